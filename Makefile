@@ -1,0 +1,30 @@
+# Two commands on a fresh machine: `make lab` and `make test`. Both build .venv on first use.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: lab test demo grade venv clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+lab: $(STAMP)  ## open the notebooks in JupyterLab
+	$(VENV)/bin/jupyter lab notebooks/
+
+test: $(STAMP)  ## every test, notebooks included
+	$(PY) -m pytest -q
+
+demo: $(STAMP)  ## the city task as agent and as workflow, side by side
+	$(PY) -m agentlab compare
+
+grade: $(STAMP)  ## grade your exercises
+	$(PY) -m pytest -q exercises
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,106 @@
+"""``connect()``: one real ``anthropic.Anthropic`` client, offline or live, on the same code path.
+
+- ``mode="sim"``: the client's HTTP transport is the simulated model (``agentlab.sim``), in-process.
+  No network, no key, deterministic; token counts are estimates.
+- ``mode="live"``: the real API (or any Anthropic-compatible server at ``base_url``), usage from the API.
+- ``mode="auto"``: live when ``ANTHROPIC_API_KEY`` is set, else sim; one line on stderr says which.
+
+Either way the client carries a :class:`~agentlab.accounting.Meter` in its ``middleware``, so every
+call through it, a student's own loop included, is metered.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Literal, Sequence
+
+import anthropic
+import httpx2
+
+from .accounting import Meter
+from .sim.policy import Policy
+from .sim.server import Simulator, model_catalog
+
+SIM_BASE_URL = "https://simulated.agentlab.invalid"
+"""Base URL of the in-process simulator (``.invalid``: nothing there can ever be reached)."""
+
+
+class MissingAPIKey(RuntimeError):
+    """Live mode was asked for without an API key."""
+
+
+def default_model() -> str:
+    """The model used when none is given (``AGENTLAB_MODEL`` overrides the built-in default)."""
+    return os.environ.get("AGENTLAB_MODEL") or model_catalog()["default"]
+
+
+def resolve_mode(mode: str, base_url: str | None = None) -> Literal["sim", "live"]:
+    """``"sim"`` or ``"live"`` for a requested mode; bad values raise ValueError naming the choices."""
+    if mode not in ("auto", "sim", "live"):
+        raise ValueError(f"connect(mode={mode!r}): mode must be 'auto', 'sim' or 'live'")
+    if mode != "auto":
+        return mode  # type: ignore[return-value]
+    return "live" if (os.environ.get("ANTHROPIC_API_KEY") or base_url) else "sim"
+
+
+def connect(
+    mode: str = "auto",
+    model: str | None = None,
+    base_url: str | None = None,
+    *,
+    policy: Policy | None = None,
+    parallel: bool = False,
+    api_key: str | None = None,
+    middleware: Sequence[Any] = (),
+    quiet: bool = False,
+    **client_options: Any,
+) -> anthropic.Anthropic:
+    """A real ``anthropic.Anthropic`` client in ``"sim"``, ``"live"`` or ``"auto"`` mode.
+
+    Args:
+        mode: ``"auto"`` (live if ``ANTHROPIC_API_KEY`` is set, else sim), ``"sim"`` or ``"live"``.
+        model: Default model for agentlab's loops on this client (``agentlab.model_of(client)``).
+        base_url: An Anthropic-compatible server (e.g. a local Ollama); implies live mode in ``auto``.
+        policy: Sim only: what the simulated model writes (default ``CarefulAgent``).
+        parallel: Sim only: let the default policy ask for several tools in one turn.
+        api_key: Live only: the key (default ``ANTHROPIC_API_KEY``).
+        middleware: Extra SDK middleware, run inside the Meter.
+        quiet: Do not print the one-line notice saying which mode is in use.
+        client_options: Passed on to ``anthropic.Anthropic`` (e.g. ``max_retries``, ``timeout``).
+    """
+    chosen = resolve_mode(mode, base_url)
+    model = model or default_model()
+    chain = [Meter(), *middleware]
+    if chosen == "sim":
+        if base_url is not None:
+            raise ValueError("connect(mode='sim', base_url=...): the simulator runs in-process; drop base_url, "
+                             "or use mode='live' to reach the server at base_url")
+        sim = Simulator(policy, parallel=parallel)
+        client_options.setdefault("max_retries", 0)  # the simulator is deterministic: a retry gives the same answer
+        client = anthropic.Anthropic(api_key="sim-no-key-needed", base_url=SIM_BASE_URL, middleware=chain,
+                                     http_client=httpx2.Client(transport=sim.transport()), **client_options)
+        client.agentlab_simulator = sim  # type: ignore[attr-defined]
+        note = f"agentlab: simulated Claude ({model}), offline; token counts are estimates. Set ANTHROPIC_API_KEY to go live."
+    else:
+        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not key and base_url is None:
+            raise MissingAPIKey(
+                "connect(mode='live') needs an API key: set the ANTHROPIC_API_KEY environment variable "
+                "(or pass api_key=...). To run offline instead, use connect(mode='sim') or leave mode='auto' "
+                "with no key set."
+            )
+        client = anthropic.Anthropic(api_key=key or "no-key-for-local-server", base_url=base_url,
+                                     middleware=chain, **client_options)
+        where = base_url or "the Anthropic API"
+        note = f"agentlab: live calls to {where} with {model}; usage and cost are real."
+    client.agentlab_model = model  # type: ignore[attr-defined]
+    client.agentlab_mode = chosen  # type: ignore[attr-defined]
+    if not quiet:
+        print(note, file=sys.stderr)
+    return client
+
+
+def model_of(client: Any) -> str:
+    """The default model a client was connected with (``default_model()`` for plain SDK clients)."""
+    return getattr(client, "agentlab_model", None) or default_model()

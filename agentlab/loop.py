@@ -1,0 +1,94 @@
+"""The agent loop: the course's ``while stop_reason == "tool_use"`` made real, and bounded.
+
+    messages = [task]
+    for turn in 1..max_turns:                      # the harness, not the model, bounds the loop
+        reply = model(messages, tools)             # the whole history is re-sent every turn
+        messages += [reply]
+        if reply.stop_reason != "tool_use": stop   # the model decided it is done (or was cut off)
+        messages += [run every tool_use, answer each id once, in one user message]
+    stop: max_turns
+
+The model only *requests* tool calls; this code runs them. Every step goes to the trace as it
+happens, so a crash keeps what happened.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from .accounting import meter_of
+from .connect import model_of
+from .run import Run, StopReason
+from .tools import Tool, run_tool, toolset
+from .trace import Trace
+
+DEFAULT_MAX_TURNS = 10
+"""Turn limit when none is given: every loop is bounded."""
+
+
+def run_agent(
+    client: Any,
+    task: str,
+    tools: list[Tool],
+    *,
+    model: str | None = None,
+    system: str | None = None,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    max_tokens: int = 1024,
+    trace: str | Path | None = None,
+) -> Run:
+    """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it."""
+    if not isinstance(max_turns, int) or max_turns < 1:
+        raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
+    model = model or model_of(client)
+    by_name = toolset(tools)
+    meter, start, t0 = meter_of(client), meter_of(client).mark(), time.perf_counter()
+    messages: list[dict] = [{"role": "user", "content": task}]
+    extra = {"system": system} if system else {}
+    with Trace(trace, kind="agent", model=model, task=task, tools=list(by_name), max_turns=max_turns) as tr:
+        stop, text = StopReason.MAX_TURNS, ""
+        for turn in range(1, max_turns + 1):
+            tr.event("request", turn=turn, messages=len(messages))
+            reply = client.messages.create(model=model, max_tokens=max_tokens, messages=messages,
+                                           tools=[t.spec() for t in by_name.values()], **extra)
+            content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
+            tr.event("response", turn=turn, stop_reason=reply.stop_reason, content=content,
+                     usage=reply.usage.model_dump(mode="json", exclude_none=True))
+            messages.append({"role": "assistant", "content": content})
+            text = " ".join(b["text"] for b in content if b["type"] == "text").strip() or text
+            if reply.stop_reason != "tool_use":
+                stop = StopReason(reply.stop_reason)
+                break
+            messages.append({"role": "user", "content": execute_tools(content, by_name, tr, turn)})
+        tr.stop(stop.value, turns=turn, final_text=text)
+    return Run("agent", model, text, stop, meter.turns(start), messages, _estimated(meter, start),
+               time.perf_counter() - t0, str(trace) if trace else None, _results(tr))
+
+
+def execute_tools(content: list[dict], tools: dict[str, Tool], trace: Trace, turn: int) -> list[dict]:
+    """Run every ``tool_use`` block in order; one ``tool_result`` per id, failures as ``is_error``."""
+    results = []
+    for block in content:
+        if block["type"] != "tool_use":
+            continue
+        trace.event("tool_call", turn=turn, id=block["id"], name=block["name"], input=block["input"])
+        outcome = run_tool(tools, block["name"], block["input"])
+        trace.event("tool_result", turn=turn, id=block["id"], content=outcome.content, is_error=outcome.is_error)
+        result = {"type": "tool_result", "tool_use_id": block["id"], "content": outcome.content}
+        if outcome.is_error:
+            result["is_error"] = True
+        results.append(result)
+    return results
+
+
+def _estimated(meter: Any, start: int) -> bool:
+    return any(c.estimated for c in meter.calls[start:])
+
+
+def _results(trace: Trace) -> list[dict]:
+    """The executed tools as ``{"name", "input", "content", "is_error"}``, read back from the trace."""
+    calls = {e["id"]: e for e in trace.events if e.get("event") == "tool_call"}
+    return [{"name": calls[e["id"]]["name"], "input": calls[e["id"]]["input"], "content": e["content"],
+             "is_error": e["is_error"]} for e in trace.events if e.get("event") == "tool_result"]

@@ -1,0 +1,164 @@
+"""``CarefulAgent``: the simulated model's default policy for the course's tasks.
+
+It reads the conversation and the offered tools the way a careful agent would:
+for "which of X and Y is warmer, then save a note" it asks for ``get_weather`` once per city (one
+per turn, or all in one turn when ``parallel=True`` and the request does not set
+``disable_parallel_tool_use``), then ``save_note``, then ends its turn with text naming the warmer
+city. Every number it writes comes from the tool results in the conversation, never from its own
+data. An ``is_error`` result is read: "Did you mean: X?" makes it retry with X. A task it cannot do
+gets a short ``end_turn`` saying so.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+
+from ..weather import weather_table
+from .policy import Reply
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_TEMPS = re.compile(r"([^\s:;,，；]+(?: [A-Z][\w-]*)*):\s*(-?\d+(?:\.\d+)?)\s*°C")
+
+
+def _text_of(content) -> str:
+    if isinstance(content, str):
+        return content
+    return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+
+
+def cities_in(text: str) -> list[str]:
+    """City names in ``text`` in order of appearance: known names, and capitalised near-misses as written."""
+    found: list[tuple[int, str]] = []
+    lowered = text.casefold()
+    names = sorted(weather_table(), key=len, reverse=True)
+    taken = [False] * len(text)
+    for name in names:
+        for m in re.finditer(re.escape(name), lowered):
+            s, e = m.span()
+            ascii_word = name.isascii()
+            if ascii_word and ((s > 0 and lowered[s - 1].isalnum()) or (e < len(text) and lowered[e].isalnum())):
+                continue
+            if not any(taken[s:e]):
+                taken[s:e] = [True] * (e - s)
+                found.append((s, text[s:e]))
+    for m in re.finditer(r"\b[A-Z][a-z]+\b", text):  # a misspelt city is still a city the user asked about
+        if not any(taken[m.start():m.end()]) and difflib.get_close_matches(m.group().casefold(), names, n=1, cutoff=0.75):
+            found.append((m.start(), m.group()))
+    return [n for _, n in sorted(found)]
+
+
+class CarefulAgent:
+    """The simulator's default policy (see the module docstring)."""
+
+    def __init__(self, parallel: bool = False) -> None:
+        self.parallel = parallel
+        """Ask for every pending ``get_weather`` in one turn (unless the request disables it)."""
+
+    def __call__(self, request: dict) -> Reply:
+        messages = request.get("messages", [])
+        tools = {t.get("name") for t in request.get("tools") or []}
+        task = _text_of(messages[0]["content"]) if messages else ""
+        zh = bool(_CJK.search(task))
+        choice = request.get("tool_choice") or {}
+        if not tools or choice.get("type") == "none":
+            return Reply([{"type": "text", "text": _no_tools_answer(task, zh)}])
+        cities = cities_in(task)
+        if "get_weather" not in tools or len(cities) < 2:
+            return Reply([{"type": "text", "text": _cannot(zh, tools)}])
+        temps, retry, failed, saved = _read_results(messages)
+        pending = []
+        for c in cities:
+            c = retry.get(c, c)
+            if c not in temps and c not in failed and c not in pending:
+                pending.append(c)
+        if failed:
+            return Reply([{"type": "text", "text": _gave_up(failed, zh)}])
+        if pending:
+            many = self.parallel and not choice.get("disable_parallel_tool_use")
+            batch = pending if many else pending[:1]
+            intro = (f"我来查一下{'、'.join(batch)}的天气。" if zh else f"Let me look up the weather in {', '.join(batch)}.")
+            return Reply([{"type": "text", "text": intro}] +
+                         [{"type": "tool_use", "name": "get_weather", "input": {"city": c}} for c in batch])
+        answer = compare_text(temps, zh)
+        wants_note = "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I)
+        if wants_note and not saved:
+            return Reply([{"type": "tool_use", "name": "save_note", "input": {"text": answer}}])
+        done = " 我已保存笔记。" if zh and saved else (" I saved a note with this." if saved else "")
+        return Reply([{"type": "text", "text": answer + done}])
+
+
+def _read_results(messages: list[dict]) -> tuple[dict[str, float], dict[str, str], list[str], bool]:
+    """From the conversation: temperatures by city name, retries to make, cities that failed, note saved."""
+    calls: dict[str, tuple[str, dict]] = {}
+    temps: dict[str, float] = {}
+    retry: dict[str, str] = {}
+    failed: list[str] = []
+    saved = False
+    for msg in messages:
+        if isinstance(msg.get("content"), str):
+            continue
+        for b in msg["content"]:
+            if b.get("type") == "tool_use":
+                calls[b["id"]] = (b["name"], b.get("input") or {})
+            elif b.get("type") == "tool_result" and b.get("tool_use_id") in calls:
+                name, inp = calls[b["tool_use_id"]]
+                body = _text_of(b.get("content", "")) if not isinstance(b.get("content"), str) else b["content"]
+                if name == "save_note":
+                    saved = saved or not b.get("is_error")
+                elif name == "get_weather":
+                    asked = str(inp.get("city", ""))
+                    if not b.get("is_error"):
+                        temps[asked] = _temperature(body)
+                        continue
+                    fix = re.search(r"Did you mean:?\s*'?([^,?'\n]+)", body)
+                    if fix and asked not in retry.values():
+                        retry[asked] = fix.group(1).strip()
+                    elif asked not in failed:
+                        failed.append(asked)
+    return temps, retry, failed, saved
+
+
+def _temperature(body: str) -> float:
+    try:
+        return float(json.loads(body)["temp_c"])
+    except (ValueError, KeyError, TypeError):
+        m = re.search(r"-?\d+(?:\.\d+)?", body)
+        return float(m.group()) if m else float("nan")
+
+
+def compare_text(temps: dict[str, float], zh: bool = False) -> str:
+    """One sentence naming the warmest city, with every number from ``temps``."""
+    ranked = sorted(temps.items(), key=lambda kv: -kv[1])
+    (top, t), rest = ranked[0], ranked[1:]
+    ties = [c for c, v in rest if v == t]
+    if zh:
+        if ties:
+            return f"{'和'.join([top, *ties])}一样暖和，都是 {t:g}°C。"
+        return f"{top}更暖和：{t:g}°C，" + "，".join(f"{c} {v:g}°C" for c, v in rest) + "。"
+    if ties:
+        return f"{' and '.join([top, *ties])} are equally warm at {t:g}°C."
+    return f"{top} is warmer at {t:g}°C, compared with " + ", ".join(f"{c} at {v:g}°C" for c, v in rest) + "."
+
+
+def _no_tools_answer(task: str, zh: bool) -> str:
+    temps = {c: float(v) for c, v in _TEMPS.findall(task)}
+    if len(temps) >= 2:
+        return compare_text(temps, zh)
+    if re.fullmatch(r"\s*(hi|hello|hey|你好)[\s,.!，。！]*(claude)?[\s.!]*", task, re.I):
+        return "你好！我能帮你比较城市的温度。" if zh else "Hello! I can compare the temperature of cities if you give me a weather tool."
+    return "我没有可用的工具，无法完成这个任务。" if zh else "I can't do that: no tools were offered and I have no data of my own for it."
+
+
+def _cannot(zh: bool, tools: set) -> str:
+    offered = ", ".join(sorted(tools)) or "none"
+    if zh:
+        return f"我无法用现有的工具（{offered}）完成这个任务。"
+    return f"I can't do this task with the tools I was given ({offered}); I need a weather tool and two or more cities."
+
+
+def _gave_up(failed: list[str], zh: bool) -> str:
+    if zh:
+        return f"我查不到{'、'.join(failed)}的天气，所以无法比较。"
+    return f"I couldn't get the weather for {', '.join(failed)}, so I can't compare the temperatures."

@@ -1,0 +1,165 @@
+"""Tools: plain Python functions the *harness* runs when the model asks.
+
+The model never executes anything. It writes a ``tool_use`` block (a request: a name and a JSON
+input); your code looks the name up in the tool list, checks the input, runs the function and
+answers with a ``tool_result``. The tool list is therefore both what the model *can* do and what it
+*may* do: a tool that is not in the list cannot be run, whatever the model writes.
+
+``@tool`` builds the JSON schema the API needs from a typed signature and docstring.
+``run_tool`` validates the input against that schema *before* the function runs and turns every
+failure into a short, model-readable message (no traceback), so the model can correct itself.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import typing
+from dataclasses import dataclass
+from typing import Any, Callable, Literal
+
+import jsonschema
+
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+class ToolError(Exception):
+    """Raise inside a tool for a failure the model should read and can fix (e.g. unknown city)."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A function the model may ask the harness to run."""
+
+    name: str
+    """The name the model uses in ``tool_use`` blocks."""
+    description: str
+    """What the tool does, written for the model."""
+    input_schema: dict
+    """JSON Schema (type ``object``) for the input the model must send."""
+    fn: Callable[..., Any]
+    """The Python function run with the validated input as keyword arguments."""
+
+    def spec(self) -> dict:
+        """The tool definition sent in the API request's ``tools`` list."""
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+    def __call__(self, **kwargs: Any) -> Any:
+        return self.fn(**kwargs)
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What the harness sends back for one ``tool_use`` block."""
+
+    content: str
+    """The text of the ``tool_result`` block."""
+    is_error: bool = False
+    """True when the tool did not run or failed; the model sees ``is_error: true``."""
+
+
+def _param_docs(doc: str) -> dict[str, str]:
+    """Read ``name: text`` lines from an ``Args:`` section of a docstring."""
+    found: dict[str, str] = {}
+    in_args = False
+    for line in doc.splitlines():
+        if line.strip().lower() in ("args:", "arguments:", "parameters:"):
+            in_args = True
+            continue
+        m = re.match(r"\s+(\w+)\s*(?:\([^)]*\))?:\s*(.+)", line) if in_args else None
+        if m:
+            found[m.group(1)] = m.group(2).strip()
+        elif in_args and line.strip() and not line.startswith((" ", "\t")):
+            in_args = False
+    return found
+
+
+def _schema_for(annotation: Any) -> dict:
+    """JSON schema for one parameter's type hint."""
+    origin = typing.get_origin(annotation)
+    if origin is Literal:
+        return {"enum": list(typing.get_args(annotation))}
+    if origin is list:
+        (item,) = typing.get_args(annotation) or (str,)
+        return {"type": "array", "items": _schema_for(item)}
+    if annotation in _JSON_TYPES:
+        return {"type": _JSON_TYPES[annotation]}
+    raise TypeError(
+        f"@tool cannot describe the type {annotation!r}; use str, int, float, bool, "
+        "list[...] or Literal[...] in the tool's signature"
+    )
+
+
+def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None) -> Any:
+    """Turn a typed, documented function into a :class:`Tool` (usable as ``@tool`` or ``@tool(name=...)``)."""
+
+    def build(f: Callable[..., Any]) -> Tool:
+        doc = inspect.getdoc(f) or ""
+        if not doc:
+            raise ValueError(f"@tool {f.__name__}: add a docstring; it is the description the model reads")
+        hints = typing.get_type_hints(f)
+        params = _param_docs(doc)
+        props: dict[str, dict] = {}
+        required: list[str] = []
+        for p in inspect.signature(f).parameters.values():
+            if p.name not in hints:
+                raise TypeError(f"@tool {f.__name__}: parameter {p.name!r} needs a type hint")
+            props[p.name] = _schema_for(hints[p.name])
+            if p.name in params:
+                props[p.name]["description"] = params[p.name]
+            if p.default is inspect.Parameter.empty:
+                required.append(p.name)
+        schema = {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+        description = doc.split("\n\n")[0].strip()
+        return Tool(name or f.__name__, description, schema, f)
+
+    return build(fn) if fn is not None else build
+
+
+def _explain(tool_: Tool, err: jsonschema.ValidationError) -> str:
+    """One model-readable sentence for a schema violation: the field, the value, the fix."""
+    field = ".".join(str(p) for p in err.absolute_path) or None
+    where = f"field '{field}'" if field else "the input"
+    props = tool_.input_schema.get("properties", {})
+    if err.validator == "required":
+        missing = re.findall(r"'([^']+)' is a required property", err.message)
+        return f"missing required field '{missing[0] if missing else '?'}'; send {{{', '.join(repr(k) + ': ...' for k in props)}}}"
+    if err.validator == "additionalProperties":
+        return f"unexpected field(s) in the input; the valid fields are: {', '.join(props)}"
+    if err.validator == "enum":
+        return f"{where} must be one of {err.validator_value}, got {json.dumps(err.instance, ensure_ascii=False)}"
+    if err.validator == "type":
+        return f"{where} must be of type {err.validator_value}, got {json.dumps(err.instance, ensure_ascii=False)}"
+    return f"{where}: {err.message}"
+
+
+def run_tool(tools: dict[str, Tool], name: str, tool_input: Any) -> ToolOutcome:
+    """Validate ``tool_input`` and run the named tool; every failure becomes an ``is_error`` outcome."""
+    t = tools.get(name)
+    if t is None:
+        return ToolOutcome(f"Unknown tool '{name}'. Available tools: {', '.join(tools) or 'none'}.", True)
+    errors = sorted(jsonschema.Draft202012Validator(t.input_schema).iter_errors(tool_input), key=str)
+    if errors:
+        return ToolOutcome(f"Invalid input for {name}: {_explain(t, errors[0])}.", True)
+    try:
+        result = t.fn(**tool_input)
+    except ToolError as e:
+        return ToolOutcome(str(e), True)
+    except Exception as e:  # a tool that raises must not end the run: the model reads what went wrong
+        return ToolOutcome(f"{name} failed: {type(e).__name__}: {e}", True)
+    if isinstance(result, str):
+        return ToolOutcome(result)
+    return ToolOutcome(json.dumps(result, ensure_ascii=False))
+
+
+def toolset(tools: list[Tool]) -> dict[str, Tool]:
+    """Index tools by name, refusing duplicates (the API rejects duplicate names too)."""
+    out: dict[str, Tool] = {}
+    for t in tools:
+        if not isinstance(t, Tool):
+            raise TypeError(f"tools must be Tool objects made with @tool, got {t!r}")
+        if t.name in out:
+            raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")
+        out[t.name] = t
+    return out

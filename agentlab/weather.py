@@ -1,0 +1,91 @@
+"""The course task's tools: ``get_weather(city)`` over bundled data and ``save_note(text)``.
+
+The weather is a fixed, made-up table (``data/weather.json``, degrees Celsius, >= 30 cities with
+English and Chinese names) so every run is reproducible offline. It is not live data.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from .tools import Tool, ToolError, tool
+
+
+@lru_cache(maxsize=1)
+def weather_table() -> dict[str, dict]:
+    """Every accepted city name (English and Chinese, lower-cased) mapped to its record."""
+    raw = json.loads(resources.files("agentlab").joinpath("data/weather.json").read_text("utf-8"))
+    table: dict[str, dict] = {}
+    for rec in raw["cities"]:
+        for n in rec["names"]:
+            table[n.casefold()] = rec
+    return table
+
+
+def city_names(lang: str = "en") -> list[str]:
+    """The cities in the data, by their English (``lang="en"``) or Chinese (``"zh"``) name."""
+    idx = 0 if lang == "en" else 1
+    seen = {id(r): r for r in weather_table().values()}
+    return [r["names"][idx] for r in seen.values()]
+
+
+def lookup(city: str) -> dict:
+    """The weather record for ``city``; an unknown city raises ToolError naming close matches."""
+    rec = weather_table().get(city.strip().casefold())
+    if rec is not None:
+        return {"city": rec["name"], "temp_c": rec["temp_c"], "condition": rec["condition"]}
+    names = sorted({n for r in weather_table().values() for n in r["names"]})
+    close = difflib.get_close_matches(city.strip(), names, n=3, cutoff=0.6)
+    hint = f"Did you mean: {', '.join(close)}?" if close else f"Known cities include: {', '.join(names[:8])}, ..."
+    raise ToolError(f"Unknown city '{city}'. {hint} Call get_weather again with one of these names.")
+
+
+@tool
+def get_weather(city: str) -> dict:
+    """Get today's temperature (degrees Celsius) and conditions for a city.
+
+    Args:
+        city: The city's name, e.g. "Paris" or "上海".
+    """
+    return lookup(city)
+
+
+def make_save_note(notes_dir: str | Path) -> Tool:
+    """A ``save_note`` tool that appends to ``notes.md`` inside ``notes_dir`` and nowhere else."""
+    folder = Path(notes_dir).resolve()
+
+    @tool(name="save_note")
+    def save_note(text: str) -> str:
+        """Save a short note for the user. Appends the text to the notes file.
+
+        Args:
+            text: The note to save.
+        """
+        folder.mkdir(parents=True, exist_ok=True)
+        target = (folder / "notes.md").resolve()
+        if target.parent != folder:  # a symlinked notes.md must not lead out of the sandbox
+            raise ToolError("The notes file points outside the notes folder; refusing to write.")
+        with target.open("a", encoding="utf-8") as fh:
+            fh.write(text.rstrip() + "\n")
+        return f"Saved note ({len(text)} characters)."
+
+    return save_note
+
+
+def task_tools(notes_dir: str | Path) -> list[Tool]:
+    """The two tools of the city-temperature task, with notes kept in ``notes_dir``."""
+    return [get_weather, make_save_note(notes_dir)]
+
+
+def city_task(cities: list[str], lang: str = "en") -> str:
+    """The course task's prompt for two or more cities, in English or Chinese."""
+    if len(cities) < 2:
+        raise ValueError(f"the city task needs two or more cities, got {cities!r}")
+    if lang == "zh":
+        return f"比较{'和'.join(cities)}的温度，哪个更暖和？然后保存一条笔记。"
+    listed = ", ".join(cities[:-1]) + f" and {cities[-1]}"
+    return f"Which is warmer today, {listed}? Compare their temperatures, then save a note with the answer."
