@@ -94,6 +94,10 @@ class Meter(Middleware):
         """A position in ``calls``; pass it to :meth:`turns` to get the calls made since."""
         return len(self.calls)
 
+    def estimated(self, since: int = 0) -> bool:
+        """True when any call since ``since`` was answered by the simulator (estimated tokens)."""
+        return any(c.estimated for c in self.calls[since:])
+
     def turns(self, since: int = 0) -> list["Turn"]:
         """The calls since ``since`` as :class:`~agentlab.run.Turn` s, with re-prefill and cost."""
         from .run import Turn

@@ -63,7 +63,7 @@ def run_agent(
                 break
             messages.append({"role": "user", "content": execute_tools(content, by_name, tr, turn)})
         tr.stop(stop.value, turns=turn, final_text=text)
-    return Run("agent", model, text, stop, meter.turns(start), messages, _estimated(meter, start),
+    return Run("agent", model, text, stop, meter.turns(start), messages, meter.estimated(start),
                time.perf_counter() - t0, str(trace) if trace else None, _results(tr))
 
 
@@ -81,10 +81,6 @@ def execute_tools(content: list[dict], tools: dict[str, Tool], trace: Trace, tur
             result["is_error"] = True
         results.append(result)
     return results
-
-
-def _estimated(meter: Any, start: int) -> bool:
-    return any(c.estimated for c in meter.calls[start:])
 
 
 def _results(trace: Trace) -> list[dict]:

@@ -87,5 +87,5 @@ def city_task(cities: list[str], lang: str = "en") -> str:
         raise ValueError(f"the city task needs two or more cities, got {cities!r}")
     if lang == "zh":
         return f"比较{'和'.join(cities)}的温度，哪个更暖和？然后保存一条笔记。"
-    listed = ", ".join(cities[:-1]) + f" and {cities[-1]}"
+    listed = ", ".join(cities[:-1]) + f" or {cities[-1]}"
     return f"Which is warmer today, {listed}? Compare their temperatures, then save a note with the answer."

@@ -136,10 +136,11 @@ def compare_text(temps: dict[str, float], zh: bool = False) -> str:
     if zh:
         if ties:
             return f"{'和'.join([top, *ties])}一样暖和，都是 {t:g}°C。"
-        return f"{top}更暖和：{t:g}°C，" + "，".join(f"{c} {v:g}°C" for c, v in rest) + "。"
+        return f"{top}{'更' if len(rest) == 1 else '最'}暖和：{t:g}°C，" + "，".join(f"{c} {v:g}°C" for c, v in rest) + "。"
     if ties:
         return f"{' and '.join([top, *ties])} are equally warm at {t:g}°C."
-    return f"{top} is warmer at {t:g}°C, compared with " + ", ".join(f"{c} at {v:g}°C" for c, v in rest) + "."
+    word = "warmer" if len(rest) == 1 else "the warmest"
+    return f"{top} is {word} at {t:g}°C, compared with " + ", ".join(f"{c} at {v:g}°C" for c, v in rest) + "."
 
 
 def _no_tools_answer(task: str, zh: bool) -> str:
