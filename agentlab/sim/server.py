@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import typing
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -29,8 +30,13 @@ from .validate import validate_messages_request
 
 @lru_cache(maxsize=1)
 def model_catalog() -> dict:
-    """The simulator's ``data/models.json``: the default model and every id it answers to."""
-    return json.loads(resources.files("agentlab.sim").joinpath("data/models.json").read_text("utf-8"))
+    """The default model and every id the simulator answers to: the installed SDK's ``ModelParam``
+    ids (the SDK is the truth about current models) plus the older ids in ``data/models.json``."""
+    from anthropic.types.model_param import ModelParam
+
+    data = json.loads(resources.files("agentlab.sim").joinpath("data/models.json").read_text("utf-8"))
+    sdk_ids = [a for arg in typing.get_args(ModelParam) for a in typing.get_args(arg)]
+    return {**data, "models": sorted({*sdk_ids, *data["models"]})}
 
 
 def _digest(*parts: Any) -> str:

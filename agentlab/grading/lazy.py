@@ -1,0 +1,32 @@
+"""Import an exercise module on first use, so a broken submission fails its tests one by one.
+
+A test file that does ``from exercises.ex02_loop import run_loop`` at the top cannot even be
+collected when the student's module has a syntax error or loops at import: the whole file is
+lost. With ``loop = lazy_import("exercises.ex02_loop")`` the import happens inside each test,
+under that test's time limit, and its error becomes that test's failure line.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+
+class LazyModule:
+    """Stands in for a module; imports it the first time a public attribute is read."""
+
+    def __init__(self, name: str) -> None:
+        self.__dict__["_lazy_name"] = name
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_"):  # pytest and friends probe dunder/private names: never import for them
+            raise AttributeError(attr)
+        return getattr(importlib.import_module(self._lazy_name), attr)
+
+    def __repr__(self) -> str:
+        return f"<lazy module {self._lazy_name!r}>"
+
+
+def lazy_import(name: str) -> Any:
+    """``lazy_import("exercises.ex02_loop").run_loop(...)`` imports the module at that call."""
+    return LazyModule(name)

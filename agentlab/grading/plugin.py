@@ -1,0 +1,172 @@
+"""pytest plugin: a points table after the run and, with ``--grade-json PATH``, a JSON grade report.
+
+Load it from a conftest: ``pytest_plugins = ["agentlab.grading.plugin"]``. A test is graded when
+it carries ``@pytest.mark.points(n)``; ``@pytest.mark.exercise("2.1")`` names the exercise it
+grades. A graded test without ``@pytest.mark.timeout(s)`` gets ``DEFAULT_TIMEOUT``. Runs with no
+graded test print nothing extra.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from agentlab.grading.report import GradedTest, GradeReport, fmt_points
+
+DEFAULT_TIMEOUT = 10.0
+"""Seconds allowed to a graded test that has no ``@pytest.mark.timeout``."""
+REASON_MAX = 160
+"""Longest failure line shown, in characters."""
+
+_REPORT = pytest.StashKey[GradeReport]()
+_BY_ID = pytest.StashKey[dict]()
+_JSON = pytest.StashKey["Path | None"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("agentlab grading").addoption(
+        "--grade-json", metavar="PATH", default=None,
+        help="write per-test and per-exercise points as JSON to PATH",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "points(n): points a graded exercise test is worth")
+    config.addinivalue_line("markers", 'exercise(id): the exercise a graded test grades, e.g. "2.1"')
+    config.stash[_REPORT] = GradeReport()
+    config.stash[_BY_ID] = {}
+    path = config.getoption("--grade-json", None)
+    config.stash[_JSON] = Path(path).resolve() if path else None
+    if path and not Path(path).resolve().parent.is_dir():
+        raise pytest.UsageError(f"--grade-json {path}: folder {Path(path).parent} does not exist; create it first")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    config = session.config
+    if _REPORT not in config.stash:
+        return
+    for item in session.items:
+        marker = item.get_closest_marker("points")
+        if marker is None:
+            continue
+        points = marker.args[0] if marker.args else None
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
+            raise pytest.UsageError(f"{item.nodeid}: write @pytest.mark.points(n) with a positive number n, "
+                                    f"got {marker.args!r}")
+        if item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(DEFAULT_TIMEOUT))
+        grade = GradedTest(item.nodeid, item.nodeid.split("::", 1)[-1], _exercise_of(item), points)
+        config.stash[_REPORT].tests.append(grade)
+        config.stash[_BY_ID][item.nodeid] = grade
+    _save(config)
+
+
+def _exercise_of(item: pytest.Item) -> str:
+    marker = item.get_closest_marker("exercise")
+    if marker is not None and marker.args:
+        return str(marker.args[0])
+    return item.path.stem.removeprefix("test_")  # fallback: the test file, e.g. "ex02_loop"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector):
+    report = yield
+    if report.failed and _REPORT in collector.config.stash:
+        reason = _load_error_line(str(report.longrepr))
+        collector.config.stash[_REPORT].load_errors.append({"nodeid": report.nodeid, "reason": reason})
+    return report
+
+
+def _load_error_line(text: str) -> str:
+    """The exception line of a collection error (pytest prefixes it with "E   ")."""
+    marked = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E ") and ln[1:].strip()]
+    lines = marked or [ln for ln in text.splitlines() if ln.strip()] or ["could not be loaded"]
+    return _first_line(lines[-1])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    grade = item.config.stash.get(_BY_ID, {}).get(item.nodeid)
+    if grade is not None:
+        _record(grade, report, call)
+        if report.when == "teardown":
+            _save(item.config)
+    return report
+
+
+def _record(grade: GradedTest, report: pytest.TestReport, call: pytest.CallInfo) -> None:
+    if report.passed:
+        if report.when == "call":
+            grade.outcome, grade.earned, grade.reason = "passed", grade.points, ""
+        return
+    grade.earned = 0
+    if grade.outcome in ("failed", "error", "skipped"):
+        return  # keep the first reason
+    if report.skipped:
+        grade.outcome = "skipped"
+        why = getattr(report, "wasxfail", None) or (report.longrepr[2] if isinstance(report.longrepr, tuple) else "")
+        grade.reason = _first_line(f"skipped: {why.removeprefix('Skipped: ')}")
+        return
+    grade.outcome = "failed" if report.when == "call" else "error"
+    reason = failure_line(call.excinfo.value) if call.excinfo else _first_line(str(report.longrepr))
+    grade.reason = reason if report.when == "call" else f"error in {report.when}: {reason}"
+
+
+def failure_line(exc: BaseException) -> str:
+    """One readable line: the assertion message, or "ExceptionType: message"."""
+    if isinstance(exc, AssertionError):
+        return _first_line(str(exc) or "assertion failed")
+    if isinstance(exc, pytest.fail.Exception):
+        timeout = re.match(r"Timeout \(>(\S+?)s\) from pytest-timeout", exc.msg)
+        if timeout:
+            return f"Timeout: still running after {timeout[1]}s (an infinite loop?)"
+        return _first_line(exc.msg)
+    message = _first_line(str(exc))
+    return _first_line(f"{type(exc).__name__}: {message}") if message else type(exc).__name__
+
+
+def _first_line(text: str) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= REASON_MAX else line[: REASON_MAX - 3] + "..."
+
+
+def _save(config: pytest.Config) -> None:
+    path = config.stash.get(_JSON, None)
+    if path is not None:
+        config.stash[_REPORT].write(path)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    report = session.config.stash.get(_REPORT, None)
+    if report is None:
+        return
+    for t in report.tests:
+        if t.outcome == "not run" and not t.reason:
+            t.reason = "not run (the run stopped before this test)"
+    report.complete = True
+    _save(session.config)
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    report = config.stash.get(_REPORT, None)
+    if report is None or not (report.tests or report.load_errors) or config.option.collectonly:
+        return
+    tr = terminalreporter
+    tr.write_sep("=", "points")
+    rows = [("exercise", "test", "points", "what went wrong")]
+    rows += [(t.exercise, t.name, f"{fmt_points(t.earned)}/{fmt_points(t.points)}", t.reason) for t in report.tests]
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for n, row in enumerate(rows):
+        line = "  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths)) + "  " + row[3]
+        ok = n > 0 and report.tests[n - 1].outcome == "passed"
+        tr.write_line(line.rstrip(), bold=n == 0, green=ok, red=n > 0 and not ok)
+    for err in report.load_errors:
+        tr.write_line(f"could not load {err['nodeid']}: {err['reason']}", red=True)
+    per_ex = ", ".join(f"{ex} {fmt_points(e)}/{fmt_points(p)}" for ex, (e, p) in report.exercises().items())
+    earned, possible = report.total()
+    tr.write_line(f"by exercise: {per_ex}")
+    tr.write_line(f"Total: {fmt_points(earned)}/{fmt_points(possible)} points", bold=True)

@@ -1,0 +1,111 @@
+"""Small helpers that keep the notebooks' cells short: show what went over the wire, and what it cost.
+
+Nothing here changes how a run behaves; these functions only format, tabulate and plot.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+from .loop import run_agent
+from .run import Run
+from .tools import Tool, run_tool
+from .weather import city_task, task_tools
+
+
+def _plain(obj: Any) -> Any:
+    """SDK objects (``Message``, ``ToolUseBlock``...) as the JSON the API sends; anything else unchanged."""
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json", exclude_none=True)
+    raise TypeError(f"cannot show {type(obj).__name__} as JSON")
+
+
+def to_json(obj: Any, indent: int = 2) -> str:
+    """JSON text of a messages array, a content list or one SDK object (SDK blocks included, as the API sees them)."""
+    return json.dumps(obj, default=_plain, indent=indent, ensure_ascii=False)
+
+
+def tool_results(content: Iterable[Any], tools: list[Tool] | dict[str, Tool]) -> list[dict]:
+    """Run every ``tool_use`` block of a reply's ``content``; one ``tool_result`` block per id, in order.
+
+    The same steps the notebook writes out by hand: look the name up, validate and run with
+    :func:`~agentlab.tools.run_tool`, answer with the block's id, and mark failures ``is_error``.
+    Accepts SDK blocks or plain dicts, and the tools as a list or a name-to-tool dict.
+    """
+    by_name = tools if isinstance(tools, dict) else {t.name: t for t in tools}
+    results = []
+    for block in content:
+        b = _plain(block) if hasattr(block, "model_dump") else block
+        if b.get("type") != "tool_use":
+            continue
+        outcome = run_tool(by_name, b["name"], b.get("input", {}))
+        result = {"type": "tool_result", "tool_use_id": b["id"], "content": outcome.content}
+        if outcome.is_error:
+            result["is_error"] = True
+        results.append(result)
+    return results
+
+
+def messages_sent(run: Run) -> list[int]:
+    """For each turn of an agent run, how many messages its request carried (the history re-sent)."""
+    assistant_at = [i for i, m in enumerate(run.messages) if m.get("role") == "assistant"]
+    return assistant_at[: len(run.turns)]
+
+
+def turns_table(run: Run) -> Any:
+    """A pandas DataFrame, one row per model call: messages sent, input tokens split into re-prefill and new."""
+    import pandas as pd
+
+    sent = messages_sent(run)
+    rows = [{
+        "turn": t.index,
+        "messages sent": sent[i] if i < len(sent) else None,
+        "input tokens": t.input_tokens,
+        "re-prefill tokens": t.reprefill_tokens,
+        "new tokens": t.input_tokens - t.reprefill_tokens,
+        "output tokens": t.output_tokens,
+        "tools requested": ", ".join(t.tool_calls) or "-",
+        "stop_reason": t.stop_reason,
+    } for i, t in enumerate(run.turns)]
+    return pd.DataFrame(rows).set_index("turn")
+
+
+def scaling_table(client: Any, cities: list[str], notes_dir: str | Path, sizes: Iterable[int] = range(2, 7),
+                  **run_options: Any) -> Any:
+    """Run the city task on the first n ``cities`` for each n in ``sizes``; one row of totals per run.
+
+    The last column is how many input tokens the run needed beyond the previous row's run.
+    """
+    import pandas as pd
+
+    rows = []
+    for n in sizes:
+        run = run_agent(client, city_task(list(cities[:n])), task_tools(notes_dir), **run_options)
+        rows.append({"cities": n, "model calls": run.model_calls, "input tokens": run.input_tokens,
+                     "re-prefill tokens": run.reprefill_tokens, "stop": run.stop_reason.value,
+                     "estimated": run.estimated})
+    table = pd.DataFrame(rows).set_index("cities")
+    table["extra input tokens vs previous row"] = table["input tokens"].diff().astype("Int64")
+    return table
+
+
+def plot_scaling(table: Any) -> Any:
+    """Total input tokens against number of cities, with the straight line through the first two points."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.6, 3.8), constrained_layout=True)
+    x, y = list(table.index), list(table["input tokens"])
+    ax.plot(x, y, marker="o", label="measured (agent run)")
+    if len(x) >= 2:
+        step = (y[1] - y[0]) / (x[1] - x[0])
+        ax.plot(x, [y[0] + step * (n - x[0]) for n in x], linestyle="--", color="#999999",
+                label="straight line through the first two points")
+    ax.set_xlabel("cities in the task (count)")
+    ax.set_ylabel("input tokens over the whole run (tokens)")
+    ax.set_xticks(x)
+    ax.legend(fontsize=8)
+    est = " (estimated by the simulator)" if "estimated" in table and table["estimated"].any() else ""
+    ax.set_title(f"More cities: more turns, each re-sending more{est}", fontsize=10)
+    return fig

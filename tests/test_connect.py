@@ -1,0 +1,68 @@
+import anthropic
+import pytest
+
+import agentlab
+from agentlab.connect import SIM_BASE_URL
+
+
+def test_auto_without_key_is_the_simulator_and_says_so(capsys):
+    client = agentlab.connect()
+    assert isinstance(client, anthropic.Anthropic)
+    assert client.agentlab_mode == "sim" and str(client.base_url).startswith(SIM_BASE_URL)
+    assert "simulated Claude" in capsys.readouterr().err
+
+
+def test_auto_with_key_is_live_without_calling_anything(monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-real")
+    client = agentlab.connect()
+    assert client.agentlab_mode == "live" and "api.anthropic.com" in str(client.base_url)
+    assert client.api_key == "sk-test-not-real"
+    assert "live calls" in capsys.readouterr().err
+
+
+def test_live_without_key_names_the_variable_and_the_simulator():
+    with pytest.raises(agentlab.MissingAPIKey) as e:
+        agentlab.connect("live")
+    assert "ANTHROPIC_API_KEY" in str(e.value) and "mode='sim'" in str(e.value)
+
+
+def test_base_url_reaches_a_compatible_server_without_a_key():
+    client = agentlab.connect(base_url="http://127.0.0.1:11434", quiet=True)
+    assert client.agentlab_mode == "live" and str(client.base_url).startswith("http://127.0.0.1:11434")
+
+
+def test_bad_mode_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match="mode must be 'auto', 'sim' or 'live'"):
+        agentlab.connect("offline")
+
+
+def test_every_client_is_metered_even_a_students_own_loop(sim):
+    meter = agentlab.meter_of(sim)
+    sim.messages.create(model="claude-haiku-4-5", max_tokens=20, messages=[{"role": "user", "content": "Hello"}])
+    assert len(meter.calls) == 1 and meter.calls[0].estimated
+    assert meter.turns()[0].cost_usd > 0
+
+
+def test_plain_sdk_client_without_meter_gets_a_helpful_error():
+    with pytest.raises(LookupError, match="middleware=\\[agentlab.Meter\\(\\)\\]"):
+        agentlab.meter_of(anthropic.Anthropic(api_key="x"))
+
+
+def test_default_model_is_known_to_the_sdk_and_not_deprecated():
+    from anthropic._data import DEPRECATED_MODELS
+    from anthropic.types.model_param import ModelParam
+    import typing
+
+    sdk_ids = {a for arg in typing.get_args(ModelParam) for a in typing.get_args(arg)}
+    assert agentlab.default_model() in sdk_ids and agentlab.default_model() not in DEPRECATED_MODELS
+
+
+def test_unknown_price_is_none_not_zero():
+    assert agentlab.cost_usd("claude-imaginary-9", {"input_tokens": 100, "output_tokens": 10}) is None
+    assert agentlab.cost_usd("claude-haiku-4-5", {"input_tokens": 1_000_000, "output_tokens": 0}) == pytest.approx(1.0)
+
+
+def test_cache_tokens_are_priced_apart_from_input():
+    plain = agentlab.cost_usd("claude-haiku-4-5", {"input_tokens": 1000, "output_tokens": 0})
+    cached = agentlab.cost_usd("claude-haiku-4-5", {"input_tokens": 1000, "output_tokens": 0, "cache_read_input_tokens": 1000})
+    assert cached > plain

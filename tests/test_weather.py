@@ -1,0 +1,50 @@
+import json
+
+import pytest
+
+from agentlab.tools import run_tool, toolset
+from agentlab.weather import city_names, city_task, get_weather, lookup, make_save_note
+
+
+def test_bundle_has_thirty_cities_with_chinese_names():
+    assert len(city_names()) >= 30
+    assert {"上海", "北京"} <= set(city_names("zh"))
+
+
+def test_chinese_and_english_names_give_the_same_reading():
+    assert lookup("上海") == lookup("shanghai") == lookup(" Shanghai ")
+    assert lookup("上海")["city"] == "Shanghai"
+
+
+def test_unknown_city_error_lists_close_matches():
+    out = run_tool({"get_weather": get_weather}, "get_weather", {"city": "Pariss"})
+    assert out.is_error
+    assert "Unknown city 'Pariss'" in out.content and "Did you mean: Paris" in out.content
+
+
+def test_get_weather_returns_celsius_json():
+    data = json.loads(run_tool({"get_weather": get_weather}, "get_weather", {"city": "Paris"}).content)
+    assert set(data) == {"city", "temp_c", "condition"}
+
+
+def test_save_note_appends_inside_its_folder(tmp_path):
+    note = make_save_note(tmp_path / "n")
+    tools = toolset([note])
+    run_tool(tools, "save_note", {"text": "first"})
+    run_tool(tools, "save_note", {"text": "second"})
+    assert (tmp_path / "n" / "notes.md").read_text() == "first\nsecond\n"
+
+
+def test_save_note_refuses_a_symlink_leading_out_of_the_sandbox(tmp_path):
+    (tmp_path / "n").mkdir()
+    outside = tmp_path / "outside.md"
+    (tmp_path / "n" / "notes.md").symlink_to(outside)
+    out = run_tool(toolset([make_save_note(tmp_path / "n")]), "save_note", {"text": "x"})
+    assert out.is_error and "outside the notes folder" in out.content
+    assert not outside.exists()
+
+
+def test_city_task_needs_two_cities():
+    with pytest.raises(ValueError, match="two or more cities"):
+        city_task(["Paris"])
+    assert "上海" in city_task(["上海", "北京"], "zh")
