@@ -24,7 +24,7 @@ demo: $(STAMP)  ## the city task as agent and as workflow, side by side
 	$(PY) -m agentlab compare
 
 grade: $(STAMP)  ## grade your exercises
-	$(PY) -m pytest -q exercises
+	$(PY) -m pytest -q --tb=short exercises
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -57,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import compare, comparison_table
-    from .connect import MissingAPIKey, connect
+    from .comparison import compare, comparison_table
+    from .client import MissingAPIKey, connect
 
     if len(args.cities) < 2:
         print(f"agentlab compare: --cities needs two or more cities, got {args.cities}", file=sys.stderr)

@@ -2,7 +2,7 @@ import anthropic
 import pytest
 
 import agentlab
-from agentlab.connect import SIM_BASE_URL
+from agentlab.client import SIM_BASE_URL
 
 
 def test_auto_without_key_is_the_simulator_and_says_so(capsys):
@@ -66,3 +66,9 @@ def test_cache_tokens_are_priced_apart_from_input():
     plain = agentlab.cost_usd("claude-haiku-4-5", {"input_tokens": 1000, "output_tokens": 0})
     cached = agentlab.cost_usd("claude-haiku-4-5", {"input_tokens": 1000, "output_tokens": 0, "cache_read_input_tokens": 1000})
     assert cached > plain
+
+
+def test_public_api_names_all_resolve():
+    for name in agentlab.__all__:
+        assert getattr(agentlab, name) is not None, name
+    assert sorted(agentlab.__all__) == sorted(agentlab._WHERE)

@@ -1,6 +1,6 @@
 """``agentlab release-student`` and ``agentlab gradebook``: argparse wiring for the grading tools.
 
-``add_commands(subparsers)`` adds both sub-commands; each sets ``func`` to a handler taking the
+``add_commands(subparsers)`` adds both sub-commands; each sets ``handler`` to a function taking the
 parsed ``argparse.Namespace`` and returning the exit code (0 ok, 2 bad input).
 """
 
@@ -23,7 +23,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     release.add_argument("out_dir", metavar="OUT_DIR", type=Path, help="new or empty folder to write to")
     release.add_argument("--src", metavar="DIR", type=Path, default=Path("."),
                          help="instructor repo to release (default: the current folder)")
-    release.set_defaults(func=run_release_student)
+    release.set_defaults(handler=run_release_student)
 
     book = subparsers.add_parser(
         "gradebook", help="grade every student submission and write a CSV",
@@ -36,7 +36,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                       help="instructor repo whose exercises/tests grade the submissions (default: current folder)")
     book.add_argument("--timeout", metavar="S", type=_seconds, default=60.0,
                       help="wall-clock limit per student, in seconds (default: 60)")
-    book.set_defaults(func=run_gradebook)
+    book.set_defaults(handler=run_gradebook)
 
 
 def run_release_student(args: argparse.Namespace) -> int:

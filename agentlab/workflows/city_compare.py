@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..accounting import meter_of
-from ..connect import model_of
+from ..client import model_of
 from ..run import Run, StopReason
 from ..tools import run_tool, toolset
 from ..trace import Trace

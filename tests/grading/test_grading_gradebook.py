@@ -1,0 +1,133 @@
+"""gradebook over a class folder: correct, partial, broken, looping, noisy and zipped submissions."""
+
+from __future__ import annotations
+
+import csv
+import zipfile
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from agentlab.grading.gradebook import gradebook
+from agentlab.grading.release import release_student
+from agentlab.grading.sandbox import OUTPUT_TAIL, prepare, run_tests
+from agentlab.grading.submissions import Submission, SubmissionError, _choose, copy_modules, find_submissions
+
+PER_STUDENT = 8.0  # seconds; the fake tests allow 2 s each
+
+NOISY = ("import atexit, sys\nprint('x' * 3_000_000)\n"
+         "atexit.register(lambda: sys.stdout.write('y' * 3_000_000))  # after pytest: reaches the real stdout\n")
+HANGS = ("import signal\n\n\ndef add(a, b):\n"
+         "    signal.signal(signal.SIGALRM, signal.SIG_IGN)  # dodges the per-test timeout\n"
+         "    while True:\n        pass\n")
+LOOPS = ("    count = 0\n", "    count = 0\n    while count >= 0:  # forever\n        count += 0\n")
+PRINTS = ("    secret_total = a + b", "    print('spam ' * 1_000_000)\n    secret_total = a + b")
+GINA = '2.1: NotImplementedError: Exercise 2.1: call each step until one returns "done"; return how many steps ran.'
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+def solutions(course: Path) -> tuple[str, str]:
+    return tuple((course / "exercises" / name).read_text() for name in ("ex01_basics.py", "ex02_loop.py"))
+
+
+def make_class(course: Path, folder: Path) -> None:
+    EX01, EX02 = solutions(course)
+    student = folder.parent / "student-edition"
+    release_student(course, student)
+    stub01 = (student / "exercises/ex01_basics.py").read_text()
+    stub02 = (student / "exercises/ex02_loop.py").read_text()
+    write(folder, {
+        "alice/exercises/ex01_basics.py": EX01, "alice/exercises/ex02_loop.py": EX02,
+        # her own tests and conftest are never used:
+        "alice/exercises/tests/test_ex01_basics.py": "import pytest\n@pytest.mark.points(100)\ndef test_free():\n    pass\n",
+        "alice/exercises/conftest.py": "raise SystemExit('sabotage')\n",
+        "bob/ex01_basics.py": EX01.replace("text.split()", 'text.split(" ")'),  # modules directly; no ex02
+        "carol/exercises/ex01_basics.py": EX01.replace("def add(a, b):", "def add(a, b)"),
+        "carol/exercises/ex02_loop.py": EX02,
+        "dave/exercises/ex01_basics.py": EX01,
+        "dave/exercises/ex02_loop.py": EX02.replace(*LOOPS),
+        "erin/exercises/ex01_basics.py": HANGS,
+        "erin/exercises/ex02_loop.py": EX02,
+        "frank/exercises/ex01_basics.py": NOISY + EX01.replace(*PRINTS),
+        "frank/exercises/ex02_loop.py": EX02,
+        "README.txt": "not a submission",
+    })
+    with zipfile.ZipFile(folder / "gina.zip", "w") as zf:
+        zf.writestr("exercises/ex01_basics.py", EX01)
+        zf.writestr("exercises/ex02_loop.py", stub02)  # untouched stub
+        zf.writestr("../../evil/ex02_loop.py", EX02)  # path escaping the folder: ignored
+    assert "NotImplementedError" in stub01
+
+
+@pytest.mark.timeout(120)
+def test_gradebook_over_a_class(course, tmp_path):
+    make_class(course, tmp_path / "class")
+    out, messages = tmp_path / "gradebook.csv", []
+    rows = gradebook(tmp_path / "class", course, out, per_student_timeout=PER_STUDENT, progress=messages.append)
+
+    table = list(csv.DictReader(out.open(newline="", encoding="utf-8")))
+    assert list(table[0]) == ["student", "1.1", "1.2", "2.1", "total", "possible", "notes"]
+    scores = {r["student"]: (r["1.1"], r["1.2"], r["2.1"], r["total"], r["possible"]) for r in table}
+    assert scores == {
+        "alice": ("2", "3", "3", "8", "8"),
+        "bob": ("2", "1", "0", "3", "8"),
+        "carol": ("0", "0", "3", "3", "8"),
+        "dave": ("2", "3", "0", "5", "8"),
+        "erin": ("0", "0", "0", "0", "8"),
+        "frank": ("2", "3", "3", "8", "8"),
+        "gina": ("2", "3", "0", "5", "8"),
+    }
+    notes = {r["student"]: r["notes"] for r in table}
+    assert notes["alice"] == notes["frank"] == ""
+    assert notes["bob"].startswith("missing ex02_loop.py; 1.2: count_words('  two   words ') should return 2, got 7")
+    assert "2.1: ModuleNotFoundError: No module named 'exercises.ex02_loop'" in notes["bob"]
+    assert notes["carol"].startswith("1.1: SyntaxError: expected ':' (ex01_basics.py, line 4); 1.2: SyntaxError")
+    assert "(2 tests)" in notes["carol"]
+    assert notes["dave"] == "2.1: Timeout: still running after 2.0s (an infinite loop?)"
+    assert notes["erin"] == f"stopped at the {PER_STUDENT:g}s time limit"
+    assert notes["gina"] == GINA
+
+    assert [r.student for r in rows] == sorted(scores)
+    assert messages[0] == "instructor solutions: 8/8"
+    assert messages[1:] == [f"[{i}/7] {name} ... {scores[name][3]}/8" for i, name in enumerate(sorted(scores), 1)]
+
+
+@pytest.mark.timeout(60)
+def test_output_is_capped_and_files_are_not_the_instructors(course, tmp_path):
+    base = tmp_path / "run"
+    base.mkdir()
+    EX01, EX02 = solutions(course)
+    exercises = prepare(course, base)
+    assert not (exercises / "ex01_basics.py").exists()  # instructor solutions never copied
+    write(exercises, {"ex01_basics.py": NOISY + EX01, "ex02_loop.py": EX02})
+    result = run_tests(base, timeout=30)
+    assert result.report is not None and result.report.total() == (8, 8)
+    assert (base / "output.log").stat().st_size > 3_000_000
+    assert len(result.output_tail.encode()) <= OUTPUT_TAIL
+
+
+def test_submission_layouts(tmp_path):
+    write(tmp_path, {"s/alice/work/exercises/ex01_a.py": "", "s/alice/work/exercises/tests/ex09_t.py": "",
+                     "s/bob/ex01_a.py": "", "s/bob/old/ex01_a.py": "x", "s/.hidden/ex01_a.py": "", "s/empty/notes.txt": ""})
+    with zipfile.ZipFile(tmp_path / "s" / "carol.zip", "w") as zf:
+        zf.writestr("carol/exercises/ex01_a.py", "")
+    (tmp_path / "s" / "dan.zip").write_text("not a zip")
+    subs = find_submissions(tmp_path / "s")
+    assert [s.student for s in subs] == ["alice", "bob", "carol", "dan", "empty"]
+    for sub, expected in zip(subs[:3], (["ex01_a.py"], ["ex01_a.py"], ["ex01_a.py"])):
+        dest = tmp_path / "out" / sub.student
+        dest.mkdir(parents=True)
+        assert copy_modules(sub, dest) == expected
+    assert (tmp_path / "out/bob/ex01_a.py").read_text() == ""  # the top-level one, not old/
+    with pytest.raises(SubmissionError, match="cannot read the zip file"):
+        copy_modules(subs[3], tmp_path)
+    with pytest.raises(SubmissionError, match="no exNN_"):
+        copy_modules(subs[4], tmp_path)
+    preferred = PurePosixPath("exercises/ex01_a.py")
+    assert _choose([PurePosixPath("x/ex01_a.py"), preferred]) == [preferred]
+    assert isinstance(subs[0], Submission)

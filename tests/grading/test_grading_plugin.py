@@ -1,0 +1,101 @@
+"""The pytest plugin: points table and JSON report, for the instructor and the student edition."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentlab.grading.plugin import failure_line
+from agentlab.grading.release import release_student
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def table_line(stdout: str, test: str) -> str:
+    table = stdout.split("= points =")[1]
+    return next(line for line in table.splitlines() if line.split()[1:2] == [test])
+
+
+def test_instructor_edition_gets_full_marks(course, run_pytest):
+    (course / "out").mkdir()
+    result = run_pytest(course, "exercises", "--grade-json", "out/grade.json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Total: 8/8 points" in result.stdout
+    assert "by exercise: 1.1 2/2, 1.2 3/3, 2.1 3/3" in result.stdout
+    assert "test_not_graded" not in result.stdout.split("points ===")[1]  # ungraded tests stay out of the table
+    report = json.loads((course / "out" / "grade.json").read_text())
+    assert report["complete"] is True
+    assert report["total"] == {"earned": 8, "possible": 8}
+    assert report["exercises"] == {"1.1": {"earned": 2, "possible": 2}, "1.2": {"earned": 3, "possible": 3},
+                                   "2.1": {"earned": 3, "possible": 3}}
+    assert [(t["name"], t["outcome"], t["earned"]) for t in report["tests"]] == [
+        ("test_add", "passed", 2), ("test_count_words_simple", "passed", 1),
+        ("test_count_words_extra_spaces", "passed", 2), ("test_stops_at_done", "passed", 3)]
+
+
+def test_student_edition_gets_zero_with_the_exercise_text(course, tmp_path, run_pytest):
+    student = tmp_path / "student"
+    release_student(course, student)
+    result = run_pytest(student, "exercises", "--grade-json", "grade.json")
+    assert result.returncode == 1
+    assert "Total: 0/8 points" in result.stdout
+    expected = {
+        "test_add": "NotImplementedError: Exercise 1.1: return the sum of a and b.",
+        "test_count_words_simple":
+            "NotImplementedError: Exercise 1.2: count the words in text, splitting on any whitespace.",
+        "test_stops_at_done":
+            'NotImplementedError: Exercise 2.1: call each step until one returns "done"; return how many steps ran.',
+    }
+    for test, reason in expected.items():
+        assert table_line(result.stdout, test).endswith(reason)
+    report = json.loads((student / "grade.json").read_text())
+    assert {ex: v["earned"] for ex, v in report["exercises"].items()} == {"1.1": 0, "1.2": 0, "2.1": 0}
+    assert {t["name"]: t["reason"] for t in report["tests"] if t["name"] in expected} == expected
+
+
+def test_failure_line_is_the_assertion_message(course, run_pytest):
+    module = course / "exercises" / "ex01_basics.py"
+    module.write_text(module.read_text().replace("text.split()", 'text.split(" ")'))
+    result = run_pytest(course, "exercises")
+    line = table_line(result.stdout, "test_count_words_extra_spaces")
+    assert "0/2" in line and line.endswith("count_words('  two   words ') should return 2, got 7")
+    assert "Total: 6/8 points" in result.stdout
+
+
+def test_timeouts_and_load_errors_are_readable(course, run_pytest):
+    (course / "exercises" / "ex02_loop.py").write_text(
+        'def run_until_done(steps):\n    """Exercise 2.1: loop."""\n    while True:\n        pass\n')
+    (course / "exercises" / "tests" / "test_eager.py").write_text(
+        "import pytest\nfrom exercises.ex01_basics import add\nimport exercises.missing_module\n\n"
+        "@pytest.mark.points(1)\ndef test_x():\n    assert add(1, 1) == 2\n")
+    result = run_pytest(course, "exercises", "--continue-on-collection-errors", "--grade-json", "g.json")
+    assert table_line(result.stdout, "test_stops_at_done").endswith("Timeout: still running after 2.0s (an infinite loop?)")
+    assert ("could not load exercises/tests/test_eager.py: ModuleNotFoundError: No module named "
+            "'exercises.missing_module'") in result.stdout
+    report = json.loads((course / "g.json").read_text())
+    assert report["load_errors"][0]["nodeid"] == "exercises/tests/test_eager.py"
+    assert report["total"] == {"earned": 5, "possible": 8}
+
+
+def test_quiet_when_no_graded_test_ran(tmp_path, course, run_pytest):
+    (course / "exercises" / "tests" / "test_plain.py").write_text("def test_plain():\n    assert True\n")
+    result = run_pytest(course, "exercises/tests/test_plain.py", "--grade-json", "g.json")
+    assert result.returncode == 0
+    assert "points" not in result.stdout and "Total" not in result.stdout
+    assert json.loads((course / "g.json").read_text())["total"] == {"earned": 0, "possible": 0}
+
+
+def test_points_must_be_a_positive_number(course, run_pytest):
+    (course / "exercises" / "tests" / "test_bad.py").write_text(
+        "import pytest\n\n@pytest.mark.points('many')\ndef test_bad():\n    pass\n")
+    result = run_pytest(course, "exercises/tests/test_bad.py")
+    assert result.returncode == 4
+    assert "test_bad.py::test_bad: write @pytest.mark.points(n) with a positive number n" in result.stderr
+
+
+def test_failure_line_formats():
+    assert failure_line(AssertionError("expected 3 tool calls, got 2\nassert 2 == 3")) == "expected 3 tool calls, got 2"
+    assert failure_line(KeyError("role")) == "KeyError: 'role'"
+    assert failure_line(NotImplementedError()) == "NotImplementedError"
+    assert len(failure_line(ValueError("x" * 1000))) <= 160
