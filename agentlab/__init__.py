@@ -17,7 +17,9 @@ _WHERE = {
     "compare": "comparison", "comparison_table": "comparison",
     "Run": "run", "Turn": "run", "StopReason": "run",
     "tool": "tools", "Tool": "tools", "ToolError": "tools", "ToolOutcome": "tools", "run_tool": "tools",
+    "toolset": "tools",
     "get_weather": "weather", "make_save_note": "weather", "task_tools": "weather", "city_task": "weather",
+    "city_names": "weather",
     "Meter": "accounting", "CallRecord": "accounting", "meter_of": "accounting", "cost_usd": "accounting",
     "Trace": "trace", "read_trace": "trace",
     "Simulator": "sim.server", "CarefulAgent": "sim.careful",
@@ -31,8 +33,8 @@ __all__ = [
     "run_agent", "execute_tools", "run_workflow", "compare", "comparison_table",
     "Run", "Turn", "StopReason",
     # tools
-    "tool", "Tool", "ToolError", "ToolOutcome", "run_tool",
-    "get_weather", "make_save_note", "task_tools", "city_task",
+    "tool", "Tool", "ToolError", "ToolOutcome", "run_tool", "toolset",
+    "get_weather", "make_save_note", "task_tools", "city_task", "city_names",
     # accounting and traces
     "Meter", "CallRecord", "meter_of", "cost_usd", "Trace", "read_trace",
     # the simulated model
@@ -40,7 +42,13 @@ __all__ = [
 ]
 
 
+_SUBMODULES = {"plots", "views", "sim", "workflows", "grading"}
+"""Submodules reachable as attributes after a plain ``import agentlab`` (e.g. ``agentlab.plots``)."""
+
+
 def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     if name not in _WHERE:
         raise AttributeError(f"module 'agentlab' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
@@ -61,7 +69,7 @@ if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eag
     from .sim.careful import CarefulAgent
     from .sim.policy import FunctionModel, Reply, ScriptedModel
     from .sim.server import Simulator
-    from .tools import Tool, ToolError, ToolOutcome, run_tool, tool
+    from .tools import Tool, ToolError, ToolOutcome, run_tool, tool, toolset
     from .trace import Trace, read_trace
-    from .weather import city_task, get_weather, make_save_note, task_tools
+    from .weather import city_names, city_task, get_weather, make_save_note, task_tools
     from .workflows import run_workflow

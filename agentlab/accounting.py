@@ -80,14 +80,17 @@ class Meter(Middleware):
         t0 = time.perf_counter()
         response = call_next(request)
         wall = time.perf_counter() - t0
-        if response.http_response.is_success:
+        if response.http_response.is_success and not request.stream:  # streamed calls are not metered yet
             self._last = shape
-            data = response.http_response.json()
-            tools = tuple(b.get("name", "") for b in data.get("content", []) if b.get("type") == "tool_use")
+            msg = response.parse()  # the SDK caches this parse and hands the same Message to the caller
+            u = msg.usage
+            usage = {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
+                     "cache_read_input_tokens": u.cache_read_input_tokens or 0,
+                     "cache_creation_input_tokens": u.cache_creation_input_tokens or 0}
             self.calls.append(CallRecord(
-                model=data.get("model", body.get("model", "")), usage=data.get("usage") or {},
-                stop_reason=data.get("stop_reason"), wall_s=wall, continues=continues,
-                estimated=SIM_HEADER in response.http_response.headers, tool_calls=tools))
+                model=msg.model, usage=usage, stop_reason=msg.stop_reason, wall_s=wall, continues=continues,
+                estimated=SIM_HEADER in response.http_response.headers,
+                tool_calls=tuple(b.name for b in msg.content if b.type == "tool_use")))
         return response
 
     def mark(self) -> int:
@@ -99,7 +102,7 @@ class Meter(Middleware):
         return any(c.estimated for c in self.calls[since:])
 
     def turns(self, since: int = 0) -> list["Turn"]:
-        """The calls since ``since`` as :class:`~agentlab.run.Turn` s, with re-prefill and cost."""
+        """The calls since ``since`` as :class:`~agentlab.run.Turn` s, with re-prefill (cost is priced on first read)."""
         from .run import Turn
 
         out: list[Turn] = []
@@ -110,10 +113,9 @@ class Meter(Middleware):
             if prev is not None and c.continues:
                 re = min(inp, (prev.usage.get("input_tokens") or 0) + (prev.usage.get("output_tokens") or 0))
             out.append(Turn(index=i, input_tokens=inp, output_tokens=outp, reprefill_tokens=re,
-                            cost_usd=cost_usd(c.model, c.usage), stop_reason=c.stop_reason,
-                            tool_calls=list(c.tool_calls), wall_s=c.wall_s,
+                            stop_reason=c.stop_reason, tool_calls=list(c.tool_calls), wall_s=c.wall_s,
                             cache_read_tokens=c.usage.get("cache_read_input_tokens") or 0,
-                            cache_write_tokens=c.usage.get("cache_creation_input_tokens") or 0))
+                            cache_write_tokens=c.usage.get("cache_creation_input_tokens") or 0, model=c.model))
             prev = c
         return out
 

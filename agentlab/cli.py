@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "compare":
         return cmd_compare(args)
     if args.command == "serve":
-        from .sim.http import serve
+        from .sim.serve import serve
         from .sim.server import Simulator
 
         serve(args.port, Simulator(parallel=args.parallel))

@@ -10,6 +10,10 @@
 
 The model only *requests* tool calls; this code runs them. Every step goes to the trace as it
 happens, so a crash keeps what happened.
+
+At the ``max_turns`` limit the tools the model asked for in that last turn are still run and
+answered (so the conversation stays valid and can be resumed), but no model call reads their
+results: their side effects happen, and ``final_text`` is whatever the model last wrote.
 """
 
 from __future__ import annotations
@@ -47,12 +51,13 @@ def run_agent(
     meter, start, t0 = meter_of(client), meter_of(client).mark(), time.perf_counter()
     messages: list[dict] = [{"role": "user", "content": task}]
     extra = {"system": system} if system else {}
+    specs = [t.spec() for t in by_name.values()]
     with Trace(trace, kind="agent", model=model, task=task, tools=list(by_name), max_turns=max_turns) as tr:
         stop, text = StopReason.MAX_TURNS, ""
         for turn in range(1, max_turns + 1):
             tr.event("request", turn=turn, messages=len(messages))
             reply = client.messages.create(model=model, max_tokens=max_tokens, messages=messages,
-                                           tools=[t.spec() for t in by_name.values()], **extra)
+                                           tools=specs, **extra)
             content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
             tr.event("response", turn=turn, stop_reason=reply.stop_reason, content=content,
                      usage=reply.usage.model_dump(mode="json", exclude_none=True))
@@ -67,14 +72,21 @@ def run_agent(
                time.perf_counter() - t0, str(trace) if trace else None, _results(tr))
 
 
-def execute_tools(content: list[dict], tools: dict[str, Tool], trace: Trace, turn: int) -> list[dict]:
-    """Run every ``tool_use`` block in order; one ``tool_result`` per id, failures as ``is_error``."""
+def execute_tools(content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,
+                  turn: int = 0) -> list[dict]:
+    """Run every ``tool_use`` block in order; one ``tool_result`` per id, failures as ``is_error``.
+
+    ``content`` may hold dicts or SDK blocks; ``tools`` a list or a name-to-tool dict.
+    """
+    by_name = tools if isinstance(tools, dict) else toolset(tools)
+    trace = trace if trace is not None else Trace()
     results = []
     for block in content:
+        block = block.model_dump(mode="json", exclude_none=True) if hasattr(block, "model_dump") else block
         if block["type"] != "tool_use":
             continue
         trace.event("tool_call", turn=turn, id=block["id"], name=block["name"], input=block["input"])
-        outcome = run_tool(tools, block["name"], block["input"])
+        outcome = run_tool(by_name, block["name"], block["input"])
         trace.event("tool_result", turn=turn, id=block["id"], content=outcome.content, is_error=outcome.is_error)
         result = {"type": "tool_result", "tool_use_id": block["id"], "content": outcome.content}
         if outcome.is_error:

@@ -13,13 +13,21 @@ def _figure(ncols: int, width: float = 4.0):
     return plt.subplots(1, ncols, figsize=(width * ncols, 3.6), constrained_layout=True)
 
 
-def plot_comparison(runs: list[Run], title: str | None = None) -> Any:
-    """Agent vs workflow: model calls, input tokens (re-prefill shaded), output tokens and cost."""
+def plot_comparison(runs: list[Run], title: str | None = None, labels: list[str] | None = None) -> Any:
+    """Agent vs workflow: model calls, input tokens (re-prefill shaded), output tokens and cost.
+
+    ``labels`` names the bars (default: each run's kind, e.g. "agent", "workflow").
+    """
+    from matplotlib.ticker import MaxNLocator
+
     fig, axes = _figure(4, 3.2)
-    names = [r.kind for r in runs]
+    names = labels or [r.kind for r in runs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"plot_comparison: bar labels must differ, got {names}; pass labels=[...]")
     colors = ["#c0504d", "#4f81bd", "#9bbb59", "#8064a2"][: len(runs)]
     axes[0].bar(names, [r.model_calls for r in runs], color=colors)
     axes[0].set_ylabel("model calls (count)")
+    axes[0].yaxis.set_major_locator(MaxNLocator(integer=True))
     new = [r.input_tokens - r.reprefill_tokens for r in runs]
     axes[1].bar(names, new, color=colors, label="new")
     axes[1].bar(names, [r.reprefill_tokens for r in runs], bottom=new, color="#bbbbbb", label="re-prefill")
@@ -30,9 +38,9 @@ def plot_comparison(runs: list[Run], title: str | None = None) -> Any:
     costs = [r.cost_usd or 0.0 for r in runs]
     axes[3].bar(names, costs, color=colors)
     axes[3].set_ylabel("cost (USD)")
-    for ax, r in zip([axes[3]] * len(runs), runs):
+    for i, r in enumerate(runs):
         if r.cost_usd is None:
-            ax.text(names.index(r.kind), 0, "no price", ha="center", va="bottom", fontsize=8)
+            axes[3].text(i, 0, "no price", ha="center", va="bottom", fontsize=8)
     est = " (tokens estimated by the simulator)" if any(r.estimated for r in runs) else ""
     fig.suptitle((title or f"Same task, two code paths: {runs[0].model}") + est, fontsize=10)
     return fig

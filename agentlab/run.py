@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from enum import Enum
 from typing import Any
 
@@ -40,8 +41,6 @@ class Turn:
     """``usage.output_tokens`` of this call."""
     reprefill_tokens: int
     """Input tokens of this call that were already sent or generated in the previous call."""
-    cost_usd: float | None
-    """Price of this call from genai-prices; ``None`` when the model has no known price."""
     stop_reason: str | None
     """The model's ``stop_reason`` for this call."""
     tool_calls: list[str] = field(default_factory=list)
@@ -52,6 +51,20 @@ class Turn:
     """``usage.cache_read_input_tokens`` (billed apart from ``input_tokens``)."""
     cache_write_tokens: int = 0
     """``usage.cache_creation_input_tokens`` (billed apart from ``input_tokens``)."""
+    model: str = ""
+    """The model that answered this call (the price depends on it)."""
+
+    @cached_property
+    def cost_usd(self) -> float | None:
+        """Price of this call from genai-prices; ``None`` when the model has no known price.
+
+        Computed on first read (a price lookup costs ~0.15 ms, so the loop itself never pays it).
+        """
+        from .accounting import cost_usd
+
+        return cost_usd(self.model, {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                                     "cache_read_input_tokens": self.cache_read_tokens,
+                                     "cache_creation_input_tokens": self.cache_write_tokens})
 
 
 @dataclass
@@ -124,4 +137,7 @@ class Run:
         """Everything in the run as plain JSON-ready data."""
         d = asdict(self)
         d["stop_reason"] = self.stop_reason.value
+        for turn, t in zip(d["turns"], self.turns):
+            turn["cost_usd"] = t.cost_usd
+        d["cost_usd"] = self.cost_usd
         return d

@@ -16,7 +16,7 @@ import inspect
 import json
 import re
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
 import jsonschema
@@ -40,6 +40,11 @@ class Tool:
     """JSON Schema (type ``object``) for the input the model must send."""
     fn: Callable[..., Any]
     """The Python function run with the validated input as keyword arguments."""
+    validator: Any = field(init=False, repr=False, compare=False)
+    """The compiled JSON-schema validator for ``input_schema`` (built once, used on every call)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "validator", jsonschema.Draft202012Validator(self.input_schema))
 
     def spec(self) -> dict:
         """The tool definition sent in the API request's ``tools`` list."""
@@ -139,7 +144,7 @@ def run_tool(tools: dict[str, Tool], name: str, tool_input: Any) -> ToolOutcome:
     t = tools.get(name)
     if t is None:
         return ToolOutcome(f"Unknown tool '{name}'. Available tools: {', '.join(tools) or 'none'}.", True)
-    errors = sorted(jsonschema.Draft202012Validator(t.input_schema).iter_errors(tool_input), key=str)
+    errors = sorted(t.validator.iter_errors(tool_input), key=str)
     if errors:
         return ToolOutcome(f"Invalid input for {name}: {_explain(t, errors[0])}.", True)
     try:

@@ -1,5 +1,8 @@
 """One append-only JSONL trace per run, written as the run goes so a crash keeps what happened.
 
+The file is flushed before every model call and every tool run, so even a hard kill loses at most
+the events of the step in flight; an exception writes a ``stop`` event and closes the file.
+
 Line 1 is a header ``{"format": "agentlab-trace", "version": 1, ...}``; every later line is one
 event (``request``, ``response``, ``tool_call``, ``tool_result``, ``code_step``, ``stop``) and the last
 line is always ``stop``. Events carry no wall-clock time, so two runs of the deterministic
@@ -14,6 +17,9 @@ from typing import Any, Iterator
 
 FORMAT = "agentlab-trace"
 VERSION = 1
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+_FLUSH_BEFORE = {"request", "tool_call", "code_step", "stop"}
+"""Events after which the file is flushed: just before the slow or risky steps (a model call, a tool)."""
 
 
 class TraceFormatError(ValueError):
@@ -35,8 +41,9 @@ class Trace:
     def _write(self, record: dict) -> None:
         self.events.append(record)
         if self._fh is not None:
-            self._fh.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
-            self._fh.flush()
+            self._fh.write(_encode(record) + "\n")
+            if record.get("event", "stop") in _FLUSH_BEFORE:
+                self._fh.flush()
 
     def event(self, kind: str, **fields: Any) -> None:
         """Append one event; refuses anything after ``stop``."""

@@ -21,7 +21,7 @@ from agentlab.grading.report import GradeReport, fmt_points
 from agentlab.grading.sandbox import RunResult, prepare, run_tests
 from agentlab.grading.submissions import MODULE, Submission, SubmissionError, copy_modules, find_submissions
 
-NOTES_MAX = 500
+NOTES_MAX = 1000
 """Longest ``notes`` cell, in characters."""
 
 

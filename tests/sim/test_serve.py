@@ -6,7 +6,7 @@ import anthropic
 import pytest
 
 import agentlab
-from agentlab.sim.http import make_server
+from agentlab.sim.serve import make_server
 from agentlab.sim.server import Simulator
 
 

@@ -11,7 +11,6 @@ from typing import Any, Iterable
 
 from .loop import run_agent
 from .run import Run
-from .tools import Tool, run_tool
 from .weather import city_task, task_tools
 
 
@@ -25,27 +24,6 @@ def _plain(obj: Any) -> Any:
 def to_json(obj: Any, indent: int = 2) -> str:
     """JSON text of a messages array, a content list or one SDK object (SDK blocks included, as the API sees them)."""
     return json.dumps(obj, default=_plain, indent=indent, ensure_ascii=False)
-
-
-def tool_results(content: Iterable[Any], tools: list[Tool] | dict[str, Tool]) -> list[dict]:
-    """Run every ``tool_use`` block of a reply's ``content``; one ``tool_result`` block per id, in order.
-
-    The same steps the notebook writes out by hand: look the name up, validate and run with
-    :func:`~agentlab.tools.run_tool`, answer with the block's id, and mark failures ``is_error``.
-    Accepts SDK blocks or plain dicts, and the tools as a list or a name-to-tool dict.
-    """
-    by_name = tools if isinstance(tools, dict) else {t.name: t for t in tools}
-    results = []
-    for block in content:
-        b = _plain(block) if hasattr(block, "model_dump") else block
-        if b.get("type") != "tool_use":
-            continue
-        outcome = run_tool(by_name, b["name"], b.get("input", {}))
-        result = {"type": "tool_result", "tool_use_id": b["id"], "content": outcome.content}
-        if outcome.is_error:
-            result["is_error"] = True
-        results.append(result)
-    return results
 
 
 def messages_sent(run: Run) -> list[int]:

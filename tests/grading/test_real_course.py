@@ -1,0 +1,98 @@
+"""The course's own exercises under the grading convention: instructor 100%, student edition 0 with
+readable reasons and no solution text, and a sample class graded into the expected CSV."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agentlab.grading.gradebook import gradebook
+from agentlab.grading.release import release_student
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = Path(__file__).parent / "sample_class"
+
+
+def _grade(repo: Path, tmp_path: Path) -> dict:
+    report = tmp_path / f"grade-{repo.name}.json"
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "exercises",
+                    "--grade-json", str(report)], cwd=repo, capture_output=True, text=True, timeout=300)
+    return json.loads(report.read_text())
+
+
+def _solution_lines() -> list[str]:
+    lines = []
+    for path in (ROOT / "exercises").glob("ex*_*.py"):
+        for region in re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", path.read_text(), re.S):
+            lines += [l.strip() for l in region.splitlines() if len(l.strip()) > 25]
+    return lines
+
+
+@pytest.fixture(scope="module")
+def student(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("student") / "edition"
+    release_student(ROOT, out)
+    return out
+
+
+@pytest.mark.timeout(300)
+def test_instructor_edition_scores_full_marks(tmp_path):
+    totals = _grade(ROOT, tmp_path)["total"]
+    assert totals["earned"] == totals["possible"] > 0, totals
+
+
+@pytest.mark.timeout(300)
+def test_student_edition_scores_zero_with_a_reason_per_exercise(student, tmp_path):
+    report = _grade(student, tmp_path)
+    assert report["total"]["earned"] == 0 and report["total"]["possible"] > 0
+    for test in report["tests"]:
+        assert test["reason"].startswith("NotImplementedError: Exercise "), test
+
+
+def _text(repo: Path, strip_solutions: bool = False) -> str:
+    files = [p for p in repo.rglob("*") if p.is_file() and p.suffix in (".py", ".ipynb", ".md") and ".venv" not in p.parts]
+    text = "\n".join(p.read_text(errors="ignore") for p in files)
+    return re.sub(r"### BEGIN SOLUTION\n.*?### END SOLUTION", "", text, flags=re.S) if strip_solutions else text
+
+
+def test_student_edition_holds_no_solution_text(student):
+    # lines that also stand outside solution regions (agentlab/loop.py is a loop too; docstrings give
+    # hints) are not secrets
+    library = _text(ROOT, strip_solutions=True)
+    lines = [l for l in _solution_lines() if l not in library]
+    assert len(lines) >= 5
+    text = _text(student)
+    leaked = [l for l in lines if l in text]
+    assert not leaked, f"solution lines found in the student edition: {leaked[:3]}"
+
+
+@pytest.mark.timeout(300)
+def test_sample_class_grades_into_the_expected_csv(student, tmp_path):
+    klass = tmp_path / "class"
+    shutil.copytree(SAMPLE, klass, ignore=shutil.ignore_patterns("README.md"))
+    (klass / "README.md").unlink(missing_ok=True)
+    shutil.copytree(ROOT / "exercises", klass / "alice_correct", ignore=shutil.ignore_patterns("tests", "conftest.py", "__pycache__"))
+    (klass / "bob_partial").mkdir()
+    shutil.copy(student / "exercises" / "ex01_round_trip.py", klass / "bob_partial")
+    shutil.copy(ROOT / "exercises" / "ex02_loop.py", klass / "bob_partial")
+    started = time.monotonic()
+    gradebook(klass, ROOT, tmp_path / "gradebook.csv", per_student_timeout=60, progress=lambda s: None)
+    assert time.monotonic() - started < 60
+    rows = {r["student"]: r for r in csv.DictReader((tmp_path / "gradebook.csv").open())}
+    got = {name: {k: rows[name][k] for k in ("1.1", "1.2", "2.1", "2.2", "total", "possible")} for name in sorted(rows)}
+    assert got == {
+        "alice_correct": {"1.1": "5", "1.2": "3", "2.1": "6", "2.2": "3", "total": "17", "possible": "17"},
+        "bob_partial": {"1.1": "0", "1.2": "0", "2.1": "6", "2.2": "3", "total": "9", "possible": "17"},
+        "dana_syntax_error": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": "17"},
+        "erin_infinite_loop": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": "17"},
+    }
+    assert "SyntaxError" in rows["dana_syntax_error"]["notes"]
+    assert "2.2: Timeout" in rows["erin_infinite_loop"]["notes"], rows["erin_infinite_loop"]["notes"]
