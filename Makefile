@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lab: $(STAMP)  ## open the notebooks in JupyterLab
-	$(VENV)/bin/jupyter lab notebooks/
+	PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(VENV)/bin/jupyter lab notebooks/
 
 test: $(STAMP)  ## every test, notebooks included
 	$(PY) -m pytest -q
