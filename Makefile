@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+LAB_ARGS ?=
 
 .PHONY: lab test demo grade venv clean
 
@@ -15,7 +16,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lab: $(STAMP)  ## open the notebooks in JupyterLab
-	PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(VENV)/bin/jupyter lab notebooks/
+	PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(VENV)/bin/jupyter lab $(LAB_ARGS) \
+	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/
 
 test: $(STAMP)  ## every test, notebooks included
 	$(PY) -m pytest -q

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from anthropic import Middleware
+from anthropic.types import Message
 
 SIM_HEADER = "agentlab-simulated"
 """Response header the simulator sets: its token counts are estimates."""
@@ -83,6 +84,8 @@ class Meter(Middleware):
         if response.http_response.is_success and not request.stream:  # streamed calls are not metered yet
             self._last = shape
             msg = response.parse()  # the SDK caches this parse and hands the same Message to the caller
+            if not hasattr(msg, "usage"):  # a caller that asked for raw JSON (cast_to=object, dict...)
+                msg = Message.model_validate(response.http_response.json())
             u = msg.usage
             usage = {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
                      "cache_read_input_tokens": u.cache_read_input_tokens or 0,

@@ -11,6 +11,7 @@ call through it, a student's own loop included, is metered.
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from typing import Any, Literal, Sequence
@@ -77,6 +78,11 @@ def connect(
             raise ValueError("connect(mode='sim', base_url=...): the simulator runs in-process; drop base_url, "
                              "or use mode='live' to reach the server at base_url")
         sim = Simulator(policy, parallel=parallel)
+        if model not in sim.models:
+            close = difflib.get_close_matches(model, sorted(sim.models), n=3)
+            raise ValueError(f"connect(model={model!r}): no such model; the simulator answers to the models the "
+                             f"installed anthropic SDK lists{', e.g. ' + ', '.join(close) if close else ''}. "
+                             f"Default: {default_model()}.")
         client_options.setdefault("max_retries", 0)  # the simulator is deterministic: a retry gives the same answer
         client = anthropic.Anthropic(api_key="sim-no-key-needed", base_url=SIM_BASE_URL, middleware=chain,
                                      http_client=httpx2.Client(transport=sim.transport()), **client_options)

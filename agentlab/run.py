@@ -9,7 +9,8 @@ from typing import Any
 
 
 class StopReason(str, Enum):
-    """Why a run ended. The first five are the model's own ``stop_reason`` values; the rest are the harness's."""
+    """Why a run ended: the model's own ``stop_reason`` values (all but ``tool_use``, which continues
+    the loop), then the harness's own."""
 
     END_TURN = "end_turn"
     """The model answered without asking for a tool: its turn, and the task, are over."""
@@ -21,6 +22,8 @@ class StopReason(str, Enum):
     """The model declined to continue."""
     PAUSE_TURN = "pause_turn"
     """A long server-side turn was paused; send the conversation back to continue it."""
+    MODEL_CONTEXT_WINDOW_EXCEEDED = "model_context_window_exceeded"
+    """The conversation no longer fits the model's context window."""
     MAX_TURNS = "max_turns"
     """The harness's turn limit was reached while the model still wanted tools."""
     COMPLETED = "completed"

@@ -72,3 +72,21 @@ def test_public_api_names_all_resolve():
     for name in agentlab.__all__:
         assert getattr(agentlab, name) is not None, name
     assert sorted(agentlab.__all__) == sorted(agentlab._WHERE)
+
+
+def test_a_raw_json_call_is_metered_too(sim):
+    sim.post("/v1/messages", cast_to=object,
+             body={"model": "claude-haiku-4-5", "max_tokens": 20, "messages": [{"role": "user", "content": "Hello"}]})
+    assert agentlab.meter_of(sim).calls[-1].usage["input_tokens"] > 0
+
+
+def test_stop_reason_covers_every_sdk_stop_reason():
+    from anthropic.types import StopReason as SDKStopReason
+    import typing
+
+    assert set(typing.get_args(SDKStopReason)) - {"tool_use"} <= {r.value for r in agentlab.StopReason}
+
+
+def test_unknown_model_in_sim_mode_is_refused_early_with_suggestions():
+    with pytest.raises(ValueError, match=r"connect\(model='claude-sonet-4-6'\): no such model.*claude-sonnet-4-6"):
+        agentlab.connect("sim", model="claude-sonet-4-6")

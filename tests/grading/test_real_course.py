@@ -20,6 +20,10 @@ from agentlab.grading.release import release_student
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = Path(__file__).parent / "sample_class"
 
+pytestmark = pytest.mark.skipif(
+    not any("### BEGIN SOLUTION" in p.read_text() for p in (ROOT / "exercises").glob("ex*_*.py")),
+    reason="student edition: the reference solutions these tests grade are not here")
+
 
 def _grade(repo: Path, tmp_path: Path) -> dict:
     report = tmp_path / f"grade-{repo.name}.json"
