@@ -19,6 +19,7 @@ from ..weather import weather_table
 from .policy import Reply
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_LISTED = re.compile(r"(?:\b(?:or|and|vs\.?)\s+|,\s*)([A-Z][a-zA-Z-]+(?:\s[A-Z][a-zA-Z-]+)*)")
 _TEMPS = re.compile(r"([^\s:;,，；]+(?: [A-Z][\w-]*)*):\s*(-?\d+(?:\.\d+)?)\s*°C")
 
 
@@ -46,6 +47,11 @@ def cities_in(text: str) -> list[str]:
     for m in re.finditer(r"\b[A-Z][a-z]+\b", text):  # a misspelt city is still a city the user asked about
         if not any(taken[m.start():m.end()]) and difflib.get_close_matches(m.group().casefold(), names, n=1, cutoff=0.75):
             found.append((m.start(), m.group()))
+            taken[m.start():m.end()] = [True] * (m.end() - m.start())
+    for m in _LISTED.finditer(text):  # "..., Paris or Atlantis": a name in a list of places, known or not
+        s, e = m.span(1)
+        if not any(taken[s:e]):
+            found.append((s, m.group(1)))
     return [n for _, n in sorted(found)]
 
 

@@ -1,0 +1,192 @@
+"""Where agentlab's per-turn time goes, over a plain SDK loop (diagnostics for ``loop_overhead.py``).
+
+    python benchmarks/loop_overhead_profile.py            # N = 5, 20, 100; cProfile at N=100 (~25 s)
+    python benchmarks/loop_overhead_profile.py --quick    # smoke run: N = 5, 20, one rep (~3 s)
+
+Same variants, transport and clocks as ``loop_overhead.py`` (``_bench_common.py``). Three views:
+
+- function calls per run (cProfile's count, deterministic): agentlab+trace minus plain, per added
+  turn; constant means agentlab's own per-turn work does not grow with history;
+- cProfile attribution of agentlab+trace's extra time to its parts (trace events, tool execution,
+  Meter, SDK middleware path), and the functions with the most extra own time;
+- what-if, without a profiler: agentlab's costs removed one after the other (the trace file, then the
+  Meter's own work), next to a plain loop with a do-nothing SDK middleware. (Price lookups and a
+  jsonschema validator per tool call are no longer what-ifs: agentlab prices lazily on
+  ``Turn.cost_usd`` and compiles each tool's validator once, so neither happens in the loop.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _bench_common import (CLOCKS, FULL_NS, QUICK_NS, PassThrough, Variant, agentlab_loop, banner, make_variants,
+                           plain_loop, warm)
+
+import agentlab
+
+
+class NullMeter(agentlab.Meter):
+    """A Meter that records nothing (what-if only): agentlab finds it, but it does no work per call."""
+
+    def handle(self, request, call_next):  # type: ignore[override]
+        return call_next(request)
+
+
+def call_counts(by: dict[str, Variant], ns: tuple[int, ...]) -> None:
+    """Function calls per run of agentlab+trace beyond plain; per-turn work that walks the history grows faster than N."""
+    total: dict[tuple[str, int], int] = {}
+    for name in ("plain", "agentlab+trace"):
+        for n in ns:
+            prof = cProfile.Profile()
+            by[name].run(n, prof)
+            total[(name, n)] = pstats.Stats(prof).total_calls  # type: ignore[attr-defined]
+    extra = {n: total[("agentlab+trace", n)] - total[("plain", n)] for n in ns}
+    steps = [(a, b, (extra[b] - extra[a]) / (b - a)) for a, b in zip(ns, ns[1:])]
+    print("\nFunction calls per run (cProfile count; deterministic): agentlab+trace minus plain")
+    print("  " + ", ".join(f"N={n}: plain {total[('plain', n)]}, extra {extra[n]:+d}" for n in ns))
+    print("  extra calls per added turn: " + ", ".join(f"N {a}->{b}: {d:+.1f}" for a, b, d in steps), end="")
+    if len(steps) < 2:
+        print(" (three values of N are needed to tell growth; run without --quick)")
+        return
+    constant = max(d for *_, d in steps) - min(d for *_, d in steps) <= 0.01 * max(abs(d) for *_, d in steps)
+    print(" -> constant per turn: agentlab does no per-turn work of its own that grows with history" if constant
+          else " -> NOT constant: agentlab's per-turn work grows with history")
+
+
+def _where(key: tuple[str, int, str]) -> str:
+    file, line, name = key
+    if file == "~":
+        return name
+    parts = Path(file).parts
+    for root in ("agentlab", "anthropic", "httpx2", "pydantic", "jsonschema", "genai_prices", "json"):
+        if root in parts:
+            i = len(parts) - 1 - parts[::-1].index(root)
+            return f"{'/'.join(parts[i:])}:{line}({name})"
+    return f"{Path(file).name}:{line}({name})"
+
+
+def profile(by: dict[str, Variant], n: int, runs: int) -> None:
+    """cProfile (CPU time) of agentlab+trace and plain at ``n``: agentlab's extra time, part by part."""
+    names = ("plain", "agentlab+trace")
+    for name in names:
+        by[name].run(n)  # warm
+    stats: list[pstats.Stats] = []
+    for name in names:
+        prof = cProfile.Profile(time.process_time)  # CPU time: other processes' load does not land on random functions
+        for _ in range(runs):
+            by[name].run(n, prof)
+        stats.append(pstats.Stats(prof))
+    (sp, tot_p), (sa, tot_a) = ((s.stats, s.total_tt) for s in stats)  # type: ignore[attr-defined]
+    diff, turns = tot_a - tot_p, n * runs
+    per = lambda secs: secs / turns * 1e6  # noqa: E731  (us per turn)
+    find = lambda s, suffix, name: next((k for k in s if k[0].replace(os.sep, "/").endswith(suffix)  # noqa: E731
+                                         and k[2] == name), None)
+    cum = lambda s, key: s[key][3] if key is not None else 0.0  # noqa: E731
+    edge = lambda s, callee, caller: (s[callee][4].get(caller, (0, 0, 0, 0.0))[3]  # noqa: E731
+                                      if callee is not None and caller is not None else 0.0)  # callee's time from caller
+    print(f"\ncProfile, agentlab+trace vs plain, N={n}, {runs} runs each (the profiler inflates call-heavy code, so")
+    print("the absolute numbers are high; the what-if below measures the same items without a profiler)")
+    print(f"  profiled time per turn: plain {per(tot_p):.1f} us, agentlab+trace {per(tot_a):.1f} us, "
+          f"difference {per(diff):.1f} us")
+    run_agent, handle = find(sa, "agentlab/loop.py", "run_agent"), find(sa, "agentlab/accounting.py", "handle")
+    trace_event, trace_stop = find(sa, "agentlab/trace.py", "event"), find(sa, "agentlab/trace.py", "stop")
+    execute, run_tool = find(sa, "agentlab/loop.py", "execute_tools"), find(sa, "agentlab/tools.py", "run_tool")
+    meter_own = cum(sa, handle) - sum(edge(sa, k, handle) for k in sa  # minus call_next and the SDK's cached parse
+                                      if "anthropic" in Path(k[0]).parts)
+    rows: list[tuple[str, float]] = [
+        ("Meter.turns, end of run (accounting.py: the Turn list; cost is priced lazily, not here)",
+         cum(sa, find(sa, "agentlab/accounting.py", "turns"))),
+        ("Trace.event (trace.py _write: JSON encode + write; flush before request/tool_call)",
+         cum(sa, trace_event) - edge(sa, trace_event, trace_stop)),
+        ("Trace.__init__ + stop (open, header, stop event, close), once per run",
+         cum(sa, find(sa, "agentlab/trace.py", "__init__")) + cum(sa, trace_stop)),
+        ("execute_tools (loop.py) excl. its trace events", cum(sa, execute) - edge(sa, trace_event, execute)),
+        ("  of which run_tool excl. the tool (input checked by the tool's compiled validator)",
+         cum(sa, run_tool) - cum(sa, find(sa, "_bench_common.py", "noop"))),
+        ("Meter.handle own work (accounting.py; excl. call_next and the SDK's cached response.parse())",
+         meter_own),
+        ("model_dump of content + usage in run_agent (loop.py)",
+         sum(edge(sa, k, run_agent) for k in sa if k[2] == "model_dump")),
+        ("_results (loop.py), once per run", cum(sa, find(sa, "agentlab/loop.py", "_results"))),
+        ("SDK messages.create with middleware vs plain's without (excl. Meter's own work)",
+         cum(sa, find(sa, "anthropic/resources/messages/messages.py", "create")) - meter_own
+         - cum(sp, find(sp, "anthropic/resources/messages/messages.py", "create"))),
+    ]
+    print(f"  {'where agentlab+trace spends time that plain does not':<90} {'us/turn':>8} {'% of diff':>9}"
+          f" {'% of agentlab':>13}")
+    for label, secs in rows:
+        share = f"{secs / diff * 100:>8.1f}%" if diff > 0 else f"{'n/a':>9}"
+        print(f"  {label:<90} {per(secs):>8.1f} {share} {secs / tot_a * 100:>12.1f}%")
+    growth = sorted(((v[2] - sp.get(k, (0, 0, 0.0))[2], k) for k, v in sa.items()), reverse=True)[:10]
+    print("  functions with the most extra own time (tottime, agentlab+trace minus plain; us/turn):")
+    for secs, key in growth:
+        print(f"    {per(secs):>7.1f}  {_where(key)}")
+
+
+def what_if(by: dict[str, Variant], ns: tuple[int, ...], reps: int, clock: str) -> None:
+    """Remove agentlab's costs one at a time (cumulatively) and measure again, without a profiler."""
+    null_meter = Variant("agentlab(null meter)", lambda c, n: agentlab_loop(c, n, None), [NullMeter()])
+    passthrough = Variant("plain+middleware", plain_loop, [PassThrough()])
+    steps: list[tuple[str, Variant]] = [
+        ("agentlab+trace as is", by["agentlab+trace"]),
+        (" - trace file (trace=None)", by["agentlab"]),
+        (" - Meter's own work (a Meter that records nothing)", null_meter),
+        ("reference: plain loop + a do-nothing SDK middleware", passthrough),
+    ]
+    for n in ns:
+        null_meter.run(n), passthrough.run(n)  # warm
+    base: dict[int, list[float]] = {n: [] for n in ns}
+    runs: dict[tuple[int, int], list[float]] = {(i, n): [] for i in range(len(steps)) for n in ns}
+    order = list(range(len(steps)))
+    shuffle = random.Random(7).shuffle
+    for _ in range(reps):
+        for n in ns:
+            shuffle(order)
+            base[n].append(statistics.fmean(by["plain"].run(n)[clock]))
+            for i in order:
+                runs[(i, n)].append(statistics.fmean(steps[i][1].run(n)[clock]))
+    print("\nWhat-if, no profiler: agentlab's costs removed one after the other (cumulative), in this process only")
+    print(f"(agentlab's files are untouched); ratio to plain and extra us/turn over plain, {clock} clock, median of {reps} reps")
+    print(f"  {'step':<58}" + "".join(f" {f'N={n}':>17}" for n in ns))
+    for i, (label, _) in enumerate(steps):
+        cells = []
+        for n in ns:
+            p, x = statistics.median(base[n]), statistics.median(runs[(i, n)])
+            cells.append(f"{x / p:.3f}x ({(x - p) * 1e6:+6.1f})")
+        print(f"  {label:<58}" + "".join(f" {c:>17}" for c in cells))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smoke run: N = 5, 20, one repetition, one profiled run")
+    ap.add_argument("--reps", type=int, default=None, help="what-if repetitions per N (default 4; 1 with --quick)")
+    ap.add_argument("--clock", choices=tuple(CLOCKS), default="cpu",
+                    help="what-if clock: process CPU time (default; robust to other load) or wall time")
+    args = ap.parse_args(argv)
+    ns = QUICK_NS if args.quick else FULL_NS
+    reps = args.reps or (1 if args.quick else 4)
+    started = time.perf_counter()
+    banner("agentlab loop overhead, where the time goes", ns, reps, args.clock)
+    with tempfile.TemporaryDirectory(prefix="agentlab-bench-") as tmp:
+        variants = make_variants(Path(tmp))
+        by = {v.name: v for v in variants}
+        warm(variants, ns)
+        call_counts(by, ns)
+        profile(by, max(ns), runs=1 if args.quick else 2)
+        what_if(by, ns, reps, args.clock)
+    print(f"\ntotal time {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

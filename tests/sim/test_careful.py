@@ -1,0 +1,64 @@
+"""The default simulated policy behaves like a careful agent on the course task."""
+
+import agentlab
+
+MODEL = "claude-haiku-4-5"
+TOOLS = [t.spec() for t in agentlab.task_tools("/tmp/agentlab-unused")]
+
+
+def _ask(client, text, **kw):
+    return client.messages.create(model=MODEL, max_tokens=300, messages=[{"role": "user", "content": text}], **kw)
+
+
+def test_parallel_policy_asks_for_every_city_in_one_turn():
+    client = agentlab.connect("sim", parallel=True, quiet=True)
+    msg = _ask(client, agentlab.city_task(["Paris", "London", "Oslo"]), tools=TOOLS)
+    assert [b.input["city"] for b in msg.content if b.type == "tool_use"] == ["Paris", "London", "Oslo"]
+
+
+def test_disable_parallel_tool_use_is_respected():
+    client = agentlab.connect("sim", parallel=True, quiet=True)
+    msg = _ask(client, agentlab.city_task(["Paris", "London"]), tools=TOOLS,
+               tool_choice={"type": "auto", "disable_parallel_tool_use": True})
+    assert len([b for b in msg.content if b.type == "tool_use"]) == 1
+
+
+def test_chinese_task_gets_a_chinese_answer_with_numbers_from_the_tools(tmp_path):
+    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), "比较上海和北京的温度，然后保存一条笔记。",
+                             agentlab.task_tools(tmp_path))
+    assert run.final_text.startswith("上海更暖和：20°C") and "北京 14°C" in run.final_text
+
+
+def test_numbers_come_from_the_tool_results_not_from_the_policys_own_data(tmp_path):
+    @agentlab.tool(name="get_weather")
+    def fake_weather(city: str) -> dict:
+        """Fake readings."""
+        return {"city": city, "temp_c": {"Paris": -3.0, "London": 40.0}[city], "condition": "odd"}
+
+    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), agentlab.city_task(["Paris", "London"]), [fake_weather])
+    assert run.final_text.startswith("London is warmer at 40°C") and "-3" in run.final_text
+
+
+def test_a_task_it_cannot_do_ends_with_a_short_refusal(tmp_path):
+    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), "Book me a flight to Paris.", agentlab.task_tools(tmp_path))
+    assert run.model_calls == 1 and run.stop_reason.value == "end_turn" and "can't" in run.final_text
+
+
+def test_without_tools_it_answers_from_the_prompt_only():
+    client = agentlab.connect("sim", quiet=True)
+    assert _ask(client, "Today's temperatures: Oslo: 9.5°C; Cairo: 29°C.").content[0].text.startswith("Cairo is warmer")
+    assert _ask(client, "Hello, Claude").content[0].text.startswith("Hello!")
+
+
+def test_a_city_without_a_fix_is_reported_not_invented(tmp_path):
+    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), "Which is warmer, Paris or Atlantis? Save a note.",
+                             agentlab.task_tools(tmp_path))
+    asked = [r["input"].get("city") for r in run.tool_results]
+    assert "Atlantis" in asked and "save_note" not in [r["name"] for r in run.tool_results]
+    assert run.final_text == "I couldn't get the weather for Atlantis, so I can't compare the temperatures."
+
+
+def test_max_tokens_zero_gives_no_content():
+    client = agentlab.connect("sim", quiet=True)
+    msg = client.messages.create(model=MODEL, max_tokens=0, messages=[{"role": "user", "content": "Hello"}])
+    assert msg.stop_reason == "max_tokens" and msg.content == []
