@@ -1,7 +1,7 @@
 """How much does agentlab's loop add per turn, over a plain SDK while-loop doing the same turns?
 
-    python benchmarks/loop_overhead.py            # full run: N = 5, 20, 100, median of 9 reps (~30 s)
-    python benchmarks/loop_overhead.py --quick    # smoke run: N = 5, 20, one rep (~3 s)
+    python benchmarks/loop_overhead.py            # full run: N = 5, 20, 100, median of 9 reps (~20 s)
+    python benchmarks/loop_overhead.py --quick    # smoke run: N = 5, 20, one rep (~2 s)
     python benchmarks/loop_overhead_profile.py    # where the time goes (cProfile, call counts, what-if)
 
 Both sides use the real ``anthropic.Anthropic`` client over the same instant canned transport

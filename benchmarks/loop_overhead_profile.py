@@ -1,6 +1,6 @@
 """Where agentlab's per-turn time goes, over a plain SDK loop (diagnostics for ``loop_overhead.py``).
 
-    python benchmarks/loop_overhead_profile.py            # N = 5, 20, 100; cProfile at N=100 (~25 s)
+    python benchmarks/loop_overhead_profile.py            # N = 5, 20, 100; cProfile at N=100 (~15 s)
     python benchmarks/loop_overhead_profile.py --quick    # smoke run: N = 5, 20, one rep (~3 s)
 
 Same variants, transport and clocks as ``loop_overhead.py`` (``_bench_common.py``). Three views:
@@ -27,7 +27,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 from _bench_common import (CLOCKS, FULL_NS, QUICK_NS, PassThrough, Variant, agentlab_loop, banner, make_variants,
                            plain_loop, warm)

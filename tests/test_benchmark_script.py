@@ -1,4 +1,4 @@
-"""The loop-overhead benchmark runs end to end (a smoke test: no timing is asserted, ever)."""
+"""The loop-overhead benchmarks run end to end (smoke tests: no timing is asserted, ever)."""
 
 import os
 import re
@@ -6,17 +6,34 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "loop_overhead.py"
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+SCRIPT = BENCHMARKS / "loop_overhead.py"
+PROFILE = BENCHMARKS / "loop_overhead_profile.py"
+
+
+def _quick(script: Path) -> str:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    done = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True, text=True,
+                          encoding="utf-8", timeout=300, env=env, cwd=BENCHMARKS.parent)
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    return done.stdout
 
 
 def test_quick_run_exits_0_and_prints_a_ratio_line_per_n():
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    done = subprocess.run([sys.executable, str(SCRIPT), "--quick"], capture_output=True, text=True,
-                          encoding="utf-8", timeout=300, env=env, cwd=SCRIPT.parents[1])
-    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    out = _quick(SCRIPT)
     for n in (5, 20):
         line = re.search(rf"^N={n}\s+ratio (\d+\.\d+)x \(agentlab\+trace vs plain\): "
-                         r"(within target|over target: \d+\.\d+x > 1\.10x)", done.stdout, re.MULTILINE)
-        assert line, f"no ratio line for N={n} in:\n{done.stdout}"
+                         r"(within target|over target: \d+\.\d+x > 1\.10x)", out, re.MULTILINE)
+        assert line, f"no ratio line for N={n} in:\n{out}"
         assert float(line.group(1)) > 0
-    assert "wire check: all variants sent identical request bodies" in done.stdout, done.stdout
+    assert "wire check: all variants sent identical request bodies" in out, out
+
+
+def test_quick_profile_run_exits_0_and_prints_each_diagnostic():
+    out = _quick(PROFILE)
+    assert re.search(r"^  N=5: plain \d+, extra [+-]\d+, N=20: plain \d+, extra [+-]\d+$", out, re.MULTILINE), out
+    assert re.search(r"^  profiled time per turn: plain \d+\.\d+ us, agentlab\+trace \d+\.\d+ us", out, re.MULTILINE), out
+    for step in ("agentlab+trace as is", " - trace file (trace=None)", " - Meter's own work",
+                 "reference: plain loop + a do-nothing SDK middleware"):
+        assert re.search(rf"^  {re.escape(step)}.*?( +\d+\.\d+x \( *[+-]\d+\.\d\)){{2}}$", out, re.MULTILINE), \
+            f"no what-if row {step!r} with a cell per N in:\n{out}"
