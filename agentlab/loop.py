@@ -48,7 +48,8 @@ def run_agent(
         raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
     model = model or model_of(client)
     by_name = toolset(tools)
-    meter, start, t0 = meter_of(client), meter_of(client).mark(), time.perf_counter()
+    meter = meter_of(client)
+    start, t0 = meter.mark(), time.perf_counter()
     messages: list[dict] = [{"role": "user", "content": task}]
     extra = {"system": system} if system else {}
     specs = [t.spec() for t in by_name.values()]

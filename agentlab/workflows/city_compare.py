@@ -37,7 +37,8 @@ def run_workflow(
     """Run the city task on a fixed code path; returns the same :class:`Run` shape as ``run_agent``."""
     model = model or model_of(client)
     tools = toolset([get_weather, make_save_note(notes_dir)])
-    meter, start, t0 = meter_of(client), meter_of(client).mark(), time.perf_counter()
+    meter = meter_of(client)
+    start, t0 = meter.mark(), time.perf_counter()
     results: list[dict] = []
     with Trace(trace, kind="workflow", model=model, cities=cities) as tr:
         temps = []
