@@ -20,7 +20,7 @@ def compare(client: Any, cities: list[str], notes_dir: str | Path, *, model: str
     traces = Path(trace_dir) if trace_dir else None
     agent = run_agent(client, city_task(cities, lang), task_tools(notes_dir), model=model,
                       trace=traces / "agent.jsonl" if traces else None)
-    workflow = run_workflow(client, cities, notes_dir, model=model,
+    workflow = run_workflow(client, cities, notes_dir, model=model, lang=lang,
                             trace=traces / "workflow.jsonl" if traces else None)
     return agent, workflow
 

@@ -29,3 +29,16 @@ def test_comparison_table_has_every_row(sim, tmp_path):
     for row in ["model calls", "turns", "input tokens", "re-prefill tokens", "output tokens", "cost (USD)", "wall time (s)"]:
         assert row in table
     assert "estimated (simulator)" in table
+
+
+def test_chinese_workflow_answers_in_chinese_with_the_names_as_asked(sim, tmp_path):
+    agent, workflow = agentlab.compare(sim, ["上海", "北京", "广州"], tmp_path, lang="zh")
+    assert workflow.final_text == "广州最暖和：27°C，上海 20°C，北京 14°C。"
+    assert agent.final_text.startswith(workflow.final_text)
+
+
+def test_unknown_workflow_language_is_refused(sim, tmp_path):
+    import pytest
+
+    with pytest.raises(ValueError, match="the prompt exists in en, zh"):
+        run_workflow(sim, ["Paris", "London"], tmp_path, lang="fr")

@@ -20,7 +20,7 @@ from .policy import Reply
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LISTED = re.compile(r"(?:\b(?:or|and|vs\.?)\s+|,\s*)([A-Z][a-zA-Z-]+(?:\s[A-Z][a-zA-Z-]+)*)")
-_TEMPS = re.compile(r"([^\s:;,，；]+(?: [A-Z][\w-]*)*):\s*(-?\d+(?:\.\d+)?)\s*°C")
+_TEMPS = re.compile(r"([^\s:;,，；。：、]+(?: [A-Z][\w-]*)*):\s*(-?\d+(?:\.\d+)?)\s*°C")
 
 
 def _text_of(content) -> str:

@@ -21,8 +21,12 @@ from ..tools import run_tool, toolset
 from ..trace import Trace
 from ..weather import get_weather, make_save_note
 
-PROMPT = ("Write one short sentence for a note saying which city is warmest, with each city's temperature. "
-          "Today's temperatures: {data}.")
+PROMPTS = {
+    "en": ("Write one short sentence for a note saying which city is warmest, with each city's temperature. "
+           "Today's temperatures: {data}."),
+    "zh": "用一句话写一条笔记，说明哪个城市最暖和，并给出每个城市的温度。今天的温度：{data}。",
+}
+"""The one model call's prompt, by task language."""
 
 
 def run_workflow(
@@ -33,8 +37,11 @@ def run_workflow(
     model: str | None = None,
     max_tokens: int = 256,
     trace: str | Path | None = None,
+    lang: str = "en",
 ) -> Run:
     """Run the city task on a fixed code path; returns the same :class:`Run` shape as ``run_agent``."""
+    if lang not in PROMPTS:
+        raise ValueError(f"run_workflow(lang={lang!r}): the prompt exists in {', '.join(PROMPTS)}")
     model = model or model_of(client)
     tools = toolset([get_weather, make_save_note(notes_dir)])
     meter = meter_of(client)
@@ -48,9 +55,9 @@ def run_workflow(
                 text = f"Workflow stopped: {out.content}"
                 tr.stop(StopReason.ERROR.value, final_text=text)
                 return _run(model, text, StopReason.ERROR, meter, start, [], t0, trace, results)
-            temps.append(json.loads(out.content))
-        data = "; ".join(f"{t['city']}: {t['temp_c']:g}°C" for t in temps)
-        messages = [{"role": "user", "content": PROMPT.format(data=data)}]
+            temps.append((city, json.loads(out.content)["temp_c"]))
+        data = "; ".join(f"{city}: {temp:g}°C" for city, temp in temps)  # the names as the user wrote them
+        messages = [{"role": "user", "content": PROMPTS[lang].format(data=data)}]
         tr.event("request", turn=1, messages=1)
         reply = client.messages.create(model=model, max_tokens=max_tokens, messages=messages)
         content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
