@@ -17,10 +17,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anthropic import Middleware
 from anthropic.types import Message
+
+if TYPE_CHECKING:
+    from .run import Turn
 
 SIM_HEADER = "agentlab-simulated"
 """Response header the simulator sets: its token counts are estimates."""

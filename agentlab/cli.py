@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-import tempfile
 from pathlib import Path
 
 from .weather import weather_table

@@ -1,5 +1,7 @@
 import json
 
+import anthropic
+
 import pytest
 
 import agentlab
@@ -85,7 +87,7 @@ def test_a_crash_keeps_the_trace_and_records_the_error(tools, tmp_path):
 
     client = agentlab.connect("sim", policy=FunctionModel(broken), quiet=True)
     path = tmp_path / "crash.jsonl"
-    with pytest.raises(Exception):
+    with pytest.raises(anthropic.InternalServerError, match=r"policy raised IndexError: list index out of range \(at .*test_loop.py"):
         run_agent(client, "x", tools, trace=path)
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     assert [e.get("event") for e in lines[1:4]] == ["request", "response", "tool_call"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import traceback
 import typing
 from functools import lru_cache
 from importlib import resources
@@ -75,6 +76,11 @@ class Simulator:
             return httpx2.Response(200, json=payload, headers=headers)
         except SimAPIError as e:
             return httpx2.Response(e.status, json=e.envelope(request_id), headers=headers)
+        except Exception as e:  # a bug in a policy (a student's FunctionModel, say): say where, as a 500
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            err = SimAPIError("api_error", f"the simulated model's policy raised {type(e).__name__}: {e} "
+                                           f"(at {where.filename}:{where.lineno}, in {where.name})")
+            return httpx2.Response(err.status, json=err.envelope(request_id), headers=headers)
 
     @staticmethod
     def _parse(request: httpx2.Request) -> Any:
