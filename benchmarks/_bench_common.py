@@ -9,6 +9,7 @@ Both loops use the real ``anthropic.Anthropic`` client over the same trivial tra
 
 from __future__ import annotations
 
+import argparse
 import cProfile
 import gc
 import itertools
@@ -204,6 +205,18 @@ def warm(variants: list[Variant], ns: tuple[int, ...]) -> None:
     for v in variants:
         for n in ns[:2]:
             v.run(n)
+
+
+def parse_args(argv: list[str] | None, description: str, default_reps: int,
+               extra_quick: str = "") -> tuple[argparse.Namespace, tuple[int, ...], int]:
+    """The flags both scripts share (--quick, --reps, --clock); returns the args, the Ns and the repetitions."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--quick", action="store_true", help=f"smoke run: N = 5, 20, one repetition{extra_quick}")
+    ap.add_argument("--reps", type=int, default=None, help=f"repetitions per N (default {default_reps}; 1 with --quick)")
+    ap.add_argument("--clock", choices=tuple(CLOCKS), default="cpu",
+                    help="primary clock: process CPU time (default; robust to other load) or wall time")
+    args = ap.parse_args(argv)
+    return args, (QUICK_NS if args.quick else FULL_NS), args.reps or (1 if args.quick else default_reps)
 
 
 def banner(title: str, ns: tuple[int, ...], reps: int, clock: str) -> None:

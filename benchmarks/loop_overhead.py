@@ -29,7 +29,6 @@ they say. Target (from the issue): agentlab per-turn time <= 1.10x the plain loo
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -39,8 +38,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _bench_common import (CLOCKS, FULL_NS, QUICK_NS, TARGET, PassThrough, TraceFiles, Variant, agentlab_loop,
-                           banner, make_variants, plain_loop, warm)
+from _bench_common import (TARGET, PassThrough, TraceFiles, Variant, agentlab_loop,
+                           banner, make_variants, parse_args, plain_loop, warm)
 
 import agentlab
 
@@ -209,14 +208,7 @@ def split(n: int, reps: int, tmp: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smoke run: N = 5, 20, one repetition")
-    ap.add_argument("--reps", type=int, default=None, help="repetitions per N (default 9; 1 with --quick)")
-    ap.add_argument("--clock", choices=tuple(CLOCKS), default="cpu",
-                    help="primary clock: process CPU time (default; robust to other load) or wall time")
-    args = ap.parse_args(argv)
-    ns = QUICK_NS if args.quick else FULL_NS
-    reps = args.reps or (1 if args.quick else 9)
+    args, ns, reps = parse_args(argv, __doc__.splitlines()[0], 9)
     started = time.perf_counter()
     banner("agentlab loop overhead", ns, reps, args.clock)
     with tempfile.TemporaryDirectory(prefix="agentlab-bench-") as tmp:

@@ -17,7 +17,6 @@ Same variants, transport and clocks as ``loop_overhead.py`` (``_bench_common.py`
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import os
 import pstats
@@ -28,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _bench_common import (CLOCKS, FULL_NS, QUICK_NS, PassThrough, Variant, agentlab_loop, banner, make_variants,
+from _bench_common import (PassThrough, Variant, agentlab_loop, banner, make_variants, parse_args,
                            plain_loop, warm)
 
 import agentlab
@@ -166,14 +165,7 @@ def what_if(by: dict[str, Variant], ns: tuple[int, ...], reps: int, clock: str) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="smoke run: N = 5, 20, one repetition, one profiled run")
-    ap.add_argument("--reps", type=int, default=None, help="what-if repetitions per N (default 4; 1 with --quick)")
-    ap.add_argument("--clock", choices=tuple(CLOCKS), default="cpu",
-                    help="what-if clock: process CPU time (default; robust to other load) or wall time")
-    args = ap.parse_args(argv)
-    ns = QUICK_NS if args.quick else FULL_NS
-    reps = args.reps or (1 if args.quick else 4)
+    args, ns, reps = parse_args(argv, __doc__.splitlines()[0], 4, extra_quick=', one profiled run')
     started = time.perf_counter()
     banner("agentlab loop overhead, where the time goes", ns, reps, args.clock)
     with tempfile.TemporaryDirectory(prefix="agentlab-bench-") as tmp:

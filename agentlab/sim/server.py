@@ -40,9 +40,9 @@ def model_catalog() -> dict:
     return {**data, "models": sorted({*sdk_ids, *data["models"]})}
 
 
-def _digest(*parts: Any) -> str:
-    raw = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str).encode()
-    return hashlib.sha256(raw).hexdigest()
+def _digest(counter: int, request: httpx2.Request) -> str:
+    """One hash per request (its counter, path and raw body): the seed of every id in the answer."""
+    return hashlib.sha256(b"%d %s " % (counter, request.url.path.encode()) + request.content).hexdigest()
 
 
 class Simulator:
@@ -63,7 +63,8 @@ class Simulator:
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """Answer one HTTP request as the Messages API would."""
         self.counter += 1
-        request_id = f"req_sim_{self.counter:06d}_{_digest(request.url.path, request.content.decode(errors='replace'))[:12]}"
+        seed = _digest(self.counter, request)
+        request_id = f"req_sim_{self.counter:06d}_{seed[:12]}"
         headers = {"request-id": request_id, SIM_HEADER: "true; token counts are estimates"}
         try:
             body = self._parse(request)
@@ -72,7 +73,7 @@ class Simulator:
                 raise SimAPIError("not_found_error", f"Not found: {request.method} {request.url.path} (the simulator serves POST /v1/messages and /v1/messages/count_tokens)")
             counting = path.endswith("count_tokens")
             validate_messages_request(body, known_models=self.models, count_tokens=counting)
-            payload = {"input_tokens": estimate_input_tokens(body)} if counting else self._message(body, request_id)
+            payload = {"input_tokens": estimate_input_tokens(body)} if counting else self._message(body, seed)
             return httpx2.Response(200, json=payload, headers=headers)
         except SimAPIError as e:
             return httpx2.Response(e.status, json=e.envelope(request_id), headers=headers)
@@ -89,11 +90,10 @@ class Simulator:
         except json.JSONDecodeError as e:
             raise invalid(f"The request body is not valid JSON: {e.msg} at position {e.pos}.") from None
 
-    def _message(self, body: dict, request_id: str) -> dict:
+    def _message(self, body: dict, seed: str) -> dict:
         if body.get("stream"):
             raise invalid("agentlab simulator: stream=true is not simulated yet; call messages.create without stream=True.")
         reply = as_reply(self.policy(body))
-        seed = _digest(self.counter, body)
         content = []
         for i, block in enumerate(reply.content):
             block = dict(block)

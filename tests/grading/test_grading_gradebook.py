@@ -112,7 +112,7 @@ def test_output_is_capped_and_files_are_not_the_instructors(course, tmp_path):
 
 
 def test_submission_layouts(tmp_path):
-    write(tmp_path, {"s/alice/work/exercises/ex01_a.py": "", "s/alice/work/exercises/tests/ex09_t.py": "",
+    write(tmp_path, {"s/alice/submitted/exercises/ex01_a.py": "", "s/alice/submitted/exercises/tests/ex09_t.py": "",
                      "s/bob/ex01_a.py": "", "s/bob/old/ex01_a.py": "x", "s/.hidden/ex01_a.py": "", "s/empty/notes.txt": ""})
     with zipfile.ZipFile(tmp_path / "s" / "carol.zip", "w") as zf:
         zf.writestr("carol/exercises/ex01_a.py", "")
