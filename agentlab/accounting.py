@@ -126,8 +126,9 @@ class Meter(Middleware):
     """Client middleware that records every Messages API call in ``calls``.
 
     Args:
-        count_tokens: Live only: also split each call's input with free ``count_tokens`` calls on
-            its prefixes (up to five per call; see :mod:`agentlab.breakdown`). Needs ``client``.
+        count_tokens: Split each call's input with free ``count_tokens`` calls on its prefixes (up
+            to five per call; see :mod:`agentlab.breakdown`) when the response brings no split of
+            its own (the simulator's does). Needs ``client``.
         client: The client used for those counts (``connect`` sets it).
     """
 
@@ -161,7 +162,7 @@ class Meter(Middleware):
             total = prompt_total(usage)
             headers = response.http_response.headers
             parts = from_header(headers, total)
-            if self.count_tokens and self.client is not None:
+            if parts is None and self.count_tokens and self.client is not None:  # live: ask count_tokens
                 parts = count_parts(self.client, body, total)
             if parts is not None and parts.source == "simulator" and self.check_parts and parts.residual:
                 raise PartsMismatch(f"simulated input parts {parts.parts()} add up to {parts.parts_total}, "

@@ -41,9 +41,18 @@ def test_parts_cover_system_prompt_and_a_chat_without_tools():
     assert sum(parts.values()) == agentlab.sim.tokens.estimate_input_tokens(body)
 
 
+def _without_parts(sim):
+    def handle(request):
+        response = sim.handle(request)
+        response.headers.pop(BREAKDOWN_HEADER, None)  # as the real API: no split in the response
+        return response
+    return handle
+
+
 def test_count_tokens_split_matches_the_simulators_own_parts(tools):
     """The live method (count_tokens on prefixes), run against the simulator, which serves count_tokens."""
     counted = agentlab.connect("sim", quiet=True, count_parts=True)
+    counted._client = httpx2.Client(transport=httpx2.MockTransport(_without_parts(counted.agentlab_simulator)))
     run = agentlab.run_agent(counted, agentlab.city_task(["Paris", "London"]), tools, system="Be careful.")
     plain = agentlab.run_agent(agentlab.connect("sim", quiet=True),
                                agentlab.city_task(["Paris", "London"]), tools, system="Be careful.")
@@ -72,3 +81,21 @@ def test_parts_that_do_not_add_up_fail_the_call(monkeypatch):
 def test_breakdown_names_its_fixed_part():
     b = InputBreakdown(tool_prompt=346, tool_definitions=96, system=0, task=28, history=133, new=13)
     assert b.fixed == 470 and b.parts_total == 616
+
+
+def _billing_more(sim, extra):
+    def handle(request):
+        response = _without_parts(sim)(request)
+        if request.url.path.endswith("/v1/messages"):
+            body = response.json()
+            body["usage"]["input_tokens"] += extra  # a real model's tokenizer disagrees with the counts
+            return httpx2.Response(200, json=body, headers=response.headers)
+        return response
+    return handle
+
+
+def test_what_the_counts_do_not_explain_is_shown_as_residual(tools):
+    client = agentlab.connect("sim", quiet=True, count_parts=True)
+    client._client = httpx2.Client(transport=httpx2.MockTransport(_billing_more(client.agentlab_simulator, 7)))
+    run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"]), tools)
+    assert all(t.breakdown.residual == 7 and t.breakdown.parts_total + 7 == t.input_tokens for t in run.turns)
