@@ -3,7 +3,8 @@
 - ``mode="sim"``: the client's HTTP transport is the simulated model (``agentlab.sim``), in-process.
   No network, no key, deterministic; token counts are estimates.
 - ``mode="live"``: the real API (or any Anthropic-compatible server at ``base_url``), usage from the API.
-- ``mode="auto"``: live when ``ANTHROPIC_API_KEY`` is set, else sim; one line on stderr says which.
+- ``mode="auto"``: live when ``ANTHROPIC_API_KEY`` is set, else sim; one line says which (on stderr in
+  a script; in a notebook a plain line, once per kernel, so JupyterLab does not show it as an error).
 
 Either way the client carries a :class:`~agentlab.accounting.Meter` in its ``middleware``, so every
 call through it, a student's own loop included, is metered.

@@ -136,6 +136,13 @@ class Run:
         """Input tokens that were re-sent from earlier turns, summed."""
         return sum(t.reprefill_tokens for t in self.turns)
 
+    def part_tokens(self, *parts: str) -> int | None:
+        """Input tokens summed over every call for the named parts (e.g. ``"tool_prompt", "tool_definitions"``);
+        ``None`` when some call's split is unknown."""
+        if any(t.breakdown is None for t in self.turns):
+            return None
+        return sum(t.breakdown.parts()[p] for t in self.turns for p in parts)
+
     @property
     def cost_usd(self) -> float | None:
         """Total price, or ``None`` if any call's model has no known price (never a silent 0)."""
@@ -149,6 +156,8 @@ class Run:
             "model calls": self.model_calls,
             "turns": self.model_calls,
             "input tokens": self.input_tokens,
+            "  of which tools offered": self.part_tokens("tool_prompt", "tool_definitions"),
+            "  of which history": self.part_tokens("history"),
             "re-prefill tokens": self.reprefill_tokens,
             "output tokens": self.output_tokens,
             "cost (USD)": self.cost_usd,
