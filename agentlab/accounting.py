@@ -83,13 +83,18 @@ def prompt_total(usage: dict) -> int:
 
 
 def _fingerprint(content: Any) -> str:
-    """What identifies one reply inside a later request: its tool_use ids, else its text."""
+    """What identifies one reply inside a later request: its tool_use ids, else its text.
+
+    ``content`` is a string or a list of blocks, as dicts (a request) or SDK objects (a response).
+    """
     if isinstance(content, str):
         return "t:" + content
-    ids = [b.get("id", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "tool_use"]
+    blocks = [(b.get("type"), b.get("id"), b.get("text")) if isinstance(b, dict)
+              else (getattr(b, "type", None), getattr(b, "id", None), getattr(b, "text", None)) for b in content or []]
+    ids = [i or "" for kind, i, _ in blocks if kind == "tool_use"]
     if ids:
         return "u:" + ",".join(ids)
-    return "t:" + "".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+    return "t:" + "".join(t or "" for kind, _, t in blocks if kind == "text")
 
 
 def _first_key(msgs: list) -> str:
@@ -98,7 +103,8 @@ def _first_key(msgs: list) -> str:
 
 def _resent_reply(msgs: list) -> Any:
     """The content of the last assistant message before the newest message, or None (a first call)."""
-    for m in reversed(msgs[:-1]):
+    for i in range(len(msgs) - 2, -1, -1):  # from the end, without copying the history
+        m = msgs[i]
         if isinstance(m, dict) and m.get("role") == "assistant":
             return m.get("content")
     return None
@@ -167,17 +173,16 @@ class Meter(Middleware):
             if parts is not None and parts.source == "simulator" and self.check_parts and parts.residual:
                 raise PartsMismatch(f"simulated input parts {parts.parts()} add up to {parts.parts_total}, "
                                     f"but usage reports {total} input tokens")
-            content = [b.model_dump(mode="json", exclude_none=True) for b in msg.content]
             with self._lock:
                 prev = self._replies.get((first, _fingerprint(resent))) if resent is not None else None
                 if prev is None:
                     self._conversations += 1
                 conversation = prev[0] if prev else self._conversations
-                self._replies[(first, _fingerprint(content))] = (conversation, total + usage["output_tokens"])
+                self._replies[(first, _fingerprint(msg.content))] = (conversation, total + usage["output_tokens"])
                 self.calls.append(CallRecord(
                     model=msg.model, usage=usage, stop_reason=msg.stop_reason, wall_s=wall,
                     continues=prev is not None, estimated=SIM_HEADER in headers,
-                    tool_calls=tuple(b["name"] for b in content if b["type"] == "tool_use"),
+                    tool_calls=tuple(b.name for b in msg.content if b.type == "tool_use"),
                     reprefill=min(total, prev[1]) if prev else 0, conversation=conversation,
                     thread=threading.get_ident(), breakdown=parts))
         return response
