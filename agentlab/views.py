@@ -43,6 +43,8 @@ def turns_table(run: Run) -> Any:
     rows = []
     for i, t in enumerate(run.turns):
         row = {"turn": t.index, "messages sent": sent[i] if i < len(sent) else None, "input tokens": t.prompt_tokens}
+        if any(u.cache_read_tokens or u.cache_write_tokens for u in run.turns):  # billed apart: show them
+            row.update({"of which cache reads": t.cache_read_tokens, "of which cache writes": t.cache_write_tokens})
         if t.breakdown is not None:
             row.update({LABELS[k]: v for k, v in t.breakdown.parts().items()})
             if t.breakdown.residual:
