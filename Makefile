@@ -15,9 +15,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-lab: $(STAMP)  ## open the notebooks in JupyterLab
+lab: $(STAMP)  ## open JupyterLab on the repository (exercises/ too), showing notebooks/ first
 	PYTHONPATH="$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH}" $(VENV)/bin/jupyter lab $(LAB_ARGS) \
-	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/
+	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) \
+	  --ServerApp.root_dir="$(CURDIR)" --ContentsManager.preferred_dir=notebooks
 
 test: $(STAMP)  ## every test, notebooks included
 	$(PY) -m pytest -q

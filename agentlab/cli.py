@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import sys
 from pathlib import Path
 
@@ -28,6 +29,13 @@ def _city(value: str) -> str:
     raise argparse.ArgumentTypeError(f"unknown city {value!r}; {hint}")
 
 
+def _default_model() -> str:
+    """The simulator's default model, read from its data file (without importing the SDK)."""
+    from importlib import resources
+
+    return json.loads(resources.files("agentlab.sim").joinpath("data/models.json").read_text("utf-8"))["default"]
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="agentlab", description="A teaching lab for the LLM agent loop.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -35,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compare", help="run the city task as agent and as workflow; print a table, write a PNG")
     c.add_argument("--cities", nargs="+", type=_city, default=["Paris", "London"], metavar="CITY",
                    help="two or more cities from the bundled data (default: Paris London)")
-    c.add_argument("--model", default=None, help="model id (default: claude-sonnet-4-5, or $AGENTLAB_MODEL)")
+    c.add_argument("--model", default=None, help=f"model id (default: {_default_model()}, or $AGENTLAB_MODEL)")
     c.add_argument("--live", action="store_true", help="call the real API (needs ANTHROPIC_API_KEY); default: simulator")
     c.add_argument("--png", default="compare.png", help="where to write the figure (default: compare.png)")
     c.add_argument("--out", default="runs", help="folder for traces and notes (default: runs)")
@@ -56,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from anthropic import APIConnectionError, APIStatusError
+
     from .comparison import compare, comparison_table
     from .client import MissingAPIKey, connect
 
@@ -68,7 +78,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"agentlab compare: {e}", file=sys.stderr)
         return 2
     out = Path(args.out)
-    agent, workflow = compare(client, args.cities, out / "notes", trace_dir=out, lang=args.lang)
+    try:
+        agent, workflow = compare(client, args.cities, out / "notes", trace_dir=out, lang=args.lang)
+    except APIConnectionError as e:  # no network, DNS, proxy, timeout: one line, not a traceback
+        cause = e.__cause__ or e.__context__
+        print(f"agentlab compare: could not reach the API ({type(cause or e).__name__}: {cause or e}). "
+              "Check your network connection, or run offline without --live.", file=sys.stderr)
+        return 1
+    except APIStatusError as e:
+        print(f"agentlab compare: the API answered HTTP {e.status_code}: {e.message}", file=sys.stderr)
+        return 1
     print(f"task: {agent.messages[0]['content']}\n")
     print(comparison_table([agent, workflow]))
     print(f"\nagent answer:    {agent.final_text}\nworkflow answer: {workflow.final_text}")

@@ -3,7 +3,8 @@
 - ``mode="sim"``: the client's HTTP transport is the simulated model (``agentlab.sim``), in-process.
   No network, no key, deterministic; token counts are estimates.
 - ``mode="live"``: the real API (or any Anthropic-compatible server at ``base_url``), usage from the API.
-- ``mode="auto"``: live when ``ANTHROPIC_API_KEY`` is set, else sim; one line on stderr says which.
+- ``mode="auto"``: live when ``ANTHROPIC_API_KEY`` is set, else sim; one line says which (on stderr in
+  a script; in a notebook a plain line, once per kernel, so JupyterLab does not show it as an error).
 
 Either way the client carries a :class:`~agentlab.accounting.Meter` in its ``middleware``, so every
 call through it, a student's own loop included, is metered.
@@ -55,6 +56,7 @@ def connect(
     api_key: str | None = None,
     middleware: Sequence[Any] = (),
     quiet: bool = False,
+    count_parts: bool = False,
     **client_options: Any,
 ) -> anthropic.Anthropic:
     """A real ``anthropic.Anthropic`` client in ``"sim"``, ``"live"`` or ``"auto"`` mode.
@@ -67,12 +69,17 @@ def connect(
         parallel: Sim only: let the default policy ask for several tools in one turn.
         api_key: Live only: the key (default ``ANTHROPIC_API_KEY``).
         middleware: Extra SDK middleware, run inside the Meter.
-        quiet: Do not print the one-line notice saying which mode is in use.
+        quiet: Do not print the one-line notice saying which mode is in use (in a notebook it is
+            printed once per kernel, as a plain line; in a script on stderr).
+        count_parts: Split every call's input into tool prompt, tool definitions, system, task,
+            history and new with free ``count_tokens`` calls (up to five per call). The simulator
+            reports the split itself, so this matters live (and for testing it against the simulator).
         client_options: Passed on to ``anthropic.Anthropic`` (e.g. ``max_retries``, ``timeout``).
     """
     chosen = resolve_mode(mode, base_url)
     model = model or default_model()
-    chain = [Meter(), *middleware]
+    meter = Meter(count_tokens=count_parts)
+    chain = [meter, *middleware]
     if chosen == "sim":
         if base_url is not None:
             raise ValueError("connect(mode='sim', base_url=...): the simulator runs in-process; drop base_url, "
@@ -100,11 +107,32 @@ def connect(
                                      middleware=chain, **client_options)
         where = base_url or "the Anthropic API"
         note = f"agentlab: live calls to {where} with {model}; usage and cost are real."
+    meter.client = client
     client.agentlab_model = model  # type: ignore[attr-defined]
     client.agentlab_mode = chosen  # type: ignore[attr-defined]
     if not quiet:
-        print(note, file=sys.stderr)
+        _notice(note)
     return client
+
+
+_shown: set[str] = set()
+"""Notices already shown in this notebook kernel."""
+
+
+def _in_notebook() -> bool:
+    """True inside a Jupyter kernel (where stderr shows as a pink error box)."""
+    shell = sys.modules.get("IPython")
+    get = getattr(shell, "get_ipython", None)
+    return bool(get and type(get()).__name__ == "ZMQInteractiveShell")
+
+
+def _notice(note: str) -> None:
+    """Say which mode is in use: once per kernel as a plain line in a notebook, else on stderr."""
+    if not _in_notebook():
+        print(note, file=sys.stderr)
+    elif note not in _shown:
+        _shown.add(note)
+        print(note)
 
 
 def model_of(client: Any) -> str:

@@ -10,7 +10,7 @@ from .run import Run
 from .weather import city_task, task_tools
 from .workflows import run_workflow
 
-ROWS = ["model calls", "turns", "input tokens", "re-prefill tokens", "output tokens", "cost (USD)", "wall time (s)", "stop"]
+ROWS = ["model calls", "turns", "input tokens", "  of which tools offered", "  of which history", "re-prefill tokens", "output tokens", "cost (USD)", "wall time (s)", "stop"]
 """The table's rows, top to bottom."""
 
 
@@ -27,7 +27,7 @@ def compare(client: Any, cities: list[str], notes_dir: str | Path, *, model: str
 
 def _cell(row: str, value: Any) -> str:
     if value is None:
-        return "unknown price"
+        return "unknown price" if row == "cost (USD)" else "unknown"
     if row == "cost (USD)":
         return f"{value:.6f}"
     if row == "wall time (s)":
@@ -48,4 +48,5 @@ def comparison_table(runs: list[Run]) -> str:
             lines.append("-" * len(lines[0]))
     source = {r.summary()["tokens"] for r in runs}
     lines.append(f"tokens: {', '.join(sorted(source))}; cost from genai-prices for {runs[0].model}")
+    lines.append("tools offered: the hidden tool-use system prompt and the tool definitions, billed on every call with tools")
     return "\n".join(lines)

@@ -69,7 +69,7 @@ def run_agent(
                 break
             messages.append({"role": "user", "content": execute_tools(content, by_name, tr, turn)})
         tr.stop(stop.value, turns=turn, final_text=text)
-    return Run("agent", model, text, stop, meter.turns(start), messages, meter.estimated(start),
+    return Run("agent", model, text, stop, meter.turns(calls=meter.own_calls(start)), messages, meter.estimated(start),
                time.perf_counter() - t0, str(trace) if trace else None, _results(tr))
 
 
@@ -86,8 +86,9 @@ def execute_tools(content: list[Any], tools: dict[str, Tool] | list[Tool], trace
         block = block.model_dump(mode="json", exclude_none=True) if hasattr(block, "model_dump") else block
         if block["type"] != "tool_use":
             continue
-        trace.event("tool_call", turn=turn, id=block["id"], name=block["name"], input=block["input"])
-        outcome = run_tool(by_name, block["name"], block["input"])
+        tool_input = block.get("input")  # the SDK drops an ``input`` of null: run_tool reports it as is_error
+        trace.event("tool_call", turn=turn, id=block["id"], name=block["name"], input=tool_input)
+        outcome = run_tool(by_name, block["name"], tool_input)
         trace.event("tool_result", turn=turn, id=block["id"], content=outcome.content, is_error=outcome.is_error)
         result = {"type": "tool_result", "tool_use_id": block["id"], "content": outcome.content}
         if outcome.is_error:

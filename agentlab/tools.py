@@ -8,6 +8,10 @@ answers with a ``tool_result``. The tool list is therefore both what the model *
 ``@tool`` builds the JSON schema the API needs from a typed signature and docstring.
 ``run_tool`` validates the input against that schema *before* the function runs and turns every
 failure into a short, model-readable message (no traceback), so the model can correct itself.
+
+Validation: the schemas ``@tool`` writes (an object of strings, numbers, booleans, enums and lists)
+are checked by the small validator in ``schema_check.py``; any other schema is handed to
+``jsonschema``, imported only then (it costs seconds at import, which a notebook should not pay).
 """
 
 from __future__ import annotations
@@ -16,10 +20,10 @@ import inspect
 import json
 import re
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
-import jsonschema
+from .schema_check import SchemaError, first_error
 
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
@@ -40,11 +44,10 @@ class Tool:
     """JSON Schema (type ``object``) for the input the model must send."""
     fn: Callable[..., Any]
     """The Python function run with the validated input as keyword arguments."""
-    validator: Any = field(init=False, repr=False, compare=False)
-    """The compiled JSON-schema validator for ``input_schema`` (built once, used on every call)."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "validator", jsonschema.Draft202012Validator(self.input_schema))
+    def first_error(self, tool_input: Any) -> SchemaError | None:
+        """The first way ``tool_input`` breaks ``input_schema`` (``None`` when it is valid)."""
+        return first_error(self.input_schema, tool_input)
 
     def spec(self) -> dict:
         """The tool definition sent in the API request's ``tools`` list."""
@@ -122,7 +125,7 @@ def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None) -> An
     return build(fn) if fn is not None else build
 
 
-def _explain(tool_: Tool, err: jsonschema.ValidationError) -> str:
+def _explain(tool_: Tool, err: SchemaError) -> str:
     """One model-readable sentence for a schema violation: the field, the value, the fix."""
     field = ".".join(str(p) for p in err.absolute_path) or None
     where = f"field '{field}'" if field else "the input"
@@ -144,9 +147,9 @@ def run_tool(tools: dict[str, Tool], name: str, tool_input: Any) -> ToolOutcome:
     t = tools.get(name)
     if t is None:
         return ToolOutcome(f"Unknown tool '{name}'. Available tools: {', '.join(tools) or 'none'}.", True)
-    errors = sorted(t.validator.iter_errors(tool_input), key=str)
-    if errors:
-        return ToolOutcome(f"Invalid input for {name}: {_explain(t, errors[0])}.", True)
+    error = t.first_error(tool_input)
+    if error is not None:
+        return ToolOutcome(f"Invalid input for {name}: {_explain(t, error)}.", True)
     try:
         result = t.fn(**tool_input)
     except ToolError as e:
@@ -155,7 +158,11 @@ def run_tool(tools: dict[str, Tool], name: str, tool_input: Any) -> ToolOutcome:
         return ToolOutcome(f"{name} failed: {type(e).__name__}: {e}", True)
     if isinstance(result, str):
         return ToolOutcome(result)
-    return ToolOutcome(json.dumps(result, ensure_ascii=False))
+    try:
+        return ToolOutcome(json.dumps(result, ensure_ascii=False))
+    except (TypeError, ValueError) as e:  # a set, a datetime, a NaN...: the model reads what went wrong
+        return ToolOutcome(f"{name} returned a value JSON cannot encode ({e}); the tool should return "
+                           "text, numbers, lists or dicts of those.", True)
 
 
 def toolset(tools: list[Tool]) -> dict[str, Tool]:

@@ -87,7 +87,12 @@ def read_trace(path: str | Path) -> list[dict]:
 
 
 def _lines(path: Path) -> Iterator[dict]:
-    for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+    # JSON Lines ends records with "\n" only; str.splitlines would also split inside model text at
+    # U+2028, U+2029, U+0085 and other separators that json.dumps(ensure_ascii=False) leaves unescaped.
+    lines = path.read_text("utf-8").split("\n")
+    if lines and not lines[-1]:
+        lines.pop()  # the empty string after the final newline
+    for n, line in enumerate(lines, start=1):
         try:
             yield json.loads(line)
         except json.JSONDecodeError as e:

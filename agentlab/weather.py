@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import zlib
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -54,6 +55,47 @@ def get_weather(city: str) -> dict:
     return lookup(city)
 
 
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_CONDITIONS = ("sunny", "partly cloudy", "cloudy", "light rain", "showers", "windy", "fog")
+
+
+def forecast(rec: dict, days: int) -> list[dict]:
+    """A made-up but stable ``days``-day forecast around a city's temperature (same city, same forecast)."""
+    seed = zlib.crc32(rec["name"].encode("utf-8"))
+    out = []
+    for d in range(days):
+        r = (seed >> (d % 24)) ^ (seed * (d + 7))
+        high = rec["temp_c"] + (r % 7) - 3
+        out.append({"day": _DAYS[d % 7], "high_c": high, "low_c": high - 4 - (r >> 3) % 6,
+                    "condition": _CONDITIONS[(r >> 5) % len(_CONDITIONS)], "rain_chance_pct": (r >> 7) % 10 * 10,
+                    "wind_kmh": 5 + (r >> 9) % 30, "humidity_pct": 40 + (r >> 11) % 50, "uv_index": (r >> 13) % 9})
+    return out
+
+
+def make_get_weather(forecast_days: int = 0) -> Tool:
+    """The ``get_weather`` tool; with ``forecast_days`` > 0 each result also carries a daily forecast.
+
+    A forecast makes every result a few hundred tokens (about 60 per day by the simulator's estimate),
+    as real weather APIs' answers are, so the conversation history grows fast.
+    """
+    if not isinstance(forecast_days, int) or not 0 <= forecast_days <= 14:
+        raise ValueError(f"forecast_days must be a whole number from 0 to 14, got {forecast_days!r}")
+    if forecast_days == 0:
+        return get_weather
+
+    @tool(name="get_weather")
+    def get_weather_with_forecast(city: str) -> dict:
+        """Get today's temperature (degrees Celsius) and conditions for a city, with a daily forecast.
+
+        Args:
+            city: The city's name, e.g. "Paris" or "上海".
+        """
+        today = lookup(city)
+        return {**today, "forecast": forecast(weather_table()[city.strip().casefold()], forecast_days)}
+
+    return get_weather_with_forecast
+
+
 def make_save_note(notes_dir: str | Path) -> Tool:
     """A ``save_note`` tool that appends to ``notes.md`` inside ``notes_dir`` and nowhere else."""
     folder = Path(notes_dir).resolve()
@@ -76,9 +118,12 @@ def make_save_note(notes_dir: str | Path) -> Tool:
     return save_note
 
 
-def task_tools(notes_dir: str | Path) -> list[Tool]:
-    """The two tools of the city-temperature task, with notes kept in ``notes_dir``."""
-    return [get_weather, make_save_note(notes_dir)]
+def task_tools(notes_dir: str | Path, forecast_days: int = 0) -> list[Tool]:
+    """The two tools of the city-temperature task, with notes kept in ``notes_dir``.
+
+    ``forecast_days`` > 0 makes ``get_weather`` return a forecast too (see :func:`make_get_weather`).
+    """
+    return [make_get_weather(forecast_days), make_save_note(notes_dir)]
 
 
 def city_task(cities: list[str], lang: str = "en") -> str:

@@ -1,6 +1,14 @@
+import os
+
 import pytest
 
 import agentlab
+from agentlab.accounting import CHECK_PARTS_ENV
+
+# Every simulated call in the test run (notebook kernels and graded exercises included, which
+# inherit this environment) checks that its input parts add up to its input_tokens; a mismatch
+# raises PartsMismatch in the call that made it.
+os.environ[CHECK_PARTS_ENV] = "1"
 
 
 @pytest.fixture(autouse=True)

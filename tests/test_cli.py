@@ -40,3 +40,35 @@ def test_bad_port_is_a_usage_error(capsys):
 def test_module_entry_point_shows_usage():
     proc = subprocess.run([sys.executable, "-m", "agentlab"], capture_output=True, text=True)
     assert proc.returncode == 2 and "usage: agentlab" in proc.stderr
+
+
+def test_help_names_the_real_default_model(capsys):
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    out = capsys.readouterr().out
+    assert "claude-sonnet-5-5" in out and "4-5" not in out
+
+
+def test_live_without_network_is_one_line_saying_what_to_do(monkeypatch, capsys, tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on: the connection is refused at once
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
+    assert main(["compare", "--live", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip()
+    failure = [l for l in err.splitlines() if not l.startswith("agentlab: live calls")]  # minus the mode notice
+    assert len(failure) == 1 and "Traceback" not in err, err
+    assert "could not reach the API" in err and "Check your network connection, or run offline" in err
+
+
+def test_make_lab_serves_the_repository_root_with_notebooks_shown_first():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(["make", "-n", "-W", "pyproject.toml", "lab"], cwd=root, capture_output=True, text=True)
+    cmd = proc.stdout.split("jupyter lab", 1)[1]
+    assert f'--ServerApp.root_dir="{root}"' in cmd and "--ContentsManager.preferred_dir=notebooks" in cmd
+    assert (root / "notebooks").is_dir() and (root / "exercises").is_dir()

@@ -90,3 +90,20 @@ def test_stop_reason_covers_every_sdk_stop_reason():
 def test_unknown_model_in_sim_mode_is_refused_early_with_suggestions():
     with pytest.raises(ValueError, match=r"connect\(model='claude-sonet-4-6'\): no such model.*claude-sonnet-4-6"):
         agentlab.connect("sim", model="claude-sonet-4-6")
+
+
+def test_offline_notice_is_a_plain_line_once_per_kernel_in_a_notebook(monkeypatch, capsys):
+    import agentlab.client as client_module
+
+    monkeypatch.setattr(client_module, "_in_notebook", lambda: True)
+    monkeypatch.setattr(client_module, "_shown", set())
+    agentlab.connect("sim")
+    agentlab.connect("sim")
+    out, err = capsys.readouterr()
+    assert err == "" and out.count("simulated Claude") == 1
+
+
+def test_offline_notice_goes_to_stderr_in_a_script(capsys):
+    agentlab.connect("sim")
+    out, err = capsys.readouterr()
+    assert out == "" and "simulated Claude" in err

@@ -121,3 +121,33 @@ def test_max_tokens_stop_is_reported(tools):
     long = "word " * 50
     run = run_agent(agentlab.connect("sim", policy=FunctionModel(lambda m, i: long), quiet=True), "x", tools, max_tokens=5)
     assert run.stop_reason is StopReason.MAX_TOKENS and len(run.final_text.split()) <= 5
+
+
+def test_a_tool_returning_something_json_cannot_encode_is_an_error_and_the_run_goes_on():
+    @tool
+    def tags(x: int) -> dict:
+        """Returns a set by mistake."""
+        return {"tags": {"a", "b"}}
+
+    script = ScriptedModel([[{"type": "tool_use", "name": "tags", "input": {"x": 1}}], "Noted."])
+    run = run_agent(agentlab.connect("sim", policy=script, quiet=True), "go", [tags])
+    result = run.messages[2]["content"][0]
+    assert result["is_error"] is True and "JSON cannot encode" in result["content"] and "set" in result["content"]
+    assert run.stop_reason is StopReason.END_TURN and run.final_text == "Noted."
+
+
+def test_a_tool_use_with_null_input_is_an_error_and_the_run_goes_on(tools):
+    script = ScriptedModel([[{"type": "tool_use", "name": "get_weather", "input": None}], "Sorry."])
+    run = run_agent(agentlab.connect("sim", policy=script, quiet=True), "go", tools)
+    result = run.messages[2]["content"][0]
+    assert result["is_error"] is True and "input must be of type object, got null" in result["content"]
+    assert run.stop_reason is StopReason.END_TURN
+
+
+def test_tool_use_ids_are_unique_across_a_conversation_with_many_calls_per_turn(tools):
+    cities = agentlab.city_names()[:12]
+    client = agentlab.connect("sim", parallel=True, quiet=True)
+    run = run_agent(client, agentlab.city_task(cities), tools)
+    ids = [b["id"] for m in run.messages if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"]
+    assert len(ids) == 13 and len(set(ids)) == len(ids)
+    assert [r["input"].get("city") for r in run.tool_results][:12] == cities

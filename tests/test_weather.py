@@ -48,3 +48,25 @@ def test_city_task_needs_two_cities():
     with pytest.raises(ValueError, match="two or more cities"):
         city_task(["Paris"])
     assert "上海" in city_task(["上海", "北京"], "zh")
+
+
+def test_forecast_option_returns_a_few_hundred_tokens_of_stable_forecast():
+    from agentlab.sim.tokens import text_tokens
+    from agentlab.weather import make_get_weather
+
+    tool = make_get_weather(forecast_days=7)
+    first = run_tool({"get_weather": tool}, "get_weather", {"city": "Paris"})
+    again = run_tool({"get_weather": tool}, "get_weather", {"city": "paris"})
+    data = json.loads(first.content)
+    assert data["temp_c"] == lookup("Paris")["temp_c"] and len(data["forecast"]) == 7
+    assert first.content == again.content  # the same city gives the same forecast
+    assert 200 <= text_tokens(first.content) <= 600
+    assert all(d["low_c"] < d["high_c"] for d in data["forecast"])
+
+
+def test_forecast_days_out_of_range_names_the_value():
+    from agentlab.weather import make_get_weather
+
+    with pytest.raises(ValueError, match="forecast_days must be a whole number from 0 to 14, got 30"):
+        make_get_weather(30)
+    assert make_get_weather(0) is get_weather

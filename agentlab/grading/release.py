@@ -17,6 +17,13 @@ from agentlab.grading.solutions import SolutionMarkerError, strip_code, strip_te
 
 SKIP_NAMES = {".git", ".venv", "__pycache__", ".pytest_cache", ".ipynb_checkpoints", "runs", "notes"}
 """Files and folders never copied (plus anything ending in ``.egg-info``)."""
+STUDENT_README = Path(__file__).with_name("STUDENT_README.md")
+"""Replaces the instructor's README.md in the student edition."""
+
+
+def _generated(rel: Path) -> bool:
+    """Output of a run (figures such as compare.png; .gitignore's ``*.png`` except ``docs/``): never released."""
+    return rel.suffix == ".png" and rel.parts[0] != "docs"
 
 
 @dataclass
@@ -50,7 +57,11 @@ def release_student(src_repo: Path, out_dir: Path) -> ReleaseReport:
     plan: list[tuple[Path, str | None]] = []  # (relative path, new text or None = copy as is)
     report = ReleaseReport(out_dir=out)
     for rel in _files(src, skip=out):
+        if _generated(rel):
+            continue
         new_text, exercises = _transform(src / rel, rel.as_posix())
+        if rel.as_posix() == "README.md" and STUDENT_README.is_file():
+            new_text = STUDENT_README.read_text("utf-8")
         plan.append((rel, new_text))
         if exercises:
             report.stubbed[rel.as_posix()] = exercises

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 
 from ..weather import weather_table
@@ -115,8 +116,13 @@ def _read_results(messages: list[dict]) -> tuple[dict[str, float], dict[str, str
                     saved = saved or not b.get("is_error")
                 elif name == "get_weather":
                     asked = str(inp.get("city", ""))
-                    if not b.get("is_error"):
-                        temps[asked] = _temperature(body)
+                    temp = None if b.get("is_error") else _temperature(body)
+                    if temp is not None:
+                        temps[asked] = temp
+                        continue
+                    if not b.get("is_error"):  # unreadable: a failed lookup, never a made-up number
+                        if asked not in failed:
+                            failed.append(asked)
                         continue
                     fix = re.search(r"Did you mean:?\s*'?([^,?'\n]+)", body)
                     if fix and asked not in retry.values():
@@ -126,12 +132,14 @@ def _read_results(messages: list[dict]) -> tuple[dict[str, float], dict[str, str
     return temps, retry, failed, saved
 
 
-def _temperature(body: str) -> float:
+def _temperature(body: str) -> float | None:
+    """The temperature a result states (JSON ``temp_c``, or a number written with °C); ``None`` if none."""
     try:
-        return float(json.loads(body)["temp_c"])
+        value = float(json.loads(body)["temp_c"])
     except (ValueError, KeyError, TypeError):
-        m = re.search(r"-?\d+(?:\.\d+)?", body)
-        return float(m.group()) if m else float("nan")
+        m = re.search(r"(-?\d+(?:\.\d+)?)\s*°\s*C", body)
+        value = float(m.group(1)) if m else None
+    return value if value is not None and math.isfinite(value) else None
 
 
 def compare_text(temps: dict[str, float], zh: bool = False) -> str:

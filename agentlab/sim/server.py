@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import traceback
 import typing
 from functools import lru_cache
@@ -25,7 +26,7 @@ from ..accounting import SIM_HEADER
 from .careful import CarefulAgent
 from .errors import SimAPIError, invalid
 from .policy import Policy, as_reply
-from .tokens import estimate_input_tokens, estimate_output_tokens, text_tokens
+from .tokens import BREAKDOWN_HEADER, estimate_input_tokens, estimate_output_tokens, input_parts, text_tokens
 from .validate import validate_messages_request
 
 
@@ -53,6 +54,7 @@ class Simulator:
         """Decides what the simulated model writes."""
         self.counter = 0
         """Requests served so far; part of every id, so ids never repeat within one simulator."""
+        self._lock = threading.Lock()
         self.models = set(model_catalog()["models"])
         """Model ids answered; any other gets ``404 not_found_error``."""
 
@@ -62,9 +64,11 @@ class Simulator:
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         """Answer one HTTP request as the Messages API would."""
-        self.counter += 1
-        seed = _digest(self.counter, request)
-        request_id = f"req_sim_{self.counter:06d}_{seed[:12]}"
+        with self._lock:  # parallel workflows may share one simulator: each request gets its own number
+            self.counter += 1
+            number = self.counter
+        seed = _digest(number, request)
+        request_id = f"req_sim_{number:06d}_{seed[:12]}"
         headers = {"request-id": request_id, SIM_HEADER: "true; token counts are estimates"}
         try:
             body = self._parse(request)
@@ -74,6 +78,8 @@ class Simulator:
             counting = path.endswith("count_tokens")
             validate_messages_request(body, known_models=self.models, count_tokens=counting)
             payload = {"input_tokens": estimate_input_tokens(body)} if counting else self._message(body, seed)
+            if not counting:  # the estimator's parts, so the harness can show where the input went
+                headers[BREAKDOWN_HEADER] = json.dumps(input_parts(body), separators=(",", ":"))
             return httpx2.Response(200, json=payload, headers=headers)
         except SimAPIError as e:
             return httpx2.Response(e.status, json=e.envelope(request_id), headers=headers)
@@ -98,7 +104,7 @@ class Simulator:
         for i, block in enumerate(reply.content):
             block = dict(block)
             if block["type"] == "tool_use":
-                block = {"type": "tool_use", "id": f"toolu_sim_{seed[i * 8:i * 8 + 16]}{i:02d}",
+                block = {"type": "tool_use", "id": f"toolu_sim_{seed[:16]}{i:02d}",
                          "name": block["name"], "input": block.get("input", {})}
             content.append(block)
         stop = reply.stop_reason or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")

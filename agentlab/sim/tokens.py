@@ -98,19 +98,47 @@ def tool_prompt_overhead(model: str, tool_choice: dict | None) -> tuple[int, str
     return table["fallback"][col], table["fallback"]["stands_in"]
 
 
-def estimate_input_tokens(body: dict) -> int:
-    """Estimated ``usage.input_tokens`` for a Messages API request body."""
-    n = REQUEST_FRAME
+COMPONENTS = ("tool_prompt", "tool_definitions", "system", "task", "history", "new")
+"""The parts of a request's input, in the order a request lays them out (see :func:`input_parts`)."""
+
+BREAKDOWN_HEADER = "agentlab-input-breakdown"
+"""Response header in which the simulator reports :func:`input_parts` of the request, as JSON."""
+
+
+def input_parts(body: dict) -> dict[str, int]:
+    """Estimated input tokens of a Messages API request body, split by where they come from.
+
+    - ``tool_prompt``: the hidden tool-use system prompt (only when ``tools`` is set);
+    - ``tool_definitions``: the ``tools`` list (names, descriptions, schemas);
+    - ``system``: the ``system`` prompt;
+    - ``task``: the first message (the user's task) plus the request's own framing;
+    - ``history``: every later message except the newest user message: earlier turns' assistant
+      replies and tool results, re-sent;
+    - ``new``: the newest user message when it follows earlier turns (e.g. the tool results just
+      produced), i.e. content this call sends for the first time.
+
+    The parts add up to :func:`estimate_input_tokens` exactly.
+    """
+    parts = dict.fromkeys(COMPONENTS, 0)
     system = body.get("system")
     if system:
-        n += SYSTEM_FRAME + content_tokens(system)
-    for msg in body.get("messages", []):
-        n += MESSAGE_FRAME + content_tokens(msg.get("content", ""))
+        parts["system"] = SYSTEM_FRAME + content_tokens(system)
+    msgs = body.get("messages") or []
+    sizes = [MESSAGE_FRAME + content_tokens(m.get("content", "")) for m in msgs]
+    parts["task"] = REQUEST_FRAME + (sizes[0] if sizes else 0)
+    last_is_new = len(msgs) > 1 and msgs[-1].get("role") == "user"
+    parts["new"] = sizes[-1] if last_is_new else 0
+    parts["history"] = sum(sizes[1:-1] if last_is_new else sizes[1:])
     tools = body.get("tools") or []
     if tools:
-        n += sum(tool_def_tokens(t) for t in tools)
-        n += tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"))[0]
-    return n
+        parts["tool_definitions"] = sum(tool_def_tokens(t) for t in tools)
+        parts["tool_prompt"] = tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"))[0]
+    return parts
+
+
+def estimate_input_tokens(body: dict) -> int:
+    """Estimated ``usage.input_tokens`` for a Messages API request body (the sum of :func:`input_parts`)."""
+    return sum(input_parts(body).values())
 
 
 def estimate_output_tokens(blocks: list[dict]) -> int:

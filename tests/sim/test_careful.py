@@ -62,3 +62,29 @@ def test_max_tokens_zero_gives_no_content():
     client = agentlab.connect("sim", quiet=True)
     msg = client.messages.create(model=MODEL, max_tokens=0, messages=[{"role": "user", "content": "Hello"}])
     assert msg.stop_reason == "max_tokens" and msg.content == []
+
+
+def _result_without_error_flag(content):
+    return {"type": "tool_result", "tool_use_id": "toolu_1", "content": content}
+
+
+def test_an_unreadable_result_is_a_failed_lookup_never_a_number():
+    """Notebook 01's change-predict-run task: the error flag removed from the "Pariss" failure."""
+    from agentlab.sim.careful import CarefulAgent
+
+    ask = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+                                             "input": {"city": "Pariss"}}]}
+    msgs = [{"role": "user", "content": "Which is warmer today, Pariss or London?"}, ask,
+            {"role": "user", "content": [_result_without_error_flag(
+                "Unknown city 'Pariss'. Did you mean: Paris? Call get_weather again with one of these names.")]}]
+    reply = CarefulAgent()({"messages": msgs, "tools": [{"name": "get_weather"}]})
+    text = " ".join(b.get("text", "") for b in reply.content)
+    assert "nan" not in text and "Pariss" in text and "couldn't get the weather" in text
+
+
+def test_a_number_without_degrees_is_not_read_as_a_temperature():
+    from agentlab.sim.careful import _temperature
+
+    assert _temperature("Error 404: city service down") is None
+    assert _temperature('{"temp_c": NaN}') is None
+    assert _temperature("Paris: 18.5 °C, sunny") == 18.5

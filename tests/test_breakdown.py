@@ -1,0 +1,101 @@
+"""Every call's input split into parts: in the simulator the parts add up to input_tokens exactly."""
+
+import httpx2
+import pytest
+
+import agentlab
+from agentlab.accounting import PartsMismatch
+from agentlab.breakdown import InputBreakdown
+from agentlab.sim.tokens import BREAKDOWN_HEADER, input_parts, tool_def_tokens, tool_prompt_overhead
+
+
+def test_demo_turns_split_into_tool_prompt_definitions_task_history_and_new(sim, tmp_path):
+    agent, workflow = agentlab.compare(sim, ["Paris", "London"], tmp_path)
+    specs = [t.spec() for t in agentlab.task_tools(tmp_path)]
+    for t in agent.turns:
+        b = t.breakdown
+        assert b.parts_total == t.input_tokens and b.residual == 0
+        assert b.tool_prompt == tool_prompt_overhead(agent.model, None)[0]
+        assert b.tool_definitions == sum(tool_def_tokens(s) for s in specs)
+    first, last = agent.turns[0].breakdown, agent.turns[-1].breakdown
+    assert first.history == first.new == 0  # the first call sends only the fixed part
+    assert last.history > agent.turns[1].breakdown.history > 0  # history grows turn by turn
+    assert workflow.turns[0].breakdown.tool_prompt == workflow.turns[0].breakdown.tool_definitions == 0
+
+
+def test_reprefill_is_fixed_overhead_plus_history_resent(sim, tools):
+    run = agentlab.run_agent(sim, agentlab.city_task(["Paris", "London"]), tools)
+    assert run.turns[0].reprefill_tokens == 0
+    for t in run.turns[1:]:
+        assert t.reprefill_fixed == t.breakdown.fixed  # the whole fixed part was sent before
+        assert t.reprefill_fixed + t.reprefill_history == t.reprefill_tokens
+        assert 0 < t.reprefill_history <= t.breakdown.history
+
+
+def test_parts_cover_system_prompt_and_a_chat_without_tools():
+    body = {"model": "claude-sonnet-5-5", "system": "Be brief.", "messages": [
+        {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"},
+        {"role": "user", "content": "How are you?"}]}
+    parts = input_parts(body)
+    assert parts["system"] > 0 and parts["history"] > 0 and parts["new"] > 0 and parts["tool_prompt"] == 0
+    assert sum(parts.values()) == agentlab.sim.tokens.estimate_input_tokens(body)
+
+
+def _without_parts(sim):
+    def handle(request):
+        response = sim.handle(request)
+        response.headers.pop(BREAKDOWN_HEADER, None)  # as the real API: no split in the response
+        return response
+    return handle
+
+
+def test_count_tokens_split_matches_the_simulators_own_parts(tools):
+    """The live method (count_tokens on prefixes), run against the simulator, which serves count_tokens."""
+    counted = agentlab.connect("sim", quiet=True, count_parts=True)
+    counted._client = httpx2.Client(transport=httpx2.MockTransport(_without_parts(counted.agentlab_simulator)))
+    run = agentlab.run_agent(counted, agentlab.city_task(["Paris", "London"]), tools, system="Be careful.")
+    plain = agentlab.run_agent(agentlab.connect("sim", quiet=True),
+                               agentlab.city_task(["Paris", "London"]), tools, system="Be careful.")
+    for c, p in zip(run.turns, plain.turns):
+        assert c.breakdown.source == "count_tokens" and c.breakdown.residual == 0
+        assert c.breakdown.parts() == p.breakdown.parts()
+
+
+def _tampered(sim):
+    def handle(request):
+        response = sim.handle(request)
+        if BREAKDOWN_HEADER in response.headers:
+            response.headers[BREAKDOWN_HEADER] = '{"task": 1}'
+        return response
+    return handle
+
+
+def test_parts_that_do_not_add_up_fail_the_call(monkeypatch):
+    monkeypatch.setenv("AGENTLAB_CHECK_PARTS", "1")
+    client = agentlab.connect("sim", quiet=True)
+    client._client = httpx2.Client(transport=httpx2.MockTransport(_tampered(client.agentlab_simulator)))
+    with pytest.raises(PartsMismatch, match="add up to 1, but usage reports"):
+        client.messages.create(model="claude-sonnet-5-5", max_tokens=50, messages=[{"role": "user", "content": "Hello"}])
+
+
+def test_breakdown_names_its_fixed_part():
+    b = InputBreakdown(tool_prompt=346, tool_definitions=96, system=0, task=28, history=133, new=13)
+    assert b.fixed == 470 and b.parts_total == 616
+
+
+def _billing_more(sim, extra):
+    def handle(request):
+        response = _without_parts(sim)(request)
+        if request.url.path.endswith("/v1/messages"):
+            body = response.json()
+            body["usage"]["input_tokens"] += extra  # a real model's tokenizer disagrees with the counts
+            return httpx2.Response(200, json=body, headers=response.headers)
+        return response
+    return handle
+
+
+def test_what_the_counts_do_not_explain_is_shown_as_residual(tools):
+    client = agentlab.connect("sim", quiet=True, count_parts=True)
+    client._client = httpx2.Client(transport=httpx2.MockTransport(_billing_more(client.agentlab_simulator, 7)))
+    run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"]), tools)
+    assert all(t.breakdown.residual == 7 and t.breakdown.parts_total + 7 == t.input_tokens for t in run.turns)

@@ -1,0 +1,108 @@
+"""Every claim notebook 02's prose makes, checked on the notebook's own variables.
+
+The notebook's code cells run here, in order, in one namespace (the same code the student runs);
+each test then checks one sentence of the prose against what those cells computed. A sentence that
+stops being true fails here, with the figure that broke it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_the_loop.ipynb"
+
+
+@pytest.fixture(scope="module")
+def nb(tmp_path_factory):
+    import os
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    saved = {k: os.environ.pop(k, None) for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
+    cells = [c for c in json.loads(NOTEBOOK.read_text("utf-8"))["cells"] if c["cell_type"] == "code"]
+    ns: dict = {"__name__": "notebook_02"}
+    try:
+        for cell in cells:
+            exec(compile("".join(cell["source"]), f"{NOTEBOOK.name} cell", "exec"), ns)
+            plt.close("all")
+    finally:
+        os.environ.update({k: v for k, v in saved.items() if v is not None})
+    return ns
+
+
+def test_the_two_city_run_takes_four_calls_one_per_tool_then_the_answer(nb):
+    run = nb["run"]
+    assert run.stop_reason.value == "end_turn" and run.model_calls == 4
+    assert [t.tool_calls for t in run.turns] == [["get_weather"], ["get_weather"], ["save_note"], []]
+
+
+def test_only_history_and_new_change_from_turn_to_turn(nb):
+    table = nb["turns_table"](nb["run"])
+    for fixed in ["tool-use system prompt", "tool definitions", "task"]:
+        assert table[fixed].nunique() == 1, f"{fixed} changes between turns: {list(table[fixed])}"
+    assert list(table["history (earlier turns)"]) == sorted(table["history (earlier turns)"])
+
+
+def test_tool_prompt_and_definitions_are_more_than_half_of_turn_4_and_history_less_than_a_third(nb):
+    shares = nb["shares"]
+    assert nb["last"].index == 4
+    assert shares["tools"] > 50, shares
+    assert shares["history"] < 100 / 3, shares
+
+
+def test_the_fixed_part_resent_is_larger_than_the_history_resent_in_every_later_turn(nb):
+    for t in nb["run"].turns[1:]:
+        assert t.reprefill_fixed == t.breakdown.fixed
+        assert t.reprefill_fixed > t.reprefill_history, (t.index, t.reprefill_fixed, t.reprefill_history)
+
+
+def test_short_results_each_city_costs_more_yet_within_10_percent_of_a_straight_line(nb):
+    scaling = nb["scaling"]
+    steps = list(scaling["extra input tokens vs previous row"].dropna())
+    assert all(b > a for a, b in zip(steps, steps[1:])), steps
+    assert list(scaling["model calls"]) == [n + 2 for n in scaling.index]
+    assert 0 < nb["above_straight_line"](scaling) < 10
+
+
+def test_with_forecasts_history_overtakes_by_turn_4_and_is_over_three_quarters_at_the_end(nb):
+    big = nb["big"]
+    assert big.stop_reason.value == "end_turn" and big.model_calls == 14
+    assert nb["history_overtakes"](big) <= 4
+    assert nb["input_shares"](big.turns[-1])["history"] > 75
+
+
+def test_with_forecasts_12_cities_cost_over_40_percent_more_than_the_straight_line(nb):
+    long = nb["long_scaling"]
+    assert (long["stop"] == "end_turn").all()
+    assert nb["above_straight_line"](long) > 40
+
+
+def test_max_turns_ends_the_run_on_an_unread_tool_result(nb):
+    capped = nb["capped"]
+    assert capped.stop_reason.value == "max_turns" and capped.model_calls == 2
+    assert capped.messages[-1]["role"] == "user"
+    assert [b["type"] for b in capped.messages[-1]["content"]] == ["tool_result"]
+
+
+def test_the_trace_ends_with_a_single_stop_event(nb):
+    kinds = [e.get("event") for e in nb["events"][1:]]
+    assert kinds[-1] == "stop" and kinds.count("stop") == 1
+
+
+def test_the_parallel_run_makes_fewer_calls_and_uses_fewer_input_tokens(nb):
+    run, prun = nb["run"], nb["prun"]
+    assert prun.model_calls < run.model_calls and prun.input_tokens < run.input_tokens
+    assert prun.turns[0].tool_calls == ["get_weather", "get_weather"]
+
+
+def test_workflow_input_is_under_a_tenth_and_tools_are_over_half_of_the_agents_input(nb):
+    agent, workflow = nb["agent"], nb["workflow"]
+    assert workflow.model_calls == 1 and workflow.input_tokens < agent.input_tokens / 10
+    assert nb["tools_part"] > agent.input_tokens / 2
+    assert workflow.turns[0].breakdown.tool_prompt == 0
