@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 from anthropic import Middleware
 from anthropic.types import Message
 
+from .stream_meter import record_attempt, streamed_record, tap_stream
+
 if TYPE_CHECKING:
     from .run import Turn
 
@@ -47,6 +49,8 @@ class CallRecord:
     """True when the tokens are the simulator's estimates."""
     tool_calls: tuple[str, ...] = ()
     """Names of the tools the response asked for."""
+    retry: bool = False
+    """True when this answer came on a retry (earlier attempts failed: see ``Meter.attempts``)."""
 
 
 @lru_cache(maxsize=4096)
@@ -72,6 +76,7 @@ class Meter(Middleware):
 
     def __init__(self) -> None:
         self.calls: list[CallRecord] = []
+        self.attempts: list = []  # every HTTP attempt, failed ones and retries included (stream_meter.Attempt)
         self._last: tuple[int, Any] | None = None  # (message count, first message) of the previous request
 
     def handle(self, request, call_next):  # type: ignore[override]
@@ -84,7 +89,12 @@ class Meter(Middleware):
         t0 = time.perf_counter()
         response = call_next(request)
         wall = time.perf_counter() - t0
-        if response.http_response.is_success and not request.stream:  # streamed calls are not metered yet
+        retry = record_attempt(self, request, response, wall)
+        if response.http_response.is_success and request.stream:  # metered when its message_stop passes by
+            self._last = shape
+            estimated = SIM_HEADER in response.http_response.headers
+            tap_stream(response, lambda s: self.calls.append(streamed_record(s, t0, continues, estimated, retry)))
+        if response.http_response.is_success and not request.stream:
             self._last = shape
             msg = response.parse()  # the SDK caches this parse and hands the same Message to the caller
             if not hasattr(msg, "usage"):  # a caller that asked for raw JSON (cast_to=object, dict...)
@@ -96,7 +106,7 @@ class Meter(Middleware):
             self.calls.append(CallRecord(
                 model=msg.model, usage=usage, stop_reason=msg.stop_reason, wall_s=wall, continues=continues,
                 estimated=SIM_HEADER in response.http_response.headers,
-                tool_calls=tuple(b.name for b in msg.content if b.type == "tool_use")))
+                tool_calls=tuple(b.name for b in msg.content if b.type == "tool_use"), retry=retry))
         return response
 
     def mark(self) -> int:
