@@ -89,7 +89,12 @@ class _Tap(httpx2.SyncByteStream):
 def tap_stream(response: Any, on_message: Callable[[dict], None]) -> None:
     """Read ``response``'s server-sent events as the caller consumes them; call ``on_message`` at ``message_stop``."""
     http = response.http_response
-    http.stream = _Tap(http.stream, on_message)
+    tap = _Tap(http.stream, on_message)
+    if hasattr(http, "_content"):  # already in memory (an in-process transport): read its events now
+        for _ in _Tap([http._content], on_message):
+            pass
+        return
+    http.stream = tap
 
 
 def streamed_record(summary: dict, started: float, continues: bool, estimated: bool, retry: bool) -> Any:
