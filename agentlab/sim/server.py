@@ -101,10 +101,10 @@ class Simulator:
                 raise SimAPIError("request_too_large", "Request exceeds the maximum size")
             version = check_version(request.headers)
             counting = path.endswith("count_tokens")
-            body = self._checked(self._parse(request), version, counting)
+            body, input_tokens = self._checked(self._parse(request), version, counting)
             if counting:
-                return httpx2.Response(200, json={"input_tokens": estimate_input_tokens(body)}, headers=headers)
-            message = build_message(self.policy, body, model_profile(body["model"]), n, seed)
+                return httpx2.Response(200, json={"input_tokens": input_tokens}, headers=headers)
+            message = build_message(self.policy, body, model_profile(body["model"]), n, seed, input_tokens)
             self.threads.remember(body, message)
             if body.get("stream"):
                 return httpx2.Response(200, content=sse_body(message),
@@ -118,8 +118,8 @@ class Simulator:
                                            f"(at {where.filename}:{where.lineno}, in {where.name})")
             return httpx2.Response(err.status, json=err.envelope(request_id), headers=headers)
 
-    def _checked(self, body: Any, version: str, counting: bool) -> dict:
-        """``body`` validated for its model and API version; a continued thread expanded to the full request."""
+    def _checked(self, body: Any, version: str, counting: bool) -> tuple[dict, int]:
+        """``body`` validated for its model and API version (a continued thread expanded to the full request), and its input tokens."""
         if isinstance(body, dict):
             check_fields(body, version, count_tokens=counting)
             body = self.threads.expand(body)
@@ -128,8 +128,9 @@ class Simulator:
         check_version_content(body["messages"], version)
         check_sampling(body, p)
         check_model_rules(body, p, count_tokens=counting)
-        check_context(estimate_input_tokens(body), p)
-        return body
+        input_tokens = estimate_input_tokens(body)
+        check_context(input_tokens, p)
+        return body, input_tokens
 
     @staticmethod
     def _parse(request: httpx2.Request) -> Any:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from .images import image_tokens
@@ -46,6 +47,7 @@ TOOL_FRAME = 14
 """Tokens per tool definition for its wrapper (fitted on the get_weather example)."""
 
 
+@lru_cache(maxsize=16384)  # the history is re-sent every turn: most texts were counted before
 def text_tokens(text: str) -> int:
     """Estimated tokens in a piece of text."""
     n = 0
