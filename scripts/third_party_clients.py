@@ -7,7 +7,9 @@ These libraries are not agentlab dependencies, so this is a script a person runs
     python scripts/third_party_clients.py --base-url http://127.0.0.1:8765   # or use a running one
 
 For each client that imports, it sends a plain request, a streamed one (their default for several)
-and a tool-call request, and prints what came back or the error. A client missing is reported as
+and a tool-call request, and prints what came back or the error. Tried on 2026-11-30 with
+langchain-anthropic 1.7.10 (invoke, stream, bind_tools: ok), pydantic-ai-slim 2.68.0 (an agent with
+a tool: ok) and litellm (completion, stream=True: ok), each against ``agentlab serve``. A client missing is reported as
 skipped. Only 127.0.0.1 is contacted; every call is bounded by a timeout.
 """
 
@@ -51,6 +53,9 @@ def try_pydantic_ai(base_url: str) -> str:
 
 
 def try_litellm(base_url: str) -> str:
+    import os
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no download of litellm's price list: offline
     import litellm
 
     plain = litellm.completion(model=f"anthropic/{MODEL}", messages=[{"role": "user", "content": "Hello"}],
