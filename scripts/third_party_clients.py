@@ -9,7 +9,7 @@ These libraries are not agentlab dependencies, so this is a script a person runs
 For each client that imports, it sends a plain request, a streamed one (their default for several)
 and a tool-call request, and prints what came back or the error. Tried on 2026-11-30 with
 langchain-anthropic 1.7.10 (invoke, stream, bind_tools: ok), pydantic-ai-slim 2.68.0 (an agent with
-a tool: ok) and litellm (completion, stream=True: ok), each against ``agentlab serve``. A client missing is reported as
+a tool: ok) and litellm 1.110.2 (completion, stream=True: ok), each against ``agentlab serve``. A client missing is reported as
 skipped. Only 127.0.0.1 is contacted; every call is bounded by a timeout.
 """
 
