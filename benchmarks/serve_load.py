@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -113,7 +114,16 @@ def _start(kind: str) -> tuple[subprocess.Popen, int]:
     raise RuntimeError(f"{kind} server did not start on port {port}")
 
 
-def sequential(port: int, bodies: list[bytes], seconds: float, max_requests: int) -> float:
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) a process has used so far, from /proc (``None`` where there is no /proc)."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def sequential(port: int, bodies: list[bytes], seconds: float, max_requests: int) -> tuple[float, int]:
     conn = http.client.HTTPConnection(HOST, port, timeout=10)
     n, start = 0, time.perf_counter()
     while n < max_requests and time.perf_counter() - start < seconds:
@@ -123,7 +133,7 @@ def sequential(port: int, bodies: list[bytes], seconds: float, max_requests: int
         assert response.status == 200, response.status
         n += 1
     conn.close()
-    return n / (time.perf_counter() - start)
+    return n / (time.perf_counter() - start), n
 
 
 def concurrent(port: int, body: bytes, clients: int) -> int:
@@ -167,14 +177,17 @@ def main() -> int:
     for kind in ("baseline", "current"):
         proc, port = _start(kind)
         try:
-            rps = sequential(port, bodies, seconds, args.max_requests)
+            cpu0 = cpu_seconds(proc.pid)
+            rps, n = sequential(port, bodies, seconds, args.max_requests)
+            cpu1 = cpu_seconds(proc.pid)
             ok = concurrent(port, bodies[0], clients)
         finally:
             proc.kill()
             proc.wait(timeout=30)
         results[kind] = (rps, ok)
+        cpu = f"{(cpu1 - cpu0) / n * 1000:.2f} ms" if cpu0 is not None and cpu1 is not None else "n/a"
         print(f"{kind:9s} sequential {rps:8.1f} req/s (one keep-alive connection, city task)   "
-              f"concurrent {ok}/{clients} answered", flush=True)
+              f"concurrent {ok}/{clients} answered   server CPU per request {cpu}", flush=True)
     (b_rps, b_ok), (c_rps, c_ok) = results["baseline"], results["current"]
     print(f"ratio current/baseline: sequential {c_rps / b_rps:.1f}x, concurrent answered {c_ok}/{max(b_ok, 1)} = {c_ok / max(b_ok, 1):.1f}x")
     print(f"targets: sequential >= {TARGET_RPS} req/s: {'met' if c_rps >= TARGET_RPS else 'NOT met'}; "
