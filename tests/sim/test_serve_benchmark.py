@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "serve_load.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "serve_load.py"
 
 
 def test_quick_run_prints_both_servers_and_the_ratio():
