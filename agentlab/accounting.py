@@ -33,6 +33,7 @@ from anthropic import Middleware
 from anthropic.types import Message
 
 from .breakdown import InputBreakdown, count_parts, from_header
+from .stream_meter import Attempt, record_attempt, tap_stream
 
 if TYPE_CHECKING:
     from .run import Turn
@@ -74,6 +75,8 @@ class CallRecord:
     """``threading.get_ident()`` of the thread that made the call."""
     breakdown: InputBreakdown | None = None
     """Where the input went, when known (always in the simulator; live with ``count_tokens=True``)."""
+    retry: bool = False
+    """True when this answer came on a retry (earlier attempts failed: see ``Meter.attempts``)."""
 
 
 def prompt_total(usage: dict) -> int:
@@ -140,6 +143,8 @@ class Meter(Middleware):
 
     def __init__(self, count_tokens: bool = False, client: Any = None) -> None:
         self.calls: list[CallRecord] = []
+        self.attempts: list[Attempt] = []
+        """Every HTTP attempt, failed ones and the SDK's retries included."""
         self.count_tokens = count_tokens
         self.client = client
         self.check_parts = bool(os.environ.get(CHECK_PARTS_ENV))
@@ -157,35 +162,45 @@ class Meter(Middleware):
         t0 = time.perf_counter()
         response = call_next(request)
         wall = time.perf_counter() - t0
-        if response.http_response.is_success and not request.stream:  # streamed calls are not metered yet
-            msg = response.parse()  # the SDK caches this parse and hands the same Message to the caller
-            if not hasattr(msg, "usage"):  # a caller that asked for raw JSON (cast_to=object, dict...)
-                msg = Message.model_validate(response.http_response.json())
-            u = msg.usage
-            usage = {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
-                     "cache_read_input_tokens": u.cache_read_input_tokens or 0,
-                     "cache_creation_input_tokens": u.cache_creation_input_tokens or 0}
-            total = prompt_total(usage)
-            headers = response.http_response.headers
-            parts = from_header(headers, total)
-            if parts is None and self.count_tokens and self.client is not None:  # live: ask count_tokens
-                parts = count_parts(self.client, body, total)
-            if parts is not None and parts.source == "simulator" and self.check_parts and parts.residual:
-                raise PartsMismatch(f"simulated input parts {parts.parts()} add up to {parts.parts_total}, "
-                                    f"but usage reports {total} input tokens")
-            with self._lock:
-                prev = self._replies.get((first, _fingerprint(resent))) if resent is not None else None
-                if prev is None:
-                    self._conversations += 1
-                conversation = prev[0] if prev else self._conversations
-                self._replies[(first, _fingerprint(msg.content))] = (conversation, total + usage["output_tokens"])
-                self.calls.append(CallRecord(
-                    model=msg.model, usage=usage, stop_reason=msg.stop_reason, wall_s=wall,
-                    continues=prev is not None, estimated=SIM_HEADER in headers,
-                    tool_calls=tuple(b.name for b in msg.content if b.type == "tool_use"),
-                    reprefill=min(total, prev[1]) if prev else 0, conversation=conversation,
-                    thread=threading.get_ident(), breakdown=parts))
+        retry = record_attempt(self, request, response, wall)
+        if not response.http_response.is_success:
+            return response
+        headers = response.http_response.headers
+        if request.stream:  # metered when its message_stop passes by, as the caller reads the stream
+            tap_stream(response, lambda s: self._record(body, first, resent, headers, s["model"], s["usage"],
+                                                        s["stop_reason"], s["content"], time.perf_counter() - t0, retry))
+            return response
+        msg = response.parse()  # the SDK caches this parse and hands the same Message to the caller
+        if not hasattr(msg, "usage"):  # a caller that asked for raw JSON (cast_to=object, dict...)
+            msg = Message.model_validate(response.http_response.json())
+        content = [b.model_dump(mode="json", exclude_none=True) for b in msg.content]
+        self._record(body, first, resent, headers, msg.model, msg.usage.model_dump(), msg.stop_reason, content, wall, retry)
         return response
+
+    def _record(self, body: dict, first: str, resent: Any, headers: Any, model: str, raw_usage: dict,
+                stop_reason: str | None, content: list[dict], wall: float, retry: bool) -> None:
+        """Append one call's :class:`CallRecord`, with its conversation, re-prefill and input parts."""
+        usage = {k: raw_usage.get(k) or 0 for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                                                     "cache_creation_input_tokens")}
+        total = prompt_total(usage)
+        parts = from_header(headers, total)
+        if parts is None and self.count_tokens and self.client is not None:  # live: ask count_tokens
+            parts = count_parts(self.client, body, total)
+        if parts is not None and parts.source == "simulator" and self.check_parts and parts.residual:
+            raise PartsMismatch(f"simulated input parts {parts.parts()} add up to {parts.parts_total}, "
+                                f"but usage reports {total} input tokens")
+        with self._lock:
+            prev = self._replies.get((first, _fingerprint(resent))) if resent is not None else None
+            if prev is None:
+                self._conversations += 1
+            conversation = prev[0] if prev else self._conversations
+            self._replies[(first, _fingerprint(content))] = (conversation, total + usage["output_tokens"])
+            self.calls.append(CallRecord(
+                model=model, usage=usage, stop_reason=stop_reason, wall_s=wall,
+                continues=prev is not None, estimated=SIM_HEADER in headers,
+                tool_calls=tuple(b.get("name", "") for b in content if b.get("type") == "tool_use"),
+                reprefill=min(total, prev[1]) if prev else 0, conversation=conversation,
+                thread=threading.get_ident(), breakdown=parts, retry=retry))
 
     def mark(self) -> int:
         """A position in ``calls``; pass it to :meth:`turns` to get the calls made since."""

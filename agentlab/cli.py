@@ -52,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="serve the simulated Messages API on http://127.0.0.1:PORT")
     s.add_argument("--port", type=_port, default=8765, help="port on 127.0.0.1 (default: 8765)")
     s.add_argument("--parallel", action="store_true", help="let the simulated model ask for several tools per turn")
+    s.add_argument("--faults", default=None, metavar="SPEC",
+                   help="inject seeded faults, e.g. 0.2 or '429=0.1,529=0.05,500=0.05,slow=0.1:0.5,at=3:429,seed=7'")
+
+    m = sub.add_parser("models", help="the simulator's model profiles (limits, tool-use prompt, behaviour) and prices")
+    m.add_argument("--all", action="store_true", help="include retired models")
 
     sub.add_parser("cities", help="list the cities in the bundled weather data")
     try:
@@ -109,7 +114,19 @@ def main(argv: list[str] | None = None) -> int:
         from .sim.serve import serve
         from .sim.server import Simulator
 
-        serve(args.port, Simulator(parallel=args.parallel))
+        from .sim.faults import as_faults
+
+        try:
+            faults = as_faults(float(args.faults) if args.faults and args.faults.replace(".", "", 1).isdigit() else args.faults)
+        except ValueError as e:
+            print(f"agentlab serve: --faults {args.faults!r}: {e}", file=sys.stderr)
+            return 2
+        serve(args.port, Simulator(parallel=args.parallel, faults=faults))
+        return 0
+    if args.command == "models":
+        from .model_table import models_table
+
+        print(models_table(include_retired=args.all))
         return 0
     if args.command == "cities":
         from .weather import city_names

@@ -57,6 +57,7 @@ def connect(
     middleware: Sequence[Any] = (),
     quiet: bool = False,
     count_parts: bool = False,
+    faults: Any = None,
     **client_options: Any,
 ) -> anthropic.Anthropic:
     """A real ``anthropic.Anthropic`` client in ``"sim"``, ``"live"`` or ``"auto"`` mode.
@@ -74,6 +75,8 @@ def connect(
         count_parts: Split every call's input into tool prompt, tool definitions, system, task,
             history and new with free ``count_tokens`` calls (up to five per call). The simulator
             reports the split itself, so this matters live (and for testing it against the simulator).
+        faults: Sim only: seeded fault injection (``0.2``, ``"429=0.1,seed=7"``, a dict or a
+            ``agentlab.sim.faults.Faults``); the SDK's own retries (``max_retries``, default 2) stay on.
         client_options: Passed on to ``anthropic.Anthropic`` (e.g. ``max_retries``, ``timeout``).
     """
     chosen = resolve_mode(mode, base_url)
@@ -84,18 +87,21 @@ def connect(
         if base_url is not None:
             raise ValueError("connect(mode='sim', base_url=...): the simulator runs in-process; drop base_url, "
                              "or use mode='live' to reach the server at base_url")
-        sim = Simulator(policy, parallel=parallel)
+        sim = Simulator(policy, parallel=parallel, faults=faults)
         if model not in sim.models:
             close = difflib.get_close_matches(model, sorted(sim.models), n=3)
             raise ValueError(f"connect(model={model!r}): no such model; the simulator answers to the models the "
                              f"installed anthropic SDK lists{', e.g. ' + ', '.join(close) if close else ''}. "
                              f"Default: {default_model()}.")
-        client_options.setdefault("max_retries", 0)  # the simulator is deterministic: a retry gives the same answer
+        if faults is None:  # the simulator is deterministic: without faults a retry gives the same answer
+            client_options.setdefault("max_retries", 0)
         client = anthropic.Anthropic(api_key="sim-no-key-needed", base_url=SIM_BASE_URL, middleware=chain,
                                      http_client=httpx2.Client(transport=sim.transport()), **client_options)
         client.agentlab_simulator = sim  # type: ignore[attr-defined]
         note = f"agentlab: simulated Claude ({model}), offline; token counts are estimates. Set ANTHROPIC_API_KEY to go live."
     else:
+        if faults is not None:
+            raise ValueError("connect(faults=...) injects faults into the simulator; use it with mode='sim'")
         key = api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not key and base_url is None:
             raise MissingAPIKey(

@@ -15,6 +15,7 @@ import difflib
 import json
 import math
 import re
+from functools import lru_cache
 
 from ..weather import weather_table
 from .policy import Reply
@@ -32,6 +33,11 @@ def _text_of(content) -> str:
 
 def cities_in(text: str) -> list[str]:
     """City names in ``text`` in order of appearance: known names, and capitalised near-misses as written."""
+    return list(_cities_in(text))
+
+
+@lru_cache(maxsize=1024)  # the task is re-read every turn; near-miss matching (difflib) is the costly part
+def _cities_in(text: str) -> tuple[str, ...]:
     found: list[tuple[int, str]] = []
     lowered = text.casefold()
     names = sorted(weather_table(), key=len, reverse=True)
@@ -53,7 +59,7 @@ def cities_in(text: str) -> list[str]:
         s, e = m.span(1)
         if not any(taken[s:e]):
             found.append((s, m.group(1)))
-    return [n for _, n in sorted(found)]
+    return tuple(n for _, n in sorted(found))
 
 
 class CarefulAgent:

@@ -32,6 +32,10 @@ class SimAPIError(Exception):
     """The API's error type, e.g. ``"invalid_request_error"``; it fixes the HTTP status."""
     message: str
     """The human-readable message, worded as the real API words it where that is known."""
+    details: dict | None = None
+    """Machine-readable ``error.details`` (e.g. ``{"error_code": "thread_not_found"}``), when the API sends one."""
+    headers: dict | None = None
+    """Extra response headers (``retry-after``, ``anthropic-ratelimit-*``...) for this error."""
 
     def __post_init__(self) -> None:
         if self.type not in STATUS_OF:
@@ -45,11 +49,10 @@ class SimAPIError(Exception):
 
     def envelope(self, request_id: str) -> dict:
         """The JSON body the API sends for this error."""
-        return {
-            "type": "error",
-            "error": {"type": self.type, "message": self.message},
-            "request_id": request_id,
-        }
+        error: dict = {"type": self.type, "message": self.message}
+        if self.details:
+            error["details"] = self.details
+        return {"type": "error", "error": error, "request_id": request_id}
 
 
 def invalid(message: str) -> SimAPIError:

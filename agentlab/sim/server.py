@@ -2,8 +2,11 @@
 
 ``Simulator.handle`` takes an ``httpx2.Request`` and returns an ``httpx2.Response``, so it plugs into
 the real SDK as an ``httpx2.MockTransport`` (in-process, see ``connect``) or behind a local HTTP
-server (``agentlab serve``). It serves ``POST /v1/messages`` and ``POST /v1/messages/count_tokens``,
-validates requests as the API does, and answers errors in the API's envelope.
+server (``agentlab serve``). It serves ``POST /v1/messages`` (JSON, or server-sent events with
+``stream: true``) and ``POST /v1/messages/count_tokens``, checks the ``anthropic-version`` header,
+validates requests as the API does for the model asked for (its profile, ``profiles.py``), continues
+server-side message threads, can inject seeded faults (``faults.py``), and answers errors in the API's
+envelope.
 
 Deterministic: ids come from a per-simulator counter and a hash of the request, bodies carry no
 wall-clock time, so the same request sequence gives byte-identical responses.
@@ -14,10 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 import traceback
-import typing
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 import httpx2
@@ -25,20 +26,27 @@ import httpx2
 from ..accounting import SIM_HEADER
 from .careful import CarefulAgent
 from .errors import SimAPIError, invalid
-from .policy import Policy, as_reply
-from .tokens import BREAKDOWN_HEADER, estimate_input_tokens, estimate_output_tokens, input_parts, text_tokens
+from .faults import Faults, as_faults
+from .policy import Policy
+from .profiles import profiles
+from .respond import build_message
+from .streaming import sse_body
+from .threads import Threads
+from .tokens import BREAKDOWN_HEADER, estimate_input_tokens, input_parts
 from .validate import validate_messages_request
+from .validate_api import check_fields, check_sampling, check_version, check_version_content
+from .validate_model import check_context, check_model_rules, model_profile
+
+MAX_BODY_BYTES = 32_000_000
+"""Largest request body the Messages API takes: 32 MB (https://platform.claude.com/docs/en/api/overview#request-size-limits,
+as cited by the SDK maintainers in https://github.com/anthropics/anthropic-sdk-python/issues/938)."""
+DEFAULT_MODEL = "claude-sonnet-5-5"
+"""The model used when none is given (``AGENTLAB_MODEL`` overrides it, see ``client.default_model``)."""
 
 
-@lru_cache(maxsize=1)
 def model_catalog() -> dict:
-    """The default model and every id the simulator answers to: the installed SDK's ``ModelParam``
-    ids (the SDK is the truth about current models) plus the older ids in ``data/models.json``."""
-    from anthropic.types.model_param import ModelParam
-
-    data = json.loads(resources.files("agentlab.sim").joinpath("data/models.json").read_text("utf-8"))
-    sdk_ids = [a for arg in typing.get_args(ModelParam) for a in typing.get_args(arg)]
-    return {**data, "models": sorted({*sdk_ids, *data["models"]})}
+    """The default model and every id the simulator answers to (the profiles not retired)."""
+    return {"default": DEFAULT_MODEL, "models": sorted(k for k, p in profiles().items() if not p.retired)}
 
 
 def _digest(counter: int, request: httpx2.Request) -> str:
@@ -49,113 +57,85 @@ def _digest(counter: int, request: httpx2.Request) -> str:
 class Simulator:
     """An in-process stand-in for the Anthropic Messages API."""
 
-    def __init__(self, policy: Policy | None = None, *, parallel: bool = False) -> None:
+    def __init__(self, policy: Policy | None = None, *, parallel: bool = False, faults: object = None) -> None:
         self.policy: Policy = policy if policy is not None else CarefulAgent(parallel=parallel)
         """Decides what the simulated model writes."""
         self.counter = 0
         """Requests served so far; part of every id, so ids never repeat within one simulator."""
-        self._lock = threading.Lock()
         self.models = set(model_catalog()["models"])
-        """Model ids answered; any other gets ``404 not_found_error``."""
+        """Model ids answered; any other (or a retired one) gets ``404 not_found_error``."""
+        self.faults: Faults | None = as_faults(faults)
+        """Seeded fault injection (``None``: every request is answered)."""
+        self.threads = Threads()
+        """Server-side message threads, for clients that continue one (the SDK's tool runner)."""
+        self._lock = threading.Lock()
 
     def transport(self) -> httpx2.MockTransport:
         """An httpx2 transport that routes every request into this simulator."""
         return httpx2.MockTransport(self.handle)
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
-        """Answer one HTTP request as the Messages API would."""
-        with self._lock:  # parallel workflows may share one simulator: each request gets its own number
+        """Answer one HTTP request as the Messages API would (thread-safe; a slow fault waits outside the lock)."""
+        with self._lock:
             self.counter += 1
-            number = self.counter
-        seed = _digest(number, request)
-        request_id = f"req_sim_{number:06d}_{seed[:12]}"
+            n = self.counter
+            response = self._answer(request, n)
+        delay = self.faults.delay(n) if self.faults else 0.0
+        if delay:
+            time.sleep(delay)
+        return response
+
+    def _answer(self, request: httpx2.Request, n: int) -> httpx2.Response:
+        seed = _digest(n, request)
+        request_id = f"req_sim_{n:06d}_{seed[:12]}"
         headers = {"request-id": request_id, SIM_HEADER: "true; token counts are estimates"}
         try:
-            body = self._parse(request)
             path = request.url.path.rstrip("/")
             if request.method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
                 raise SimAPIError("not_found_error", f"Not found: {request.method} {request.url.path} (the simulator serves POST /v1/messages and /v1/messages/count_tokens)")
+            fault = self.faults.fault(n) if self.faults else None
+            if fault is not None:
+                raise fault
+            if len(request.content) > MAX_BODY_BYTES:
+                # Quoted: https://github.com/anthropics/claude-code/issues/14567 ("Request exceeds the maximum size")
+                raise SimAPIError("request_too_large", "Request exceeds the maximum size")
+            version = check_version(request.headers)
             counting = path.endswith("count_tokens")
-            validate_messages_request(body, known_models=self.models, count_tokens=counting)
-            payload = {"input_tokens": estimate_input_tokens(body)} if counting else self._message(body, seed)
-            if not counting:  # the estimator's parts, so the harness can show where the input went
-                headers[BREAKDOWN_HEADER] = json.dumps(input_parts(body), separators=(",", ":"))
-            return httpx2.Response(200, json=payload, headers=headers)
+            body, input_tokens = self._checked(self._parse(request), version, counting)
+            if counting:
+                return httpx2.Response(200, json={"input_tokens": input_tokens}, headers=headers)
+            message = build_message(self.policy, body, model_profile(body["model"]), n, seed, input_tokens)
+            headers[BREAKDOWN_HEADER] = json.dumps(input_parts(body), separators=(",", ":"))  # where the input went
+            self.threads.remember(body, message)
+            if body.get("stream"):
+                return httpx2.Response(200, content=sse_body(message),
+                                       headers={**headers, "content-type": "text/event-stream; charset=utf-8"})
+            return httpx2.Response(200, json=message, headers=headers)
         except SimAPIError as e:
-            return httpx2.Response(e.status, json=e.envelope(request_id), headers=headers)
+            return httpx2.Response(e.status, json=e.envelope(request_id), headers={**headers, **(e.headers or {})})
         except Exception as e:  # a bug in a policy (a student's FunctionModel, say): say where, as a 500
             where = traceback.extract_tb(e.__traceback__)[-1]
             err = SimAPIError("api_error", f"the simulated model's policy raised {type(e).__name__}: {e} "
                                            f"(at {where.filename}:{where.lineno}, in {where.name})")
             return httpx2.Response(err.status, json=err.envelope(request_id), headers=headers)
 
+    def _checked(self, body: Any, version: str, counting: bool) -> tuple[dict, int]:
+        """``body`` validated for its model and API version (a continued thread expanded to the full request), and its input tokens."""
+        if isinstance(body, dict):
+            check_fields(body, version, count_tokens=counting)
+            body = self.threads.expand(body)
+        validate_messages_request(body, known_models=None, count_tokens=counting)
+        p = model_profile(body["model"])
+        check_version_content(body["messages"], version)
+        check_sampling(body, p)
+        check_model_rules(body, p, count_tokens=counting)
+        input_tokens = estimate_input_tokens(body)
+        check_context(input_tokens, p)
+        return body, input_tokens
+
     @staticmethod
     def _parse(request: httpx2.Request) -> Any:
         try:
             return json.loads(request.content or b"null")
-        except json.JSONDecodeError as e:
-            raise invalid(f"The request body is not valid JSON: {e.msg} at position {e.pos}.") from None
-
-    def _message(self, body: dict, seed: str) -> dict:
-        if body.get("stream"):
-            raise invalid("agentlab simulator: stream=true is not simulated yet; call messages.create without stream=True.")
-        reply = as_reply(self.policy(body))
-        content = []
-        for i, block in enumerate(reply.content):
-            block = dict(block)
-            if block["type"] == "tool_use":
-                block = {"type": "tool_use", "id": f"toolu_sim_{seed[:16]}{i:02d}",
-                         "name": block["name"], "input": block.get("input", {})}
-            content.append(block)
-        stop = reply.stop_reason or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
-        content, stop, sequence = _stop_at_sequence(content, stop, body.get("stop_sequences") or [])
-        content, stop = _cap(content, stop, body["max_tokens"])
-        return {
-            "id": f"msg_sim_{self.counter:06d}{seed[:14]}",
-            "type": "message",
-            "role": "assistant",
-            "model": body["model"],
-            "content": content,
-            "stop_reason": stop,
-            "stop_sequence": sequence,
-            "usage": {
-                "input_tokens": estimate_input_tokens(body),
-                "output_tokens": estimate_output_tokens(content),
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
-            },
-        }
-
-
-def _stop_at_sequence(content: list[dict], stop: str, stops: list[str]) -> tuple[list[dict], str, str | None]:
-    """Cut the reply at the first of ``stop_sequences`` it writes, as the API does."""
-    for i, block in enumerate(content):
-        if block["type"] != "text":
-            continue
-        hits = [(block["text"].find(s), s) for s in stops if s and s in block["text"]]
-        if hits:
-            at, seq = min(hits)
-            return content[:i] + [{"type": "text", "text": block["text"][:at]}], "stop_sequence", seq
-    return content, stop, None
-
-
-def _cap(content: list[dict], stop: str, max_tokens: int) -> tuple[list[dict], str]:
-    """Apply ``max_tokens`` (cut the text, drop unfinished tool calls) as the API would end the turn."""
-    if estimate_output_tokens(content) <= max_tokens:
-        return content, stop
-    kept, budget = [], max_tokens
-    for block in content:
-        if block["type"] != "text":
-            break
-        words = block["text"].split(" ")
-        cut = []
-        for w in words:
-            if text_tokens(" ".join(cut + [w])) > budget:
-                break
-            cut.append(w)
-        if cut:
-            kept.append({"type": "text", "text": " ".join(cut)})
-        budget -= text_tokens(" ".join(cut))
-        if budget <= 0 or len(cut) < len(words):
-            break
-    return kept, "max_tokens"
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise invalid(f"The request body is not valid JSON: {getattr(e, 'msg', e)} at position {getattr(e, 'pos', 0)}.") from None

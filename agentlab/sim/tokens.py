@@ -9,11 +9,16 @@ How it counts:
   to three digits, per run of punctuation, and per CJK character;
 - a request: a fixed framing cost, the system prompt, every message and block, every tool
   definition (name, description, each property) and, when ``tools`` is non-empty, the hidden
-  tool-use system prompt for that model and ``tool_choice`` (``data/tool_overhead.json``).
+  tool-use system prompt for that model and ``tool_choice`` (the model's profile, ``profiles.py``);
+- per model: text counts (content, tool definitions) are multiplied by the profile's tokenizer factor
+  (about 1.3 for Opus 4.7 and later and the 5.x models, whose newer tokenizer the docs say produces
+  about 30% more tokens for the same text); framing and the documented tool-prompt figures are not;
+- images: by the documented formula (width x height / 750 after the API's downscaling), ``images.py``.
 
 The framing constants below were set so that the two requests Anthropic publishes with their
-counts come out right ("You are a scientist" + "Hello, Claude" = 14; the docs' ``get_weather`` tool
-+ "What's the weather like in San Francisco?" = 403). They are therefore fitted on those two
+counts come out right with the older tokenizer ("You are a scientist" + "Hello, Claude" = 14; the
+docs' ``get_weather`` tool + "What's the weather like in San Francisco?" = 403 with the 346-token
+tool prompt of the table those counts were published with). They are therefore fitted on those two
 points, and matching them is not evidence of accuracy elsewhere.
 """
 
@@ -22,8 +27,11 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import Any
+
+from .images import image_tokens
+from .profiles import _data as _profile_data
+from .profiles import profile
 
 _PIECE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]|[^\W\d_]+|\d{1,3}|[^\w\s]+|_")
 
@@ -39,6 +47,7 @@ TOOL_FRAME = 14
 """Tokens per tool definition for its wrapper (fitted on the get_weather example)."""
 
 
+@lru_cache(maxsize=16384)  # the history is re-sent every turn: most texts were counted before
 def text_tokens(text: str) -> int:
     """Estimated tokens in a piece of text."""
     n = 0
@@ -47,55 +56,82 @@ def text_tokens(text: str) -> int:
     return n
 
 
+def tokenizer_factor(model: str | None) -> float:
+    """The model's tokenizer factor against the reference tokenizer (1.0 for an unknown model)."""
+    p = profile(model) if model else None
+    return p.tokenizer if p else 1.0
+
+
+def _scaled(n: int, model: str | None) -> int:
+    factor = tokenizer_factor(model)
+    return n if factor == 1.0 else round(n * factor)
+
+
 def _block_tokens(block: Any) -> int:
     if isinstance(block, str):
         return text_tokens(block)
+    if not isinstance(block, dict):
+        return text_tokens(str(block))
     kind = block.get("type")
     if kind == "text":
-        return text_tokens(block.get("text", ""))
+        return text_tokens(str(block.get("text", "")))
+    if kind == "image":
+        return image_tokens(block)
     if kind == "tool_use":
-        return BLOCK_FRAME + text_tokens(block.get("name", "")) + text_tokens(json.dumps(block.get("input", {}), ensure_ascii=False))
+        return BLOCK_FRAME + text_tokens(str(block.get("name", ""))) + text_tokens(json.dumps(block.get("input", {}), ensure_ascii=False))
     if kind == "tool_result":
         return BLOCK_FRAME + content_tokens(block.get("content", ""))
+    if kind in ("thinking", "redacted_thinking"):  # the signature is opaque to the model
+        return text_tokens(str(block.get("thinking", "")))
     return text_tokens(json.dumps(block, ensure_ascii=False))  # other block types: count their JSON
 
 
-def content_tokens(content: Any) -> int:
-    """Estimated tokens in a message's ``content`` (a string or a list of blocks)."""
+def content_tokens(content: Any, *, model: str | None = None) -> int:
+    """Estimated tokens in a message's ``content`` (a string or a list of blocks), for ``model``'s tokenizer."""
     if isinstance(content, str):
-        return text_tokens(content)
-    return sum(_block_tokens(b) for b in content or [])
+        return _scaled(text_tokens(content), model)
+    if not isinstance(content, list):
+        return 0
+    images = sum(image_tokens(b) for b in content if isinstance(b, dict) and b.get("type") == "image")
+    return _scaled(sum(_block_tokens(b) for b in content) - images, model) + images
 
 
 def _schema_tokens(schema: dict) -> int:
     n = 0
-    for name, prop in (schema.get("properties") or {}).items():
-        n += text_tokens(name) + text_tokens(str(prop.get("type", ""))) + text_tokens(prop.get("description", ""))
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    for name, prop in (props if isinstance(props, dict) else {}).items():
+        if not isinstance(prop, dict):
+            n += text_tokens(str(name))
+            continue
+        n += text_tokens(str(name)) + text_tokens(str(prop.get("type", ""))) + text_tokens(str(prop.get("description", "")))
         if "enum" in prop:
             n += text_tokens(" ".join(map(str, prop["enum"])))
         if isinstance(prop.get("items"), dict):
             n += _schema_tokens({"properties": {"item": prop["items"]}})
-    return n + sum(text_tokens(r) for r in schema.get("required", []))
+    required = schema.get("required", []) if isinstance(schema, dict) else []
+    return n + sum(text_tokens(str(r)) for r in (required if isinstance(required, list) else []))
 
 
-def tool_def_tokens(spec: dict) -> int:
-    """Estimated tokens of one tool definition as the model sees it."""
-    return TOOL_FRAME + text_tokens(spec.get("name", "")) + text_tokens(spec.get("description", "")) + _schema_tokens(spec.get("input_schema") or {})
-
-
-@lru_cache(maxsize=1)
-def _overhead_table() -> dict:
-    return json.loads(resources.files("agentlab.sim").joinpath("data/tool_overhead.json").read_text("utf-8"))
+def tool_def_tokens(spec: dict, *, model: str | None = None) -> int:
+    """Estimated tokens of one tool definition as the model sees it (its text scaled by ``model``'s tokenizer)."""
+    if not isinstance(spec, dict):
+        return TOOL_FRAME
+    text = text_tokens(str(spec.get("name", ""))) + text_tokens(str(spec.get("description", "")))
+    return TOOL_FRAME + _scaled(text + _schema_tokens(spec.get("input_schema") or {}), model)
 
 
 def tool_prompt_overhead(model: str, tool_choice: dict | None) -> tuple[int, str]:
-    """The hidden tool-use system prompt's tokens for ``model`` and ``tool_choice``, and whose figure it is."""
-    table = _overhead_table()
-    col = "any_tool" if (tool_choice or {}).get("type") in ("any", "tool") else "auto_none"
-    for row in table["rows"]:
-        if any(model.startswith(p) for p in row["prefixes"]):
-            return row[col], row["family"]
-    return table["fallback"][col], table["fallback"]["stands_in"]
+    """The hidden tool-use system prompt's tokens for ``model`` and ``tool_choice``, and whose figure it is.
+
+    The second value names the figure: the model's own, or the named stand-in where the docs give none."""
+    forced = isinstance(tool_choice, dict) and tool_choice.get("type") in ("any", "tool")
+    p = profile(model)
+    if p is None:
+        fb = _profile_data()["fallback_tool_prompt"]
+        p = profile(fb["from"])
+        assert p is not None, "profiles.json: fallback_tool_prompt names no profile"
+        return p.tool_prompt[forced], f"{p.name} figure stands in: {model!r} has no profile"
+    return p.tool_prompt[forced], (p.tool_prompt_note or f"{p.name} (published figure)")
 
 
 COMPONENTS = ("tool_prompt", "tool_definitions", "system", "task", "history", "new")
@@ -119,20 +155,21 @@ def input_parts(body: dict) -> dict[str, int]:
 
     The parts add up to :func:`estimate_input_tokens` exactly.
     """
+    model = str(body.get("model", ""))
     parts = dict.fromkeys(COMPONENTS, 0)
     system = body.get("system")
     if system:
-        parts["system"] = SYSTEM_FRAME + content_tokens(system)
+        parts["system"] = SYSTEM_FRAME + content_tokens(system, model=model)
     msgs = body.get("messages") or []
-    sizes = [MESSAGE_FRAME + content_tokens(m.get("content", "")) for m in msgs]
+    sizes = [MESSAGE_FRAME + content_tokens(m.get("content", ""), model=model) for m in msgs]
     parts["task"] = REQUEST_FRAME + (sizes[0] if sizes else 0)
     last_is_new = len(msgs) > 1 and msgs[-1].get("role") == "user"
     parts["new"] = sizes[-1] if last_is_new else 0
     parts["history"] = sum(sizes[1:-1] if last_is_new else sizes[1:])
     tools = body.get("tools") or []
     if tools:
-        parts["tool_definitions"] = sum(tool_def_tokens(t) for t in tools)
-        parts["tool_prompt"] = tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"))[0]
+        parts["tool_definitions"] = sum(tool_def_tokens(t, model=model) for t in tools)
+        parts["tool_prompt"] = tool_prompt_overhead(model, body.get("tool_choice"))[0]
     return parts
 
 
@@ -141,6 +178,6 @@ def estimate_input_tokens(body: dict) -> int:
     return sum(input_parts(body).values())
 
 
-def estimate_output_tokens(blocks: list[dict]) -> int:
+def estimate_output_tokens(blocks: list[dict], *, model: str | None = None) -> int:
     """Estimated ``usage.output_tokens`` for the content blocks the simulated model wrote."""
-    return max(1, content_tokens(blocks))
+    return max(1, content_tokens(blocks, model=model))

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from agentlab.sim.errors import SimAPIError, invalid
+from agentlab.sim.validate_blocks import validate_blocks
 from agentlab.sim.validate_tools import validate_tool_choice, validate_tools
 
 ROLES = ("user", "assistant")
@@ -43,6 +44,9 @@ def validate_messages_request(
         # Reconstructed, not quoted: pydantic's wording for a body that is not a JSON object.
         raise invalid("Input should be a valid dictionary or object to extract fields from")
     _check_required_fields(body, count_tokens)
+    if not isinstance(body["model"], str):
+        # Reconstructed, not quoted: pydantic's wording for a non-string field.
+        raise invalid("model: Input should be a valid string")
     if not count_tokens:
         _check_max_tokens(body["max_tokens"])
     messages = body["messages"]
@@ -50,6 +54,7 @@ def validate_messages_request(
     tool_names = validate_tools(body.get("tools"))
     validate_tool_choice(body.get("tool_choice"), tool_names)
     _check_non_empty_content(messages)
+    validate_blocks(body)
     _check_tool_use_pairing(messages)
     if known_models is not None and body["model"] not in known_models:
         # Quoted: https://github.com/anthropics/claude-code/issues/5349 ("model: sonnet4"),

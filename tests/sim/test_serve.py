@@ -10,16 +10,6 @@ from agentlab.sim.serve import make_server
 from agentlab.sim.server import Simulator
 
 
-@pytest.fixture
-def base_url():
-    server = make_server(Simulator(), port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
 def test_plain_sdk_client_talks_to_the_local_server(base_url):
     client = anthropic.Anthropic(api_key="anything", base_url=base_url, max_retries=0)
     msg = client.messages.create(model="claude-haiku-4-5", max_tokens=50, messages=[{"role": "user", "content": "Hello"}])
@@ -41,3 +31,41 @@ def test_the_agent_loop_runs_against_the_server(base_url, tmp_path):
 def test_server_refuses_non_loopback_hosts():
     with pytest.raises(ValueError, match="only listens on loopback"):
         make_server(Simulator(), port=0, host="0.0.0.0")
+
+
+def test_200_simultaneous_clients_are_all_answered(base_url):
+    import http.client
+    import json as _json
+
+    port = int(base_url.rsplit(":", 1)[1])
+    body = _json.dumps({"model": "claude-sonnet-5-5", "max_tokens": 20, "messages": [{"role": "user", "content": "Hello"}]})
+    barrier, answered = threading.Barrier(200), []
+
+    def one():
+        barrier.wait(timeout=60)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request("POST", "/v1/messages", body=body, headers={"anthropic-version": "2026-10-21", "content-type": "application/json"})
+        answered.append(conn.getresponse().status)
+        conn.close()
+
+    threads = [threading.Thread(target=one) for _ in range(200)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert answered.count(200) == 200
+
+
+def test_a_body_over_32_mb_is_413_over_http(base_url):
+    import httpx2
+
+    r = httpx2.post(f"{base_url}/v1/messages", content=b"x" * 32_000_001,
+                    headers={"anthropic-version": "2026-10-21", "content-type": "application/json"}, timeout=120)
+    assert r.status_code == 413 and r.json()["error"]["type"] == "request_too_large"
+
+
+def test_cli_serve_rejects_a_bad_fault_spec(capsys):
+    from agentlab.cli import main
+
+    assert main(["serve", "--port", "0", "--faults", "418=1"]) == 2
+    assert "not understood" in capsys.readouterr().err

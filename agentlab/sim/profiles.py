@@ -1,0 +1,110 @@
+"""Model profiles: what the simulated API knows about each model id, read from ``data/profiles.json``.
+
+One profile per exact model id (plus its dated aliases): no prefix matching, so a newer model never
+silently inherits an older model's figures. The estimator (tool-use prompt, tokenizer factor), the
+validator (limits, forced ``tool_choice``, prefill, sampling, thinking) and the policies' wrapper
+(thinking blocks between tool calls) all read these profiles. Each figure names a source in the file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One model as the simulator plays it."""
+
+    id: str
+    """The exact model id (``claude-sonnet-5-5``)."""
+    name: str
+    """Display name (``Claude Sonnet 5.5``)."""
+    status: str
+    """``active``, ``legacy`` or ``retired`` (a retired model answers ``404 not_found_error``)."""
+    context_window: int
+    """Maximum input tokens."""
+    max_output: int
+    """Maximum ``max_tokens``; above it the API answers 400."""
+    tool_prompt: tuple[int, int]
+    """Hidden tool-use system prompt tokens: (``auto``/``none``, ``any``/``tool``)."""
+    tool_prompt_note: str
+    """Empty when the figure is this model's own; else which model's figure stands in, and why."""
+    tokenizer: float
+    """Tokens per token of the reference (pre-Opus-4.7) tokenizer: about 1.3 for the newer tokenizer."""
+    forced_tool_choice: bool
+    """Whether ``tool_choice`` ``any``/``tool`` is accepted."""
+    prefill: bool
+    """Whether a final ``assistant`` message (prefill) is accepted."""
+    sampling: str
+    """Under API version 2023-06-01: ``any`` (accepted), ``defaults_only`` or ``none`` (deprecated)."""
+    thinking: str
+    """``none``, ``extended``, ``adaptive`` (off by default), ``adaptive_default`` or ``adaptive_always``."""
+    thinking_types: tuple[str, ...]
+    """Accepted ``thinking.type`` values."""
+    thinking_between_tools: bool
+    """Text the model writes between tool calls comes back in ``thinking`` blocks."""
+    sources: dict
+    """Source (URL and what it says) of each figure, by field."""
+    aliases: tuple[str, ...] = ()
+    """Other exact ids of the same model (dated snapshots)."""
+
+    @property
+    def retired(self) -> bool:
+        """True when requests to this model fail with ``not_found_error``."""
+        return self.status == "retired"
+
+    @property
+    def thinks_by_default(self) -> bool:
+        """True when a request without ``thinking`` runs with thinking on."""
+        return self.thinking in ("adaptive_default", "adaptive_always")
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict:
+    return json.loads(resources.files("agentlab.sim").joinpath("data/profiles.json").read_text("utf-8"))
+
+
+def _build(row: dict, rows: dict[str, dict], data: dict) -> Profile:
+    src = data["sources"]
+    if row.get("tool_prompt"):
+        prompt, note = row["tool_prompt"], ""
+    else:
+        other = rows[row.get("tool_prompt_from") or data["fallback_tool_prompt"]["from"]]
+        prompt = other["tool_prompt"]
+        note = f"{other['name']} figure stands in: {row.get('tool_prompt_note') or data['fallback_tool_prompt']['note']}"
+    sources = {field: src[row[key]] for field, key in (
+        ("limits", "limits_source"), ("tokenizer", "tokenizer_source"), ("forced_tool_choice", "forced_source"),
+        ("prefill", "prefill_source"), ("sampling", "sampling_source"), ("thinking", "thinking_source"))}
+    sources["tool_prompt"] = src[row.get("tool_prompt_source", "tool_prompt")]
+    return Profile(
+        id=row["id"], name=row["name"], status=row["status"], context_window=row["context_window"],
+        max_output=row["max_output"], tool_prompt=(prompt["auto_none"], prompt["any_tool"]), tool_prompt_note=note,
+        tokenizer=float(row["tokenizer"]), forced_tool_choice=row["forced_tool_choice"], prefill=row["prefill"],
+        sampling=row["sampling"], thinking=row["thinking"], thinking_types=tuple(row["thinking_types"]),
+        thinking_between_tools=row["thinking_between_tools"], sources=sources, aliases=tuple(row.get("aliases", ())))
+
+
+@lru_cache(maxsize=1)
+def profiles() -> dict[str, Profile]:
+    """Every profile by exact id, aliases included (an alias maps to the same profile)."""
+    data = _data()
+    rows = {r["id"]: r for r in data["profiles"]}
+    out: dict[str, Profile] = {}
+    for row in data["profiles"]:
+        p = _build(row, rows, data)
+        for key in (p.id, *p.aliases):
+            out[key] = p
+    return out
+
+
+def profile(model: str) -> Profile | None:
+    """The profile for exactly ``model``, or ``None`` (no prefix matching)."""
+    return profiles().get(model)
+
+
+def read_date() -> str:
+    """When the figures in the profile table were read."""
+    return _data()["read"]

@@ -1,0 +1,87 @@
+"""Building the simulated ``Message``: ids, the API's guarantees, stop sequences, ``max_tokens``, usage.
+
+Deterministic: ids come from the simulator's counter and a hash of the request; no wall-clock time.
+"""
+
+from __future__ import annotations
+
+from .policy import Policy, as_reply
+from .profiles import Profile
+from .shape import shape
+from .tokens import estimate_input_tokens, estimate_output_tokens, text_tokens
+
+
+def usage(input_tokens: int, output_tokens: int) -> dict:
+    """The ``usage`` object with the fields the API returns (no prompt caching simulated yet: cache parts are 0)."""
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+        "service_tier": "standard",
+    }
+
+
+def build_message(policy: Policy, body: dict, profile: Profile, counter: int, seed: str,
+                  input_tokens: int | None = None) -> dict:
+    """The full ``Message`` the simulated model answers ``body`` with."""
+    reply = as_reply(policy(body))
+    content = []
+    for i, block in enumerate(reply.content):
+        block = dict(block)
+        if block["type"] == "tool_use":
+            block = {"type": "tool_use", "name": block["name"], "input": block.get("input", {})}
+        content.append(block)
+    content, stop = shape(content, reply.stop_reason, body, profile)
+    for i, block in enumerate(content):  # ids after shaping, so a call written for a forced tool_choice has one too
+        if block["type"] == "tool_use":
+            content[i] = {"type": "tool_use", "id": f"toolu_sim_{seed[:16]}{i:02d}", **block}
+    stop = stop or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
+    content, stop, sequence = _stop_at_sequence(content, stop, body.get("stop_sequences") or [])
+    content, stop = _cap(content, stop, body["max_tokens"], profile.id)
+    return {
+        "id": f"msg_sim_{counter:06d}{seed[:14]}",
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": sequence,
+        "usage": usage(estimate_input_tokens(body) if input_tokens is None else input_tokens,
+                       estimate_output_tokens(content, model=profile.id)),
+    }
+
+
+def _stop_at_sequence(content: list[dict], stop: str, stops: list[str]) -> tuple[list[dict], str, str | None]:
+    """Cut the reply at the first of ``stop_sequences`` it writes, as the API does."""
+    for i, block in enumerate(content):
+        if block["type"] != "text":
+            continue
+        hits = [(block["text"].find(s), s) for s in stops if isinstance(s, str) and s and s in block["text"]]
+        if hits:
+            at, seq = min(hits)
+            return content[:i] + [{"type": "text", "text": block["text"][:at]}], "stop_sequence", seq
+    return content, stop, None
+
+
+def _cap(content: list[dict], stop: str, max_tokens: int, model: str) -> tuple[list[dict], str]:
+    """Apply ``max_tokens`` (cut the text, drop unfinished tool calls) as the API would end the turn."""
+    if estimate_output_tokens(content, model=model) <= max_tokens:
+        return content, stop
+    kept, budget = [], max_tokens
+    for block in content:
+        if block["type"] != "text":
+            break
+        words = block["text"].split(" ")
+        cut: list[str] = []
+        for w in words:
+            if estimate_output_tokens([{"type": "text", "text": " ".join(cut + [w])}], model=model) > budget:
+                break
+            cut.append(w)
+        if cut:
+            kept.append({"type": "text", "text": " ".join(cut)})
+        budget -= text_tokens(" ".join(cut))
+        if budget <= 0 or len(cut) < len(words):
+            break
+    return kept, "max_tokens"

@@ -1,0 +1,81 @@
+"""What the API guarantees about a reply, applied to whatever a policy wrote.
+
+Every policy (``CarefulAgent``, a student's ``FunctionModel``, a ``ScriptedModel``) gets the same
+guarantees the API gives:
+
+* ``tool_choice`` ``any``/``tool``: the reply starts with a ``tool_use`` (of the named tool for
+  ``tool``), with no text before it (the API prefills the assistant turn to force the call:
+  https://platform.claude.com/docs/en/agents-and-tools/tool-use/implement-tool-use#forcing-tool-use).
+  A policy that wrote no such call gets one written for it, its input filled from the schema's
+  required fields with placeholder values (``""``, ``0``, ``false``, ``[]``, ``{}``);
+* ``tool_choice`` ``none``: no ``tool_use`` (text only);
+* ``disable_parallel_tool_use``: at most one ``tool_use``;
+* models that return text between tool calls in ``thinking`` blocks (Claude Sonnet 5.5 with its
+  default adaptive thinking, or ``between_tools``: https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5#text-between-tool-calls):
+  text written before a ``tool_use`` comes back as a ``thinking`` block, its text empty under the
+  default ``display`` ``"omitted"`` (the text with ``"summarized"``), signed for this model and
+  conversation. A turn without a tool call keeps its text.
+"""
+
+from __future__ import annotations
+
+from .profiles import Profile
+from .validate_model import conversation_key, signature
+
+_PLACEHOLDER = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
+
+
+def shape(content: list[dict], stop: str | None, body: dict, profile: Profile) -> tuple[list[dict], str | None]:
+    """``content`` and stop reason after the API's guarantees for ``body`` on ``profile``."""
+    choice = body.get("tool_choice") if isinstance(body.get("tool_choice"), dict) else {}
+    kind = choice.get("type")
+    if body.get("tools") and kind in ("any", "tool"):
+        content, stop = _forced(content, choice, body["tools"]), "tool_use"
+    elif kind == "none" or not body.get("tools"):
+        kept = [b for b in content if b.get("type") != "tool_use"]
+        if len(kept) < len(content):
+            content, stop = kept or [{"type": "text", "text": "(no tool call: tool_choice is none)"}], "end_turn"
+    if choice.get("disable_parallel_tool_use"):
+        uses = [i for i, b in enumerate(content) if b.get("type") == "tool_use"]
+        content = [b for i, b in enumerate(content) if b.get("type") != "tool_use" or i == (uses or [0])[0]]
+    if profile.thinking_between_tools and _thinking_on(body):
+        content = _thinking_between_tools(content, body)
+    return content, stop
+
+
+def _forced(content: list[dict], choice: dict, tools: list[dict]) -> list[dict]:
+    wanted = choice.get("name") if choice.get("type") == "tool" else None
+    uses = [b for b in content if b.get("type") == "tool_use" and (wanted is None or b.get("name") == wanted)]
+    if not uses:
+        spec = next((t for t in tools if t.get("name") == wanted), None) if wanted else tools[0]
+        uses = [{"type": "tool_use", "name": spec.get("name"), "input": _placeholder_input(spec.get("input_schema"))}]
+    return uses[:1] if choice.get("disable_parallel_tool_use") else uses
+
+
+def _placeholder_input(schema: object) -> dict:
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+        return {}
+    props = schema["properties"]
+    return {name: _PLACEHOLDER.get(props.get(name, {}).get("type") if isinstance(props.get(name), dict) else None, "")
+            for name in schema.get("required") or [] if isinstance(name, str)}
+
+
+def _thinking_on(body: dict) -> bool:
+    thinking = body.get("thinking")
+    return thinking is None or (isinstance(thinking, dict) and thinking.get("type") in ("adaptive", "between_tools"))
+
+
+def _thinking_between_tools(content: list[dict], body: dict) -> list[dict]:
+    if not any(b.get("type") == "tool_use" for b in content):
+        return content
+    shown = (body.get("thinking") or {}).get("display") == "summarized"
+    key = conversation_key(body["messages"])
+    out, before_tool = [], True
+    for block in content:
+        if block.get("type") == "tool_use":
+            before_tool = False
+        if block.get("type") == "text" and before_tool:
+            text = block["text"] if shown else ""
+            block = {"type": "thinking", "thinking": text, "signature": signature(body["model"], key, text)}
+        out.append(block)
+    return out

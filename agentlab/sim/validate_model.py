@@ -1,0 +1,94 @@
+"""Per-model rules: each model's profile (``profiles.py``) decides what the API accepts for it.
+
+* a retired model, or an id with no profile: ``404 not_found_error`` (as for any unknown model);
+* ``max_tokens`` above the model's maximum output; input above its context window;
+* forced ``tool_choice`` (``any``/``tool``) on a model that refuses it (Claude Sonnet 5.5:
+  https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5#forced-tool-use-is-not-supported);
+* assistant prefill (a final ``assistant`` message) on a model that refuses it;
+* a ``thinking.type`` the model does not take (Sonnet 5.5 takes ``adaptive`` and ``between_tools``);
+* a ``thinking`` block whose signature this simulator did not issue for this model and conversation,
+  on a model whose thinking blocks are tied to them (Sonnet 5.5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from .errors import SimAPIError, invalid
+from .profiles import Profile, profile
+
+
+def model_profile(model: object) -> Profile:
+    """The profile of an answered model; the API's 404 for a retired or unknown one."""
+    p = profile(model) if isinstance(model, str) else None
+    if p is None or p.retired:
+        # Quoted: https://github.com/anthropics/claude-code/issues/5349 ("model: sonnet4")
+        raise SimAPIError("not_found_error", f"model: {model}")
+    return p
+
+
+def check_model_rules(body: dict, p: Profile, *, count_tokens: bool = False) -> None:
+    """Raise the API's 400 where ``body`` asks ``p`` for something it does not do."""
+    if not count_tokens and body["max_tokens"] > p.max_output:
+        # Reconstructed, not quoted: the form of the widely reported limit error.
+        raise invalid(f"max_tokens: {body['max_tokens']} > {p.max_output}, which is the maximum allowed "
+                      f"number of output tokens for {body['model']}")
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") in ("any", "tool") and not p.forced_tool_choice:
+        # As quoted by a third-party client (https://docs.rs/crate/harn-vm/0.10.177/source/src/llm/helpers/options/tool_choice.rs);
+        # not verified against the API. The rule itself: the Sonnet 5.5 page cited above.
+        raise invalid('tool_choice: type "tool" and "any" are not supported for this model')
+    if body["messages"][-1]["role"] == "assistant" and not p.prefill:
+        # Quoted: https://github.com/langchain-ai/deepagents/issues/1585 and https://github.com/cortexkit/magic-context/issues/511
+        raise invalid("This model does not support assistant message prefill. The conversation must end with a user message.")
+    _check_thinking(body.get("thinking"), p)
+    if p.thinking_between_tools:
+        _check_signatures(body, p)
+
+
+def check_context(input_tokens: int, p: Profile) -> None:
+    """The API's 400 when the (estimated) prompt is longer than the model's context window."""
+    if input_tokens > p.context_window:
+        # Quoted: "prompt is too long: 219898 tokens > 200000 maximum" (https://github.com/earendil-works/pi/issues/102)
+        raise invalid(f"prompt is too long: {input_tokens} tokens > {p.context_window} maximum")
+
+
+def _check_thinking(thinking: object, p: Profile) -> None:
+    if thinking is None:
+        return
+    if not isinstance(thinking, dict) or not isinstance(thinking.get("type"), str):
+        # Reconstructed, not quoted: pydantic's wording when the "type" tag is missing.
+        raise invalid("thinking: Unable to extract tag using discriminator 'type'")
+    kind = thinking["type"]
+    if kind in p.thinking_types:
+        return
+    if kind == "disabled" and "between_tools" in p.thinking_types:
+        # Reconstructed, not quoted: the page says the message points to between_tools
+        # (https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5#turn-off-up-front-thinking).
+        raise invalid('thinking.type: "disabled" is not supported for this model; use "between_tools" to turn off up-front thinking')
+    accepted = ", ".join(f"'{t}'" for t in p.thinking_types) or "none"
+    # Reconstructed, not quoted.
+    raise invalid(f"thinking.type: '{kind}' is not supported for {p.id}; it accepts {accepted}")
+
+
+def signature(model: str, conversation_key: str, thinking: str) -> str:
+    """The signature the simulator puts on a thinking block: tied to the model, the conversation and the text."""
+    digest = hashlib.sha256(f"agentlab-sim|{model}|{conversation_key}|{thinking}".encode()).hexdigest()
+    return f"sim1{digest[:40]}"
+
+
+def conversation_key(messages: list[dict]) -> str:
+    """What ties a conversation: its first message, as JSON."""
+    return hashlib.sha256(json.dumps(messages[0], sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def _check_signatures(body: dict, p: Profile) -> None:
+    key = conversation_key(body["messages"])
+    for i, message in enumerate(body["messages"]):
+        if message["role"] != "assistant" or isinstance(message["content"], str):
+            continue
+        for j, block in enumerate(message["content"]):
+            if block.get("type") == "thinking" and block["signature"] != signature(body["model"], key, block["thinking"]):
+                # Quoted: https://github.com/ding113/claude-code-hub/issues/518 ("messages.1.content.0: Invalid `signature` in `thinking` block")
+                raise invalid(f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block")

@@ -1,0 +1,91 @@
+"""Every policy honours tool_choice; Sonnet 5.5's thinking blocks between tool calls survive the loop."""
+
+from __future__ import annotations
+
+import anthropic
+import pytest
+
+import agentlab
+from agentlab.sim.policy import FunctionModel, ScriptedModel
+
+TOOLS = [{"name": "get_weather", "description": "Weather for a city",
+          "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+         {"name": "save_note", "description": "Save a note", "input_schema": {"type": "object", "properties": {}}}]
+ASK = [{"role": "user", "content": "Which is warmer, Paris or London? Save a note."}]
+
+
+def _client(policy=None, model="claude-sonnet-4-6"):
+    return agentlab.connect("sim", model=model, policy=policy, quiet=True)
+
+
+def test_forced_tool_choice_on_sonnet_5_5_is_the_api_400():
+    with pytest.raises(anthropic.BadRequestError, match='tool_choice: type "tool" and "any" are not supported for this model'):
+        _client(model="claude-sonnet-5-5").messages.create(model="claude-sonnet-5-5", max_tokens=100, messages=ASK,
+                                                           tools=TOOLS, tool_choice={"type": "any"})
+
+
+@pytest.mark.parametrize("policy", [None, FunctionModel(lambda m, info: ["Let me think.", {"type": "tool_use", "name": "save_note"}]),
+                                    FunctionModel(lambda m, info: "Just text."), ScriptedModel(["only text"])])
+def test_tool_choice_any_gives_a_tool_use_first_with_no_text_before(policy):
+    msg = _client(policy).messages.create(model="claude-sonnet-4-6", max_tokens=100, messages=ASK, tools=TOOLS,
+                                          tool_choice={"type": "any"})
+    assert msg.content[0].type == "tool_use" and all(b.type == "tool_use" for b in msg.content)
+    assert msg.stop_reason == "tool_use"
+
+
+def test_tool_choice_tool_calls_the_named_tool_with_its_required_fields():
+    policy = FunctionModel(lambda m, info: [{"type": "tool_use", "name": "get_weather", "input": {"city": "Paris"}}])
+    msg = _client(policy).messages.create(model="claude-sonnet-4-6", max_tokens=100, messages=ASK, tools=TOOLS,
+                                          tool_choice={"type": "tool", "name": "save_note"})
+    assert [(b.type, b.name) for b in msg.content] == [("tool_use", "save_note")]
+    forced = _client(ScriptedModel(["text"])).messages.create(model="claude-sonnet-4-6", max_tokens=100, messages=ASK,
+                                                              tools=TOOLS, tool_choice={"type": "tool", "name": "get_weather"})
+    assert forced.content[0].input == {"city": ""}
+
+
+def test_tool_choice_none_gives_text():
+    policy = FunctionModel(lambda m, info: [{"type": "tool_use", "name": "save_note"}])
+    msg = _client(policy).messages.create(model="claude-sonnet-4-6", max_tokens=100, messages=ASK, tools=TOOLS,
+                                          tool_choice={"type": "none"})
+    assert [b.type for b in msg.content] == ["text"] and msg.stop_reason == "end_turn"
+
+
+def test_disable_parallel_tool_use_leaves_one_call():
+    policy = FunctionModel(lambda m, info: [{"type": "tool_use", "name": "get_weather", "input": {"city": c}} for c in ("Paris", "London")])
+    msg = _client(policy).messages.create(model="claude-sonnet-4-6", max_tokens=100, messages=ASK, tools=TOOLS,
+                                          tool_choice={"type": "auto", "disable_parallel_tool_use": True})
+    assert [b.type for b in msg.content] == ["tool_use"]
+
+
+def test_sonnet_5_5_returns_text_before_a_tool_call_as_a_signed_thinking_block():
+    client = _client(model="claude-sonnet-5-5")
+    msg = client.messages.create(model="claude-sonnet-5-5", max_tokens=200, messages=ASK, tools=TOOLS)
+    assert [b.type for b in msg.content] == ["thinking", "tool_use"]
+    assert msg.content[0].thinking == "" and msg.content[0].signature  # display "omitted" by default
+    shown = client.messages.create(model="claude-sonnet-5-5", max_tokens=200, messages=ASK, tools=TOOLS,
+                                   thinking={"type": "adaptive", "display": "summarized"})
+    assert shown.content[0].thinking.startswith("Let me look up")
+
+
+def test_the_loop_sends_thinking_blocks_back_unchanged_and_finishes(tmp_path):
+    client = agentlab.connect("sim", model="claude-sonnet-5-5", quiet=True)
+    run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path))
+    assert run.stop_reason.value == "end_turn" and "warmer" in run.final_text
+    assert any(b.get("type") == "thinking" for m in run.messages if m["role"] == "assistant" for b in m["content"])
+
+
+def test_a_changed_thinking_block_is_rejected():
+    client = _client(model="claude-sonnet-5-5")
+    msg = client.messages.create(model="claude-sonnet-5-5", max_tokens=200, messages=ASK, tools=TOOLS)
+    content = [b.model_dump(mode="json", exclude_none=True) for b in msg.content]
+    content[0]["thinking"] = "I edited this."
+    result = [{"type": "tool_result", "tool_use_id": content[1]["id"], "content": "18C"}]
+    with pytest.raises(anthropic.BadRequestError, match=r"messages.1.content.0: Invalid `signature` in `thinking` block"):
+        client.messages.create(model="claude-sonnet-5-5", max_tokens=200, tools=TOOLS,
+                               messages=[*ASK, {"role": "assistant", "content": content}, {"role": "user", "content": result}])
+
+
+def test_thinking_disabled_on_sonnet_5_5_points_to_between_tools():
+    with pytest.raises(anthropic.BadRequestError, match="between_tools"):
+        _client(model="claude-sonnet-5-5").messages.create(model="claude-sonnet-5-5", max_tokens=100, messages=ASK,
+                                                           thinking={"type": "disabled"})
