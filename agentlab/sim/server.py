@@ -28,7 +28,7 @@ from .careful import CarefulAgent
 from .errors import SimAPIError, invalid
 from .faults import Faults, as_faults
 from .policy import Policy
-from .profiles import profiles
+from .profiles import _data, profiles
 from .respond import build_message
 from .streaming import sse_body
 from .threads import Threads
@@ -40,8 +40,8 @@ from .validate_model import check_context, check_model_rules, model_profile
 MAX_BODY_BYTES = 32_000_000
 """Largest request body the Messages API takes: 32 MB (https://platform.claude.com/docs/en/api/overview#request-size-limits,
 as cited by the SDK maintainers in https://github.com/anthropics/anthropic-sdk-python/issues/938)."""
-DEFAULT_MODEL = "claude-sonnet-5-5"
-"""The model used when none is given (``AGENTLAB_MODEL`` overrides it, see ``client.default_model``)."""
+DEFAULT_MODEL: str = _data()["default"]
+"""The model used when none is given (``data/profiles.json``; ``AGENTLAB_MODEL`` overrides it, see ``client.default_model``)."""
 
 
 def model_catalog() -> dict:
