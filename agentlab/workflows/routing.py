@@ -23,6 +23,9 @@ CLASSIFY = ("Classify the user's message into exactly one label from the schema'
             "Use \"other\" if no label fits.")
 """The classification step's system prompt."""
 
+ANY_LABEL = {"type": "object", "properties": {"label": {"type": "string"}}, "required": ["label"]}
+"""What the router accepts back: any label (one with no route goes to the fallback, by design)."""
+
 
 def label_schema(labels: list[str]) -> dict:
     """The classifier's output schema: one label from ``labels`` or ``"other"``."""
@@ -40,7 +43,8 @@ def run_router(client: Any, text: str, routes: dict[str, str], *, fallback: str,
     with Steps(client, "routing", model=model, trace=trace, max_tokens=max_tokens, routes=list(routes)) as wf:
         why = ""
         try:
-            label = wf.ask("router/classify", text, system=CLASSIFY, schema=label_schema(list(routes)))["label"]
+            label = wf.ask("router/classify", text, system=CLASSIFY, schema=label_schema(list(routes)),
+                           check=ANY_LABEL)["label"]
         except UnparseableOutput as e:
             label, why = None, f"the classifier's output could not be read ({e.problem}); the fallback answered"
         if label in routes:

@@ -128,9 +128,10 @@ class Steps:
         return rec
 
     def ask(self, path: str, prompt: str, *, system: str | None = None, schema: dict | None = None,
-            max_tokens: int | None = None) -> Any:
+            max_tokens: int | None = None, check: dict | None = None) -> Any:
         """One model call as step ``path``: its text, or with ``schema`` its parsed JSON (JSON outputs,
-        ``output_config.format``). Raises :class:`UnparseableOutput` (recorded first) when it does not parse."""
+        ``output_config.format``). Raises :class:`UnparseableOutput` (recorded first) when it does not parse;
+        ``check``: validate with this (looser) schema instead, e.g. so a router handles an off-list label itself."""
         extra: dict[str, Any] = {"system": system} if system else {}
         if schema is not None:
             extra["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
@@ -153,7 +154,7 @@ class Steps:
         rec = StepRecord(path, output=text, raw=text, turns=[turn], wall_s=wall)
         if schema is not None:
             try:
-                rec.output = parse_json(path, text, schema)
+                rec.output = parse_json(path, text, check or schema)
             except UnparseableOutput as e:
                 rec.status, rec.error = "unparseable", str(e)
                 self.record(rec)
