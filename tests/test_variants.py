@@ -44,3 +44,12 @@ def test_variant_tools_answer_from_bundled_data():
     assert get_forecast(city="Berlin")["day"] == "tomorrow"
     out = agentlab.run_tool({"get_forecast": get_forecast}, "get_forecast", {"city": "Reykjavik"})
     assert out.is_error and "No forecast for 'Reykjavik'" in out.content
+
+
+def test_input_split_adds_up_and_the_workflow_prompt_is_all_its_input(sim, tmp_path):
+    table = side_by_side(sim, ["Paris", "London"], tmp_path)
+    parts = ["input: tool definitions", "input: task prompt", "input: earlier turns"]
+    for side in ("agent", "workflow"):
+        assert sum(table.loc[p, side] for p in parts) == table.loc["input tokens", side]
+    assert table.loc["input: task prompt", "workflow"] == table.loc["input tokens", "workflow"]
+    assert table.loc["input: tool definitions", "agent"] > table.loc["input: earlier turns", "agent"] > 0

@@ -15,21 +15,47 @@ import pandas as pd
 
 from ..loop import run_agent
 from ..run import Run
+from ..tools import Tool
 from ..variants import check, variant_tools, variants
 from ..weather import city_task, task_tools
 from ..workflows import run_workflow
+from ..workflows.city_compare import PROMPTS
 
-FIGURES = ["model calls", "turns", "input tokens", "re-prefill tokens", "output tokens", "cost (USD)",
-           "wall time (s)", "stop"]
+
+def workflow_prompt(cities: list[str]) -> str:
+    """The one prompt ``run_workflow`` sends (built the same way, from the same data)."""
+    from ..weather import lookup
+
+    return PROMPTS["en"].format(data="; ".join(f"{c}: {lookup(c)['temp_c']:g}°C" for c in cities))
+
+FIGURES = ["model calls", "turns", "input tokens", "input: tool definitions", "input: task prompt",
+           "input: earlier turns", "re-prefill tokens", "output tokens", "cost (USD)", "wall time (s)", "stop"]
 """The rows of the side-by-side table."""
+
+
+def input_split(client: Any, run: Run, prompt: str, tools: list[Tool]) -> dict[str, int]:
+    """A run's input tokens by component, from the Messages API's ``count_tokens`` endpoint (free; the
+    simulator estimates it): every call re-sends the tool definitions (with the hidden tool-use prompt)
+    and the task prompt; the rest of the input is earlier turns (assistant turns, tool_use, tool_result)."""
+    model, first = run.model, [{"role": "user", "content": prompt}]
+    bare = client.messages.count_tokens(model=model, messages=first).input_tokens
+    with_tools = client.messages.count_tokens(model=model, messages=first, tools=[t.spec() for t in tools]).input_tokens \
+        if tools else bare
+    n = run.model_calls
+    return {"input: tool definitions": n * (with_tools - bare), "input: task prompt": n * bare,
+            "input: earlier turns": run.input_tokens - n * with_tools}
 
 
 def side_by_side(client: Any, cities: list[str], folder: str | Path) -> pd.DataFrame:
     """The city task both ways on one client; columns ``agent`` and ``workflow``, rows ``FIGURES``."""
     folder = Path(folder)
-    agent = run_agent(client, city_task(cities), task_tools(folder / "agent"), trace=folder / "agent.jsonl")
+    tools = task_tools(folder / "agent")
+    agent = run_agent(client, city_task(cities), tools, trace=folder / "agent.jsonl")
     workflow = run_workflow(client, cities, folder / "workflow", trace=folder / "workflow.jsonl")
-    table = pd.DataFrame({r.kind: {k: r.summary()[k] for k in FIGURES} for r in (agent, workflow)})
+    splits = {"agent": input_split(client, agent, city_task(cities), tools),
+              "workflow": input_split(client, workflow, workflow_prompt(cities), [])}
+    table = pd.DataFrame({r.kind: {k: {**r.summary(), **splits[r.kind]}[k] for k in FIGURES}
+                          for r in (agent, workflow)})
     table.attrs["runs"] = {"agent": agent, "workflow": workflow}
     return table
 

@@ -1,6 +1,6 @@
 """Orchestrator-workers: a model plans the subtasks, workers do them concurrently, a model joins them.
 
-    plan = model(task, schema=PLAN)              # parsed and checked: 1..max_workers subtasks
+    plan = model(task, schema=PLAN)              # parsed and checked: 1..max_subtasks subtasks
     parts = [worker(s) for s in plan] at once    # each: code gathers context, one model call
     answer = model(synthesise, parts)            # only the parts that succeeded
 
@@ -32,14 +32,16 @@ PLANNER = "Plan: break the task into independent subtasks, one per item the task
 
 
 def run_orchestrator(client: Any, task: str, *, worker_system: str, synth_system: str,
-                     context: Callable[[dict], str] | None = None, max_workers: int = 4,
+                     context: Callable[[dict], str] | None = None, max_subtasks: int = 8, max_workers: int = 4,
                      worker_timeout: float = 60.0, model: str | None = None, max_tokens: int = 512,
                      trace: str | Path | None = None) -> Run:
     """Plan ``task`` into subtasks, run a worker per subtask concurrently, synthesise what came back.
 
     ``context(subtask)`` (code, optional) returns data for a worker's prompt, e.g. a tool result;
-    if it raises, that worker fails and the others go on.
+    if it raises, that worker fails and the others go on. A plan longer than ``max_subtasks`` is
+    refused; ``max_workers`` workers run at a time.
     """
+    check_bound("max_subtasks", max_subtasks, 1, 64)
     check_bound("max_workers", max_workers, 1, MAX_WORKERS)
     check_bound("worker_timeout", worker_timeout, 0.001, 3600, whole=False)
     with Steps(client, "orchestrator", model=model, trace=trace, max_tokens=max_tokens, task=task) as wf:
@@ -48,8 +50,8 @@ def run_orchestrator(client: Any, task: str, *, worker_system: str, synth_system
         except UnparseableOutput as e:
             return wf.finish(StopReason.UNPARSEABLE_OUTPUT, "", f"the plan could not be read: {e}")
         titles = [s["title"] for s in subtasks]
-        if len(subtasks) > max_workers or len(set(titles)) < len(titles):
-            why = (f"the plan has {len(subtasks)} subtasks, max_workers={max_workers}" if len(subtasks) > max_workers
+        if len(subtasks) > max_subtasks or len(set(titles)) < len(titles):
+            why = (f"the plan has {len(subtasks)} subtasks, max_subtasks={max_subtasks}" if len(subtasks) > max_subtasks
                    else f"the plan repeats a subtask title: {titles}")
             wf.fail("orchestrator/plan/check", "rejected", why)
             return wf.finish(StopReason.UNPARSEABLE_OUTPUT, "", f"invalid plan: {why}")

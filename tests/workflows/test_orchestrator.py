@@ -23,10 +23,10 @@ def test_unparseable_plan_ends_the_run_with_the_raw_text(fake):
     assert run.steps[0].raw == "1. Paris 2. Oslo" and run.model_calls == 1
 
 
-def test_plan_with_more_subtasks_than_workers_is_rejected(sim):
-    run = run_orchestrator(sim, "Compare Paris, Rome, Oslo, Cairo and Lisbon.", max_workers=3,
+def test_plan_longer_than_max_subtasks_is_rejected(sim):
+    run = run_orchestrator(sim, "Compare Paris, Rome, Oslo, Cairo and Lisbon.", max_subtasks=3,
                            context=lambda s: data_line([s["title"]]), **KW)
-    assert run.stop_reason is StopReason.UNPARSEABLE_OUTPUT and "5 subtasks, max_workers=3" in run.detail
+    assert run.stop_reason is StopReason.UNPARSEABLE_OUTPUT and "5 subtasks, max_subtasks=3" in run.detail
 
 
 def test_failing_worker_is_left_out_and_the_rest_are_synthesised(sim):
