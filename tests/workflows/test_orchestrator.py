@@ -35,3 +35,12 @@ def test_failing_worker_is_left_out_and_the_rest_are_synthesised(sim):
     assert "Paris" in run.final_text and "Oslo" in run.final_text
     failed = [s for s in run.steps if s.status == "failed"]
     assert len(failed) == 1 and "Unknown city 'Atlantis'" in failed[0].error
+
+
+def test_run_with_steps_serialises_to_json(sim):
+    import json
+
+    run = run_orchestrator(sim, "Which is warmer, Paris or Oslo?", context=lambda s: data_line([s["title"]]), **KW)
+    d = json.loads(json.dumps(run.to_dict()))
+    assert d["pattern"] == "orchestrator" and d["steps"][0]["path"] == "orchestrator/plan"
+    assert sum(t["input_tokens"] for s in d["steps"] for t in s["turns"]) == run.input_tokens
