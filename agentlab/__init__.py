@@ -24,6 +24,9 @@ _WHERE = {
     "Trace": "trace", "read_trace": "trace",
     "Simulator": "sim.server", "CarefulAgent": "sim.careful",
     "FunctionModel": "sim.policy", "ScriptedModel": "sim.policy", "Reply": "sim.policy",
+    "run_chain": "workflows", "Link": "workflows", "run_router": "workflows", "run_sections": "workflows",
+    "run_vote": "workflows", "run_orchestrator": "workflows", "run_evaluator": "workflows",
+    "StepRecord": "workflows", "UnparseableOutput": "workflows",
 }
 
 __all__ = [
@@ -39,10 +42,13 @@ __all__ = [
     "Meter", "CallRecord", "meter_of", "cost_usd", "Trace", "read_trace",
     # the simulated model
     "Simulator", "CarefulAgent", "FunctionModel", "ScriptedModel", "Reply",
+    # the five workflow patterns (agentlab/workflows/, one file each)
+    "run_chain", "Link", "run_router", "run_sections", "run_vote", "run_orchestrator", "run_evaluator",
+    "StepRecord", "UnparseableOutput",
 ]
 
 
-_SUBMODULES = {"plots", "views", "sim", "workflows", "grading"}
+_SUBMODULES = {"plots", "views", "sim", "workflows", "grading", "experiments", "variants"}
 """Submodules reachable as attributes after a plain ``import agentlab`` (e.g. ``agentlab.plots``)."""
 
 
@@ -73,3 +79,5 @@ if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eag
     from .trace import Trace, read_trace
     from .weather import city_names, city_task, get_weather, make_save_note, task_tools
     from .workflows import run_workflow
+    from .workflows import (Link, StepRecord, UnparseableOutput, run_chain, run_evaluator, run_orchestrator,
+                            run_router, run_sections, run_vote)

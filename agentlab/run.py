@@ -33,6 +33,18 @@ class StopReason(str, Enum):
     """A workflow ran every step of its fixed code path."""
     ERROR = "error"
     """An exception ended the run (the trace records it; the exception is re-raised)."""
+    GATE_FAILED = "gate_failed"
+    """A workflow's programmatic gate rejected a step's output; later steps did not run."""
+    FALLBACK = "fallback"
+    """A router's label matched no route, so the declared fallback branch handled the input."""
+    UNPARSEABLE_OUTPUT = "unparseable_output"
+    """A model's output could not be parsed or validated (the step's raw text is in ``Run.steps``)."""
+    WORKER_FAILED = "worker_failed"
+    """A parallel worker failed or timed out; the other workers' results were kept and used."""
+    ACCEPTED = "accepted"
+    """An evaluator accepted a draft within the round limit."""
+    MAX_ROUNDS = "max_rounds"
+    """An evaluator never accepted a draft: the round limit ended the workflow."""
 
 
 @dataclass
@@ -115,6 +127,13 @@ class Run:
     """Where the JSONL trace was written, if anywhere."""
     tool_results: list[dict] = field(default_factory=list)
     """Every tool executed: ``{"name", "input", "content", "is_error"}``, in order."""
+    steps: list[Any] = field(default_factory=list)
+    """Workflow patterns: one ``agentlab.workflows.step.StepRecord`` per step, each named by its path
+    (``"orchestrator/worker[2]"``) with its own calls, tokens and status; empty for the agent."""
+    pattern: str = ""
+    """Workflow patterns: which one ran (``"chaining"``, ``"routing"``, ...); empty otherwise."""
+    detail: str = ""
+    """A readable sentence on why the run stopped (e.g. which gate failed and why)."""
 
     @property
     def model_calls(self) -> int:

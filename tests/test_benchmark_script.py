@@ -37,3 +37,11 @@ def test_quick_profile_run_exits_0_and_prints_each_diagnostic():
                  "reference: plain loop + a do-nothing SDK middleware"):
         assert re.search(rf"^  {re.escape(step)}.*?( +\d+\.\d+x \( *[+-]\d+\.\d\)){{2}}$", out, re.MULTILINE), \
             f"no what-if row {step!r} with a cell per N in:\n{out}"
+
+
+def test_parallel_speedup_quick_run_prints_a_line_per_pattern_and_size():
+    out = _quick(BENCHMARKS / "parallel_speedup.py")
+    for pattern in ("sectioning", "voting", "orchestrator"):
+        for n in (2, 4):
+            assert re.search(rf"^{pattern} +n={n}: serial \d+\.\d+ s, parallel \d+\.\d+ s, speed-up \d+\.\d+x "
+                             r"\(ideal \d+\.\d+x\)$", out, re.MULTILINE), f"no line for {pattern} n={n} in:\n{out}"

@@ -70,6 +70,11 @@ class CarefulAgent:
         """Ask for every pending ``get_weather`` in one turn (unless the request disables it)."""
 
     def __call__(self, request: dict) -> Reply:
+        from .roles import role_for  # what the request asks (system prompt, output schema, tools) picks a role
+
+        role = role_for(request)
+        if role is not None:
+            return role(request)
         messages = request.get("messages", [])
         tools = {t.get("name") for t in request.get("tools") or []}
         task = _text_of(messages[0]["content"]) if messages else ""

@@ -28,6 +28,7 @@ from collections.abc import Collection
 
 from agentlab.sim.errors import SimAPIError, invalid
 from agentlab.sim.validate_blocks import validate_blocks
+from agentlab.sim.structured import check_output_config
 from agentlab.sim.validate_tools import validate_tool_choice, validate_tools
 
 ROLES = ("user", "assistant")
@@ -53,6 +54,7 @@ def validate_messages_request(
     _check_message_shapes(messages)
     tool_names = validate_tools(body.get("tools"))
     validate_tool_choice(body.get("tool_choice"), tool_names)
+    check_output_config(body.get("output_config"))  # JSON outputs: see structured.py
     _check_non_empty_content(messages)
     validate_blocks(body)
     _check_tool_use_pairing(messages)

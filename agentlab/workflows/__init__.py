@@ -1,5 +1,18 @@
-"""Workflows: the same tasks on a code path fixed in advance (code decides every next step)."""
+"""Workflows: tasks on a code path fixed in advance (code decides every next step).
 
+``run_workflow`` is the city task on a fixed path; the five patterns, one file each:
+``chaining.run_chain``, ``routing.run_router``, ``parallel.run_sections`` / ``parallel.run_vote``,
+``orchestrator.run_orchestrator``, ``evaluator.run_evaluator``. Each is bounded, metered, traced
+with step paths, and returns the same ``Run`` as the agent.
+"""
+
+from .chaining import Link, run_chain
 from .city_compare import run_workflow
+from .evaluator import run_evaluator
+from .orchestrator import run_orchestrator
+from .parallel import run_sections, run_vote
+from .routing import run_router
+from .step import StepRecord, Steps, UnparseableOutput
 
-__all__ = ["run_workflow"]
+__all__ = ["run_workflow", "Link", "run_chain", "run_router", "run_sections", "run_vote", "run_orchestrator",
+           "run_evaluator", "Steps", "StepRecord", "UnparseableOutput"]

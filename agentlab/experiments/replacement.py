@@ -1,0 +1,89 @@
+"""The course's replacement experiment: the same task and tools, the model choosing each step
+(agent) or code choosing (workflow); then the variants the fixed workflow did not foresee.
+
+    side_by_side(client, ["Paris", "London"], folder)   -> DataFrame: one column per side
+    variant_table(client, folder)                       -> DataFrame: one row per (variant, side)
+    success_summary(table)                              -> DataFrame: success rate and cost per side
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..loop import run_agent
+from ..run import Run
+from ..tools import Tool
+from ..variants import check, variant_tools, variants
+from ..weather import city_task, task_tools
+from ..workflows import run_workflow
+from ..workflows.city_compare import PROMPTS
+
+
+def workflow_prompt(cities: list[str]) -> str:
+    """The one prompt ``run_workflow`` sends (built the same way, from the same data)."""
+    from ..weather import lookup
+
+    return PROMPTS["en"].format(data="; ".join(f"{c}: {lookup(c)['temp_c']:g}°C" for c in cities))
+
+FIGURES = ["model calls", "turns", "input tokens", "input: tool definitions", "input: task prompt",
+           "input: earlier turns", "re-prefill tokens", "output tokens", "cost (USD)", "wall time (s)", "stop"]
+"""The rows of the side-by-side table."""
+
+
+def input_split(client: Any, run: Run, prompt: str, tools: list[Tool]) -> dict[str, int]:
+    """A run's input tokens by component, from the Messages API's ``count_tokens`` endpoint (free; the
+    simulator estimates it): every call re-sends the tool definitions (with the hidden tool-use prompt)
+    and the task prompt; the rest of the input is earlier turns (assistant turns, tool_use, tool_result)."""
+    model, first = run.model, [{"role": "user", "content": prompt}]
+    bare = client.messages.count_tokens(model=model, messages=first).input_tokens
+    with_tools = client.messages.count_tokens(model=model, messages=first, tools=[t.spec() for t in tools]).input_tokens \
+        if tools else bare
+    n = run.model_calls
+    return {"input: tool definitions": n * (with_tools - bare), "input: task prompt": n * bare,
+            "input: earlier turns": run.input_tokens - n * with_tools}
+
+
+def side_by_side(client: Any, cities: list[str], folder: str | Path) -> pd.DataFrame:
+    """The city task both ways on one client; columns ``agent`` and ``workflow``, rows ``FIGURES``."""
+    folder = Path(folder)
+    tools = task_tools(folder / "agent")
+    agent = run_agent(client, city_task(cities), tools, trace=folder / "agent.jsonl")
+    workflow = run_workflow(client, cities, folder / "workflow", trace=folder / "workflow.jsonl")
+    splits = {"agent": input_split(client, agent, city_task(cities), tools),
+              "workflow": input_split(client, workflow, workflow_prompt(cities), [])}
+    table = pd.DataFrame({r.kind: {k: {**r.summary(), **splits[r.kind]}[k] for k in FIGURES}
+                          for r in (agent, workflow)})
+    table.attrs["runs"] = {"agent": agent, "workflow": workflow}
+    return table
+
+
+def _row(variant: str, side: str, run: Run, ok: bool, why: str) -> dict:
+    return {"variant": variant, "side": side, "success": ok, "why": why, "model calls": run.model_calls,
+            "input tokens": run.input_tokens, "output tokens": run.output_tokens, "cost (USD)": run.cost_usd,
+            "stop": run.stop_reason.value}
+
+
+def variant_table(client: Any, folder: str | Path) -> pd.DataFrame:
+    """Every variant run by the agent and by the fixed workflow, each checked from its saved note."""
+    rows = []
+    for v in variants():
+        for side in ("agent", "workflow"):
+            notes = Path(folder) / v.name.replace(" ", "-") / side
+            if side == "agent":
+                run = run_agent(client, v.task, variant_tools(notes))
+            else:
+                run = run_workflow(client, v.cities, notes)
+            ok, why = check(v, notes)
+            rows.append(_row(v.name, side, run, ok, why))
+    return pd.DataFrame(rows)
+
+
+def success_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per side: variants run, successes, success rate, mean cost and mean model calls."""
+    g = table.groupby("side", sort=False)
+    return pd.DataFrame({"variants": g.size(), "succeeded": g["success"].sum(),
+                         "success rate": g["success"].mean(), "mean cost (USD)": g["cost (USD)"].mean(),
+                         "mean model calls": g["model calls"].mean()})

@@ -1,0 +1,76 @@
+"""Orchestrator-workers: a model plans the subtasks, workers do them concurrently, a model joins them.
+
+    plan = model(task, schema=PLAN)              # parsed and checked: 1..max_subtasks subtasks
+    parts = [worker(s) for s in plan] at once    # each: code gathers context, one model call
+    answer = model(synthesise, parts)            # only the parts that succeeded
+
+The plan comes from the model, but what happens to it is fixed in code: how many workers at most,
+how long each may take, what a failure does. An unreadable plan ends the run
+(``UNPARSEABLE_OUTPUT``); a failed or slow worker is left out and named (``WORKER_FAILED``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from ..run import Run, StopReason
+from .step import Steps, UnparseableOutput, check_bound
+from .parallel import MAX_WORKERS
+
+PLAN = {
+    "type": "object",
+    "properties": {"subtasks": {"type": "array", "minItems": 1, "items": {
+        "type": "object",
+        "properties": {"title": {"type": "string", "minLength": 1}, "instruction": {"type": "string", "minLength": 1}},
+        "required": ["title", "instruction"], "additionalProperties": False}}},
+    "required": ["subtasks"], "additionalProperties": False,
+}
+"""The orchestrator's output schema: a list of subtasks, each a title and an instruction."""
+PLANNER = "Plan: break the task into independent subtasks, one per item the task names."
+"""The planning step's system prompt."""
+
+
+def run_orchestrator(client: Any, task: str, *, worker_system: str, synth_system: str,
+                     context: Callable[[dict], str] | None = None, max_subtasks: int = 8, max_workers: int = 4,
+                     worker_timeout: float = 60.0, model: str | None = None, max_tokens: int = 512,
+                     trace: str | Path | None = None) -> Run:
+    """Plan ``task`` into subtasks, run a worker per subtask concurrently, synthesise what came back.
+
+    ``context(subtask)`` (code, optional) returns data for a worker's prompt, e.g. a tool result;
+    if it raises, that worker fails and the others go on. A plan longer than ``max_subtasks`` is
+    refused; ``max_workers`` workers run at a time.
+    """
+    check_bound("max_subtasks", max_subtasks, 1, 64)
+    check_bound("max_workers", max_workers, 1, MAX_WORKERS)
+    check_bound("worker_timeout", worker_timeout, 0.001, 3600, whole=False)
+    with Steps(client, "orchestrator", model=model, trace=trace, max_tokens=max_tokens, task=task) as wf:
+        try:
+            subtasks = wf.ask("orchestrator/plan", task, system=PLANNER, schema=PLAN)["subtasks"]
+        except UnparseableOutput as e:
+            return wf.finish(StopReason.UNPARSEABLE_OUTPUT, "", f"the plan could not be read: {e}")
+        titles = [s["title"] for s in subtasks]
+        if len(subtasks) > max_subtasks or len(set(titles)) < len(titles):
+            why = (f"the plan has {len(subtasks)} subtasks, max_subtasks={max_subtasks}" if len(subtasks) > max_subtasks
+                   else f"the plan repeats a subtask title: {titles}")
+            wf.fail("orchestrator/plan/check", "rejected", why)
+            return wf.finish(StopReason.UNPARSEABLE_OUTPUT, "", f"invalid plan: {why}")
+
+        def worker(i: int, sub: dict) -> str:
+            path = f"orchestrator/worker[{i}]"
+            data = context(sub) if context else ""
+            return wf.ask(path, f"{sub['instruction']}\n{data}".strip(), system=worker_system)
+
+        paths = [f"orchestrator/worker[{i}]" for i in range(1, len(subtasks) + 1)]
+        jobs = [(p, lambda i=i, s=s: worker(i, s)) for i, (p, s) in enumerate(zip(paths, subtasks), start=1)]
+        out = wf.concurrently(jobs, max_workers=max_workers, timeout=worker_timeout)
+        parts = [(s["title"], out[p].output) for p, s in zip(paths, subtasks) if out[p].status == "ok"]
+        failed = [s["title"] for p, s in zip(paths, subtasks) if out[p].status != "ok"]
+        if not parts:
+            return wf.finish(StopReason.WORKER_FAILED, "", f"every worker failed: {failed}")
+        joined = "\n".join(f"{title}: {text}" if not text.startswith(title) else text for title, text in parts)
+        answer = wf.ask("orchestrator/synthesise", f"Task: {task}\nParts:\n{joined}", system=synth_system)
+        if failed:
+            return wf.finish(StopReason.WORKER_FAILED, answer,
+                             f"workers for {failed} failed or timed out; synthesised from the other {len(parts)}")
+        return wf.finish(StopReason.COMPLETED, answer, f"{len(parts)} workers synthesised")

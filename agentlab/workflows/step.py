@@ -1,0 +1,203 @@
+"""What every workflow pattern shares: one metered, traced step at a time, named by its path.
+
+    with Steps(client, "orchestrator", trace=path) as wf:
+        plan = wf.ask("orchestrator/plan", prompt, schema=PLAN)    # one model call, parsed and checked
+        ...                                                        # wf.code(...) runs a tool as a step
+        return wf.finish(StopReason.COMPLETED, text)               # the same Run the agent returns
+
+Each model call goes through the client (so its Meter records it, as for the agent) and is also
+attributed to its step: the step's :class:`StepRecord` holds a ``Turn`` built from that reply's
+``usage``. Steps may run in threads (parallel patterns): the records and the trace are guarded by a
+lock, and a step that finishes after the workflow has stopped (a timed-out worker) is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..accounting import meter_of
+from ..client import model_of
+from ..run import Run, StopReason, Turn
+from ..tools import Tool, run_tool
+from ..trace import Trace
+from .parsing import UnparseableOutput, check_bound, parse_json
+
+__all__ = ["Steps", "StepRecord", "UnparseableOutput", "check_bound", "parse_json"]
+
+
+@dataclass
+class StepRecord:
+    """One step of a workflow run."""
+
+    path: str
+    """Where the step sits, e.g. ``"orchestrator/worker[2]"``."""
+    status: str = "ok"
+    """``"ok"``, ``"failed"`` (an exception), ``"timeout"`` (too slow), ``"unparseable"`` or ``"rejected"`` (a gate said no)."""
+    output: Any = None
+    """What the step produced: text, parsed JSON, or a tool's content."""
+    raw: str = ""
+    """The model's raw text for a model step (kept even when it could not be parsed)."""
+    turns: list[Turn] = field(default_factory=list)
+    """The model calls of this step (empty for a code step)."""
+    wall_s: float = 0.0
+    """Seconds the step took."""
+    error: str = ""
+    """Why the step did not succeed, readable."""
+
+    @property
+    def input_tokens(self) -> int:
+        """Input tokens of this step's calls."""
+        return sum(t.input_tokens for t in self.turns)
+
+    @property
+    def output_tokens(self) -> int:
+        """Output tokens of this step's calls."""
+        return sum(t.output_tokens for t in self.turns)
+
+
+class Steps:
+    """One workflow run: its trace, its step records, its meter mark (see the module docstring)."""
+
+    def __init__(self, client: Any, pattern: str, *, model: str | None = None, trace: str | Path | None = None,
+                 max_tokens: int = 512, **header: Any) -> None:
+        check_bound("max_tokens", max_tokens, 1, 64000)
+        self.client, self.pattern, self.max_tokens = client, pattern, max_tokens
+        self.model = model or model_of(client)
+        self.meter = meter_of(client)
+        self.start, self.t0 = self.meter.mark(), time.perf_counter()
+        self.trace_path = str(trace) if trace else None
+        self.trace = Trace(trace, kind="workflow", pattern=pattern, model=self.model, **header)
+        self.records: list[StepRecord] = []
+        self.tool_results: list[dict] = []
+        self._lock = threading.Lock()
+        self._calls = 0
+
+    def __enter__(self) -> "Steps":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.trace.__exit__(exc_type, exc, tb)
+
+    def event(self, kind: str, **fields: Any) -> None:
+        """Append a trace event, unless the run has already stopped (a late worker)."""
+        with self._lock:
+            if not self.trace.stopped:
+                self.trace.event(kind, **fields)
+
+    def record(self, rec: StepRecord) -> StepRecord:
+        """Keep a step's record (dropped if the run already stopped)."""
+        with self._lock:
+            if not self.trace.stopped:
+                self.records.append(rec)
+        return rec
+
+    def ask(self, path: str, prompt: str, *, system: str | None = None, schema: dict | None = None,
+            max_tokens: int | None = None, check: dict | None = None) -> Any:
+        """One model call as step ``path``: its text, or with ``schema`` its parsed JSON (JSON outputs,
+        ``output_config.format``). Raises :class:`UnparseableOutput` (recorded first) when it does not parse;
+        ``check``: validate with this (looser) schema instead, e.g. so a router handles an off-list label itself."""
+        extra: dict[str, Any] = {"system": system} if system else {}
+        if schema is not None:
+            extra["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
+        self.event("request", step=path, messages=1, structured=schema is not None)
+        t0 = time.perf_counter()
+        reply = self.client.messages.create(model=self.model, max_tokens=max_tokens or self.max_tokens,
+                                            messages=[{"role": "user", "content": prompt}], **extra)
+        wall = time.perf_counter() - t0
+        content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
+        usage = reply.usage.model_dump(mode="json", exclude_none=True)
+        self.event("response", step=path, stop_reason=reply.stop_reason, content=content, usage=usage)
+        with self._lock:
+            self._calls += 1
+            index = self._calls
+        turn = Turn(index=index, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens,
+                    reprefill_tokens=0, stop_reason=reply.stop_reason, wall_s=wall, model=reply.model,
+                    cache_read_tokens=reply.usage.cache_read_input_tokens or 0,
+                    cache_write_tokens=reply.usage.cache_creation_input_tokens or 0)
+        text = " ".join(b["text"] for b in content if b["type"] == "text").strip()
+        rec = StepRecord(path, output=text, raw=text, turns=[turn], wall_s=wall)
+        if schema is not None:
+            try:
+                rec.output = parse_json(path, text, check or schema)
+            except UnparseableOutput as e:
+                rec.status, rec.error = "unparseable", str(e)
+                self.record(rec)
+                raise
+        self.record(rec)
+        return rec.output
+
+    def code(self, path: str, fn: Callable[..., Any], *args: Any) -> StepRecord:
+        """Run ``fn(*args)`` as a code step (a tool, a lookup); failures are recorded, not raised."""
+        name = getattr(fn, "name", getattr(fn, "__name__", "code"))
+        self.event("code_step", step=path, name=name, input=list(map(_jsonable, args)))
+        t0 = time.perf_counter()
+        try:
+            rec = StepRecord(path, output=fn(*args))
+        except Exception as e:  # a code step's failure is data for the workflow to act on
+            rec = StepRecord(path, status="failed", error=f"{type(e).__name__}: {e}")
+        rec.wall_s = time.perf_counter() - t0
+        self.event("code_result", step=path, status=rec.status, output=_jsonable(rec.output), error=rec.error)
+        return self.record(rec)
+
+    def tool(self, path: str, tool: Tool, tool_input: dict) -> StepRecord:
+        """Run an agentlab tool as a code step; its outcome also goes to ``Run.tool_results``."""
+        self.event("code_step", step=path, name=tool.name, input=tool_input)
+        t0 = time.perf_counter()
+        out = run_tool({tool.name: tool}, tool.name, tool_input)
+        self.event("code_result", step=path, status="failed" if out.is_error else "ok", output=out.content)
+        with self._lock:
+            self.tool_results.append({"name": tool.name, "input": tool_input, "content": out.content,
+                                      "is_error": out.is_error})
+        rec = StepRecord(path, status="failed" if out.is_error else "ok", output=out.content,
+                         wall_s=time.perf_counter() - t0, error=out.content if out.is_error else "")
+        return self.record(rec)
+
+    def fail(self, path: str, status: str, error: str, raw: str = "") -> StepRecord:
+        """Record a step that did not succeed (a rejected gate, a timed-out worker) in records and trace."""
+        self.event("step_failed", step=path, status=status, error=error)
+        return self.record(StepRecord(path, status=status, error=error, raw=raw))
+
+    def concurrently(self, jobs: list[tuple[str, Callable[[], Any]]], *, max_workers: int,
+                     timeout: float) -> dict[str, StepRecord | None]:
+        """Run ``(path, fn)`` jobs in threads; each returns its fn's value in a record, or a failed/timeout
+        record. The stage waits at most ``timeout`` seconds per wave of ``max_workers`` jobs."""
+        outcomes: dict[str, StepRecord | None] = {}
+        pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix=f"agentlab-{self.pattern}")
+        futures = {pool.submit(fn): path for path, fn in jobs}
+        waves = -(-len(jobs) // max_workers)
+        done, late = wait(futures, timeout=timeout * waves)
+        pool.shutdown(wait=False, cancel_futures=True)  # never wait for a straggler
+        for fut, path in futures.items():
+            if fut in late:
+                outcomes[path] = self.fail(path, "timeout", f"no result within {timeout:g} s (per_worker_timeout)")
+            elif fut.exception() is not None:
+                e = fut.exception()
+                outcomes[path] = self.fail(path, "unparseable" if isinstance(e, UnparseableOutput) else "failed",
+                                           f"{type(e).__name__}: {e}", getattr(e, "raw", ""))
+            else:
+                outcomes[path] = StepRecord(path, output=fut.result())
+        return outcomes
+
+    def finish(self, stop: StopReason, text: str, detail: str = "") -> Run:
+        """Write the ``stop`` event and return the run as the agent's :class:`Run`."""
+        with self._lock:
+            self.trace.stop(stop.value, final_text=text, detail=detail,
+                            steps=[{"path": r.path, "status": r.status} for r in self.records])
+        return Run("workflow", self.model, text, stop, self.meter.turns(self.start),
+                   [],  # no single conversation: each step had its own (see steps and the trace)
+                   self.meter.estimated(self.start), time.perf_counter() - self.t0, self.trace_path,
+                   self.tool_results, steps=list(self.records), pattern=self.pattern, detail=detail)
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return repr(value)

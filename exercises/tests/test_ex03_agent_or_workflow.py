@@ -1,0 +1,64 @@
+"""Graded tests for exercises/ex03_agent_or_workflow.py. Run: make grade"""
+
+import pytest
+
+import agentlab
+from agentlab.grading import lazy_import
+from agentlab.client import connect  # noqa: F401  (imports the SDK at collection, outside the time limit)
+
+pytestmark = pytest.mark.timeout(5)
+
+ex03 = lazy_import("exercises.ex03_agent_or_workflow")
+MODEL = "claude-haiku-4-5"
+
+
+def _calls(client):
+    return len(agentlab.meter_of(client).calls)
+
+
+@pytest.mark.exercise("3.1")
+@pytest.mark.points(2)
+def test_chain_writes_and_saves_the_note_in_two_model_calls(tmp_path):
+    client = agentlab.connect("sim", quiet=True)
+    out = ex03.city_chain(client, "Which is warmer today, Paris or Rome? Save a note.", tmp_path, MODEL)
+    assert isinstance(out, dict) and out.get("stopped_at") is None, f"expected a finished chain, got {out!r}"
+    assert "Rome is warmer at 22°C" in (out.get("note") or ""), f"the note should compare the data, got {out.get('note')!r}"
+    assert (tmp_path / "notes.md").exists(), "step 4 should save the note with save_note"
+    assert _calls(client) == 2, f"a chain makes exactly 2 model calls here (extract, write); yours made {_calls(client)}"
+
+
+@pytest.mark.exercise("3.1")
+@pytest.mark.points(2)
+def test_gate_stops_on_a_city_the_tool_refuses_with_its_message(tmp_path):
+    client = agentlab.connect("sim", quiet=True)
+    out = ex03.city_chain(client, "Which is warmer today, Pariss or Rome? Save a note.", tmp_path, MODEL)
+    assert out.get("stopped_at") == "gate" and out.get("note") is None, f"the gate should stop the chain, got {out!r}"
+    assert "Did you mean: Paris" in out.get("reason", ""), f"the reason should be the tool's message, got {out.get('reason')!r}"
+    assert _calls(client) == 1 and not (tmp_path / "notes.md").exists(), "after a failed gate: no more model calls, no note"
+
+
+@pytest.mark.exercise("3.1")
+@pytest.mark.points(1)
+def test_gate_stops_with_fewer_than_two_cities(tmp_path):
+    client = agentlab.connect("sim", quiet=True)
+    out = ex03.city_chain(client, "How warm is Paris today?", tmp_path, MODEL)
+    assert out.get("stopped_at") == "gate" and _calls(client) == 1, f"one city cannot be compared: {out!r}"
+
+
+@pytest.mark.exercise("3.2")
+@pytest.mark.points(1)
+def test_known_city_needs_no_retry():
+    assert ex03.weather_with_retry("Oslo") == ("Oslo", 9.5)
+
+
+@pytest.mark.exercise("3.2")
+@pytest.mark.points(2)
+def test_misspelt_city_is_retried_with_the_suggestion():
+    got = ex03.weather_with_retry("Pariss")
+    assert got == ("Paris", 18.5), f"'Pariss' should be retried as 'Paris' (the tool suggests it); got {got!r}"
+
+
+@pytest.mark.exercise("3.2")
+@pytest.mark.points(1)
+def test_city_with_no_suggestion_gives_none():
+    assert ex03.weather_with_retry("Qqqqzzzz") is None

@@ -1,0 +1,103 @@
+"""Every claim in the prose of notebooks 03 and 04, checked by running the same code the cells run.
+
+Token counts shift when the estimator changes, so the claims (and these tests) are orderings and
+counts of runs, not token figures. Wall-time claims in the prose are qualitative and untested here.
+"""
+
+import pytest
+
+import agentlab
+from agentlab.experiments.patterns import CITIES_SCHEMA, data_line, pattern_runs, pattern_table
+from agentlab.experiments.replacement import side_by_side, success_summary, variant_table
+from agentlab.variants import variant_data
+from agentlab.workflows import Link, run_chain, run_evaluator, run_orchestrator, run_router, run_vote
+
+WORKER = dict(worker_system="Write one sentence on the city's weather.", synth_system="Combine the parts into one short note.")
+
+
+# --- notebook 03 -------------------------------------------------------------------------------
+
+def test_03_agent_makes_more_calls_and_tool_definitions_are_its_largest_input_part(sim, tmp_path):
+    t = side_by_side(sim, ["Paris", "London"], tmp_path)
+    assert t.loc["model calls", "agent"] > t.loc["model calls", "workflow"]
+    parts = t.loc[["input: tool definitions", "input: task prompt", "input: earlier turns"], "agent"]
+    assert list(parts.sort_values(ascending=False).index[:2]) == ["input: tool definitions", "input: earlier turns"]
+    assert t.loc["input tokens", "workflow"] == t.loc["input: task prompt", "workflow"]
+
+
+def test_03_agent_solves_all_5_variants_and_the_workflow_2_of_5_the_plain_ones(sim, tmp_path):
+    results = variant_table(sim, tmp_path)
+    summary = success_summary(results)
+    assert (summary.loc["agent", "variants"], summary.loc["agent", "succeeded"]) == (5, 5)
+    assert (summary.loc["workflow", "variants"], summary.loc["workflow", "succeeded"]) == (5, 2)
+    solved = set(results[(results.side == "workflow") & results.success]["variant"])
+    assert solved == {"plain", "three cities"}
+    assert summary.loc["agent", "mean cost (USD)"] > 5 * summary.loc["workflow", "mean cost (USD)"]  # "many times"
+
+
+def test_03_workflow_failures_are_the_ones_the_prose_describes(sim, tmp_path):
+    r = variant_table(sim, tmp_path).set_index(["variant", "side"])
+    assert r.loc[("misspelt", "workflow"), "model calls"] == 0 and r.loc[("misspelt", "workflow"), "why"] == "no note was saved"
+    assert "Lisbon" in r.loc[("itinerary", "workflow"), "why"] and "tomorrow" in r.loc[("rain", "workflow"), "why"]
+
+
+# --- notebook 04 -------------------------------------------------------------------------------
+
+def test_04_chain_two_of_three_steps_call_the_model_and_the_gate_stops_after_one(sim):
+    two = lambda v: None if len(v["cities"]) >= 2 else "need two"  # noqa: E731
+    links = [Link("extract", prompt="{input}", system="Extract the city names.", schema=CITIES_SCHEMA, gate=two),
+             Link("fetch", code=lambda v: data_line(v["cities"])),
+             Link("write", prompt="Compare the temperatures. {input}", system="Write a short note.")]
+    chain = run_chain(sim, "Which is warmer today, Paris or Rome?", links)
+    assert [bool(s.turns) for s in chain.steps] == [True, False, True]
+    gated = run_chain(sim, "How warm is Paris today?", links)
+    assert gated.stop_reason.value == "gate_failed" and gated.model_calls == 1
+
+
+def test_04_every_unambiguous_ticket_reaches_its_team_and_other_goes_to_the_fallback(sim):
+    routes = {k: f"You are the {k} team. Write a short reply." for k in ("billing", "technical", "account", "shipping")}
+    for t in variant_data()["tickets"]:
+        if t.get("ambiguous"):
+            continue
+        run = run_router(sim, t["text"], routes, fallback="You are the general help desk. Write a short reply.")
+        taken = run.steps[-1].path.split("/")[1]
+        assert taken == ("fallback" if t["label"] == "other" else f"branch[{t['label']}]"), t
+        assert (run.stop_reason.value == "fallback") == (t["label"] == "other")
+
+
+def test_04_voters_split_between_two_teams_on_the_ambiguous_ticket(sim):
+    t = [t for t in variant_data()["tickets"] if t.get("ambiguous")][0]
+    vote = run_vote(sim, t["text"], ["billing", "technical", "account", "shipping", "other"],
+                    voters=[f"You are reviewer {i} of 5." for i in range(1, 6)])
+    assert len({s.output["vote"] for s in vote.steps}) == 2
+
+
+def test_04_orchestrator_one_plan_a_worker_per_city_one_synthesis_and_a_failed_worker_leaves_two(sim):
+    orch = run_orchestrator(sim, "Which is warmer today, Paris, Madrid or Oslo?", context=lambda s: data_line([s["title"]]), **WORKER)
+    kinds = [s.path.split("/")[1].split("[")[0] for s in orch.steps]
+    assert (kinds.count("plan"), kinds.count("worker"), kinds.count("synthesise")) == (1, 3, 1)
+    broken = run_orchestrator(sim, "Which is warmer today, Paris, Atlantis or Oslo?", context=lambda s: data_line([s["title"]]), **WORKER)
+    assert "synthesised from the other 2" in broken.detail
+
+
+def test_04_evaluator_first_draft_too_long_accepted_in_round_2_and_the_impossible_task_hits_the_limit(sim):
+    task = "Which is warmest today? Answer in at most 20 words. " + data_line(["Paris", "Madrid", "Oslo"])
+    ev = run_evaluator(sim, task, max_rounds=3)
+    assert any("too long" in r for r in ev.steps[1].output["reasons"]) and "round 2" in ev.detail
+    assert run_evaluator(sim, task.replace("20 words", "5 words"), max_rounds=2).stop_reason.value == "max_rounds"
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    cities = ["Madrid", "Oslo", "Cairo"]
+    client = agentlab.connect("sim", quiet=True)
+    return pattern_table(pattern_runs(client, cities, tmp_path_factory.mktemp("shared")), cities)
+
+
+def test_04_shared_task_every_run_solves_it_and_the_agent_uses_the_most_input_and_cost(shared):
+    assert shared["solved"].all()
+    assert shared["input tokens"].idxmax() == "agent" and shared["cost (USD)"].idxmax() == "agent"
+
+
+def test_04_shared_task_orchestrator_makes_the_most_model_calls(shared):
+    assert shared["model calls"].idxmax() == "orchestrator" and shared["model calls"].value_counts()[5] == 1
