@@ -11,6 +11,7 @@ stop reason). Three are provided:
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
@@ -74,14 +75,16 @@ class ScriptedModel:
     def __init__(self, script: Sequence[Any]) -> None:
         self.script = [as_reply(s) for s in script]
         self.position = 0
+        self._lock = threading.Lock()  # calls from parallel threads each take the next reply once
 
     def __call__(self, request: dict) -> Reply:
-        if self.position >= len(self.script):
-            raise ScriptExhausted(
-                "api_error",
-                f"ScriptedModel: the script has {len(self.script)} replies and request "
-                f"{self.position + 1} arrived. Add replies to the script, or lower max_turns.",
-            )
-        reply = self.script[self.position]
-        self.position += 1
+        with self._lock:
+            if self.position >= len(self.script):
+                raise ScriptExhausted(
+                    "api_error",
+                    f"ScriptedModel: the script has {len(self.script)} replies and request "
+                    f"{self.position + 1} arrived. Add replies to the script, or lower max_turns.",
+                )
+            reply = self.script[self.position]
+            self.position += 1
         return reply

@@ -75,11 +75,15 @@ class Simulator:
         return httpx2.MockTransport(self.handle)
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
-        """Answer one HTTP request as the Messages API would (thread-safe; a slow fault waits outside the lock)."""
+        """Answer one HTTP request as the Messages API would.
+
+        Thread-safe: each request takes its number under a lock, then is answered outside it, so
+        parallel workflows' calls really overlap (a policy that waits for another call cannot deadlock).
+        """
         with self._lock:
             self.counter += 1
             n = self.counter
-            response = self._answer(request, n)
+        response = self._answer(request, n)
         delay = self.faults.delay(n) if self.faults else 0.0
         if delay:
             time.sleep(delay)
