@@ -102,15 +102,19 @@ def _run_one(item: pytest.Item, job: dict, limit: float) -> dict:
     seconds = time.monotonic() - start
     confine.reap(job.get("uid"))
     result = {"nodeid": item.nodeid, "seconds": round(seconds, 3)}
-    try:
-        message = json.loads(data.split(b"\n", 1)[0])
-        if message.get("nonce") != nonce or message.get("nodeid") != item.nodeid:
-            raise ValueError("not this test's answer")
-        if message["outcome"] not in ("passed", "failed", "error", "skipped"):
-            raise ValueError("unknown outcome")
-        return {**result, "outcome": message["outcome"], "reason": _first_line(str(message.get("reason", "")))}
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return {**result, "outcome": "failed", "reason": _died(status, timed_out, limit)}
+    answers = []
+    for line in data.splitlines():
+        try:
+            message = json.loads(line)
+            if message.get("nonce") == nonce and message.get("nodeid") == item.nodeid:
+                answers.append((str(message["outcome"]), _first_line(str(message.get("reason", "")))))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue  # not the test's answer: whatever else was written to the pipe is ignored
+    if len(set(answers)) == 1 and answers[0][0] in ("passed", "failed", "error", "skipped"):
+        return {**result, "outcome": answers[0][0], "reason": answers[0][1]}
+    if len(set(answers)) > 1:
+        return {**result, "outcome": "failed", "reason": "the test process gave more than one answer"}
+    return {**result, "outcome": "failed", "reason": _died(status, timed_out, limit)}
 
 
 def _child(item: pytest.Item, job: dict, jail: confine.Jail, limit: float, nonce: str, fd: int) -> None:
