@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agentlab.grading.gradebook import gradebook
 from agentlab.grading.release import SolutionMarkerError, release_student
-from agentlab.grading.secrets import is_secret, scrub_environment
+from agentlab.grading.credentials import is_credential, scrub_environment
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -77,8 +77,8 @@ def run_gradebook(args: argparse.Namespace) -> int:
     if out.is_dir() or not out.parent.is_dir():
         return _error(f"--out {out}: cannot write a CSV there; "
                       "give a file path in an existing folder, e.g. --out gradebook.csv")
-    if any(is_secret(k) for k in os.environ) and sys.argv[1:2] == ["gradebook"]:
-        # /proc/<pid>/environ shows what a process started with: start again without the secrets
+    if any(is_credential(k) for k in os.environ) and sys.argv[1:2] == ["gradebook"]:
+        # /proc/<pid>/environ shows what a process started with: start again without the keys
         env = dict(os.environ)
         scrub_environment(env)
         os.execve(sys.executable, [sys.executable, "-m", "agentlab", *sys.argv[1:]], env)

@@ -47,6 +47,8 @@ class Jail:
     """Unprivileged uid to run as (root only); None keeps the grader's."""
     hide: list[str] = field(default_factory=list)
     """Paths covered with empty read-only mounts (root only)."""
+    reveal: list[str] = field(default_factory=list)
+    """Folders the student's uid must read (the Python installation) though a parent bars it (root only)."""
     keep_fds: tuple[int, ...] = ()
     """Descriptors left open (the result pipe)."""
 
@@ -59,7 +61,7 @@ def enter(jail: Jail) -> None:
     """Called in the forked child; raises OSError if a step that isolation depends on fails."""
     os.setsid()
     if jail.uid is not None:
-        _namespaces(jail.hide)
+        _namespaces(jail.hide, jail.reveal)
     _redirect_stdio()
     _limits(jail)
     if jail.uid is not None:
@@ -101,10 +103,35 @@ def reap(uid: int | None, children: bool = True) -> int:
     return killed
 
 
-def _namespaces(hide: list[str]) -> None:
+def barred(path: str) -> str | None:
+    """The highest folder on the way to ``path`` that others may not enter (mode lacks o+x), or None."""
+    parts = os.path.realpath(path).split(os.sep)
+    for i in range(2, len(parts) + 1):
+        folder = os.sep.join(parts[:i])
+        try:
+            if not os.stat(folder).st_mode & 0o001:
+                return folder
+        except OSError:
+            return None
+    return None
+
+
+def _namespaces(hide: list[str], reveal: list[str]) -> None:
     if _libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET) != 0:
         raise OSError(ctypes.get_errno(), "unshare(mount, network namespaces)")
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+    # e.g. Python under /root/.pyenv with /root at 0700: cover /root with an empty tmpfs and put
+    # back only the Python installation, so the uid can import the standard library and no more
+    handles = [(path, barred(path), os.open(path, getattr(os, "O_PATH", os.O_RDONLY))) for path in reveal]
+    covered: set[str] = set()
+    for path, blocker, fd in handles:
+        if blocker is not None:
+            if blocker not in covered:
+                _mount("tmpfs", blocker, "tmpfs", 0, "size=64k,mode=755")
+                covered.add(blocker)
+            os.makedirs(path, mode=0o755, exist_ok=True)
+            _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
+        os.close(fd)
     for path in hide:
         if os.path.isdir(path) and not os.path.islink(path):
             _mount("tmpfs", path, "tmpfs", _MS_RDONLY, "size=4k,mode=555")

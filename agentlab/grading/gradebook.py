@@ -26,7 +26,7 @@ from agentlab.grading.plugin import FLOOR_S, time_limit
 from agentlab.grading.pool import Pool, Ready, report_of
 from agentlab.grading.report import GradeReport, fmt_points
 from agentlab.grading.sandbox import Stage
-from agentlab.grading.secrets import scrub_environment
+from agentlab.grading.credentials import scrub_environment
 from agentlab.grading.submissions import Submission, SubmissionError, find_submissions, read_modules
 
 NOTES_MAX = 1000

@@ -2,7 +2,7 @@
 
 Each worker is a warm pytest process (the instructor's tests collected, the SDK imported) started
 with a scrubbed environment in the staging folder. As root, worker ``i`` runs its students' tests
-as uid ``BASE_UID + i`` and kills every process of that uid after each test, so a student's
+as uid ``student_uids()[i]`` and kills every process of that uid after each test, so a student's
 leftovers can never meet the next student's. ``Pool.grade`` blocks until that student is done.
 """
 
@@ -21,8 +21,17 @@ from agentlab.grading import confine
 from agentlab.grading.report import GradedTest, GradeReport
 from agentlab.grading.sandbox import Stage
 
-BASE_UID = 61000
-"""First unprivileged uid used for students when grading as root (one per worker)."""
+UID_BASE = 100_000
+"""Students' uids start here when grading as root: ``UID_BASE + 64 * gradebook pid + worker``, so two
+gradebooks running at once never share a uid (and never kill each other's processes)."""
+MAX_WORKERS = 64
+"""Most workers one gradebook starts."""
+
+
+def student_uids(pid: int | None = None) -> range:
+    """The uids a gradebook with this pid (default: ours) gives its workers."""
+    base = UID_BASE + MAX_WORKERS * (os.getpid() if pid is None else pid)
+    return range(base, base + MAX_WORKERS)
 
 
 @dataclass
@@ -40,8 +49,9 @@ class Pool:
 
     def __init__(self, stage: Stage, jobs: int, hide: list[str]) -> None:
         self.stage, self.hide = stage, hide
+        self.reveal = [p for p in stage.python_paths() if confine.barred(p)]
         self._idle: queue.Queue[_Worker] = queue.Queue()
-        self._workers = [_Worker(stage, i) for i in range(max(1, jobs))]
+        self._workers = [_Worker(stage, i) for i in range(max(1, min(jobs, MAX_WORKERS)))]
         ready = [w.ready() for w in self._workers]  # they start in parallel; wait for all
         self.ready = ready[0]
         for w in self._workers:
@@ -61,7 +71,7 @@ class Pool:
             home, modules = self.stage.home_for(files, worker.uid)
             try:
                 return worker.run({"student": student, "modules": modules, "home": str(home), "uid": worker.uid,
-                                   "hide": self.hide, "limits": limits, "budget": budget})
+                                   "hide": self.hide, "reveal": self.reveal, "limits": limits, "budget": budget})
             finally:
                 confine.reap(worker.uid, children=False) if worker.uid is not None else None
                 _remove(home)
@@ -71,7 +81,7 @@ class Pool:
 
 class _Worker:
     def __init__(self, stage: Stage, index: int) -> None:
-        self.uid = BASE_UID + index if confine.is_root() else None
+        self.uid = student_uids()[index] if confine.is_root() else None
         read_end, write_end = os.pipe()
         self.log = open(stage.root / f"worker-{index}.log", "wb")  # noqa: SIM115 - closed in close()
         cmd = [sys.executable, "-m", "pytest", "exercises", "-q", "-s", "--no-header", "-p", "no:cacheprovider",

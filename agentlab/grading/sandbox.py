@@ -67,12 +67,18 @@ class Stage:
         return home, modules
 
     def environment(self) -> dict[str, str]:
-        """The workers' environment: no secrets, the staged lab first on the import path."""
+        """The workers' environment: no keys or tokens, the staged lab first on the import path."""
         env = {k: v for k, v in os.environ.items() if k in _KEEP_ENV or k.startswith("LC_")}
         home = str(self.root / "homes")
         env.update(HOME=home, TMPDIR=home, PYTHONPATH=str(self.root / "lib"), PYTHONDONTWRITEBYTECODE="1",
                    PYTHONIOENCODING="utf-8", PYTHONHASHSEED="0", MPLBACKEND="Agg")
         return env
+
+    def python_paths(self) -> list[str]:
+        """Folders of the Python installation a student's uid must be able to read (outermost only)."""
+        paths = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                                      *site.getsitepackages())})
+        return [p for p in paths if not any(p != q and p.startswith(q + os.sep) for q in paths)]
 
     def hidden_paths(self, *more: Path) -> list[str]:
         """Paths a student's test process must not see (as root they get covered by empty mounts)."""

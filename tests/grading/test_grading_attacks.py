@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from agentlab.grading.gradebook import gradebook
+from agentlab.grading.pool import student_uids
 from agentlab.grading.release import release_student
 
 SECRET = "sk-ant-api03-NOT-A-REAL-KEY-7f3a"
@@ -131,7 +132,9 @@ def graded(tmp_path_factory, course_template):
         "memory_hog": {"ex01_basics.py": solved.replace("    secret_total = a + b",
                                                         "    hog = bytearray(3 << 30)\n    secret_total = a + b"),
                        "ex02_loop.py": ex02},
-        "zz_next_student": {"ex01_basics.py": solved, "ex02_loop.py": ex02},
+        # and one that imports standard modules the worker never loaded: they must be readable
+        "zz_next_student": {"ex01_basics.py": "import colorsys, fractions, wave, tomllib\n" + solved,
+                            "ex02_loop.py": ex02},
     }
     for name, files in extras.items():
         for rel, text in files.items():
@@ -186,7 +189,7 @@ def test_nothing_a_submission_starts_outlives_it(graded):
     assert max(stamps) < graded["finished"], "a process of the submission was still writing after the gradebook ended"
     assert graded["out"].read_text() == graded["csv_text"]
     assert "survivor,8" not in graded["csv_text"]
-    assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _uid(p) in range(61000, 61064)]
+    assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _uid(p) in student_uids()]
 
 
 def test_no_secret_reaches_a_submission(graded):

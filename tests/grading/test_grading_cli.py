@@ -8,7 +8,7 @@ import pytest
 
 from agentlab.grading.cli import add_commands
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(600)
 
 
 def run(*argv: str) -> int:

@@ -9,7 +9,7 @@ import pytest
 from agentlab.grading.plugin import failure_line
 from agentlab.grading.release import release_student
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(600)
 
 
 def table_line(stdout: str, test: str) -> str:
