@@ -7,8 +7,7 @@ its own mount and network namespaces, covers the instructor's repository (all bu
 environment), the submissions folder and the output folder with empty read-only mounts, then
 becomes the student's unprivileged uid (no groups) with a process-count limit.
 
-``reap(uid)`` kills what a test left behind: every process of the student's uid (as root), and
-every orphan reparented to the grader (``PR_SET_CHILD_SUBREAPER``), double-forked or not.
+What a test leaves behind is killed by ``agentlab.grading.reap``.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
-import signal
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +29,6 @@ MAX_OPEN_FILES = 256
 """Open descriptors per test process."""
 _CLONE_NEWNS, _CLONE_NEWNET = 0x00020000, 0x40000000
 _MS_RDONLY, _MS_BIND, _MS_REC, _MS_PRIVATE = 1, 4096, 16384, 1 << 18
-_PR_SET_CHILD_SUBREAPER = 36
 _libc = ctypes.CDLL(None, use_errno=True) if os.name == "posix" else None
 
 
@@ -73,34 +70,6 @@ def enter(jail: Jail) -> None:
     for name in ("HOME", "USERPROFILE", "TMPDIR", "TEMP", "TMP"):
         os.environ[name] = str(jail.home)
     tempfile.tempdir = str(jail.home)  # the worker may have cached its own
-
-
-def become_subreaper() -> bool:
-    """Make orphans of our descendants our children (Linux), so ``reap`` can find them."""
-    return _libc is not None and _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-
-
-def reap(uid: int | None, children: bool = True) -> int:
-    """Kill every process of ``uid`` (as root) and, with ``children``, every child of ours still around.
-
-    Returns how many were seen. Only a worker that has no child it wants to keep passes ``children``.
-    """
-    killed = 0
-    for _ in range(20):  # bounded: each round kills all it sees, forks included (kill(-1) is atomic)
-        found = _children() if children else []
-        if uid is not None:
-            found += _kill_uid(uid)
-        for pid in found:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        if children:
-            _wait_any()
-        if not found:
-            break
-        killed += len(found)
-    return killed
 
 
 def barred(path: str) -> str | None:
@@ -183,49 +152,3 @@ def _close_others(keep: tuple[int, ...]) -> None:
             os.closerange(low, fd)
             low = fd + 1
     os.closerange(low, 1 << 16)
-
-
-def _children() -> list[int]:
-    """Pids whose parent is this process (orphans reparented to us included)."""
-    me, found = os.getpid(), []
-    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == me:
-                found.append(int(entry))
-    return found
-
-
-def _kill_uid(uid: int) -> list[int]:
-    """As ``uid``, kill(-1): every process of that uid dies at once. Returns those seen before."""
-    seen = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    seen.append(int(entry))
-            except OSError:
-                continue
-    if seen:
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setresuid(uid, uid, uid)
-                os.kill(-1, signal.SIGKILL)
-            finally:
-                os._exit(0)
-        os.waitpid(pid, 0)
-    return seen
-
-
-def _wait_any() -> None:
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return

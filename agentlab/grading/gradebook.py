@@ -12,14 +12,10 @@ is rewritten in student order, so the same class graded twice gives the same fil
 
 from __future__ import annotations
 
-import csv
 import os
-import threading
-import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
 from pathlib import Path
 
 from agentlab.grading.plugin import FLOOR_S, time_limit
@@ -28,27 +24,12 @@ from agentlab.grading.report import GradeReport, fmt_points
 from agentlab.grading.sandbox import Stage
 from agentlab.grading.credentials import scrub_environment
 from agentlab.grading.submissions import Submission, SubmissionError, find_submissions, read_modules
+from agentlab.grading.table import CsvWriter, Progress, Row, resumable, write_csv
 
 NOTES_MAX = 1000
 """Longest ``notes`` cell, in characters."""
 BASELINE_LIMIT_S = 120.0
 """Per-test limit while grading the instructor's own solutions (nothing measured yet)."""
-
-
-@dataclass
-class Row:
-    """One student's line of the gradebook."""
-
-    student: str
-    """Submission folder name, or zip file name without ``.zip``."""
-    points: dict[str, float]
-    """Exercise id -> points earned, for every exercise of the instructor's tests."""
-    total: float
-    """Sum of ``points``."""
-    possible: float
-    """Points possible over all exercises."""
-    notes: str
-    """Short reasons for the points lost; empty for full marks."""
 
 
 def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
@@ -76,13 +57,13 @@ def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
         pool.hide = stage.hidden_paths(submissions_dir, out_csv.parent)
         baseline, limits = _baseline(stage, pool, per_student_timeout, test_floor, progress)
         exercises = list(baseline.exercises())
-        done = _resumable(out_csv, exercises) if resume else {}
+        done = resumable(out_csv, exercises) if resume else {}
         if done:
             progress(f"resuming: {len(done)} students already in {out_csv}")
         todo = [s for s in submissions if s.student not in done]
         rows = dict(done)
-        writer = _CsvWriter(out_csv, exercises, list(done.values()))
-        clock = _Progress(len(todo), progress)
+        writer = CsvWriter(out_csv, exercises, list(done.values()))
+        clock = Progress(len(todo), progress)
 
         def one(submission: Submission) -> Row:
             clock.start(submission.student)
@@ -97,22 +78,6 @@ def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
     ordered = [rows[s.student] for s in submissions if s.student in rows]
     write_csv(out_csv, ordered, exercises)
     return ordered
-
-
-def write_csv(path: Path, rows: list[Row], exercises: list[str]) -> None:
-    """Columns: student, one per exercise, total, possible, notes. Written whole, then moved in place."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student", *exercises, "total", "possible", "notes"])
-        for r in rows:
-            writer.writerow(_cells(r, exercises))
-    os.replace(tmp, path)
-
-
-def _cells(r: Row, exercises: list[str]) -> list[str]:
-    return [_cell(r.student), *(fmt_points(r.points.get(ex, 0)) for ex in exercises),
-            fmt_points(r.total), fmt_points(r.possible), _cell(r.notes)]
 
 
 def _baseline(stage: Stage, pool: Pool, budget: float, floor: float, progress: Callable[[str], object]
@@ -180,72 +145,3 @@ def _row(student: str, baseline: GradeReport, report: GradeReport | None, notes:
     if len(text) > NOTES_MAX:
         text = text[: NOTES_MAX - 3] + "..."
     return Row(student, points, sum(points.values()), baseline.total()[1], text)
-
-
-def _cell(text: str) -> str:
-    """Keep spreadsheets from reading a student-controlled cell as a formula."""
-    return "'" + text if text.startswith(("=", "+", "-", "@", "\t", "\r")) else text
-
-
-def _resumable(path: Path, exercises: list[str]) -> dict[str, Row]:
-    """Rows of an earlier (maybe interrupted) run with the same columns; {} if none."""
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            table = list(csv.DictReader(f))
-            header = list(table[0]) if table else []
-    except (OSError, ValueError):
-        return {}
-    if header != ["student", *exercises, "total", "possible", "notes"]:
-        return {}
-    rows = {}
-    for r in table:
-        try:
-            name = r["student"][1:] if r["student"].startswith("'") else r["student"]
-            notes = r["notes"][1:] if r["notes"].startswith("'") else r["notes"]
-            rows[name] = Row(name, {ex: float(r[ex]) for ex in exercises}, float(r["total"]), float(r["possible"]), notes)
-        except (KeyError, ValueError):
-            continue
-    return rows
-
-
-class _CsvWriter:
-    """Appends each finished row at once (flushed to disk), after the header and any resumed rows."""
-
-    def __init__(self, path: Path, exercises: list[str], rows: list[Row]) -> None:
-        self.path, self.exercises, self.lock = path, exercises, threading.Lock()
-        write_csv(path, rows, exercises)
-
-    def add(self, row: Row) -> None:
-        with self.lock, open(self.path, "a", newline="", encoding="utf-8") as f:
-            csv.writer(f).writerow(_cells(row, self.exercises))
-            f.flush()
-            os.fsync(f.fileno())
-
-
-class _Progress:
-    """One line per student starting and ending, with a running count and the time left."""
-
-    def __init__(self, total: int, say: Callable[[str], object]) -> None:
-        self.total, self.say, self.done, self.running = total, say, 0, 0
-        self.t0, self.started, self.lock = time.monotonic(), {}, threading.Lock()
-
-    def start(self, student: str) -> None:
-        with self.lock:
-            self.running += 1
-            self.started[student] = time.monotonic()
-            self.say(f"  start {student} ({self.running} running, {self.done}/{self.total} done)")
-
-    def end(self, row: Row) -> None:
-        with self.lock:
-            self.running -= 1
-            self.done += 1
-            took = time.monotonic() - self.started.pop(row.student, self.t0)
-            elapsed = time.monotonic() - self.t0
-            left = elapsed / self.done * (self.total - self.done)
-            self.say(f"[{self.done}/{self.total}] {row.student} ... {fmt_points(row.total)}/{fmt_points(row.possible)} "
-                     f"in {took:.1f} s; about {_duration(left)} left")
-
-
-def _duration(seconds: float) -> str:
-    seconds = round(seconds)
-    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"

@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentlab.grading import confine
+from agentlab.grading import confine, reap
 from agentlab.grading.report import GradedTest, GradeReport
 from agentlab.grading.sandbox import Stage
 
@@ -73,7 +73,7 @@ class Pool:
                 return worker.run({"student": student, "modules": modules, "home": str(home), "uid": worker.uid,
                                    "hide": self.hide, "reveal": self.reveal, "limits": limits, "budget": budget})
             finally:
-                confine.reap(worker.uid, children=False) if worker.uid is not None else None
+                reap.reap(worker.uid, children=False) if worker.uid is not None else None
                 _remove(home)
         finally:
             self._idle.put(worker)

@@ -31,7 +31,7 @@ import time
 
 import pytest
 
-from agentlab.grading import confine
+from agentlab.grading import confine, reap
 from agentlab.grading.plugin import _BY_ID, _REPORT, _first_line, set_limit, timeout_message
 
 GRACE_S = 5.0
@@ -49,7 +49,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--grade-worker") is not None:
         sys.meta_path.insert(0, _Exercises({}))  # nothing of a student's is importable in the worker
-        confine.become_subreaper()
+        reap.become_subreaper()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -100,7 +100,7 @@ def _run_one(item: pytest.Item, job: dict, limit: float) -> dict:
         _kill(pid)
     _, status = os.waitpid(pid, 0)
     seconds = time.monotonic() - start
-    confine.reap(job.get("uid"))
+    reap.reap(job.get("uid"))
     result = {"nodeid": item.nodeid, "seconds": round(seconds, 3)}
     answers = []
     for line in data.splitlines():

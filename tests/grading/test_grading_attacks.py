@@ -227,3 +227,33 @@ def _uid(proc: Path) -> int:
         return proc.stat().st_uid
     except OSError:
         return -1
+
+
+@pytest.mark.timeout(600)
+def test_without_root_leftovers_still_die_and_crashes_stay_local(course, tmp_path, monkeypatch):
+    """The ordinary-user path (no uid switch, no namespaces): the subreaper still kills a survivor."""
+    from agentlab.grading import confine
+
+    monkeypatch.setattr(confine, "is_root", lambda: False)
+    spy = tmp_path / "spy"
+    spy.mkdir()
+    release_student(course, tmp_path / "student")
+    solved = (course / "exercises/ex01_basics.py").read_text()
+    ex02 = (course / "exercises/ex02_loop.py").read_text()
+    out = tmp_path / "gradebook.csv"
+    survivor = STUB_HEADER + f"REPORT = {str(spy / 'attack')!r}\nCSV = {str(out)!r}\n" + ATTACKS["survivor"]
+    klass = tmp_path / "class"
+    for name, files in {"survivor": {"ex01_basics.py": survivor + solved, "ex02_loop.py": ex02},
+                        "os_exit": {"ex01_basics.py": solved.replace("    secret_words = text.split()",
+                                                                     "    import os; os._exit(3)\n    secret_words = text.split()"),
+                                    "ex02_loop.py": ex02}}.items():
+        for rel, text in files.items():
+            (klass / name).mkdir(parents=True, exist_ok=True)
+            (klass / name / rel).write_text(text)
+    gradebook(klass, course, out, test_floor=3, jobs=1, progress=lambda s: None)
+    finished = time.time()
+    time.sleep(1.5)
+    rows = {r["student"]: r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))}
+    assert (rows["survivor"]["total"], rows["os_exit"]["total"]) == ("8", "6")
+    stamps = [float(x) for x in (spy / "attack.survivor").read_text().split()]
+    assert max(stamps) < finished, "a double-forked setsid process outlived its test"

@@ -9,7 +9,8 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from agentlab.grading.gradebook import Row, _CsvWriter, gradebook
+from agentlab.grading.gradebook import gradebook
+from agentlab.grading.table import CsvWriter, Row
 from agentlab.grading.release import release_student
 from agentlab.grading.submissions import Submission, SubmissionError, _choose, copy_modules, find_submissions
 
@@ -126,7 +127,7 @@ def test_an_interrupted_run_keeps_its_rows_and_resumes(course, tmp_path):
 
 def test_rows_are_on_disk_as_soon_as_a_student_is_done(tmp_path):
     path = tmp_path / "g.csv"
-    writer = _CsvWriter(path, ["1.1"], [])
+    writer = CsvWriter(path, ["1.1"], [])
     writer.add(Row("=cmd|' /C calc'!A0", {"1.1": 1}, 1, 2, "-2+3"))
     writer.add(Row("\tab", {"1.1": 0}, 0, 2, "@SUM(A1)"))
     assert path.read_text().splitlines() == ["student,1.1,total,possible,notes",
