@@ -83,7 +83,8 @@ class _Worker:
     def __init__(self, stage: Stage, index: int) -> None:
         self.uid = student_uids()[index] if confine.is_root() else None
         read_end, write_end = os.pipe()
-        self.log = open(stage.root / f"worker-{index}.log", "wb")  # noqa: SIM115 - closed in close()
+        log = stage.root / f"worker-{index}.log"
+        self.log = os.fdopen(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb")  # closed in close()
         cmd = [sys.executable, "-m", "pytest", "exercises", "-q", "-s", "--no-header", "-p", "no:cacheprovider",
                "-p", "agentlab.grading.plugin", "-p", "agentlab.grading.worker", f"--grade-worker={write_end}", "--continue-on-collection-errors",
                f"--rootdir={stage.repo}"]
