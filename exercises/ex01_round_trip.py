@@ -19,6 +19,8 @@ def answer_tool_calls(content: list[dict], tools: dict[str, Tool]) -> dict:
     {"type": "tool_result", "tool_use_id": <id>, "content": <text>} per tool_use block, in the
     same order, with "is_error": True added when the tool failed. Run each tool with
     `run_tool(tools, name, input)`; it returns a ToolOutcome(content, is_error).
+    Write this yourself: agentlab.execute_tools is the lab's own version, and calling it (or
+    run_agent) from here fails the tests.
     """
     ### BEGIN SOLUTION
     results = []

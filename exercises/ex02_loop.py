@@ -19,6 +19,9 @@ def run_loop(client: Any, task: str, tools: list[Tool], model: str, max_turns: i
     (block.model_dump(mode="json", exclude_none=True)); if stop_reason is not "tool_use",
     return messages; otherwise append ONE user message answering every tool_use id (failures
     with "is_error": True) and go on. Never make more than max_turns model calls.
+    Write the loop yourself: agentlab.run_agent and agentlab.execute_tools are the lab's own
+    versions, and calling them from here fails the tests (run_tool, or your answer_tool_calls
+    from exercise 1.1, is fine).
     """
     ### BEGIN SOLUTION
     by_name = toolset(tools)

@@ -1,49 +1,46 @@
 """Grade a class: run the instructor's exercise tests on every submission and write a CSV.
 
 First the instructor's own solutions are graded the same way (the baseline): that fixes the
-exercise columns and the points possible, and warns if a solution loses points. Then each
-submission runs in its own throw-away folder and process (see ``agentlab.grading.sandbox`` for
-what that isolation does and does not do). A submission that does not import, loops, crashes
-or floods the output still gets a row: 0 for what failed, and the reason in ``notes``.
+exercise columns and the points possible, warns if a solution loses points, and measures each
+test: its limit for the students is ``plugin.time_limit`` of that time (generous, with a floor).
+Then ``jobs`` students at a time go to warm workers (``agentlab.grading.pool``) that run each
+graded test in its own confined process. The score is decided here, in a process that never runs
+student code: only the instructor's test ids count, with the instructor's points. Rows go to the
+CSV as students finish (``resume=True`` keeps the rows of an interrupted run); at the end the CSV
+is rewritten in student order, so the same class graded twice gives the same file.
 """
 
 from __future__ import annotations
 
-import csv
-import shutil
-import tempfile
+import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from agentlab.grading.plugin import FLOOR_S, time_limit
+from agentlab.grading.pool import Pool, Ready, report_of
 from agentlab.grading.report import GradeReport, fmt_points
-from agentlab.grading.sandbox import RunResult, prepare, run_tests
-from agentlab.grading.submissions import MODULE, Submission, SubmissionError, copy_modules, find_submissions
+from agentlab.grading.sandbox import Stage
+from agentlab.grading.credentials import scrub_environment
+from agentlab.grading.submissions import Submission, SubmissionError, find_submissions, read_modules
+from agentlab.grading.table import CsvWriter, Progress, Row, resumable, write_csv
 
 NOTES_MAX = 1000
 """Longest ``notes`` cell, in characters."""
-
-
-@dataclass
-class Row:
-    """One student's line of the gradebook."""
-
-    student: str
-    """Submission folder name, or zip file name without ``.zip``."""
-    points: dict[str, float]
-    """Exercise id -> points earned, for every exercise of the instructor's tests."""
-    total: float
-    """Sum of ``points``."""
-    possible: float
-    """Points possible over all exercises."""
-    notes: str
-    """Short reasons for the points lost; empty for full marks."""
+BASELINE_LIMIT_S = 120.0
+"""Per-test limit while grading the instructor's own solutions (nothing measured yet)."""
 
 
 def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
-              per_student_timeout: float = 60, progress: Callable[[str], object] = print) -> list[Row]:
-    """Grade every folder or .zip in ``submissions_dir``; write ``out_csv``; return the rows."""
+              per_student_timeout: float = 120, jobs: int | None = None, resume: bool = False,
+              test_floor: float = FLOOR_S, progress: Callable[[str], object] = print) -> list[Row]:
+    """Grade every folder or .zip in ``submissions_dir``; write ``out_csv``; return the rows (by student).
+
+    ``jobs`` students at a time (default: the number of cores); each test may run ``plugin.time_limit``
+    of the reference's time with ``test_floor`` seconds at least, and all of a student's tests together
+    ``per_student_timeout`` seconds.
+    """
     submissions_dir, instructor_repo, out_csv = Path(submissions_dir), Path(instructor_repo), Path(out_csv)
     if not (instructor_repo / "exercises" / "tests").is_dir() or not (instructor_repo / "agentlab").is_dir():
         raise ValueError(f"{instructor_repo} is not the instructor repo: it needs agentlab/ and exercises/tests/")
@@ -54,42 +51,48 @@ def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
     submissions = find_submissions(submissions_dir)
     if not submissions:
         raise ValueError(f"no submissions in {submissions_dir}: expected one folder or .zip file per student")
-    modules = sorted(p.name for p in (instructor_repo / "exercises").iterdir() if MODULE.fullmatch(p.name))
-    baseline = _baseline(instructor_repo, modules, per_student_timeout, progress)
-    rows = []
-    for number, submission in enumerate(submissions, 1):
-        row = _grade(submission, instructor_repo, baseline, modules, per_student_timeout)
-        rows.append(row)
-        score = f"{fmt_points(row.total)}/{fmt_points(row.possible)}"
-        progress(f"[{number}/{len(submissions)}] {submission.student} ... {score}")
-    write_csv(out_csv, rows, list(baseline.exercises()))
-    return rows
+    scrub_environment()  # before any worker starts: nothing below inherits a key
+    jobs = jobs or os.cpu_count() or 1
+    with Stage(instructor_repo) as stage, Pool(stage, min(jobs, len(submissions)), []) as pool:
+        pool.hide = stage.hidden_paths(submissions_dir, out_csv.parent)
+        baseline, limits = _baseline(stage, pool, per_student_timeout, test_floor, progress)
+        exercises = list(baseline.exercises())
+        done = resumable(out_csv, exercises) if resume else {}
+        if done:
+            progress(f"resuming: {len(done)} students already in {out_csv}")
+        todo = [s for s in submissions if s.student not in done]
+        rows = dict(done)
+        writer = CsvWriter(out_csv, exercises, list(done.values()))
+        clock = Progress(len(todo), progress)
+
+        def one(submission: Submission) -> Row:
+            clock.start(submission.student)
+            return _grade(submission, stage, pool, baseline, limits, per_student_timeout)
+
+        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo)))) as executor:
+            for future in as_completed([executor.submit(one, s) for s in todo]):
+                row = future.result()
+                rows[row.student] = row
+                writer.add(row)
+                clock.end(row)
+    ordered = [rows[s.student] for s in submissions if s.student in rows]
+    write_csv(out_csv, ordered, exercises)
+    return ordered
 
 
-def write_csv(path: Path, rows: list[Row], exercises: list[str]) -> None:
-    """Columns: student, one per exercise, total, possible, notes."""
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student", *exercises, "total", "possible", "notes"])
-        for r in rows:
-            writer.writerow([_cell(r.student), *(fmt_points(r.points.get(ex, 0)) for ex in exercises),
-                             fmt_points(r.total), fmt_points(r.possible), _cell(r.notes)])
-
-
-def _baseline(instructor: Path, modules: list[str], timeout: float, progress: Callable[[str], object]) -> GradeReport:
+def _baseline(stage: Stage, pool: Pool, budget: float, floor: float, progress: Callable[[str], object]
+              ) -> tuple[GradeReport, dict[str, float]]:
     """Grade the instructor's own solutions; refuse to go on if that yields no graded test."""
-    with tempfile.TemporaryDirectory(prefix="agentlab-grade-", ignore_cleanup_errors=True) as tmp:
-        exercises = prepare(instructor, Path(tmp))
-        for name in modules:
-            shutil.copy2(instructor / "exercises" / name, exercises / name)
-        result = run_tests(Path(tmp), timeout)
-    report = result.report
-    if result.timed_out:
-        raise RuntimeError(f"grading the instructor's own solutions took over {timeout:g}s; raise the time limit")
-    if report is None or not report.tests:
-        raise RuntimeError(f"the instructor's tests in {instructor / 'exercises'} produced no graded test "
-                           f"(is exercises/conftest.py loading agentlab.grading.plugin?). pytest said:\n"
-                           f"{result.output_tail[-2000:]}")
+    ready = pool.ready
+    if not ready.tests:
+        errors = "; ".join(f"{e['nodeid']}: {e['reason']}" for e in ready.load_errors) or "no graded test collected"
+        raise RuntimeError(f"the instructor's tests in {stage.instructor / 'exercises'} produced no graded test "
+                           f"(is exercises/conftest.py loading agentlab.grading.plugin?): {errors}")
+    files = {name: (stage.instructor / "exercises" / name).read_bytes() for name in stage.modules}
+    results = pool.grade("(instructor solutions)", files, {t.nodeid: BASELINE_LIMIT_S for t in ready.tests},
+                         max(budget, BASELINE_LIMIT_S * 2))
+    report = report_of(ready, results)
+    limits = {r["nodeid"]: time_limit(r["seconds"], floor=floor) for r in results}
     earned, possible = report.total()
     progress(f"instructor solutions: {fmt_points(earned)}/{fmt_points(possible)}")
     for t in report.tests:
@@ -97,33 +100,33 @@ def _baseline(instructor: Path, modules: list[str], timeout: float, progress: Ca
             progress(f"  WARNING: the solution fails {t.nodeid}: {t.reason}")
     for err in report.load_errors:
         progress(f"  WARNING: could not load {err['nodeid']}: {err['reason']}")
-    return report
+    slowest = max(results, key=lambda r: r["seconds"])
+    progress(f"  slowest test {slowest['nodeid']}: {slowest['seconds']:.2f} s; limits per test "
+             f"{min(limits.values()):g}-{max(limits.values()):g} s (at least {floor:g} s)")
+    return report, limits
 
 
-def _grade(submission: Submission, instructor: Path, baseline: GradeReport, modules: list[str],
-           timeout: float) -> Row:
-    with tempfile.TemporaryDirectory(prefix="agentlab-grade-", ignore_cleanup_errors=True) as tmp:
-        exercises = prepare(instructor, Path(tmp))
-        try:
-            found = copy_modules(submission, exercises)
-        except SubmissionError as e:
-            return _row(submission.student, baseline, None, [str(e)])
-        result = run_tests(Path(tmp), timeout)
+def _grade(submission: Submission, stage: Stage, pool: Pool, baseline: GradeReport, limits: dict[str, float],
+           budget: float) -> Row:
+    try:
+        files = read_modules(submission)
+    except SubmissionError as e:
+        return _row(submission.student, baseline, None, [str(e)])
     notes = []
-    missing = [m for m in modules if m not in found]
+    ignored = sorted(set(files) - set(stage.modules))
+    files = {k: v for k, v in files.items() if k in stage.modules}
+    missing = [m for m in stage.modules if m not in files]
     if missing:
         notes.append("missing " + ", ".join(missing))
-    if result.timed_out:
-        notes.append(f"stopped at the {timeout:g}s time limit")
-    elif result.report is None or not result.report.complete:
-        last = next((ln.strip() for ln in reversed(result.output_tail.splitlines()) if ln.strip()), "no output")
-        notes.append(f"test run crashed (exit code {result.returncode}): {last[:120]}")
-    return _row(submission.student, baseline, result, notes)
+    if ignored:
+        notes.append("ignored " + ", ".join(ignored) + " (not an exercise of this course)")
+    results = pool.grade(submission.student, files, limits, budget)
+    ready = Ready(baseline.tests, baseline.load_errors)
+    return _row(submission.student, baseline, report_of(ready, results), notes)
 
 
-def _row(student: str, baseline: GradeReport, result: RunResult | None, notes: list[str]) -> Row:
+def _row(student: str, baseline: GradeReport, report: GradeReport | None, notes: list[str]) -> Row:
     """Score against the baseline's tests: only tests the instructor's run knows can earn points."""
-    report = result.report if result else None
     graded = {t.nodeid: t for t in report.tests} if report else {}
     load_errors = {e["nodeid"]: e["reason"] for e in report.load_errors} if report else {}
     points = {ex: 0.0 for ex in baseline.exercises()}
@@ -142,8 +145,3 @@ def _row(student: str, baseline: GradeReport, result: RunResult | None, notes: l
     if len(text) > NOTES_MAX:
         text = text[: NOTES_MAX - 3] + "..."
     return Row(student, points, sum(points.values()), baseline.total()[1], text)
-
-
-def _cell(text: str) -> str:
-    """Keep spreadsheets from reading a student-controlled cell as a formula."""
-    return "'" + text if text.startswith(("=", "+", "-", "@")) else text

@@ -2,21 +2,34 @@
 
 Load it from a conftest: ``pytest_plugins = ["agentlab.grading.plugin"]``. A test is graded when
 it carries ``@pytest.mark.points(n)``; ``@pytest.mark.exercise("2.1")`` names the exercise it
-grades. A graded test without ``@pytest.mark.timeout(s)`` gets ``DEFAULT_TIMEOUT``. Runs with no
-graded test print nothing extra.
+grades; ``@pytest.mark.forbids("agentlab.loop.run_agent", why=...)`` fails it when the student's
+code calls that function (see ``agentlab.grading.forbid``). Runs with no graded test print
+nothing extra.
+
+Time limits never cost a correct solution its points: before the first test the SDK, jsonschema
+and the lab's modules are imported and a simulated client is built once (``warmup``); only the
+test function is timed (fixtures are not); and a graded test's limit is at least ``FLOOR_S``, or
+``FACTOR`` times what the reference solution took when ``--grade-limits`` gives those times
+(an explicit ``@pytest.mark.timeout`` below that is raised to it). The failure then reads
+"took longer than N s: an endless loop, or a very busy machine; run it again to check".
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
+from agentlab.grading.forbid import forbidden
 from agentlab.grading.report import GradedTest, GradeReport, fmt_points
+from agentlab.grading.warmup import warm_up
 
-DEFAULT_TIMEOUT = 10.0
-"""Seconds allowed to a graded test that has no ``@pytest.mark.timeout``."""
+FLOOR_S = 20.0
+"""Least time a graded test's body is allowed, in seconds, on any machine."""
+FACTOR = 20.0
+"""A test may take this many times what the reference solution took (``--grade-limits``)."""
 REASON_MAX = 160
 """Longest failure line shown, in characters."""
 
@@ -30,11 +43,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--grade-json", metavar="PATH", default=None,
         help="write per-test and per-exercise points as JSON to PATH",
     )
+    parser.getgroup("agentlab grading").addoption(
+        "--grade-limits", metavar="PATH", default=None,
+        help="JSON {test node id: seconds the reference solution took}; limits become FACTOR times that",
+    )
+    parser.getgroup("agentlab grading").addoption(
+        "--grade-floor", metavar="S", type=float, default=FLOOR_S,
+        help=f"least seconds a graded test may run (default {FLOOR_S:g})",
+    )
+
+
+def time_limit(measured: float | None, explicit: float | None = None, floor: float = FLOOR_S) -> float:
+    """Seconds a graded test may run: the floor, FACTOR x the reference's time, or an explicit larger limit."""
+    return max(floor, FACTOR * (measured or 0), explicit or 0)
+
+
+def timeout_message(seconds: float) -> str:
+    return f"took longer than {seconds:g} s: an endless loop, or a very busy machine; run it again to check"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "points(n): points a graded exercise test is worth")
     config.addinivalue_line("markers", 'exercise(id): the exercise a graded test grades, e.g. "2.1"')
+    config.addinivalue_line("markers", "forbids(*functions, why=...): fail if the student's code calls these")
     config.stash[_REPORT] = GradeReport()
     config.stash[_BY_ID] = {}
     path = config.getoption("--grade-json", None)
@@ -48,6 +79,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
     if _REPORT not in config.stash:
         return
+    limits = _limits(config)
     for item in session.items:
         marker = item.get_closest_marker("points")
         if marker is None:
@@ -56,12 +88,46 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
             raise pytest.UsageError(f"{item.nodeid}: write @pytest.mark.points(n) with a positive number n, "
                                     f"got {marker.args!r}")
-        if item.get_closest_marker("timeout") is None:
-            item.add_marker(pytest.mark.timeout(DEFAULT_TIMEOUT))
+        explicit = item.get_closest_marker("timeout")
+        seconds = explicit.args[0] if explicit and explicit.args else (explicit.kwargs.get("timeout") if explicit else None)
+        set_limit(item, time_limit(limits.get(item.nodeid), seconds if isinstance(seconds, (int, float)) else None,
+                                   floor=config.getoption("--grade-floor", FLOOR_S)))
         grade = GradedTest(item.nodeid, item.nodeid.split("::", 1)[-1], _exercise_of(item), points)
         config.stash[_REPORT].tests.append(grade)
         config.stash[_BY_ID][item.nodeid] = grade
     _save(config)
+    if config.stash[_BY_ID] and not config.option.collectonly:
+        warm_up()  # imports and first-use set-up happen here, outside every test's timer
+
+
+def set_limit(item: pytest.Item, seconds: float) -> None:
+    """Time only the test function (not fixtures) and stop it after ``seconds``."""
+    item.add_marker(pytest.mark.timeout(seconds, func_only=True), append=False)
+
+
+def _limits(config: pytest.Config) -> dict[str, float]:
+    path = config.getoption("--grade-limits", None)
+    if not path:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise pytest.UsageError(f"--grade-limits {path}: cannot read it ({e}); pass a JSON file "
+                                "{test node id: seconds}") from e
+    return {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    markers = list(item.iter_markers("forbids"))
+    if not markers:
+        return (yield)
+    names = [n for m in markers for n in m.args]
+    exercise = _exercise_of(item)
+    why = next((m.kwargs["why"] for m in markers if "why" in m.kwargs),
+               f"Exercise {exercise} asks you to write this yourself")
+    with forbidden(names, why):
+        return (yield)
 
 
 def _exercise_of(item: pytest.Item) -> str:
@@ -123,7 +189,7 @@ def failure_line(exc: BaseException) -> str:
     if isinstance(exc, pytest.fail.Exception):
         timeout = re.match(r"Timeout \(>(\S+?)s\) from pytest-timeout", exc.msg)
         if timeout:
-            return f"Timeout: still running after {timeout[1]}s (an infinite loop?)"
+            return timeout_message(float(timeout[1]))
         return _first_line(exc.msg)
     message = _first_line(str(exc))
     return _first_line(f"{type(exc).__name__}: {message}") if message else type(exc).__name__

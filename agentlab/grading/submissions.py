@@ -51,29 +51,36 @@ def find_submissions(folder: Path) -> list[Submission]:
     return [found[k] for k in sorted(found, key=str.lower)]
 
 
-def copy_modules(submission: Submission, dest: Path) -> list[str]:
-    """Write the student's exercise modules into ``dest``; return their file names."""
+def read_modules(submission: Submission) -> dict[str, bytes]:
+    """The student's exercise modules: file name -> contents (nothing else is read)."""
+    out: dict[str, bytes] = {}
     if submission.path.is_dir():
         files = {rel: submission.path / rel for rel in _folder_modules(submission.path)}
-        chosen = _choose(list(files))
-        for rel in chosen:
+        for rel in _choose(list(files)):
             if files[rel].stat().st_size > MAX_MODULE_BYTES:
                 raise SubmissionError(f"{rel} is larger than {MAX_MODULE_BYTES >> 20} MiB")
-            (dest / rel.name).write_bytes(files[rel].read_bytes())
-        return [rel.name for rel in chosen]
+            out[rel.name] = files[rel].read_bytes()
+        return out
     try:
         with zipfile.ZipFile(submission.path) as zf:
             members = {PurePosixPath(i.filename.replace("\\", "/")): i for i in zf.infolist() if not i.is_dir()}
-            chosen = _choose([p for p in members if _wanted(p)])
-            for rel in chosen:
+            for rel in _choose([p for p in members if _wanted(p)]):
                 with zf.open(members[rel]) as f:
                     data = f.read(MAX_MODULE_BYTES + 1)
                 if len(data) > MAX_MODULE_BYTES:
                     raise SubmissionError(f"{rel} is larger than {MAX_MODULE_BYTES >> 20} MiB")
-                (dest / rel.name).write_bytes(data)
-            return [rel.name for rel in chosen]
+                out[rel.name] = data
+            return out
     except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as e:
         raise SubmissionError(f"cannot read the zip file: {e}") from e
+
+
+def copy_modules(submission: Submission, dest: Path) -> list[str]:
+    """Write the student's exercise modules into ``dest``; return their file names."""
+    files = read_modules(submission)
+    for name, data in files.items():
+        (dest / name).write_bytes(data)
+    return sorted(files)
 
 
 def _folder_modules(root: Path) -> list[PurePosixPath]:

@@ -172,6 +172,6 @@ def run_pytest():
     def run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
         return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-                              cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+                              cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
     return run

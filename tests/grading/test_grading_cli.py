@@ -8,7 +8,7 @@ import pytest
 
 from agentlab.grading.cli import add_commands
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(600)
 
 
 def run(*argv: str) -> int:
@@ -58,3 +58,9 @@ def test_timeout_must_be_positive(capsys):
     with pytest.raises(SystemExit):
         run("gradebook", "subs", "--out", "g.csv", "--timeout", "soon")
     assert "argument --timeout: 'soon' is not a number of seconds above 0; use e.g. --timeout 60" in capsys.readouterr().err
+
+
+def test_jobs_must_be_a_whole_number(capsys):
+    with pytest.raises(SystemExit):
+        run("gradebook", "subs", "--out", "g.csv", "-j", "0")
+    assert "argument -j/--jobs: '0' is not a whole number above 0; use e.g. -j 2" in capsys.readouterr().err

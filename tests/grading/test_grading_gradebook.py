@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import csv
+import shutil
 import zipfile
 from pathlib import Path, PurePosixPath
 
 import pytest
 
 from agentlab.grading.gradebook import gradebook
+from agentlab.grading.table import CsvWriter, Row
 from agentlab.grading.release import release_student
-from agentlab.grading.sandbox import OUTPUT_TAIL, prepare, run_tests
 from agentlab.grading.submissions import Submission, SubmissionError, _choose, copy_modules, find_submissions
 
-PER_STUDENT = 8.0  # seconds; the fake tests allow 2 s each
+PER_STUDENT = 120.0  # seconds for all of a student's tests
+FLOOR = 3.0  # seconds each test may take at least (the fake course's tests take milliseconds)
 
 NOISY = ("import atexit, sys\nprint('x' * 3_000_000)\n"
          "atexit.register(lambda: sys.stdout.write('y' * 3_000_000))  # after pytest: reaches the real stdout\n")
@@ -64,11 +66,12 @@ def make_class(course: Path, folder: Path) -> None:
     assert "NotImplementedError" in stub01
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(900)
 def test_gradebook_over_a_class(course, tmp_path):
     make_class(course, tmp_path / "class")
     out, messages = tmp_path / "gradebook.csv", []
-    rows = gradebook(tmp_path / "class", course, out, per_student_timeout=PER_STUDENT, progress=messages.append)
+    rows = gradebook(tmp_path / "class", course, out, per_student_timeout=PER_STUDENT, test_floor=FLOOR,
+                     jobs=2, progress=messages.append)
 
     table = list(csv.DictReader(out.open(newline="", encoding="utf-8")))
     assert list(table[0]) == ["student", "1.1", "1.2", "2.1", "total", "possible", "notes"]
@@ -78,7 +81,7 @@ def test_gradebook_over_a_class(course, tmp_path):
         "bob": ("2", "1", "0", "3", "8"),
         "carol": ("0", "0", "3", "3", "8"),
         "dave": ("2", "3", "0", "5", "8"),
-        "erin": ("0", "0", "0", "0", "8"),
+        "erin": ("0", "0", "3", "3", "8"),  # her hang costs exercise 1.1 (and 1.2, missing), not 2.1
         "frank": ("2", "3", "3", "8", "8"),
         "gina": ("2", "3", "0", "5", "8"),
     }
@@ -88,27 +91,47 @@ def test_gradebook_over_a_class(course, tmp_path):
     assert "2.1: ModuleNotFoundError: No module named 'exercises.ex02_loop'" in notes["bob"]
     assert notes["carol"].startswith("1.1: SyntaxError: expected ':' (ex01_basics.py, line 4); 1.2: SyntaxError")
     assert "(2 tests)" in notes["carol"]
-    assert notes["dave"] == "2.1: Timeout: still running after 2.0s (an infinite loop?)"
-    assert notes["erin"] == f"stopped at the {PER_STUDENT:g}s time limit"
+    timeout = f"took longer than {FLOOR:g} s: an endless loop, or a very busy machine; run it again to check"
+    assert notes["dave"] == f"2.1: {timeout}"
+    assert notes["erin"].startswith(f"1.1: {timeout}; 1.2: AttributeError"), notes["erin"]  # SIGALRM ignored: killed
     assert notes["gina"] == GINA
 
     assert [r.student for r in rows] == sorted(scores)
     assert messages[0] == "instructor solutions: 8/8"
-    assert messages[1:] == [f"[{i}/7] {name} ... {scores[name][3]}/8" for i, name in enumerate(sorted(scores), 1)]
+    ends = [m for m in messages if m.startswith("[")]
+    assert len(ends) == 7 and ends[-1].startswith("[7/7] ") and all(" left" in m for m in ends)
+    assert sorted(m.split()[1] for m in ends) == sorted(scores)
+    assert sum(m.lstrip().startswith("start ") for m in messages) == 7
+
+    again = tmp_path / "again.csv"
+    gradebook(tmp_path / "class", course, again, per_student_timeout=PER_STUDENT, test_floor=FLOOR, jobs=1,
+              progress=lambda s: None)
+    assert again.read_bytes() == out.read_bytes()  # same class, same CSV, whatever the order of work
 
 
-@pytest.mark.timeout(60)
-def test_output_is_capped_and_files_are_not_the_instructors(course, tmp_path):
-    base = tmp_path / "run"
-    base.mkdir()
-    EX01, EX02 = solutions(course)
-    exercises = prepare(course, base)
-    assert not (exercises / "ex01_basics.py").exists()  # instructor solutions never copied
-    write(exercises, {"ex01_basics.py": NOISY + EX01, "ex02_loop.py": EX02})
-    result = run_tests(base, timeout=30)
-    assert result.report is not None and result.report.total() == (8, 8)
-    assert (base / "output.log").stat().st_size > 3_000_000
-    assert len(result.output_tail.encode()) <= OUTPUT_TAIL
+@pytest.mark.timeout(900)
+def test_an_interrupted_run_keeps_its_rows_and_resumes(course, tmp_path):
+    make_class(course, tmp_path / "class")
+    out = tmp_path / "gradebook.csv"
+    header = "student,1.1,1.2,2.1,total,possible,notes\r\n"
+    out.write_text(header + "alice,2,3,3,8,8,\r\nbob,0,0,0,0,8,graded before the break\r\n", newline="")
+    for name in ("carol", "dave", "erin", "frank"):
+        shutil.rmtree(tmp_path / "class" / name)
+    messages = []
+    gradebook(tmp_path / "class", course, out, test_floor=FLOOR, resume=True, progress=messages.append)
+    assert "resuming: 2 students already in" in " ".join(messages)
+    assert sum(m.startswith("[") for m in messages) == 1  # only gina was graded
+    table = [(r["student"], r["total"], r["notes"]) for r in csv.DictReader(out.open(newline="", encoding="utf-8"))]
+    assert table == [("alice", "8", ""), ("bob", "0", "graded before the break"), ("gina", "5", GINA)]
+
+
+def test_rows_are_on_disk_as_soon_as_a_student_is_done(tmp_path):
+    path = tmp_path / "g.csv"
+    writer = CsvWriter(path, ["1.1"], [])
+    writer.add(Row("=cmd|' /C calc'!A0", {"1.1": 1}, 1, 2, "-2+3"))
+    writer.add(Row("\tab", {"1.1": 0}, 0, 2, "@SUM(A1)"))
+    assert path.read_text().splitlines() == ["student,1.1,total,possible,notes",
+                                             "'=cmd|' /C calc'!A0,1,1,2,'-2+3", "'\tab,0,0,2,'@SUM(A1)"]
 
 
 def test_submission_layouts(tmp_path):

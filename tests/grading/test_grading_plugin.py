@@ -9,7 +9,7 @@ import pytest
 from agentlab.grading.plugin import failure_line
 from agentlab.grading.release import release_student
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(600)
 
 
 def table_line(stdout: str, test: str) -> str:
@@ -69,8 +69,10 @@ def test_timeouts_and_load_errors_are_readable(course, run_pytest):
     (course / "exercises" / "tests" / "test_eager.py").write_text(
         "import pytest\nfrom exercises.ex01_basics import add\nimport exercises.missing_module\n\n"
         "@pytest.mark.points(1)\ndef test_x():\n    assert add(1, 1) == 2\n")
-    result = run_pytest(course, "exercises", "--continue-on-collection-errors", "--grade-json", "g.json")
-    assert table_line(result.stdout, "test_stops_at_done").endswith("Timeout: still running after 2.0s (an infinite loop?)")
+    result = run_pytest(course, "exercises", "--continue-on-collection-errors", "--grade-json", "g.json",
+                        "--grade-floor", "1")
+    assert table_line(result.stdout, "test_stops_at_done").endswith(
+        "took longer than 2 s: an endless loop, or a very busy machine; run it again to check")
     assert ("could not load exercises/tests/test_eager.py: ModuleNotFoundError: No module named "
             "'exercises.missing_module'") in result.stdout
     report = json.loads((course / "g.json").read_text())

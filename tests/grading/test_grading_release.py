@@ -10,7 +10,7 @@ import pytest
 from agentlab.grading.release import SolutionMarkerError, release_student
 from agentlab.grading.solutions import strip_code
 
-pytestmark = pytest.mark.timeout(30)
+pytestmark = pytest.mark.timeout(300)
 
 
 def all_text(folder):

@@ -18,6 +18,9 @@ from agentlab.grading.release import release_student
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = Path(__file__).parent / "sample_class"
+POSSIBLE = str(sum(int(n) for p in (ROOT / "exercises" / "tests").glob("test_ex*.py")
+                   for n in re.findall(r"@pytest\.mark\.points\((\d+)\)", p.read_text())))
+"""Points possible over every graded test of the course (the sample class only does exercises 1 and 2)."""
 
 pytestmark = pytest.mark.skipif(
     not any("### BEGIN SOLUTION" in p.read_text() for p in (ROOT / "exercises").glob("ex*_*.py")),
@@ -27,7 +30,7 @@ pytestmark = pytest.mark.skipif(
 def _grade(repo: Path, tmp_path: Path) -> dict:
     report = tmp_path / f"grade-{repo.name}.json"
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "exercises",
-                    "--grade-json", str(report)], cwd=repo, capture_output=True, text=True, timeout=300)
+                    "--grade-json", str(report)], cwd=repo, capture_output=True, text=True, timeout=1500)
     return json.loads(report.read_text())
 
 
@@ -77,7 +80,7 @@ def test_student_edition_holds_no_solution_text(student):
     assert not leaked, f"solution lines found in the student edition: {leaked[:3]}"
 
 
-@pytest.mark.timeout(1200)  # five gradings, each a fresh interpreter: slow on a loaded machine
+@pytest.mark.timeout(1800)  # a generous bound on a loaded machine; speed is measured in benchmarks/grade_class.py
 def test_sample_class_grades_into_the_expected_csv(student, tmp_path):
     klass = tmp_path / "class"
     shutil.copytree(SAMPLE, klass, ignore=shutil.ignore_patterns("README.md"))
@@ -86,14 +89,15 @@ def test_sample_class_grades_into_the_expected_csv(student, tmp_path):
     (klass / "bob_partial").mkdir()
     shutil.copy(student / "exercises" / "ex01_round_trip.py", klass / "bob_partial")
     shutil.copy(ROOT / "exercises" / "ex02_loop.py", klass / "bob_partial")
-    gradebook(klass, ROOT, tmp_path / "gradebook.csv", per_student_timeout=240, progress=lambda s: None)
+    gradebook(klass, ROOT, tmp_path / "gradebook.csv", per_student_timeout=600, test_floor=5, progress=lambda s: None)
     rows = {r["student"]: r for r in csv.DictReader((tmp_path / "gradebook.csv").open())}
     got = {name: {k: rows[name][k] for k in ("1.1", "1.2", "2.1", "2.2", "total", "possible")} for name in sorted(rows)}
     assert got == {
-        "alice_correct": {"1.1": "5", "1.2": "3", "2.1": "6", "2.2": "3", "total": "37", "possible": "37"},
-        "bob_partial": {"1.1": "0", "1.2": "0", "2.1": "6", "2.2": "3", "total": "9", "possible": "37"},
-        "dana_syntax_error": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": "37"},
-        "erin_infinite_loop": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": "37"},
+        "alice_correct": {"1.1": "5", "1.2": "3", "2.1": "6", "2.2": "3", "total": POSSIBLE, "possible": POSSIBLE},
+        "bob_partial": {"1.1": "0", "1.2": "0", "2.1": "6", "2.2": "3", "total": "9", "possible": POSSIBLE},
+        "dana_syntax_error": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": POSSIBLE},
+        "erin_infinite_loop": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": POSSIBLE},
     }
     assert "SyntaxError" in rows["dana_syntax_error"]["notes"]
-    assert "2.2: Timeout" in rows["erin_infinite_loop"]["notes"], rows["erin_infinite_loop"]["notes"]
+    assert "2.2: took longer than " in rows["erin_infinite_loop"]["notes"]  # N: 5 s or 20x the reference's time
+    assert "an endless loop, or a very busy machine; run it again to check" in rows["erin_infinite_loop"]["notes"]

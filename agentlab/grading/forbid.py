@@ -1,0 +1,114 @@
+"""``@pytest.mark.forbids(...)``: a graded test fails when the student's code calls the package's own answer.
+
+An exercise that asks the student to write X must not be passed by calling the library's X::
+
+    @pytest.mark.forbids("agentlab.loop.run_agent", "agentlab.loop.execute_tools",
+                         why="Exercise 2.1 asks you to write the loop yourself")
+
+During the test's call phase each named function is swapped *in place* (its ``__code__``), so
+every way of reaching it sees the guard: ``agentlab.run_agent``, ``from agentlab import
+run_agent``, ``import agentlab.loop as L``, a reference kept from before the test, or a library
+function that calls it for you. A call whose stack holds a frame of the student's exercise module
+(``exNN_*.py``) raises ``ForbiddenCall`` (an ``AssertionError``) with the message
+"<why>; agentlab.loop.run_agent is the reference"; calls from the test itself or from fixtures run
+the real function. Everything is restored after the test.
+
+Limit: this grades honest work; code that hides where it comes from (``exec`` with a made-up file
+name and module name) is not recognised as the student's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+STUDENT_MODULE = re.compile(r"(?:^|[\\/.])ex\d+_\w*(?:\.py)?$")
+"""Matches an exercise module's name (``exercises.ex02_loop``) or file (``.../ex02_loop.py``)."""
+
+
+class ForbiddenCall(AssertionError):
+    """The student's code called a function the exercise asks them to write themselves."""
+
+
+def resolve(dotted: str) -> types.FunctionType:
+    """``"agentlab.loop.run_agent"`` -> the function object (a class attribute works too: ``mod.Cls.meth``)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr, None)
+        obj = getattr(obj, "__func__", obj)  # classmethod/staticmethod
+        if isinstance(obj, types.FunctionType):
+            return obj
+        raise ValueError(f"forbids({dotted!r}): that is a {type(obj).__name__}, not a Python function; "
+                         "name a function defined in Python, e.g. 'agentlab.loop.run_agent'")
+    raise ValueError(f"forbids({dotted!r}): no module found for that name; write the full dotted path, "
+                     "e.g. 'agentlab.loop.run_agent'")
+
+
+def from_student(frame: types.FrameType | None) -> bool:
+    """True if any frame on the stack runs code of an exercise module (``exNN_*.py``)."""
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if STUDENT_MODULE.search(str(name)) or STUDENT_MODULE.search(frame.f_code.co_filename):
+            return True
+        frame = frame.f_back
+    return False
+
+
+@contextmanager
+def forbidden(names: list[str], why: str) -> Iterator[None]:
+    """Guard each named function for the duration of the ``with`` block."""
+    swapped: list[tuple[types.FunctionType, types.CodeType]] = []
+    try:
+        for dotted in names:
+            func = resolve(dotted)
+            if any(f is func for f, _ in swapped):
+                continue
+            swapped.append((func, func.__code__))
+            func.__code__ = _guard_code(func, dotted, why)
+        yield
+    finally:
+        for func, code in reversed(swapped):
+            func.__code__ = code
+            func.__globals__.pop(_slot(func), None)
+
+
+def _guard_code(func: types.FunctionType, dotted: str, why: str) -> types.CodeType:
+    """A code object with the function's free variables that checks the caller, then runs a copy."""
+    real = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+    real.__kwdefaults__ = func.__kwdefaults__
+    message = f"{why}; {dotted} is the reference, not an answer"
+
+    def check(args: tuple, kwargs: dict):
+        if from_student(sys._getframe(2)):
+            raise ForbiddenCall(message)
+        return real(*args, **kwargs)
+
+    freevars = func.__code__.co_freevars
+    # The guard must have exactly the original's free variables (a function's closure is fixed);
+    # it reaches `check` through a default-free global slot named uniquely for this function.
+    slot = _slot(func)
+    func.__globals__[slot] = check
+    source = (f"def _outer({', '.join(freevars) or ''}):\n"
+              f"    def {func.__name__}(*args, **kwargs):\n"
+              + "".join(f"        {v}\n" for v in freevars)
+              + f"        return {slot}(args, kwargs)\n"
+              f"    return {func.__name__}\n")
+    namespace: dict = {}
+    exec(compile(source, func.__code__.co_filename, "exec"), func.__globals__, namespace)
+    outer = namespace.pop("_outer", None) or func.__globals__.pop("_outer")
+    inner = next(c for c in outer.__code__.co_consts if isinstance(c, types.CodeType))
+    return inner.replace(co_name=func.__code__.co_name, co_qualname=func.__code__.co_qualname,
+                         co_firstlineno=func.__code__.co_firstlineno)
+
+
+def _slot(func: types.FunctionType) -> str:
+    return f"__agentlab_forbids_{id(func):x}__"

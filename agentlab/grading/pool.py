@@ -1,0 +1,149 @@
+"""Start N grading workers (``agentlab.grading.worker``) and hand them one student at a time.
+
+Each worker is a warm pytest process (the instructor's tests collected, the SDK imported) started
+with a scrubbed environment in the staging folder. As root, worker ``i`` runs its students' tests
+as uid ``student_uids()[i]`` and kills every process of that uid after each test, so a student's
+leftovers can never meet the next student's. ``Pool.grade`` blocks until that student is done.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentlab.grading import confine, reap
+from agentlab.grading.report import GradedTest, GradeReport
+from agentlab.grading.sandbox import Stage
+
+UID_BASE = 100_000
+"""Students' uids start here when grading as root: ``UID_BASE + 64 * gradebook pid + worker``, so two
+gradebooks running at once never share a uid (and never kill each other's processes)."""
+MAX_WORKERS = 64
+"""Most workers one gradebook starts."""
+
+
+def student_uids(pid: int | None = None) -> range:
+    """The uids a gradebook with this pid (default: ours) gives its workers."""
+    base = UID_BASE + MAX_WORKERS * (os.getpid() if pid is None else pid)
+    return range(base, base + MAX_WORKERS)
+
+
+@dataclass
+class Ready:
+    """What a worker collected: the instructor's graded tests and the test files that failed to load."""
+
+    tests: list[GradedTest]
+    """Graded tests, in collection order."""
+    load_errors: list[dict]
+    """``{"nodeid", "reason"}`` per test file that could not be loaded."""
+
+
+class Pool:
+    """``jobs`` warm workers over one ``Stage``; use as a context manager."""
+
+    def __init__(self, stage: Stage, jobs: int, hide: list[str]) -> None:
+        self.stage, self.hide = stage, hide
+        self.reveal = [p for p in stage.python_paths() if confine.barred(p)]
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._workers = [_Worker(stage, i) for i in range(max(1, min(jobs, MAX_WORKERS)))]
+        ready = [w.ready() for w in self._workers]  # they start in parallel; wait for all
+        self.ready = ready[0]
+        for w in self._workers:
+            self._idle.put(w)
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for w in self._workers:
+            w.close()
+
+    def grade(self, student: str, files: dict[str, bytes], limits: dict[str, float], budget: float) -> list[dict]:
+        """Run every graded test on ``files`` (module file name -> bytes); per-test results in order."""
+        worker = self._idle.get()
+        try:
+            home, modules = self.stage.home_for(files, worker.uid)
+            try:
+                return worker.run({"student": student, "modules": modules, "home": str(home), "uid": worker.uid,
+                                   "hide": self.hide, "reveal": self.reveal, "limits": limits, "budget": budget})
+            finally:
+                reap.reap(worker.uid, children=False) if worker.uid is not None else None
+                _remove(home)
+        finally:
+            self._idle.put(worker)
+
+
+class _Worker:
+    def __init__(self, stage: Stage, index: int) -> None:
+        self.uid = student_uids()[index] if confine.is_root() else None
+        read_end, write_end = os.pipe()
+        log = stage.root / f"worker-{index}.log"
+        self.log = os.fdopen(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb")  # closed in close()
+        cmd = [sys.executable, "-m", "pytest", "exercises", "-q", "-s", "--no-header", "-p", "no:cacheprovider",
+               "-p", "agentlab.grading.plugin", "-p", "agentlab.grading.worker", f"--grade-worker={write_end}", "--continue-on-collection-errors",
+               f"--rootdir={stage.repo}"]
+        self.proc = subprocess.Popen(cmd, cwd=stage.repo, env=stage.environment(), stdin=subprocess.PIPE,
+                                     stdout=self.log, stderr=subprocess.STDOUT, pass_fds=(write_end,),
+                                     text=True, start_new_session=True)
+        os.close(write_end)
+        self.answers = os.fdopen(read_end, "r", encoding="utf-8")
+        self.lock = threading.Lock()
+
+    def ready(self) -> Ready:
+        line = self.answers.readline()
+        if not line:
+            self.proc.wait()
+            raise RuntimeError("the grading worker stopped before collecting the instructor's tests; it said:\n"
+                               + Path(self.log.name).read_text(errors="replace")[-3000:])
+        data = json.loads(line)
+        return Ready([GradedTest(**t) for t in data["tests"]], data["load_errors"])
+
+    def run(self, job: dict) -> list[dict]:
+        with self.lock:
+            try:
+                self.proc.stdin.write(json.dumps(job) + "\n")
+                self.proc.stdin.flush()
+                line = self.answers.readline()
+            except OSError:
+                line = ""
+        if not line:
+            raise RuntimeError(f"the grading worker died while grading {job['student']}; it said:\n"
+                               + Path(self.log.name).read_text(errors="replace")[-3000:])
+        answer = json.loads(line)
+        if answer.get("student") != job["student"]:
+            raise RuntimeError(f"the grading worker answered for {answer.get('student')!r}, not {job['student']!r}")
+        return answer["tests"]
+
+    def close(self) -> None:
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        self.answers.close()
+        self.log.close()
+
+
+def _remove(home: Path) -> None:
+    import shutil
+
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def report_of(ready: Ready, results: list[dict]) -> GradeReport:
+    """A GradeReport with the instructor's tests and points, and the outcomes a run produced."""
+    by_id = {r["nodeid"]: r for r in results}
+    tests = []
+    for t in ready.tests:
+        got = by_id.get(t.nodeid, {})
+        passed = got.get("outcome") == "passed"
+        tests.append(GradedTest(t.nodeid, t.name, t.exercise, t.points, t.points if passed else 0,
+                                got.get("outcome", "not run"), "" if passed else got.get("reason", "not run")))
+    return GradeReport(tests, list(ready.load_errors), complete=True)

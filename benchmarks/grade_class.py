@@ -1,0 +1,72 @@
+"""Grade N copies of the reference solution with `gradebook -j J`; print seconds per student.
+
+    .venv/bin/python benchmarks/grade_class.py [--students 20] [--jobs 2]
+
+Prints the start-up (workers warming up + grading the instructor's solutions), the seconds per
+student once warm, the measured total, the projected time for a class of 100 (start-up +
+100 x per-student), and the CPU time all processes used (what 100 students cost on idle cores,
+whatever else the machine is doing). No assertion: speed lives here, not in the tests.
+
+Where the time goes (measured while building this): starting a worker (interpreter, pytest,
+collecting the tests, importing the SDK, jsonschema and the lab, one simulated call) costs seconds,
+once per worker instead of once per student; each graded test then costs one fork of that warm
+process (about 0.1 s with confinement, on a busy machine) plus its own body.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from agentlab.grading.gradebook import gradebook
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=20)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        klass = Path(tmp) / "class"
+        for i in range(args.students):
+            dest = klass / f"student{i:03d}"
+            dest.mkdir(parents=True)
+            for module in (ROOT / "exercises").glob("ex[0-9]*_*.py"):
+                shutil.copy(module, dest)
+        stamps: dict[str, float] = {}
+        t0 = time.monotonic()
+
+        def progress(line: str) -> None:
+            now = time.monotonic() - t0
+            if line.startswith("instructor solutions"):
+                stamps["warm"] = now
+            print(f"{now:7.1f}s  {line}", flush=True)
+
+        rows = gradebook(klass, ROOT, Path(tmp) / "gradebook.csv", jobs=args.jobs, progress=progress)
+        total = time.monotonic() - t0
+    # CPU time of this process, the workers and every test process they forked (all waited for)
+    cpu = sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+              for f in ("ru_utime", "ru_stime"))
+    full = sum(r.total == r.possible for r in rows)
+    warm = stamps.get("warm", 0.0)
+    per_student = (total - warm) / len(rows)
+    print(f"\nstudents: {len(rows)} (full marks: {full}), jobs: {args.jobs}, cores: {os.cpu_count()}")
+    print(f"start-up (workers + instructor baseline): {warm:.1f} s")
+    print(f"per student (wall clock, {args.jobs} at a time): {per_student:.2f} s; "
+          f"per student per worker: {per_student * args.jobs:.2f} s")
+    print(f"measured total for {len(rows)}: {total:.1f} s")
+    print(f"projected for 100 students: {warm + 100 * per_student:.0f} s (target: under 180 s on 2 cores)")
+    print(f"CPU time, all processes: {cpu:.1f} s = {cpu / len(rows):.2f} core-s per student (start-up included); "
+          f"on {args.jobs} otherwise idle cores 100 students need about {100 * cpu / len(rows) / args.jobs:.0f} s")
+    print(f"load average now: {os.getloadavg()[0]:.1f} (other work on the machine slows the wall-clock figures)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""@pytest.mark.forbids: the student's code may not call the library's own answer, by any route."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentlab.grading.forbid import ForbiddenCall, forbidden
+
+ROOT = Path(__file__).resolve().parents[2]
+WHY = "Exercise 2.1 asks you to write the loop yourself"
+
+STUDENT = '''
+import agentlab
+import agentlab.loop as L
+from agentlab import run_agent
+from agentlab.loop import execute_tools as et
+kept = run_agent
+
+def plain(): return agentlab.run_agent("c", "t", [])
+def imported(): return run_agent("c", "t", [])
+def module_alias(): return L.execute_tools([], [])
+def renamed(): return et([], [])
+def kept_reference(): return kept("c", "t", [])
+def through_the_library(): return agentlab.compare("c", "t")
+'''
+
+
+@pytest.fixture
+def student(tmp_path):
+    path = tmp_path / "ex02_loop.py"
+    path.write_text(STUDENT)
+    spec = importlib.util.spec_from_file_location("exercises.ex02_loop", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("route", ["plain", "imported", "module_alias", "renamed", "kept_reference"])
+def test_every_route_to_a_forbidden_function_fails_with_the_reason(student, route):
+    with forbidden(["agentlab.loop.run_agent", "agentlab.loop.execute_tools"], WHY):
+        with pytest.raises(ForbiddenCall, match=r"^Exercise 2\.1 asks you to write the loop yourself; "
+                                                r"agentlab\.loop\.(run_agent|execute_tools) is the reference"):
+            getattr(student, route)()
+
+
+def test_calls_from_the_test_itself_run_the_real_function(student):
+    import agentlab
+
+    with forbidden(["agentlab.loop.execute_tools"], WHY):
+        assert agentlab.execute_tools([], []) == []
+    assert student.module_alias() == []  # restored afterwards
+
+
+def test_a_bad_name_says_how_to_write_it():
+    with pytest.raises(ValueError, match="no module found for that name; write the full dotted path"):
+        with forbidden(["nowhere.run_agent"], WHY):
+            pass
+
+
+CHEATS = {
+    "ex01_round_trip.py": ("    ### BEGIN SOLUTION\n",
+                           "    import agentlab\n    return {'role': 'user', 'content': agentlab.execute_tools(content, tools)}\n"
+                           "    ### BEGIN SOLUTION\n"),
+    "ex02_loop.py": ("    ### BEGIN SOLUTION\n    by_name",
+                     "    from agentlab import run_agent\n    return run_agent(client, task, tools, model=model, "
+                     "max_turns=max_turns).messages\n    ### BEGIN SOLUTION\n    by_name"),
+}
+
+
+@pytest.mark.timeout(600)
+def test_library_answers_score_nothing_in_the_course(tmp_path):
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "exercises", repo / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", repo)
+    for name, (old, new) in CHEATS.items():
+        path = repo / "exercises" / name
+        path.write_text(path.read_text().replace(old, new, 1))
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "exercises"],
+                            cwd=repo, capture_output=True, text=True, timeout=500)
+    out = result.stdout
+    assert "by exercise: 1.1 0/5, 1.2 3/3, 2.1 0/6, 2.2 3/3" in out, out[-3000:]
+    assert "Exercise 1.1 asks you to build the tool_result message yourself; agentlab.loop.execute_tools is the" in out
+    assert "Exercise 2.1 asks you to write the loop yourself; agentlab.loop.run_agent is the reference" in out
