@@ -67,6 +67,10 @@ class CarefulAgent:
         """Ask for every pending ``get_weather`` in one turn (unless the request disables it)."""
 
     def __call__(self, request: dict) -> Reply:
+        if not request.get("tools") and "Action Input:" in str(request.get("system") or ""):
+            from .react_policy import ReactWriter  # prompted for ReAct: write Thought / Action prose
+
+            return ReactWriter()(request)
         messages = request.get("messages", [])
         tools = {t.get("name") for t in request.get("tools") or []}
         task = _text_of(messages[0]["content"]) if messages else ""
