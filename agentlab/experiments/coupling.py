@@ -73,3 +73,38 @@ def reported_count(run) -> int | None:
     """The count the model told the user."""
     m = re.search(r"you now have (\d+) notes", run.final_text)
     return int(m.group(1)) if m else None
+
+
+def naive_vs_declared() -> list[dict]:
+    """The demo twice, starting from one stored note: naive parallel, then parallel with declared state.
+
+    In the naive run the writer is made slower than the reader (it waits until the read is done),
+    which is what a slow disk or service does by chance; here it happens every time, so the run repeats.
+    """
+    import threading
+
+    rows = []
+    for label, declared in (("naive parallel", False), ("declared reads/writes", True)):
+        notes = ["an older note"]
+        read = threading.Event()
+        delay = (lambda: None) if declared else (lambda: read.wait(5))
+        run = run_demo(Executor(parallel=True, respect_state=declared),
+                       note_tools(notes, declared=declared, write_delay=delay, after_read=read.set))
+        rows.append({"executor": label, "count told to the user": reported_count(run), "notes stored": len(notes),
+                     "errors": sum(r["is_error"] for r in run.tool_results), "answer": run.final_text})
+    return rows
+
+
+def plot_coupling(rows: list[dict]):
+    """Per executor: the count the user was told beside the notes actually stored."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.4), constrained_layout=True)
+    x = range(len(rows))
+    for off, key, color in ((-0.2, "count told to the user", "#c0504d"), (0.2, "notes stored", "#9bbb59")):
+        bars = ax.bar([i + off for i in x], [r[key] for r in rows], width=0.4, color=color, label=key)
+        ax.bar_label(bars, fontsize=8)
+    ax.set_xticks(list(x), [r["executor"] for r in rows])
+    ax.set_ylabel("notes (count)")
+    ax.legend(fontsize=8)
+    return fig

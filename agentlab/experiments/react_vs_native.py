@@ -43,3 +43,19 @@ def means(rows: list[dict]) -> dict[str, dict]:
         out[style] = {k: sum(r[k] for r in mine) / len(mine)
                       for k in ("parse_failures", "turns", "input_tokens", "output_tokens", "cost_usd")}
     return out
+
+
+def plot_styles(rows: list[dict]):
+    """Native vs ReAct (mean over seeds): parse failures, turns, input tokens, cost; value labels on bars."""
+    import matplotlib.pyplot as plt
+
+    m = means(rows)
+    keys = [("parse_failures", "parse failures (count)"), ("turns", "model calls (count)"),
+            ("input_tokens", "input tokens (estimated)"), ("cost_usd", "cost (USD)")]
+    fig, axes = plt.subplots(1, 4, figsize=(11, 3.2), constrained_layout=True)
+    for ax, (k, label) in zip(axes, keys):
+        bars = ax.bar(list(m), [m[s][k] for s in m], color=["#4f81bd", "#c0504d"][: len(m)])
+        ax.bar_label(bars, fmt="%.4f" if k == "cost_usd" else "%.1f", fontsize=8)
+        ax.set_ylabel(label)
+    fig.suptitle(f"native: 1 run; ReAct: mean of {len(rows) - 1} seeded runs", fontsize=9)
+    return fig

@@ -109,6 +109,24 @@ def summary(rows: list[dict]) -> dict[str, dict]:
     return out
 
 
+def plot_recovery(rows: list[dict]):
+    """Per error style: success rate (%) and mean tokens per run, with value labels."""
+    import matplotlib.pyplot as plt
+
+    s = summary(rows)
+    fig, axes = plt.subplots(1, 2, figsize=(7, 3.4), constrained_layout=True)
+    styles, colors = list(s), ["#4f81bd", "#c0504d"][: len(s)]
+    bars = axes[0].bar(styles, [100 * s[k]["success_rate"] for k in styles], color=colors)
+    axes[0].bar_label(bars, fmt="%.0f%%", fontsize=8)
+    axes[0].set_ylabel("runs that succeed (%)")
+    axes[0].set_ylim(0, 110)
+    bars = axes[1].bar(styles, [s[k]["mean_tokens"] for k in styles], color=colors)
+    axes[1].bar_label(bars, fmt="%.0f", fontsize=8)
+    axes[1].set_ylabel("tokens per run, mean (estimated)")
+    fig.suptitle(f"{s[styles[0]]['runs']} runs per style: 6 careless cases x English and Chinese", fontsize=9)
+    return fig
+
+
 if __name__ == "__main__":  # python -m agentlab.experiments.recovery
     rows = recovery_table()
     for r in rows:
