@@ -24,6 +24,7 @@ _WHERE = {
     "Trace": "trace", "read_trace": "trace",
     "Simulator": "sim.server", "CarefulAgent": "sim.careful",
     "FunctionModel": "sim.policy", "ScriptedModel": "sim.policy", "Reply": "sim.policy",
+    "Limits": "guards", "Stopped": "guards", "Executor": "executor", "run_react": "react",
 }
 
 __all__ = [
@@ -39,10 +40,12 @@ __all__ = [
     "Meter", "CallRecord", "meter_of", "cost_usd", "Trace", "read_trace",
     # the simulated model
     "Simulator", "CarefulAgent", "FunctionModel", "ScriptedModel", "Reply",
+    # chapter 3: guards, the tool executor, ReAct
+    "Limits", "Stopped", "Executor", "run_react",
 ]
 
 
-_SUBMODULES = {"plots", "views", "sim", "workflows", "grading"}
+_SUBMODULES = {"plots", "views", "sim", "workflows", "grading", "experiments"}
 """Submodules reachable as attributes after a plain ``import agentlab`` (e.g. ``agentlab.plots``)."""
 
 
@@ -73,3 +76,6 @@ if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eag
     from .trace import Trace, read_trace
     from .weather import city_names, city_task, get_weather, make_save_note, task_tools
     from .workflows import run_workflow
+    from .guards import Limits, Stopped
+    from .executor import Executor
+    from .react import run_react

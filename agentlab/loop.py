@@ -59,6 +59,8 @@ def run_agent(
     """
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
+    if limits is not None and max_turns != DEFAULT_MAX_TURNS:
+        raise ValueError(f"run_agent(max_turns={max_turns!r}, limits=...): give the turn limit once, as Limits(max_turns=...)")
     budget = (limits or Limits(max_turns=max_turns)).start()
     executor = executor or Executor()
     model = model or model_of(client)

@@ -125,3 +125,8 @@ def test_usd_budget_refuses_a_model_without_a_price():
     budget = Limits(max_usd=1.0).start()
     with pytest.raises(ValueError, match="no known price"):
         budget.after_call([], {"input_tokens": 1, "output_tokens": 1}, "my-local-model")
+
+
+def test_the_turn_limit_is_given_once(sim, tools):
+    with pytest.raises(ValueError, match="give the turn limit once"):
+        run_agent(sim, "x", tools, max_turns=3, limits=Limits(max_turns=5))

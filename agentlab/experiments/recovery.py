@@ -123,7 +123,8 @@ def plot_recovery(rows: list[dict]):
     bars = axes[1].bar(styles, [s[k]["mean_tokens"] for k in styles], color=colors)
     axes[1].bar_label(bars, fmt="%.0f", fontsize=8)
     axes[1].set_ylabel("tokens per run, mean (estimated)")
-    fig.suptitle(f"{s[styles[0]]['runs']} runs per style: 6 careless cases x English and Chinese", fontsize=9)
+    cases, langs = len({r["case"] for r in rows}), len({r["lang"] for r in rows})
+    fig.suptitle(f"{s[styles[0]]['runs']} runs per style: {cases} careless cases x {langs} languages", fontsize=9)
     return fig
 
 
