@@ -30,6 +30,7 @@ def test_nb05_each_misbehaving_model_is_stopped_by_its_own_guard_well_before_the
 def test_nb06_readable_always_recovers_in_one_turn_raw_only_on_timeouts_and_raw_runs_are_cheaper():
     rows = recovery_table()
     s = summary(rows)
+    assert len({r["case"] for r in rows}) == 6  # "one of six ways"
     assert s["readable"]["success_rate"] == 1.0 and s["readable"]["mean_turns_to_recover"] == 1.0
     assert {r["case"] for r in rows if r["style"] == "raw" and r["success"]} == {"timeout"}
     assert sum(r["success"] for r in rows if r["style"] == "raw") == 2
