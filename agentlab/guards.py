@@ -5,7 +5,8 @@ the limits; ``limits.start()`` gives a ``Budget`` that counts one run. Any code 
 ``budget.check()`` before each model call (the agent loop does, and a workflow can too), feeds it
 what happened with ``after_call`` and ``after_tools``, and stops when ``check`` returns a ``Stopped``.
 
-Guards, checked in this order, and how far each can overshoot its limit:
+Guards, checked in this order (when two trip at the same check, the first one listed is reported),
+and how far each can overshoot its limit:
 
 - ``max_turns``: model calls. Checked before a call, so never more than ``max_turns`` calls.
 - ``max_wall_s``: seconds on ``clock`` since ``start()``. Checked before a call: a call that starts

@@ -1,7 +1,6 @@
 """Graded tests for exercises/ex07_parallel.py. Run: make grade"""
 
 import json
-import threading
 
 import pytest
 
