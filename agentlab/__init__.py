@@ -27,6 +27,7 @@ _WHERE = {
     "run_chain": "workflows", "Link": "workflows", "run_router": "workflows", "run_sections": "workflows",
     "run_vote": "workflows", "run_orchestrator": "workflows", "run_evaluator": "workflows",
     "StepRecord": "workflows", "UnparseableOutput": "workflows",
+    "Limits": "guards", "Stopped": "guards", "Executor": "executor", "run_react": "react",
 }
 
 __all__ = [
@@ -45,6 +46,8 @@ __all__ = [
     # the five workflow patterns (agentlab/workflows/, one file each)
     "run_chain", "Link", "run_router", "run_sections", "run_vote", "run_orchestrator", "run_evaluator",
     "StepRecord", "UnparseableOutput",
+    # chapter 3: guards, the tool executor, ReAct
+    "Limits", "Stopped", "Executor", "run_react",
 ]
 
 
@@ -81,3 +84,6 @@ if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eag
     from .workflows import run_workflow
     from .workflows import (Link, StepRecord, UnparseableOutput, run_chain, run_evaluator, run_orchestrator,
                             run_router, run_sections, run_vote)
+    from .guards import Limits, Stopped
+    from .executor import Executor
+    from .react import run_react

@@ -8,6 +8,10 @@
         messages += [run every tool_use, answer each id once, in one user message]
     stop: max_turns
 
+With ``limits=`` the ``for`` becomes ``while budget.check() is None``: every guard of
+``agentlab.guards`` is checked before each call (token and USD budgets after it too), and the
+trace's ``stop`` event names the guard, the value it saw and its limit.
+
 The model only *requests* tool calls; this code runs them. Every step goes to the trace as it
 happens, so a crash keeps what happened.
 
@@ -20,10 +24,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .accounting import meter_of
 from .client import model_of
+from .executor import Executor, not_run
+from .guards import Limits
+from .interrupts import stop_on_signals
 from .run import Run, StopReason
 from .tools import Tool, run_tool, toolset
 from .trace import Trace
@@ -42,10 +49,20 @@ def run_agent(
     max_turns: int = DEFAULT_MAX_TURNS,
     max_tokens: int = 1024,
     trace: str | Path | None = None,
+    limits: Limits | None = None,
+    executor: Callable[..., list[dict]] | None = None,
 ) -> Run:
-    """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it."""
+    """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it.
+
+    ``limits`` (a :class:`~agentlab.guards.Limits`) replaces ``max_turns`` with every guard;
+    ``executor`` runs each turn's tool calls (default: one after another; see ``agentlab.executor``).
+    """
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
+    if limits is not None and max_turns != DEFAULT_MAX_TURNS:
+        raise ValueError(f"run_agent(max_turns={max_turns!r}, limits=...): give the turn limit once, as Limits(max_turns=...)")
+    budget = (limits or Limits(max_turns=max_turns)).start()
+    executor = executor or Executor()
     model = model or model_of(client)
     by_name = toolset(tools)
     meter = meter_of(client)
@@ -53,22 +70,32 @@ def run_agent(
     messages: list[dict] = [{"role": "user", "content": task}]
     extra = {"system": system} if system else {}
     specs = [t.spec() for t in by_name.values()]
-    with Trace(trace, kind="agent", model=model, task=task, tools=list(by_name), max_turns=max_turns) as tr:
-        stop, text = StopReason.MAX_TURNS, ""
-        for turn in range(1, max_turns + 1):
+    with Trace(trace, kind="agent", model=model, task=task, tools=list(by_name),
+               max_turns=budget.limits.max_turns) as tr, stop_on_signals(tr):
+        text, turn = "", 0
+        while (stopped := budget.check()) is None:  # the harness decides whether another call happens
+            turn += 1
             tr.event("request", turn=turn, messages=len(messages))
             reply = client.messages.create(model=model, max_tokens=max_tokens, messages=messages,
                                            tools=specs, **extra)
             content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
-            tr.event("response", turn=turn, stop_reason=reply.stop_reason, content=content,
-                     usage=reply.usage.model_dump(mode="json", exclude_none=True))
+            usage = reply.usage.model_dump(mode="json", exclude_none=True)
+            tr.event("response", turn=turn, stop_reason=reply.stop_reason, content=content, usage=usage)
             messages.append({"role": "assistant", "content": content})
             text = " ".join(b["text"] for b in content if b["type"] == "text").strip() or text
+            budget.after_call(content, usage, reply.model)
             if reply.stop_reason != "tool_use":
-                stop = StopReason(reply.stop_reason)
                 break
-            messages.append({"role": "user", "content": execute_tools(content, by_name, tr, turn)})
-        tr.stop(stop.value, turns=turn, final_text=text)
+            late = budget.check(after_call=True)  # token and USD budgets are known only now
+            results = not_run(content, late) if late else executor(content, by_name, tr, turn)
+            budget.after_tools(results)
+            _keep_valid(content)
+            messages.append({"role": "user", "content": results})
+            if late:
+                stopped = late
+                break
+        stop = stopped.reason if stopped else StopReason(reply.stop_reason)
+        tr.stop(stop.value, turns=turn, final_text=text, **(stopped.fields() if stopped else {}))
     return Run("agent", model, text, stop, meter.turns(calls=meter.own_calls(start)), messages, meter.estimated(start),
                time.perf_counter() - t0, str(trace) if trace else None, _results(tr))
 
@@ -95,6 +122,14 @@ def execute_tools(content: list[Any], tools: dict[str, Tool] | list[Tool], trace
             result["is_error"] = True
         results.append(result)
     return results
+
+
+def _keep_valid(content: list[dict]) -> None:
+    """A ``tool_use`` the SDK read with ``input: null`` is re-sent with ``{}`` (the API requires an object);
+    it was already answered as an error."""
+    for block in content:
+        if block.get("type") == "tool_use" and not isinstance(block.get("input"), dict):
+            block["input"] = {}
 
 
 def _results(trace: Trace) -> list[dict]:

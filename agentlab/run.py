@@ -45,6 +45,18 @@ class StopReason(str, Enum):
     """An evaluator accepted a draft within the round limit."""
     MAX_ROUNDS = "max_rounds"
     """An evaluator never accepted a draft: the round limit ended the workflow."""
+    MAX_WALL_TIME = "max_wall_time"
+    """The harness's wall-clock limit had passed before the next model call (``Limits.max_wall_s``)."""
+    REPEATED_CALL = "repeated_call"
+    """The model asked for the same tool with the same arguments too often (``Limits.max_repeats``)."""
+    NO_PROGRESS = "no_progress"
+    """Too many turns in a row brought no new successful tool result (``Limits.max_idle_turns``)."""
+    TOKEN_BUDGET = "token_budget"
+    """The run used more tokens than ``Limits.max_tokens``."""
+    USD_BUDGET = "usd_budget"
+    """The run cost more than ``Limits.max_usd``."""
+    INTERRUPTED = "interrupted"
+    """SIGINT (Ctrl-C) or SIGTERM ended the run (the trace records it; the exception is re-raised)."""
 
 
 @dataclass

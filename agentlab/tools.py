@@ -44,6 +44,12 @@ class Tool:
     """JSON Schema (type ``object``) for the input the model must send."""
     fn: Callable[..., Any]
     """The Python function run with the validated input as keyword arguments."""
+    reads: frozenset[str] = frozenset()
+    """Names of the shared state the tool reads (an executor keeps it after any call that writes it)."""
+    writes: frozenset[str] = frozenset()
+    """Names of the shared state the tool changes (calls touching it are never run concurrently)."""
+    timeout: float | None = None
+    """Seconds the harness waits for one call; a call that takes longer is answered as an error."""
 
     def first_error(self, tool_input: Any) -> SchemaError | None:
         """The first way ``tool_input`` breaks ``input_schema`` (``None`` when it is valid)."""
@@ -99,8 +105,16 @@ def _schema_for(annotation: Any) -> dict:
     )
 
 
-def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None) -> Any:
-    """Turn a typed, documented function into a :class:`Tool` (usable as ``@tool`` or ``@tool(name=...)``)."""
+def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None, reads: Any = (), writes: Any = (),
+         timeout: float | None = None) -> Any:
+    """Turn a typed, documented function into a :class:`Tool` (usable as ``@tool`` or ``@tool(name=...)``).
+
+    ``reads``/``writes`` name the shared state the tool touches (e.g. ``writes=("notes",)``) so a
+    parallel executor keeps such calls in order; ``timeout`` is the most seconds one call may take.
+    """
+    state = {k: _state_names(k, v) for k, v in (("reads", reads), ("writes", writes))}
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
+        raise ValueError(f"@tool(timeout={timeout!r}): timeout must be a positive number of seconds, or None")
 
     def build(f: Callable[..., Any]) -> Tool:
         doc = inspect.getdoc(f) or ""
@@ -120,7 +134,7 @@ def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None) -> An
                 required.append(p.name)
         schema = {"type": "object", "properties": props, "required": required, "additionalProperties": False}
         description = doc.split("\n\n")[0].strip()
-        return Tool(name or f.__name__, description, schema, f)
+        return Tool(name or f.__name__, description, schema, f, **state, timeout=timeout)
 
     return build(fn) if fn is not None else build
 
@@ -175,3 +189,27 @@ def toolset(tools: list[Tool]) -> dict[str, Tool]:
             raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")
         out[t.name] = t
     return out
+
+
+def _state_names(kind: str, value: Any) -> frozenset[str]:
+    """``reads=``/``writes=`` as a set of names: a string or a collection of strings."""
+    names = (value,) if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple, set, frozenset)) or not all(isinstance(n, str) and n for n in names):
+        raise ValueError(f"@tool({kind}={value!r}): {kind} must be a state name or a list of names, e.g. ('notes',)")
+    return frozenset(names)
+
+
+def run_tool_raw(tools: dict[str, Tool], name: str, tool_input: Any) -> ToolOutcome:
+    """The *raw traceback* error style: what a naive harness sends back, for contrast with ``run_tool``.
+
+    No schema check and no explanation: the function is looked up and called, and any exception is
+    answered with its Python traceback (``KeyError`` for an unknown tool, ``TypeError`` for a missing
+    argument, whatever the function raises for a wrong type).
+    """
+    import traceback
+
+    try:
+        result = tools[name].fn(**tool_input)
+    except Exception:  # the point of this style: the model gets exactly what Python printed
+        return ToolOutcome(traceback.format_exc().strip(), True)
+    return ToolOutcome(result if isinstance(result, str) else json.dumps(result, ensure_ascii=False))

@@ -5,8 +5,12 @@ for "which of X and Y is warmer, then save a note" it asks for ``get_weather`` o
 per turn, or all in one turn when ``parallel=True`` and the request does not set
 ``disable_parallel_tool_use``), then ``save_note``, then ends its turn with text naming the warmer
 city. Every number it writes comes from the tool results in the conversation, never from its own
-data. An ``is_error`` result is read: "Did you mean: X?" makes it retry with X. A task it cannot do
-gets a short ``end_turn`` saying so.
+data. A task it cannot do gets a short ``end_turn`` saying so.
+
+Errors are read as a capable model reads them (``read_error``), in English or Chinese: an error
+that says what to fix ("Did you mean: X?", a missing field, the valid tools) or to try again is acted
+on once per distinct error text; a raw Python traceback gets at most one blind retry of the same
+call. Then it gives up and says why (the error's last line), never inventing a number.
 """
 
 from __future__ import annotations
@@ -70,6 +74,10 @@ class CarefulAgent:
         """Ask for every pending ``get_weather`` in one turn (unless the request disables it)."""
 
     def __call__(self, request: dict) -> Reply:
+        if not request.get("tools") and "Action Input:" in str(request.get("system") or ""):
+            from .react_policy import ReactWriter  # prompted for ReAct: write Thought / Action prose
+
+            return ReactWriter()(request)
         from .roles import role_for  # what the request asks (system prompt, output schema, tools) picks a role
 
         role = role_for(request)
@@ -107,12 +115,33 @@ class CarefulAgent:
         return Reply([{"type": "text", "text": answer + done}])
 
 
-def _read_results(messages: list[dict]) -> tuple[dict[str, float], dict[str, str], list[str], bool]:
-    """From the conversation: temperatures by city name, retries to make, cities that failed, note saved."""
+_FIX = re.compile(r"Did you mean|你是不是指|missing required field|缺少必填字段|must be of type|类型必须是|"
+                  r"Available tools|可用的工具|valid fields|有效字段|Ask for less|请求更少")
+_AGAIN = re.compile(r"try again|再试")
+
+
+def read_error(body: str) -> str:
+    """How a careful model reads an ``is_error`` text: ``"traceback"`` (raw Python), ``"fix"`` (it says
+    what to change), ``"retry"`` (it says to try again) or ``"opaque"`` (nothing to act on)."""
+    if body.lstrip().startswith("Traceback (most recent call last)"):
+        return "traceback"
+    return "fix" if _FIX.search(body) else "retry" if _AGAIN.search(body) else "opaque"
+
+
+def why_failed(body: str) -> str:
+    """The part of an error worth repeating to the user: its last non-empty line, shortened."""
+    lines = [ln.strip() for ln in body.strip().splitlines() if ln.strip()]
+    last = lines[-1] if lines else "no details"
+    return last if len(last) <= 120 else last[:117] + "..."
+
+
+def _read_results(messages: list[dict]) -> tuple[dict[str, float], dict[str, str], dict[str, str], bool]:
+    """From the conversation: temperatures by city name, retries to make, failed cities (with why), note saved."""
     calls: dict[str, tuple[str, dict]] = {}
     temps: dict[str, float] = {}
     retry: dict[str, str] = {}
-    failed: list[str] = []
+    failed: dict[str, str] = {}
+    errors: dict[str, list[str]] = {}
     saved = False
     for msg in messages:
         if isinstance(msg.get("content"), str):
@@ -132,14 +161,22 @@ def _read_results(messages: list[dict]) -> tuple[dict[str, float], dict[str, str
                         temps[asked] = temp
                         continue
                     if not b.get("is_error"):  # unreadable: a failed lookup, never a made-up number
-                        if asked not in failed:
-                            failed.append(asked)
+                        failed.setdefault(asked, "its result had no temperature I could read")
                         continue
-                    fix = re.search(r"Did you mean:?\s*'?([^,?'\n]+)", body)
+                    seen = errors.setdefault(asked, [])
+                    seen.append(body)
+                    kind = read_error(body)
+                    fix = re.search(r"(?:Did you mean:?|你是不是指：)\s*'?([^,?？'\n]+)", body)
                     if fix and asked not in retry.values():
                         retry[asked] = fix.group(1).strip()
-                    elif asked not in failed:
-                        failed.append(asked)
+                    elif kind == "retry" and seen.count(body) == 1:
+                        continue  # acted on once: ask again for the same city
+                    elif kind == "traceback" and len(seen) == 1:
+                        continue  # one blind retry: a traceback does not say what to change
+                    else:
+                        failed[asked] = why_failed(body)
+    for city in temps:
+        failed.pop(city, None)
     return temps, retry, failed, saved
 
 
@@ -184,7 +221,8 @@ def _cannot(zh: bool, tools: set) -> str:
     return f"I can't do this task with the tools I was given ({offered}); I need a weather tool and two or more cities."
 
 
-def _gave_up(failed: list[str], zh: bool) -> str:
+def _gave_up(failed: dict[str, str], zh: bool) -> str:
+    why = "; ".join(f"{c}: {w}" for c, w in failed.items())
     if zh:
-        return f"我查不到{'、'.join(failed)}的天气，所以无法比较。"
-    return f"I couldn't get the weather for {', '.join(failed)}, so I can't compare the temperatures."
+        return f"我查不到{'、'.join(failed)}的天气，所以无法比较。错误：{why}"
+    return f"I couldn't get the weather for {', '.join(failed)}, so I can't compare the temperatures. The error was: {why}"

@@ -55,7 +55,8 @@ def test_a_city_without_a_fix_is_reported_not_invented(tmp_path):
                              agentlab.task_tools(tmp_path))
     asked = [r["input"].get("city") for r in run.tool_results]
     assert "Atlantis" in asked and "save_note" not in [r["name"] for r in run.tool_results]
-    assert run.final_text == "I couldn't get the weather for Atlantis, so I can't compare the temperatures."
+    assert run.final_text.startswith("I couldn't get the weather for Atlantis, so I can't compare the temperatures. "
+                                     "The error was: Atlantis: Unknown city 'Atlantis'.")
 
 
 def test_max_tokens_zero_gives_no_content():

@@ -1,0 +1,139 @@
+"""Running one turn's tool calls: one after another, or concurrently where that is safe.
+
+A model may ask for several tools in one turn. Independent calls (two cities' weather) can run at
+the same time: the turn then takes as long as its slowest call instead of the sum. Calls that share
+mutable state cannot: if one writes what another reads, running both at once lets the reader see
+the old value, and nothing reports an error. ``@tool(reads=..., writes=...)`` declares that state;
+the conflict rule below keeps such calls in the order the model wrote them.
+
+Conflict rule: call B (later in the turn) waits for call A when A writes a name B reads or writes,
+or A reads a name B writes. Calls are grouped into *waves*; a wave runs concurrently, waves run in
+order. ``Executor(parallel=True, respect_state=False)`` is the naive version that ignores the rule.
+
+Every call is answered exactly once, in the order asked. A tool with ``timeout=`` that takes longer
+is answered as an ``is_error`` result (its thread cannot be killed; it is abandoned, still running).
+Errors come in one of two styles: ``"readable"`` (``run_tool``: what was wrong, what to do) or
+``"raw"`` (``run_tool_raw``: the Python traceback).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .errors_text import hint
+from .tools import Tool, ToolOutcome, run_tool, run_tool_raw, toolset
+from .trace import Trace
+
+
+def conflicts(a: Tool | None, b: Tool | None) -> bool:
+    """True when ``b`` must wait for ``a``: one writes state the other reads or writes."""
+    if a is None or b is None:
+        return False
+    return bool(a.writes & (b.reads | b.writes) or a.reads & b.writes)
+
+
+def waves(calls: list[Tool | None]) -> list[list[int]]:
+    """Group call positions into waves: each call goes one wave after the last earlier call it conflicts with."""
+    wave_of: list[int] = []
+    for i, t in enumerate(calls):
+        wave_of.append(max((wave_of[j] + 1 for j in range(i) if conflicts(calls[j], t)), default=0))
+    return [[i for i, w in enumerate(wave_of) if w == k] for k in range(max(wave_of, default=-1) + 1)]
+
+
+def not_run(content: list[dict], stopped: Any) -> list[dict]:
+    """Answers for tool calls the harness refused to run because a guard stopped the run."""
+    why = f"Not run: the harness stopped the run ({stopped.guard} {stopped.observed} over the limit {stopped.limit})."
+    return [{"type": "tool_result", "tool_use_id": b["id"], "content": why, "is_error": True}
+            for b in content if b.get("type") == "tool_use"]
+
+
+@dataclass(frozen=True)
+class Executor:
+    """Runs the ``tool_use`` blocks of one turn and returns their ``tool_result`` blocks, in order."""
+
+    parallel: bool = False
+    """Run calls of one wave concurrently (threads)."""
+    respect_state: bool = True
+    """Apply the conflict rule; ``False`` (with ``parallel``) runs every call at once, the naive way."""
+    errors: str = "readable"
+    """``"readable"`` or ``"raw"`` (Python tracebacks), the style of every error the model reads."""
+    max_result_chars: int | None = None
+    """Cut longer results to this many characters (readable style adds a note saying so)."""
+    lang: str = "en"
+    """Language of the readable hints the harness adds (``"en"`` or ``"zh"``)."""
+
+    def __post_init__(self) -> None:
+        if self.errors not in ("readable", "raw"):
+            raise ValueError(f"Executor(errors={self.errors!r}): errors must be 'readable' or 'raw'")
+        if self.lang not in ("en", "zh"):
+            raise ValueError(f"Executor(lang={self.lang!r}): lang must be 'en' or 'zh'")
+        if self.max_result_chars is not None and (not isinstance(self.max_result_chars, int) or self.max_result_chars < 1):
+            raise ValueError(f"Executor(max_result_chars={self.max_result_chars!r}): give a whole number >= 1, or None")
+
+    def __call__(self, content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,
+                 turn: int = 0) -> list[dict]:
+        by_name = tools if isinstance(tools, dict) else toolset(tools)
+        trace = trace if trace is not None else Trace()
+        blocks = [b.model_dump(mode="json", exclude_none=True) if hasattr(b, "model_dump") else b for b in content]
+        blocks = [b for b in blocks if b.get("type") == "tool_use"]
+        calls = [by_name.get(b["name"]) for b in blocks]
+        plan = waves(calls) if self.respect_state else [list(range(len(blocks)))]
+        if not self.parallel:
+            plan = [[i] for i in range(len(blocks))]
+        outcomes: list[ToolOutcome | None] = [None] * len(blocks)
+        for wave in plan:
+            for i in wave:
+                trace.event("tool_call", turn=turn, id=blocks[i]["id"], name=blocks[i]["name"], input=blocks[i].get("input"))
+            self._run_wave(wave, blocks, by_name, outcomes)
+            for i in wave:
+                trace.event("tool_result", turn=turn, id=blocks[i]["id"], content=outcomes[i].content,
+                            is_error=outcomes[i].is_error)
+        results = []
+        for b, out in zip(blocks, outcomes):
+            result = {"type": "tool_result", "tool_use_id": b["id"], "content": out.content}
+            if out.is_error:
+                result["is_error"] = True
+            results.append(result)
+        return results
+
+    def _run_wave(self, wave: list[int], blocks: list[dict], by_name: dict[str, Tool], outcomes: list) -> None:
+        """Run the calls of one wave, each in its own thread when concurrent or timed, and wait for each."""
+        threaded = [i for i in wave if len(wave) > 1 or (by_name.get(blocks[i]["name"]) and by_name[blocks[i]["name"]].timeout)]
+        threads = {}
+        for i in wave:
+            if i not in threaded:
+                outcomes[i] = self._one(by_name, blocks[i])
+                continue
+            threads[i] = threading.Thread(target=lambda i=i: outcomes.__setitem__(i, self._one(by_name, blocks[i])),
+                                          daemon=True, name=f"tool-{blocks[i]['name']}")
+            threads[i].start()
+        t0 = time.monotonic()
+        for i, th in threads.items():
+            limit = by_name[blocks[i]["name"]].timeout if blocks[i]["name"] in by_name else None
+            th.join(None if limit is None else max(0.0, limit - (time.monotonic() - t0)))
+            if th.is_alive():
+                outcomes[i] = self._timed_out(blocks[i]["name"], limit)
+
+    def _one(self, by_name: dict[str, Tool], block: dict) -> ToolOutcome:
+        """One call in the chosen error style, its result cut to ``max_result_chars``."""
+        name, inp = block["name"], block.get("input")
+        if self.errors == "raw":
+            out = run_tool_raw(by_name, name, inp)
+        else:
+            out = run_tool(by_name, name, inp)
+            if out.is_error:
+                out = ToolOutcome(hint(out.content, self.lang), True)
+        cap = self.max_result_chars
+        if cap is None or len(out.content) <= cap:
+            return out
+        note = "" if self.errors == "raw" else "\n" + hint(f"[truncated: {cap} of {len(out.content)} characters shown]", self.lang)
+        return ToolOutcome(out.content[:cap] + note, out.is_error)
+
+    def _timed_out(self, name: str, limit: float) -> ToolOutcome:
+        if self.errors == "raw":
+            return ToolOutcome("Traceback (most recent call last):\n  File \"executor.py\", in _run_wave\n"
+                               "TimeoutError", True)
+        return ToolOutcome(hint(f"{name} did not answer within {limit:g} s and was abandoned; try again", self.lang), True)

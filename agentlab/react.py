@@ -1,0 +1,113 @@
+"""ReAct (course 3.2): the loop *before* native tool use, with the tools described in a prompt.
+
+No ``tools=`` is sent. The system prompt lists the tools and asks the model to write
+
+    Thought: ...
+    Action: <tool name>
+    Action Input: <JSON object>
+
+and to stop; the harness parses that text, runs the tool and sends back ``Observation: <result>``
+as a user message. ``Final Answer: ...`` ends the task. Text that does not parse is answered with a
+format error saying what to write, and counts as a parse failure. Native tool use gets the same
+structure as typed JSON the API checks, so there is nothing to parse.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .accounting import meter_of
+from .client import model_of
+from .guards import Limits
+from .interrupts import stop_on_signals
+from .run import Run, StopReason
+from .tools import Tool, run_tool, toolset
+from .trace import Trace
+
+REACT_MARKER = "Action Input:"
+"""Text every ReAct prompt contains (the simulator recognises ReAct prompting by it)."""
+_ACTION = re.compile(r"^Action:\s*(\S+)\s*$\s*^Action Input:\s*(\{.*\})\s*\Z", re.M | re.S)
+_FINAL = re.compile(r"^Final Answer:\s*(.+)\Z", re.M | re.S)
+
+
+def react_prompt(tools: list[Tool]) -> str:
+    """The system prompt: the tools (name, description, input schema) and the format to write."""
+    lines = [f"- {t.name}: {t.description} Input schema: {json.dumps(t.input_schema, ensure_ascii=False)}" for t in tools]
+    return ("You solve the task step by step. Tools:\n" + "\n".join(lines) + "\n\n"
+            "Each turn, write exactly:\nThought: <your reasoning>\nAction: <one tool name>\n"
+            f"{REACT_MARKER} <a JSON object for the tool>\n"
+            "Then stop; you will get back 'Observation: <result>'. When you know the answer, write:\n"
+            "Thought: <your reasoning>\nFinal Answer: <the answer for the user>")
+
+
+def parse_action(text: str) -> tuple[str, dict] | str:
+    """``(tool name, input)`` from a ReAct turn, the final answer as a ``str``; a bad turn raises ValueError."""
+    final = _FINAL.search(text)
+    if final:
+        return final.group(1).strip()
+    m = _ACTION.search(text.strip())
+    if not m:
+        raise ValueError("Format error: end your turn with a line 'Action: <tool name>' and a line "
+                         "'Action Input: <JSON object>', or with 'Final Answer: <answer>'.")
+    try:
+        tool_input = json.loads(m.group(2))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"Format error: Action Input is not valid JSON ({e.msg} at position {e.pos}); "
+                         'write a JSON object such as {"city": "Paris"}.') from None
+    if not isinstance(tool_input, dict):
+        raise ValueError("Format error: Action Input must be a JSON object, e.g. {\"city\": \"Paris\"}.")
+    return m.group(1), tool_input
+
+
+@dataclass
+class ReactRun:
+    """A ReAct run: the usual ``Run`` plus how often the model's text could not be parsed."""
+
+    run: Run
+    """Turns, tokens, cost, messages, stop reason (as for the native loop)."""
+    parse_failures: int
+    """Turns whose text was neither a well-formed action nor a final answer."""
+
+
+def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = None, max_tokens: int = 1024,
+              limits: Limits | None = None, trace: str | None = None) -> ReactRun:
+    """Run ``task`` with a prompted Thought/Action/Observation loop (no ``tools=`` sent)."""
+    model, by_name, meter = model or model_of(client), toolset(tools), meter_of(client)
+    budget = (limits or Limits()).start()
+    start, t0, system = meter.mark(), time.perf_counter(), react_prompt(tools)
+    messages: list[dict] = [{"role": "user", "content": task}]
+    failures, text, turn = 0, "", 0
+    with Trace(trace, kind="react", model=model, task=task, tools=list(by_name)) as tr, stop_on_signals(tr):
+        while (stopped := budget.check()) is None:
+            turn += 1
+            tr.event("request", turn=turn, messages=len(messages))
+            reply = client.messages.create(model=model, max_tokens=max_tokens, system=system, messages=messages,
+                                           stop_sequences=["\nObservation:"])
+            said = "".join(b.text for b in reply.content if b.type == "text")
+            usage = reply.usage.model_dump(mode="json", exclude_none=True)
+            tr.event("response", turn=turn, stop_reason=reply.stop_reason, text=said, usage=usage)
+            messages.append({"role": "assistant", "content": said or "(empty)"})
+            budget.after_call([], usage, reply.model)
+            try:
+                step = parse_action(said)
+            except ValueError as e:
+                failures += 1
+                tr.event("parse_error", turn=turn, error=str(e))
+                messages.append({"role": "user", "content": str(e)})
+                continue
+            if isinstance(step, str):
+                text = step
+                break
+            tr.event("tool_call", turn=turn, name=step[0], input=step[1])
+            out = run_tool(by_name, *step)
+            tr.event("tool_result", turn=turn, content=out.content, is_error=out.is_error)
+            messages.append({"role": "user", "content": f"Observation: {'Error: ' if out.is_error else ''}{out.content}"})
+        stop = stopped.reason if stopped else StopReason.END_TURN
+        tr.stop(stop.value, turns=turn, final_text=text, parse_failures=failures, **(stopped.fields() if stopped else {}))
+    run = Run("react", model, text, stop, meter.turns(start), messages, meter.estimated(start),
+              time.perf_counter() - t0, trace)
+    return ReactRun(run, failures)

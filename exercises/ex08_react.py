@@ -1,0 +1,44 @@
+"""Graded exercises for notebook 08 (ReAct vs native tool use). Grade them with `make grade`.
+
+Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def parse_call_syntax(text: str) -> tuple[str, dict[str, Any]]:
+    """Exercise 8.1: read an action written as a function call.
+
+    `text` is a ReAct turn whose last line is like `Action: get_weather(city='Paris', days=3)`:
+    keyword arguments only, values are Python literals (strings in ' or ", numbers, True/False/None,
+    lists). Return `("get_weather", {"city": "Paris", "days": 3})`. Lines before the Action line
+    (e.g. `Thought: ...`) are ignored. Raise ValueError naming the problem for text with no such
+    Action line, positional arguments, or values that are not literals (never evaluate code).
+    """
+    ### BEGIN SOLUTION
+    import ast
+    import re
+
+    m = re.search(r"^Action:\s*(.+?)\s*\Z", text.strip(), re.M | re.S)
+    if not m:
+        raise ValueError("no 'Action: name(...)' line found")
+    try:
+        node = ast.parse(m.group(1), mode="eval").body
+    except SyntaxError as e:
+        raise ValueError(f"the action is not a call: {e.msg}") from None
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        raise ValueError("the action must be a call such as get_weather(city='Paris')")
+    if node.args:
+        raise ValueError("positional arguments are not allowed; write name=value")
+    out = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise ValueError("**kwargs is not allowed")
+        try:
+            out[kw.arg] = ast.literal_eval(kw.value)
+        except ValueError:
+            raise ValueError(f"the value of {kw.arg} is not a literal") from None
+    return node.func.id, out
+    ### END SOLUTION

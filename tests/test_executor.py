@@ -1,0 +1,115 @@
+"""The executor: concurrency where it is safe, order where state is shared, timeouts as errors, both error styles."""
+
+import threading
+
+import pytest
+
+import agentlab
+from agentlab import tool
+from agentlab.executor import Executor, conflicts, waves
+from agentlab.experiments import coupling
+from agentlab.experiments.tool_speedup import slow_tool, turn_of
+
+
+def _t(name, reads=(), writes=()):
+    @tool(name=name, reads=reads, writes=writes)
+    def f() -> str:
+        """A tool."""
+        return name
+
+    return f
+
+
+def test_conflict_rule_orders_writers_and_their_readers_only():
+    w, r, other = _t("w", writes="notes"), _t("r", reads="notes"), _t("o", reads="weather")
+    assert conflicts(w, r) and conflicts(r, w) and conflicts(w, w)
+    assert not conflicts(r, r) and not conflicts(w, other) and not conflicts(None, w)
+    assert waves([w, r, other, r]) == [[0, 2], [1, 3]]
+    assert waves([r, r, other]) == [[0, 1, 2]]
+
+
+def test_parallel_executor_runs_independent_calls_at_the_same_time():
+    n = 4
+    barrier = threading.Barrier(n, timeout=10)  # passes only if all n calls are running at once
+    results = Executor(parallel=True)(turn_of(n), [slow_tool(0, sleep=lambda s: barrier.wait())])
+    assert [r["tool_use_id"] for r in results] == [f"toolu_{i:02d}" for i in range(n)]
+    assert not any(r.get("is_error") for r in results)
+
+
+def test_serial_executor_answers_in_order_without_threads():
+    seen = []
+    results = Executor()(turn_of(3), [slow_tool(0, sleep=lambda s: seen.append(threading.current_thread().name))])
+    assert [r["tool_use_id"] for r in results] == ["toolu_00", "toolu_01", "toolu_02"]
+    assert set(seen) == {threading.main_thread().name}
+
+
+def test_hidden_coupling_naive_parallel_reports_the_stale_count_with_no_error():
+    notes = ["an older note"]
+    read = threading.Event()  # the writer is slower than the reader: it writes after the read
+    tools = coupling.note_tools(notes, declared=False, write_delay=lambda: read.wait(10), after_read=read.set)
+    run = coupling.run_demo(Executor(parallel=True, respect_state=False), tools)
+    assert len(notes) == 2 and coupling.reported_count(run) == 1  # the user is told 1; there are 2
+    assert not any(r["is_error"] for r in run.tool_results)
+
+
+def test_declared_state_makes_the_executor_run_the_writer_first():
+    notes = ["an older note"]
+    tools = coupling.note_tools(notes, declared=True, write_delay=lambda: None)
+    run = coupling.run_demo(Executor(parallel=True), tools)
+    assert coupling.reported_count(run) == 2 == len(notes)
+
+
+def test_a_hanging_tool_is_answered_as_an_error_after_its_timeout():
+    release = threading.Event()
+
+    @tool(timeout=0.01)
+    def hang() -> str:
+        """Never answers in time."""
+        release.wait(10)
+        return "late"
+
+    try:
+        for executor in (Executor(), Executor(parallel=True)):
+            (result,) = executor([{"type": "tool_use", "id": "t1", "name": "hang", "input": {}}], [hang])
+            assert result["is_error"] is True and "did not answer within 0.01 s" in result["content"]
+        (raw,) = Executor(errors="raw")([{"type": "tool_use", "id": "t1", "name": "hang", "input": {}}], [hang])
+        assert raw["content"].startswith("Traceback") and raw["content"].endswith("TimeoutError")
+    finally:
+        release.set()
+
+
+def test_raw_style_sends_the_python_traceback_readable_style_says_what_to_fix():
+    block = [{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"location": "Paris"}}]
+    raw = Executor(errors="raw")(block, [agentlab.get_weather])[0]["content"]
+    readable = Executor()(block, [agentlab.get_weather])[0]["content"]
+    assert raw.startswith("Traceback (most recent call last)") and "unexpected keyword argument 'location'" in raw
+    assert "missing required field 'city'" in readable
+    zh = Executor(lang="zh")(block, [agentlab.get_weather])[0]["content"]
+    assert "缺少必填字段 'city'" in zh
+
+
+def test_long_results_are_cut_with_a_note_only_in_the_readable_style():
+    @tool
+    def big() -> str:
+        """Lots of text."""
+        return "x" * 1000
+
+    block = [{"type": "tool_use", "id": "t1", "name": "big", "input": {}}]
+    readable = Executor(max_result_chars=100)(block, [big])[0]["content"]
+    raw = Executor(max_result_chars=100, errors="raw")(block, [big])[0]["content"]
+    assert readable.startswith("x" * 100) and "[truncated: 100 of 1000 characters shown" in readable
+    assert raw == "x" * 100
+
+
+@pytest.mark.parametrize("kwargs,field", [({"errors": "pretty"}, "errors"), ({"lang": "fr"}, "lang"),
+                                          ({"max_result_chars": 0}, "max_result_chars")])
+def test_bad_executor_options_name_the_field(kwargs, field):
+    with pytest.raises(ValueError, match=f"Executor\\({field}="):
+        Executor(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs,field", [({"reads": 3}, "reads"), ({"writes": [""]}, "writes"),
+                                          ({"timeout": 0}, "timeout"), ({"timeout": -1.0}, "timeout")])
+def test_bad_tool_state_or_timeout_is_refused_naming_the_field(kwargs, field):
+    with pytest.raises(ValueError, match=f"@tool\\({field}="):
+        tool(**kwargs)
