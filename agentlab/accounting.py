@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 from anthropic import Middleware
 from anthropic.types import Message
 
+from .latency import latency_of
+
 if TYPE_CHECKING:
     from .run import Turn
 
@@ -47,6 +49,8 @@ class CallRecord:
     """True when the tokens are the simulator's estimates."""
     tool_calls: tuple[str, ...] = ()
     """Names of the tools the response asked for."""
+    sim_latency_s: float | None = None
+    """Simulated latency from the simulator's header; ``None`` for a live response (use ``wall_s``)."""
 
 
 @lru_cache(maxsize=4096)
@@ -96,7 +100,8 @@ class Meter(Middleware):
             self.calls.append(CallRecord(
                 model=msg.model, usage=usage, stop_reason=msg.stop_reason, wall_s=wall, continues=continues,
                 estimated=SIM_HEADER in response.http_response.headers,
-                tool_calls=tuple(b.name for b in msg.content if b.type == "tool_use")))
+                tool_calls=tuple(b.name for b in msg.content if b.type == "tool_use"),
+                sim_latency_s=latency_of(response.http_response.headers)))
         return response
 
     def mark(self) -> int:
@@ -121,7 +126,8 @@ class Meter(Middleware):
             out.append(Turn(index=i, input_tokens=inp, output_tokens=outp, reprefill_tokens=re,
                             stop_reason=c.stop_reason, tool_calls=list(c.tool_calls), wall_s=c.wall_s,
                             cache_read_tokens=c.usage.get("cache_read_input_tokens") or 0,
-                            cache_write_tokens=c.usage.get("cache_creation_input_tokens") or 0, model=c.model))
+                            cache_write_tokens=c.usage.get("cache_creation_input_tokens") or 0, model=c.model,
+                            latency_s=c.wall_s if c.sim_latency_s is None else c.sim_latency_s))
             prev = c
         return out
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .accounting import meter_of
+from .caching import with_cache_breakpoints
 from .client import model_of
 from .run import Run, StopReason
 from .tools import Tool, run_tool, toolset
@@ -42,8 +43,13 @@ def run_agent(
     max_turns: int = DEFAULT_MAX_TURNS,
     max_tokens: int = 1024,
     trace: str | Path | None = None,
+    cache: bool | str = False,
 ) -> Run:
-    """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it."""
+    """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it.
+
+    ``cache=True`` (or ``"5m"`` / ``"1h"``) marks prompt-cache breakpoints on tools, system and the
+    growing history each turn (:func:`agentlab.caching.with_cache_breakpoints`).
+    """
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
     model = model or model_of(client)
@@ -57,8 +63,8 @@ def run_agent(
         stop, text = StopReason.MAX_TURNS, ""
         for turn in range(1, max_turns + 1):
             tr.event("request", turn=turn, messages=len(messages))
-            reply = client.messages.create(model=model, max_tokens=max_tokens, messages=messages,
-                                           tools=specs, **extra)
+            req = with_cache_breakpoints(messages, specs, system, cache) if cache else {"messages": messages, "tools": specs, **extra}
+            reply = client.messages.create(model=model, max_tokens=max_tokens, **req)
             content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
             tr.event("response", turn=turn, stop_reason=reply.stop_reason, content=content,
                      usage=reply.usage.model_dump(mode="json", exclude_none=True))

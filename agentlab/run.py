@@ -56,6 +56,8 @@ class Turn:
     """``usage.cache_creation_input_tokens`` (billed apart from ``input_tokens``)."""
     model: str = ""
     """The model that answered this call (the price depends on it)."""
+    latency_s: float = 0.0
+    """Time this call took: the simulator's simulated latency, or the measured ``wall_s`` when live."""
 
     @cached_property
     def cost_usd(self) -> float | None:

@@ -13,19 +13,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import traceback
 import typing
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Callable
 
 import httpx2
 
 from ..accounting import SIM_HEADER
+from .caching import PromptCache
 from .careful import CarefulAgent
 from .errors import SimAPIError, invalid
 from .policy import Policy, as_reply
 from .tokens import estimate_input_tokens, estimate_output_tokens, text_tokens
+from .latency import LATENCY_HEADER, simulated_latency_s
 from .validate import validate_messages_request
 
 
@@ -48,13 +51,18 @@ def _digest(counter: int, request: httpx2.Request) -> str:
 class Simulator:
     """An in-process stand-in for the Anthropic Messages API."""
 
-    def __init__(self, policy: Policy | None = None, *, parallel: bool = False) -> None:
+    def __init__(self, policy: Policy | None = None, *, parallel: bool = False,
+                 clock: Callable[[], float] | None = None) -> None:
         self.policy: Policy = policy if policy is not None else CarefulAgent(parallel=parallel)
         """Decides what the simulated model writes."""
         self.counter = 0
         """Requests served so far; part of every id, so ids never repeat within one simulator."""
         self.models = set(model_catalog()["models"])
         """Model ids answered; any other gets ``404 not_found_error``."""
+        self.clock: Callable[[], float] = clock or time.monotonic
+        """Seconds, for cache lifetimes; a ``SimClock`` is moved on by each response's simulated latency."""
+        self.cache = PromptCache()
+        """The prompt cache (``cache_control``), shared by every request to this simulator."""
 
     def transport(self) -> httpx2.MockTransport:
         """An httpx2 transport that routes every request into this simulator."""
@@ -74,6 +82,8 @@ class Simulator:
             counting = path.endswith("count_tokens")
             validate_messages_request(body, known_models=self.models, count_tokens=counting)
             payload = {"input_tokens": estimate_input_tokens(body)} if counting else self._message(body, seed)
+            if not counting:
+                headers[LATENCY_HEADER] = self._elapse(payload)
             return httpx2.Response(200, json=payload, headers=headers)
         except SimAPIError as e:
             return httpx2.Response(e.status, json=e.envelope(request_id), headers=headers)
@@ -112,13 +122,16 @@ class Simulator:
             "content": content,
             "stop_reason": stop,
             "stop_sequence": sequence,
-            "usage": {
-                "input_tokens": estimate_input_tokens(body),
-                "output_tokens": estimate_output_tokens(content),
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
-            },
+            "usage": {"output_tokens": estimate_output_tokens(content),
+                      **self.cache.apply(body, estimate_input_tokens(body), self.clock())},
         }
+
+    def _elapse(self, payload: dict) -> str:
+        """The response's simulated latency in ms (header value); a ``SimClock`` moves on by that much."""
+        seconds = simulated_latency_s(payload["model"], payload["usage"])
+        if hasattr(self.clock, "advance"):
+            self.clock.advance(seconds)  # type: ignore[attr-defined]
+        return f"{seconds * 1000:.1f}"
 
 
 def _stop_at_sequence(content: list[dict], stop: str, stops: list[str]) -> tuple[list[dict], str, str | None]:
