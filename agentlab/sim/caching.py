@@ -87,30 +87,39 @@ def _ttl(block: object, where: str) -> str | None:
     return ttl
 
 
-def request_blocks(body: dict) -> list[_Block]:
-    """The request as ordered blocks (tools, system, message content) with estimated tokens and breakpoints."""
+def request_blocks(body: dict, memo: dict[bytes, int] | None = None) -> list[_Block]:
+    """The request as ordered blocks (tools, system, message content) with estimated tokens and breakpoints.
+
+    ``memo`` (content key -> tokens) saves re-counting the blocks a growing conversation sends again.
+    """
+    memo = {} if memo is None else memo
     out: list[_Block] = []
+
+    def add(part: object, frame: int, count, where: str) -> None:
+        key = _key(part)
+        tokens = memo.get(key)
+        if tokens is None:
+            tokens = memo[key] = count()
+        out.append(_Block(frame + tokens, key, _ttl(part[1] if isinstance(part, tuple) else part, where)))
+
     lead = REQUEST_FRAME  # framing and the hidden tool-use prompt sit before everything else
     tools = body.get("tools") or []
     if tools:
         lead += tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"))[0]
     for i, t in enumerate(tools):
-        out.append(_Block(lead * (i == 0) + tool_def_tokens(t), _key(t), _ttl(t, f"tools.{i}")))
+        add(t, lead * (i == 0), lambda t=t: tool_def_tokens(t), f"tools.{i}")
     lead = 0 if tools else lead
     system = body.get("system")
     if system:
-        blocks = [system] if isinstance(system, str) else list(system)
-        for i, b in enumerate(blocks):
-            frame = lead + SYSTEM_FRAME if i == 0 else 0
-            out.append(_Block(frame + content_tokens([b] if isinstance(b, dict) else b), _key(b), _ttl(b, f"system.{i}")))
+        for i, b in enumerate([system] if isinstance(system, str) else list(system)):
+            add(b, lead + SYSTEM_FRAME if i == 0 else 0, lambda b=b: content_tokens([b] if isinstance(b, dict) else b),
+                f"system.{i}")
             lead = 0
     for m, msg in enumerate(body.get("messages") or []):
         content = msg.get("content", "")
-        blocks = [content] if isinstance(content, str) else list(content)
-        for i, b in enumerate(blocks or [""]):
-            frame = lead + MESSAGE_FRAME if i == 0 else 0
-            tokens = content_tokens(b) if isinstance(b, str) else content_tokens([b])
-            out.append(_Block(frame + tokens, _key((msg.get("role"), b)), _ttl(b, f"messages.{m}.content.{i}")))
+        for i, b in enumerate(([content] if isinstance(content, str) else list(content)) or [""]):
+            add((msg.get("role"), b), lead + MESSAGE_FRAME if i == 0 else 0,
+                lambda b=b: content_tokens(b) if isinstance(b, str) else content_tokens([b]), f"messages.{m}.content.{i}")
             lead = 0
     return out
 
@@ -135,6 +144,8 @@ class PromptCache:
     def __init__(self) -> None:
         self.entries: dict[str, tuple[int, float, str]] = {}
         """Live cache entries by prefix digest: ``(prefix tokens, expires at, "5m" or "1h")``."""
+        self.memo: dict[bytes, int] = {}
+        """Estimated tokens per block content already counted (a conversation re-sends the same blocks)."""
 
     def apply(self, body: dict, total_input_tokens: int, now: float) -> dict:
         """The ``usage`` input fields for ``body`` at time ``now``, reading and writing this cache.
@@ -146,7 +157,9 @@ class PromptCache:
         auto = body.get("cache_control")
         if auto is None and not _has_breakpoint(body):
             return no_cache
-        blocks = request_blocks(body)
+        if len(self.memo) > 100_000:  # bounded: a long-lived server forgets old blocks
+            self.memo.clear()
+        blocks = request_blocks(body, self.memo)
         if auto is not None and blocks:
             last = blocks[-1]
             if last.ttl is None:  # automatic caching: a breakpoint on the last cacheable block

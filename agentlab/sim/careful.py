@@ -12,6 +12,7 @@ gets a short ``end_turn`` saying so.
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 import json
 import re
 
@@ -31,6 +32,11 @@ def _text_of(content) -> str:
 
 def cities_in(text: str) -> list[str]:
     """City names in ``text`` in order of appearance: known names, and capitalised near-misses as written."""
+    return list(_cities_in(text))
+
+
+@lru_cache(maxsize=1024)  # every turn of a run asks again about the same task text
+def _cities_in(text: str) -> tuple[str, ...]:
     found: list[tuple[int, str]] = []
     lowered = text.casefold()
     names = sorted(weather_table(), key=len, reverse=True)
@@ -52,7 +58,7 @@ def cities_in(text: str) -> list[str]:
         s, e = m.span(1)
         if not any(taken[s:e]):
             found.append((s, m.group(1)))
-    return [n for _, n in sorted(found)]
+    return tuple(n for _, n in sorted(found))
 
 
 class CarefulAgent:
@@ -71,7 +77,8 @@ class CarefulAgent:
         if not tools or choice.get("type") == "none":
             return Reply([{"type": "text", "text": _no_tools_answer(task, zh)}])
         cities = cities_in(task)
-        if "get_weather" not in tools or len(cities) < 2:
+        one_city = len(cities) == 1 and re.search(r"temperature|weather|温度|天气|气温", task, re.I)
+        if "get_weather" not in tools or not (len(cities) >= 2 or one_city):
             return Reply([{"type": "text", "text": _cannot(zh, tools)}])
         temps, retry, failed, saved = _read_results(messages)
         pending = []
@@ -138,6 +145,8 @@ def compare_text(temps: dict[str, float], zh: bool = False) -> str:
     """One sentence naming the warmest city, with every number from ``temps``."""
     ranked = sorted(temps.items(), key=lambda kv: -kv[1])
     (top, t), rest = ranked[0], ranked[1:]
+    if not rest:  # one city: nothing to compare, just report it
+        return f"{top}今天 {t:g}°C。" if zh else f"{top} is at {t:g}°C today."
     ties = [c for c, v in rest if v == t]
     if zh:
         if ties:
@@ -151,7 +160,7 @@ def compare_text(temps: dict[str, float], zh: bool = False) -> str:
 
 def _no_tools_answer(task: str, zh: bool) -> str:
     temps = {c: float(v) for c, v in _TEMPS.findall(task)}
-    if len(temps) >= 2:
+    if temps:
         return compare_text(temps, zh)
     if re.fullmatch(r"\s*(hi|hello|hey|你好)[\s,.!，。！]*(claude)?[\s.!]*", task, re.I):
         return "你好！我能帮你比较城市的温度。" if zh else "Hello! I can compare the temperature of cities if you give me a weather tool."

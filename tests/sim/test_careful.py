@@ -62,3 +62,11 @@ def test_max_tokens_zero_gives_no_content():
     client = agentlab.connect("sim", quiet=True)
     msg = client.messages.create(model=MODEL, max_tokens=0, messages=[{"role": "user", "content": "Hello"}])
     assert msg.stop_reason == "max_tokens" and msg.content == []
+
+
+def test_one_city_weather_question_is_looked_up_and_reported(tmp_path):
+    run = agentlab.run_agent(agentlab.connect("sim", quiet=True),
+                             "What is the temperature in Paris today? Look it up, then save a note with it.",
+                             agentlab.task_tools(tmp_path))
+    assert [r["name"] for r in run.tool_results] == ["get_weather", "save_note"]
+    assert run.final_text.startswith("Paris is at ") and "°C today" in run.final_text
