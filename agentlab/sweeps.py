@@ -72,11 +72,12 @@ def tool_tokens_per_call(model: str, notes_dir: str | Path = ".") -> int:
     return sum(tool_def_tokens(t.spec()) for t in task_tools(notes_dir)) + tool_prompt_overhead(model, None)[0]
 
 
-def run_row(model: str, n: int, kind: str, cache: bool, long_output: bool, notes_dir: str | Path) -> dict:
-    """One run of the sweep, as a flat dict (one DataFrame row)."""
+def run_row(model: str, n: int, kind: str, cache: bool, long_output: bool, notes_dir: str | Path,
+            cities: list[str] | None = None) -> dict:
+    """One run of the sweep, as a flat dict (one DataFrame row); ``cities`` default: the first ``n`` in the data."""
     client = connect("sim", model=model, policy=LongAnswers() if long_output else None, quiet=True)
     client.agentlab_simulator.clock = SimClock()  # type: ignore[attr-defined]
-    cities = city_names()[:n]
+    cities = cities or city_names()[:n]
     if kind == "agent":
         run = run_agent(client, sweep_task(cities), task_tools(notes_dir), max_turns=n + 4,
                         max_tokens=MAX_TOKENS, cache=cache)
