@@ -24,6 +24,7 @@ _WHERE = {
     "Trace": "trace", "read_trace": "trace",
     "Simulator": "sim.server", "CarefulAgent": "sim.careful",
     "FunctionModel": "sim.policy", "ScriptedModel": "sim.policy", "Reply": "sim.policy",
+    "with_cache_breakpoints": "caching", "SimClock": "sim.caching", "sweep": "sweeps",
 }
 
 __all__ = [
@@ -39,6 +40,8 @@ __all__ = [
     "Meter", "CallRecord", "meter_of", "cost_usd", "Trace", "read_trace",
     # the simulated model
     "Simulator", "CarefulAgent", "FunctionModel", "ScriptedModel", "Reply",
+    # what a turn costs: prompt caching, the simulated clock, sweeps
+    "with_cache_breakpoints", "SimClock", "sweep",
 ]
 
 
@@ -73,3 +76,6 @@ if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eag
     from .trace import Trace, read_trace
     from .weather import city_names, city_task, get_weather, make_save_note, task_tools
     from .workflows import run_workflow
+    from .caching import with_cache_breakpoints
+    from .sim.caching import SimClock
+    from .sweeps import sweep

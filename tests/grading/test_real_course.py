@@ -91,12 +91,15 @@ def test_sample_class_grades_into_the_expected_csv(student, tmp_path):
     gradebook(klass, ROOT, tmp_path / "gradebook.csv", per_student_timeout=60, progress=lambda s: None)
     assert time.monotonic() - started < 60
     rows = {r["student"]: r for r in csv.DictReader((tmp_path / "gradebook.csv").open())}
-    got = {name: {k: rows[name][k] for k in ("1.1", "1.2", "2.1", "2.2", "total", "possible")} for name in sorted(rows)}
+    keys = ("1.1", "1.2", "2.1", "2.2", "9.1", "9.2", "9.3", "total", "possible")
+    got = {name: {k: rows[name][k] for k in keys} for name in sorted(rows)}
+    none9 = {"9.1": "0", "9.2": "0", "9.3": "0"}
     assert got == {
-        "alice_correct": {"1.1": "5", "1.2": "3", "2.1": "6", "2.2": "3", "total": "17", "possible": "17"},
-        "bob_partial": {"1.1": "0", "1.2": "0", "2.1": "6", "2.2": "3", "total": "9", "possible": "17"},
-        "dana_syntax_error": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": "17"},
-        "erin_infinite_loop": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": "17"},
+        "alice_correct": {"1.1": "5", "1.2": "3", "2.1": "6", "2.2": "3", "9.1": "4", "9.2": "3", "9.3": "4",
+                          "total": "28", "possible": "28"},
+        "bob_partial": {"1.1": "0", "1.2": "0", "2.1": "6", "2.2": "3", **none9, "total": "9", "possible": "28"},
+        "dana_syntax_error": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", **none9, "total": "0", "possible": "28"},
+        "erin_infinite_loop": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", **none9, "total": "0", "possible": "28"},
     }
     assert "SyntaxError" in rows["dana_syntax_error"]["notes"]
     assert "2.2: Timeout" in rows["erin_infinite_loop"]["notes"], rows["erin_infinite_loop"]["notes"]
