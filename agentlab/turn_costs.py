@@ -14,13 +14,16 @@ from .weather import city_names, task_tools
 
 
 def caching_pair(n_cities: int, model: str, notes_dir: str | Path, cache: str = "5m") -> dict[str, Run]:
-    """The city task with ``n_cities`` on ``model``, run twice on fresh simulators: ``{"uncached": ..., "cached": ...}``."""
+    """The city task with ``n_cities`` on ``model``, run twice on fresh simulators: ``{"uncached": ..., "cached": ...}``.
+
+    Traces go to ``notes_dir/uncached.jsonl`` and ``notes_dir/cached.jsonl`` (each response's full usage).
+    """
     runs = {}
     for label, flag in (("uncached", False), ("cached", cache)):
         client = connect("sim", model=model, quiet=True)
         client.agentlab_simulator.clock = SimClock()  # type: ignore[attr-defined]
         runs[label] = run_agent(client, sweep_task(city_names()[:n_cities]), task_tools(notes_dir),
-                                max_turns=n_cities + 4, cache=flag)
+                                max_turns=n_cities + 4, cache=flag, trace=Path(notes_dir) / f"{label}.jsonl")
     return runs
 
 
