@@ -24,7 +24,7 @@ _WHERE = {
     "Trace": "trace", "read_trace": "trace",
     "Simulator": "sim.server", "CarefulAgent": "sim.careful",
     "FunctionModel": "sim.policy", "ScriptedModel": "sim.policy", "Reply": "sim.policy",
-    "with_cache_breakpoints": "caching", "SimClock": "sim.caching", "sweep": "sweeps",
+    "with_cache_breakpoints": "caching", "SimClock": "sim.clock", "sweep": "sweeps",
 }
 
 __all__ = [
@@ -77,5 +77,5 @@ if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eag
     from .weather import city_names, city_task, get_weather, make_save_note, task_tools
     from .workflows import run_workflow
     from .caching import with_cache_breakpoints
-    from .sim.caching import SimClock
+    from .sim.clock import SimClock
     from .sweeps import sweep

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from .clock import SimClock  # noqa: F401  (re-exported: the cache's lifetimes run on it in tests and sweeps)
 from .errors import invalid
 from .tokens import MESSAGE_FRAME, REQUEST_FRAME, SYSTEM_FRAME, content_tokens, tool_def_tokens, tool_prompt_overhead
 
@@ -44,23 +45,6 @@ def min_cacheable_tokens(model: str) -> tuple[int, str]:
     facts = caching_facts()
     row = facts["min_cacheable_tokens"].get(model, facts["fallback"])
     return row["tokens"], row["status"]
-
-
-class SimClock:
-    """A clock that only moves when told: ``clock()`` gives seconds, ``clock.advance(s)`` moves it."""
-
-    def __init__(self, start: float = 0.0) -> None:
-        self.now = float(start)
-        """Current time in seconds."""
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        """Move the clock forward by ``seconds`` (>= 0)."""
-        if seconds < 0:
-            raise ValueError(f"SimClock.advance: seconds must be >= 0, got {seconds}")
-        self.now += seconds
 
 
 @dataclass

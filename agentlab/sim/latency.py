@@ -8,7 +8,7 @@
 Rates per model family are in ``data/latency.json`` and are **assumptions** (Anthropic publishes no
 tokens-per-second figures; the file says what each number rests on). The simulator sends the result
 in the ``agentlab-simulated-latency-ms`` response header and, when its clock can be advanced
-(:class:`~agentlab.sim.caching.SimClock`), moves its clock on by that much: simulated time passes,
+(:class:`~agentlab.sim.clock.SimClock`), moves its clock on by that much: simulated time passes,
 nothing sleeps.
 """
 
