@@ -73,7 +73,7 @@ def df():
 
 
 def test_sweep_shapes_as_stated(df):
-    assert len(df) >= 80
+    assert len(df) >= 80 and df["model"].nunique() == 2 and sorted(df["cities"].unique()) == list(range(1, 13))
     agent = df[(df["kind"] == "agent") & ~df["cache"]]
     assert (agent["turns"] == agent["cities"] + 2).all()
     assert (df[df["kind"] == "workflow"]["turns"] == 1).all()
