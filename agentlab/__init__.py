@@ -28,6 +28,7 @@ _WHERE = {
     "run_vote": "workflows", "run_orchestrator": "workflows", "run_evaluator": "workflows",
     "StepRecord": "workflows", "UnparseableOutput": "workflows",
     "Limits": "guards", "Stopped": "guards", "Executor": "executor", "run_react": "react",
+    "with_cache_breakpoints": "caching", "SimClock": "sim.clock", "sweep": "sweeps",
 }
 
 __all__ = [
@@ -48,6 +49,8 @@ __all__ = [
     "StepRecord", "UnparseableOutput",
     # chapter 3: guards, the tool executor, ReAct
     "Limits", "Stopped", "Executor", "run_react",
+    # what a turn costs: prompt caching, the simulated clock, sweeps
+    "with_cache_breakpoints", "SimClock", "sweep",
 ]
 
 
@@ -87,3 +90,6 @@ if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eag
     from .guards import Limits, Stopped
     from .executor import Executor
     from .react import run_react
+    from .caching import with_cache_breakpoints
+    from .sim.clock import SimClock
+    from .sweeps import sweep

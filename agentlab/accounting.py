@@ -34,6 +34,7 @@ from anthropic.types import Message
 
 from .breakdown import InputBreakdown, count_parts, from_header
 from .stream_meter import Attempt, record_attempt, tap_stream
+from .latency import latency_of
 
 if TYPE_CHECKING:
     from .run import Turn
@@ -111,6 +112,8 @@ def _resent_reply(msgs: list) -> Any:
         if isinstance(m, dict) and m.get("role") == "assistant":
             return m.get("content")
     return None
+    sim_latency_s: float | None = None
+    """Simulated latency from the simulator's header; ``None`` for a live response (use ``wall_s``)."""
 
 
 @lru_cache(maxsize=4096)
@@ -200,7 +203,7 @@ class Meter(Middleware):
                 continues=prev is not None, estimated=SIM_HEADER in headers,
                 tool_calls=tuple(b.get("name", "") for b in content if b.get("type") == "tool_use"),
                 reprefill=min(total, prev[1]) if prev else 0, conversation=conversation,
-                thread=threading.get_ident(), breakdown=parts, retry=retry))
+                thread=threading.get_ident(), breakdown=parts, retry=retry, sim_latency_s=latency_of(headers)))
 
     def mark(self) -> int:
         """A position in ``calls``; pass it to :meth:`turns` to get the calls made since."""
@@ -229,7 +232,7 @@ class Meter(Middleware):
                      stop_reason=c.stop_reason, tool_calls=list(c.tool_calls), wall_s=c.wall_s,
                      cache_read_tokens=c.usage.get("cache_read_input_tokens") or 0,
                      cache_write_tokens=c.usage.get("cache_creation_input_tokens") or 0, model=c.model,
-                     breakdown=c.breakdown)
+                     breakdown=c.breakdown, latency_s=c.wall_s if c.sim_latency_s is None else c.sim_latency_s)
                 for i, c in enumerate(chosen, start=1)]
 
 

@@ -59,6 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--all", action="store_true", help="include retired models")
 
     sub.add_parser("cities", help="list the cities in the bundled weather data")
+
+    v = sub.add_parser("preview", help="run the city task on the simulator: about how many calls, tokens, USD and seconds")
+    v.add_argument("--cities", nargs="+", type=_city, default=["Paris", "London"], metavar="CITY",
+                   help="one or more cities from the bundled data (default: Paris London)")
+    v.add_argument("--model", default=None, help="model id to price (default: claude-sonnet-5-5, or $AGENTLAB_MODEL)")
+    v.add_argument("--workflow", action="store_true", help="preview the workflow instead of the agent")
+    v.add_argument("--cache", action="store_true", help="the agent with prompt-cache breakpoints")
     try:
         from .grading.cli import add_commands
     except ImportError:  # grading is optional for the core commands
@@ -127,6 +134,18 @@ def main(argv: list[str] | None = None) -> int:
         from .model_table import models_table
 
         print(models_table(include_retired=args.all))
+        return 0
+    if args.command == "preview":
+        from .preview import preview
+
+        if args.workflow and args.cache:
+            print("agentlab preview: --cache applies to the agent only (the workflow re-sends nothing)", file=sys.stderr)
+            return 2
+        try:
+            print(preview(args.cities, args.model, "workflow" if args.workflow else "agent", args.cache).line())
+        except ValueError as e:
+            print(f"agentlab preview: {e}", file=sys.stderr)
+            return 2
         return 0
     if args.command == "cities":
         from .weather import city_names

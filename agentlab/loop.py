@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .accounting import meter_of
+from .caching import with_cache_breakpoints
 from .client import model_of
 from .executor import Executor, not_run
 from .guards import Limits
@@ -51,11 +52,14 @@ def run_agent(
     trace: str | Path | None = None,
     limits: Limits | None = None,
     executor: Callable[..., list[dict]] | None = None,
+    cache: bool | str = False,
 ) -> Run:
     """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it.
 
     ``limits`` (a :class:`~agentlab.guards.Limits`) replaces ``max_turns`` with every guard;
-    ``executor`` runs each turn's tool calls (default: one after another; see ``agentlab.executor``).
+    ``executor`` runs each turn's tool calls (default: one after another; see ``agentlab.executor``);
+    ``cache=True`` (or ``"5m"`` / ``"1h"``) marks prompt-cache breakpoints on tools, system and the
+    growing history each turn (:func:`agentlab.caching.with_cache_breakpoints`).
     """
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
@@ -76,8 +80,8 @@ def run_agent(
         while (stopped := budget.check()) is None:  # the harness decides whether another call happens
             turn += 1
             tr.event("request", turn=turn, messages=len(messages))
-            reply = client.messages.create(model=model, max_tokens=max_tokens, messages=messages,
-                                           tools=specs, **extra)
+            req = with_cache_breakpoints(messages, specs, system, cache) if cache else {"messages": messages, "tools": specs, **extra}
+            reply = client.messages.create(model=model, max_tokens=max_tokens, **req)
             content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
             usage = reply.usage.model_dump(mode="json", exclude_none=True)
             tr.event("response", turn=turn, stop_reason=reply.stop_reason, content=content, usage=usage)

@@ -83,6 +83,8 @@ class Turn:
     """``usage.cache_creation_input_tokens`` (billed apart from ``input_tokens``)."""
     model: str = ""
     """The model that answered this call (the price depends on it)."""
+    latency_s: float = 0.0
+    """Time this call took: the simulator's simulated latency, or the measured ``wall_s`` when live."""
     breakdown: InputBreakdown | None = None
     """Where this call's input went (tool-use prompt, tool definitions, system, task, history, new),
     when known: always in the simulator, live when the client counts parts (``connect(count_parts=True)``)."""

@@ -14,6 +14,8 @@ Both sides use the real ``anthropic.Anthropic`` client over the same instant can
   writing its JSONL trace to a fresh temp file (metering and tracing are part of agentlab's work).
 - ``agentlab``: the same with ``trace=None``.
 - ``plain(objects)``: the plain loop keeping the SDK's content blocks in the history (for information).
+- caching on (``_bench_cache.py``, reported last): ``run_agent(cache=True)`` with cached usage in
+  every response; the Meter's own time as a share of the turn (target <= 5%).
 
 Both loops re-send the growing history, so both get slower per turn as N grows; the ratio and the
 per-turn *difference* isolate agentlab's own work. The transport timestamps every request, so each
@@ -41,6 +43,7 @@ from typing import Any
 from _bench_common import (TARGET, PassThrough, TraceFiles, Variant, agentlab_loop,
                            banner, make_variants, parse_args, plain_loop, warm)
 
+import _bench_cache
 import agentlab
 
 EARLY = (2, 11)     # turn windows for the slope (inclusive); turn 1 includes set-up,
@@ -219,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         ratios = report(data, ns, reps, args.clock)
         if slope(data, max(ns), args.clock):
             split(max(ns), max(4, reps // 2), Path(tmp))
+    _bench_cache.report(ns, reps)
     if any(rt > TARGET for _, rt, _ in ratios):
         print("\nOver target: python benchmarks/loop_overhead_profile.py says where agentlab's time goes.")
     print(f"\ntotal benchmark time {time.perf_counter() - started:.1f} s")

@@ -27,6 +27,9 @@ def test_quick_run_exits_0_and_prints_a_ratio_line_per_n():
         assert line, f"no ratio line for N={n} in:\n{out}"
         assert float(line.group(1)) > 0
     assert "wire check: all variants sent identical request bodies" in out, out
+    for n in (5, 20):
+        assert re.search(rf"^N={n}\s+cache on: per turn \d+\.\d us, ledger \(Meter\) \d+\.\d us = \d+\.\d% of the turn: "
+                         r"(within target|over target)", out, re.MULTILINE), out
 
 
 def test_quick_profile_run_exits_0_and_prints_each_diagnostic():
@@ -45,3 +48,10 @@ def test_parallel_speedup_quick_run_prints_a_line_per_pattern_and_size():
         for n in (2, 4):
             assert re.search(rf"^{pattern} +n={n}: serial \d+\.\d+ s, parallel \d+\.\d+ s, speed-up \d+\.\d+x "
                              r"\(ideal \d+\.\d+x\)$", out, re.MULTILINE), f"no line for {pattern} n={n} in:\n{out}"
+def test_quick_sweep_speed_run_prints_its_time_and_baseline():
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "sweep_speed.py"), "--quick"], capture_output=True, text=True,
+                          encoding="utf-8", timeout=300, env=env, cwd=BENCHMARKS.parent)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^sweep: 6 runs \(grid 6\), \d+ model calls, wall \d+\.\d+ s, cpu \d+\.\d+ s", done.stdout, re.MULTILINE)
+    assert re.search(r"^full sweep time \d+\.\d+ s for 6 runs: (within|over) target", done.stdout, re.MULTILINE)

@@ -1,6 +1,6 @@
 """How much wall time do the parallel patterns save? Measured, with a simulated response time.
 
-The simulator answers instantly, so each request first waits ``latency`` seconds (``sim.latency``),
+The simulator answers instantly, so each request first waits ``latency`` seconds (``sim.slow``),
 like a network round trip. Each pattern runs twice on the same inputs: with ``max_workers=1`` (the
 calls one after another: the baseline, measured in the same run) and with one worker per call.
 
@@ -19,7 +19,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from ..client import connect
-from ..sim.latency import Latency
+from ..sim.slow import Latency
 from ..weather import city_names
 from ..workflows import run_orchestrator, run_sections, run_vote
 from .patterns import data_line

@@ -16,6 +16,7 @@ call. Then it gives up and says why (the error's last line), never inventing a n
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 import json
 import math
 import re
@@ -91,7 +92,8 @@ class CarefulAgent:
         if not tools or choice.get("type") == "none":
             return Reply([{"type": "text", "text": _no_tools_answer(task, zh)}])
         cities = cities_in(task)
-        if "get_weather" not in tools or len(cities) < 2:
+        one_city = len(cities) == 1 and re.search(r"temperature|weather|温度|天气|气温", task, re.I)
+        if "get_weather" not in tools or not (len(cities) >= 2 or one_city):
             return Reply([{"type": "text", "text": _cannot(zh, tools)}])
         temps, retry, failed, saved = _read_results(messages)
         pending = []
@@ -194,6 +196,8 @@ def compare_text(temps: dict[str, float], zh: bool = False) -> str:
     """One sentence naming the warmest city, with every number from ``temps``."""
     ranked = sorted(temps.items(), key=lambda kv: -kv[1])
     (top, t), rest = ranked[0], ranked[1:]
+    if not rest:  # one city: nothing to compare, just report it
+        return f"{top}今天 {t:g}°C。" if zh else f"{top} is at {t:g}°C today."
     ties = [c for c, v in rest if v == t]
     if zh:
         if ties:
@@ -207,7 +211,7 @@ def compare_text(temps: dict[str, float], zh: bool = False) -> str:
 
 def _no_tools_answer(task: str, zh: bool) -> str:
     temps = {c: float(v) for c, v in _TEMPS.findall(task)}
-    if len(temps) >= 2:
+    if temps:
         return compare_text(temps, zh)
     if re.fullmatch(r"\s*(hi|hello|hey|你好)[\s,.!，。！]*(claude)?[\s.!]*", task, re.I):
         return "你好！我能帮你比较城市的温度。" if zh else "Hello! I can compare the temperature of cities if you give me a weather tool."

@@ -19,11 +19,12 @@ import json
 import threading
 import time
 import traceback
-from typing import Any
+from typing import Any, Callable
 
 import httpx2
 
 from ..accounting import SIM_HEADER
+from .caching import PromptCache
 from .careful import CarefulAgent
 from .errors import SimAPIError, invalid
 from .faults import Faults, as_faults
@@ -33,6 +34,7 @@ from .respond import build_message
 from .streaming import sse_body
 from .threads import Threads
 from .tokens import BREAKDOWN_HEADER, estimate_input_tokens, input_parts
+from .latency import LATENCY_HEADER, simulated_latency_s
 from .validate import validate_messages_request
 from .validate_api import check_fields, check_sampling, check_version, check_version_content
 from .validate_model import check_context, check_model_rules, model_profile
@@ -57,7 +59,8 @@ def _digest(counter: int, request: httpx2.Request) -> str:
 class Simulator:
     """An in-process stand-in for the Anthropic Messages API."""
 
-    def __init__(self, policy: Policy | None = None, *, parallel: bool = False, faults: object = None) -> None:
+    def __init__(self, policy: Policy | None = None, *, parallel: bool = False, faults: object = None,
+                 clock: Callable[[], float] | None = None) -> None:
         self.policy: Policy = policy if policy is not None else CarefulAgent(parallel=parallel)
         """Decides what the simulated model writes."""
         self.counter = 0
@@ -69,6 +72,10 @@ class Simulator:
         self.threads = Threads()
         """Server-side message threads, for clients that continue one (the SDK's tool runner)."""
         self._lock = threading.Lock()
+        self.clock: Callable[[], float] = clock or time.monotonic
+        """Seconds, for cache lifetimes; a ``SimClock`` is moved on by each response's simulated latency."""
+        self.cache = PromptCache()
+        """The prompt cache (``cache_control``), shared by every request to this simulator."""
 
     def transport(self) -> httpx2.MockTransport:
         """An httpx2 transport that routes every request into this simulator."""
@@ -109,6 +116,9 @@ class Simulator:
             if counting:
                 return httpx2.Response(200, json={"input_tokens": input_tokens}, headers=headers)
             message = build_message(self.policy, body, model_profile(body["model"]), n, seed, input_tokens)
+            with self._lock:  # the cache and the clock are shared by concurrent requests
+                message["usage"].update(self.cache.apply(body, input_tokens, self.clock()))  # cache reads and writes
+                headers[LATENCY_HEADER] = self._elapse(message)
             headers[BREAKDOWN_HEADER] = json.dumps(input_parts(body), separators=(",", ":"))  # where the input went
             self.threads.remember(body, message)
             if body.get("stream"):
@@ -143,3 +153,10 @@ class Simulator:
             return json.loads(request.content or b"null")
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise invalid(f"The request body is not valid JSON: {getattr(e, 'msg', e)} at position {getattr(e, 'pos', 0)}.") from None
+
+    def _elapse(self, payload: dict) -> str:
+        """The response's simulated latency in ms (header value); a ``SimClock`` moves on by that much."""
+        seconds = simulated_latency_s(payload["model"], payload["usage"])
+        if hasattr(self.clock, "advance"):
+            self.clock.advance(seconds)  # type: ignore[attr-defined]
+        return f"{seconds * 1000:.1f}"

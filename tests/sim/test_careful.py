@@ -89,3 +89,9 @@ def test_a_number_without_degrees_is_not_read_as_a_temperature():
     assert _temperature("Error 404: city service down") is None
     assert _temperature('{"temp_c": NaN}') is None
     assert _temperature("Paris: 18.5 °C, sunny") == 18.5
+def test_one_city_weather_question_is_looked_up_and_reported(tmp_path):
+    run = agentlab.run_agent(agentlab.connect("sim", quiet=True),
+                             "What is the temperature in Paris today? Look it up, then save a note with it.",
+                             agentlab.task_tools(tmp_path))
+    assert [r["name"] for r in run.tool_results] == ["get_weather", "save_note"]
+    assert run.final_text.startswith("Paris is at ") and "°C today" in run.final_text

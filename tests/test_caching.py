@@ -1,0 +1,66 @@
+"""Breakpoints placed for a loop, a cached run's cost against its usage, and when caching does not pay."""
+
+import pytest
+
+import agentlab
+from agentlab.caching import usage_cost_usd, with_cache_breakpoints
+
+TOOLS = [{"name": "t", "description": "d", "input_schema": {"type": "object", "properties": {}}}]
+
+
+def _marks(req):
+    blocks = [*req.get("tools", []), *req.get("system", [])]
+    blocks += [b for m in req["messages"] if isinstance(m["content"], list) for b in m["content"]]
+    return [b for b in blocks if "cache_control" in b]
+
+
+def test_breakpoints_go_on_tools_system_and_the_last_block_without_touching_the_input():
+    messages = [{"role": "user", "content": "task"}, {"role": "assistant", "content": [{"type": "text", "text": "x"}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "1"}]}]
+    before = repr(messages) + repr(TOOLS)
+    req = with_cache_breakpoints(messages, TOOLS, "be brief")
+    assert len(_marks(req)) == 3
+    assert "cache_control" in req["tools"][-1] and "cache_control" in req["system"][-1]
+    assert "cache_control" in req["messages"][-1]["content"][-1]
+    assert repr(messages) + repr(TOOLS) == before
+
+
+def test_bad_ttl_names_the_choices():
+    with pytest.raises(ValueError, match="'5m' or '1h'"):
+        with_cache_breakpoints([{"role": "user", "content": "x"}], ttl="10m")
+
+
+def test_a_long_cached_run_costs_less_and_each_turn_prices_from_its_usage(tmp_path):
+    cities = agentlab.city_names()[:12]
+    runs = {}
+    for cache in (False, True):
+        client = agentlab.connect("sim", model="claude-opus-5", quiet=True)
+        runs[cache] = agentlab.run_agent(client, agentlab.city_task(cities), agentlab.task_tools(tmp_path),
+                                         max_turns=20, cache=cache, trace=tmp_path / f"{cache}.jsonl")
+    plain, cached = runs[False], runs[True]
+    assert plain.model_calls == cached.model_calls
+    assert cached.cost_usd < plain.cost_usd
+    assert any(t.cache_read_tokens for t in cached.turns)
+    usages = [e["usage"] for e in agentlab.read_trace(tmp_path / "True.jsonl") if e.get("event") == "response"]
+    for turn, usage in zip(cached.turns, usages):
+        assert turn.cost_usd == pytest.approx(usage_cost_usd("claude-opus-5", usage))
+    for a, b in zip(plain.turns, cached.turns):  # same prompt, split three ways instead of one
+        assert a.input_tokens == b.input_tokens + b.cache_read_tokens + b.cache_write_tokens
+
+
+def test_caching_a_short_run_changes_nothing(tmp_path):
+    costs = []
+    for cache in (False, True):
+        client = agentlab.connect("sim", quiet=True)  # default model: 1024-token minimum, a 2-city run stays below
+        run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path), cache=cache)
+        assert all(t.cache_write_tokens == t.cache_read_tokens == 0 for t in run.turns)
+        costs.append(run.cost_usd)
+    assert costs[0] == costs[1]
+
+
+def test_one_hour_writes_cost_more_than_five_minute_writes():
+    five = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 1000, "cache_read_input_tokens": 0,
+            "cache_creation": {"ephemeral_5m_input_tokens": 1000, "ephemeral_1h_input_tokens": 0}}
+    hour = {**five, "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1000}}
+    assert usage_cost_usd("claude-sonnet-5-5", hour) > usage_cost_usd("claude-sonnet-5-5", five)
+    assert usage_cost_usd("claude-no-such-model", five) is None

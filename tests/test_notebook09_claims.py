@@ -1,0 +1,101 @@
+"""Every claim in notebooks/09_what_a_turn_costs.ipynb's prose, checked by running the same code.
+
+The prose states orderings and ratios, not token counts (those shift when the estimator changes);
+each test names the sentence it checks.
+"""
+
+import pytest
+
+import agentlab
+from agentlab.multiagent import token_ratios
+from agentlab.sim.caching import caching_facts, min_cacheable_tokens
+from agentlab.sim.latency import latency_facts
+from agentlab.sweeps import sweep
+from agentlab.turn_costs import caching_pair, price_table, saving
+
+
+@pytest.fixture(scope="module")
+def long(tmp_path_factory):
+    return caching_pair(12, "claude-opus-5", tmp_path_factory.mktemp("long"))
+
+
+def test_four_model_calls_for_two_cities(tmp_path):
+    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), agentlab.city_task(["Paris", "London"]),
+                             agentlab.task_tools(tmp_path))
+    assert run.model_calls == 4 and [t.tool_calls for t in run.turns] == [["get_weather"], ["get_weather"], ["save_note"], []]
+
+
+def test_lifetimes_and_opus_5_minimum_as_stated():
+    assert caching_facts()["ttl_seconds"] == {"5m": 300, "1h": 3600}
+    assert min_cacheable_tokens("claude-opus-5") == (512, "documented")
+    assert min_cacheable_tokens(agentlab.default_model()) == (1024, "assumed")
+    assert min_cacheable_tokens("claude-haiku-5-5") == (4096, "assumed")
+
+
+def test_price_table_ordering_writes_above_input_reads_below():
+    for model, row in price_table(["claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-5"]).iterrows():
+        assert row["cache read"] < row["input"] < row["cache write 5m"] < row["cache write 1h"], model
+
+
+def test_first_turn_is_not_cached_later_turns_read_the_previous_prefix(long):
+    cached = long["cached"].turns
+    assert cached[0].cache_write_tokens == cached[0].cache_read_tokens == 0
+    assert all(t.cache_read_tokens > 0 for t in cached[2:])
+
+
+def test_long_cached_run_costs_less_than_half_and_the_first_write_costs_more(long):
+    assert saving(long) < 0.5
+    first_write = next(i for i, t in enumerate(long["cached"].turns) if t.cache_write_tokens)
+    assert long["cached"].turns[first_write].cost_usd > long["uncached"].turns[first_write].cost_usd
+
+
+def test_short_run_and_haiku_cost_exactly_the_same_cached(tmp_path):
+    for runs in (caching_pair(2, agentlab.default_model(), tmp_path), caching_pair(12, "claude-haiku-5-5", tmp_path)):
+        assert saving(runs) == 1.0
+        assert all(t.cache_write_tokens == t.cache_read_tokens == 0 for t in runs["cached"].turns)
+
+
+def test_caching_shortens_model_time_by_under_a_tenth_and_cached_tokens_are_ten_times_faster(long):
+    plain, cached = (sum(t.latency_s for t in r.turns) for r in long.values())
+    assert 0 < (plain - cached) / plain < 0.1
+    assert latency_facts()["cached_prefill_speedup"]["value"] == 10
+
+
+def test_preview_of_an_unpriced_model_says_unknown():
+    from agentlab.preview import preview
+
+    assert "unknown price" in preview(["Paris", "London", "Oslo"], "claude-mythos-5").line()
+
+
+@pytest.fixture(scope="module")
+def df():
+    return sweep(progress=False)
+
+
+def test_sweep_shapes_as_stated(df):
+    assert len(df) >= 80 and df["model"].nunique() == 2 and sorted(df["cities"].unique()) == list(range(1, 13))
+    agent = df[(df["kind"] == "agent") & ~df["cache"]]
+    assert (agent["turns"] == agent["cities"] + 2).all()
+    assert (df[df["kind"] == "workflow"]["turns"] == 1).all()
+    one = agent[(agent["model"] == "claude-opus-5") & ~agent["long output"]].sort_values("cities")
+    tools, history = list(one["tool tokens"]), list(one["re-sent history"])
+    assert len({b - a for a, b in zip(tools, tools[1:])}) == 1  # linear
+    steps = [b - a for a, b in zip(history, history[1:])]
+    assert all(b > a for a, b in zip(steps, steps[1:]))  # faster than linear
+
+
+def test_caching_bends_opus_down_and_leaves_haiku_unchanged(df):
+    agent = df[df["kind"] == "agent"].set_index(["model", "long output", "cities", "cache"])["cost (USD)"]
+    for (model, lo, n), _ in agent.groupby(level=[0, 1, 2]):
+        plain, cached = agent[(model, lo, n, False)], agent[(model, lo, n, True)]
+        if model == "claude-haiku-5-5":
+            assert cached == plain
+        elif n >= 2:
+            assert cached < plain
+
+
+def test_ratios_tens_for_agent_and_about_two_for_multi_over_agent(tmp_path):
+    for n in (2, 5, 12):
+        r = token_ratios(agentlab.city_names()[:n], tmp_path)
+        assert r["agent / chat"] > 10
+        assert 1.5 < r["multi-agent tokens"] / r["agent tokens"] < 15 / 4
