@@ -38,12 +38,11 @@ def bundled_font_path() -> Path | None:
     return None
 
 
-def use_cjk_font() -> str:
-    """Make matplotlib draw CJK characters; returns the family used. Raises naming the fix if there is none."""
+def _register() -> str:
+    """Add the font to matplotlib's font list (once) and return its family name."""
     global _done
     if _done:
         return _done
-    import matplotlib
     from matplotlib import font_manager
 
     path = bundled_font_path()
@@ -57,8 +56,20 @@ def use_cjk_font() -> str:
             raise RuntimeError("agentlab.fonts: no CJK font found for Chinese figure text; install agentlab's "
                                "dependencies again (`make venv` or `pip install -e .` brings mplfonts), "
                                "or install a system font (Debian: apt-get install fonts-noto-cjk)")
+    _done = family
+    return family
+
+
+def use_cjk_font() -> str:
+    """Make matplotlib draw CJK characters; returns the family used. Raises naming the fix if there is none.
+
+    Checked on every call (cheap), so a notebook that resets matplotlib's settings gets the font back
+    at its next agentlab plot.
+    """
+    import matplotlib
+
+    family = _register()
     families = list(matplotlib.rcParams["font.family"])
     if family not in families:
         matplotlib.rcParams["font.family"] = families + [family]
-    _done = family
     return family

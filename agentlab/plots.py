@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from .fonts import use_cjk_font
 from .run import Run
 
 
 def _figure(ncols: int, width: float = 4.0):
     import matplotlib.pyplot as plt
 
+    use_cjk_font()  # Chinese titles and labels render as glyphs, not boxes
     return plt.subplots(1, ncols, figsize=(width * ncols, 3.6), constrained_layout=True)
 
 
