@@ -169,3 +169,24 @@ def test_the_city_experiment_reruns_the_simulator_for_more_cities(monkeypatch):
     panel.controls["path"].value = "workflow"
     assert panel.runs == 3 and "path='workflow'" in panel.status.value
     assert WIDGET_MIME not in panel._repr_mimebundle_()
+
+
+def test_in_a_kernel_without_a_frontend_the_widgets_leave_a_figure_and_no_error(tmp_path, monkeypatch):
+    """nbclient runs a real kernel but no widget frontend: each display keeps its static PNG beside the widget."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    monkeypatch.delenv("AGENTLAB_WIDGETS", raising=False)
+    cells = ["import agentlab\nfrom agentlab.widgets import trace_stepper, widget_mode\n"
+             f"run = agentlab.run_agent(agentlab.connect('sim', quiet=True), agentlab.city_task(['Paris', 'London']),\n"
+             f"    agentlab.task_tools({str(tmp_path / 'notes')!r}), trace={str(tmp_path / 'a.jsonl')!r})\nprint(widget_mode())",
+             "trace_stepper(run)",
+             "import os\nos.environ['AGENTLAB_WIDGETS'] = 'static'\ntrace_stepper(run)"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    outs = [c.outputs for c in nb.cells]
+    assert outs[0][0]["text"].strip() == "live"
+    assert not [o for cell in outs for o in cell if o["output_type"] == "error"]
+    live, static = outs[1][0]["data"], outs[2][0]["data"]
+    assert WIDGET_MIME in live and base64.b64decode(live["image/png"]).startswith(PNG_MAGIC)
+    assert WIDGET_MIME not in static and "Static view" in static["text/html"]
