@@ -114,9 +114,10 @@ class TraceStepper(_StaticCopy, w.VBox):
         return self.frames[self.slider.value - 1]
 
     def _show(self, change: Any = None) -> None:
+        png = self.static_png()  # the slow part first, so the three views change together
         self.messages.value = messages_html(self.frame)
         self.tokens.value = tokens_html(self.frame, self.estimated)
-        self.lane.value = self.static_png()
+        self.lane.value = png
 
     def static_png(self) -> bytes:
         """The swim lanes with this turn's steps highlighted (drawn once per turn, then reused)."""
