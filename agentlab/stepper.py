@@ -16,7 +16,6 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 BREAKDOWN_NAMES = ("input_breakdown", "breakdown", "components")
