@@ -113,6 +113,21 @@ def _slider_changes_the_stepper(page, name: str) -> None:
     assert "turn 1" in after, f"{name}: after moving the slider to the start the stepper shows {after[:80]!r}"
 
 
+def _control_reruns_the_experiment(page, name: str) -> None:
+    panel = page.locator(".agentlab-experiment").first
+    panel.scroll_into_view_if_needed(timeout=30_000)
+    image = panel.locator("img").first
+    before = image.get_attribute("src", timeout=30_000)
+    panel.locator("select", has=page.locator("option", has_text="workflow")).first.select_option("workflow")  # path
+    deadline, after = time.monotonic() + 60, before
+    while (after == before or "path='workflow'" not in panel.inner_text()) and time.monotonic() < deadline:
+        page.wait_for_timeout(300)
+        after = image.get_attribute("src")
+    page.screenshot(path=str(SHOTS / f"{name}--experiment-after.png"))
+    assert "path='workflow'" in panel.inner_text(), f"{name}: choosing path=workflow did not rerun the experiment"
+    assert after != before, f"{name}: the experiment reran but its figure was not redrawn"
+
+
 @pytest.mark.parametrize("source", CASES)
 def test_notebook_runs_in_jupyterlab_in_chromium(source, lab, browser, workdir) -> None:
     if source is None:
@@ -155,6 +170,8 @@ def test_notebook_runs_in_jupyterlab_in_chromium(source, lab, browser, workdir) 
         if any("trace_stepper(" in src for src in code):
             assert any(c["steppers"] for c in cells), f"{rel}: a cell calls trace_stepper but no stepper is shown"
             _slider_changes_the_stepper(page, name)
+        if any("city_experiment(" in src for src in code):
+            _control_reruns_the_experiment(page, name)
     finally:
         try:
             for s in lab.api("/api/sessions"):
