@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 LAB_ARGS ?=
 
-.PHONY: lab test demo grade venv clean
+.PHONY: lab test test-browser demo grade venv clean
 
 venv: $(STAMP)
 
@@ -22,6 +22,9 @@ lab: $(STAMP)  ## open JupyterLab on the repository (exercises/ too), showing no
 
 test: $(STAMP)  ## every test, notebooks included
 	$(PY) -m pytest -q
+
+test-browser: $(STAMP)  ## only the real-browser test (also part of `make test`): JupyterLab in headless Chromium
+	$(PY) -m pytest -q tests/browser
 
 demo: $(STAMP)  ## the city task as agent and as workflow, side by side
 	$(PY) -m agentlab compare

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .breakdown import LABELS
+from .fonts import use_cjk_font
 from .run import Run
 
 COLORS = {"tool_prompt": "#8064a2", "tool_definitions": "#b3a2c7", "system": "#f79646", "task": "#9bbb59",
@@ -19,6 +20,7 @@ RUN_COLORS = ["#c0504d", "#4f81bd", "#9bbb59", "#8064a2"]
 def _plt():
     import matplotlib.pyplot as plt
 
+    use_cjk_font()  # Chinese titles and labels render as glyphs, not boxes
     return plt
 
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .fonts import use_cjk_font
+
 LANES = ("model", "host application", "your code", "tools")
 """The four lanes, top to bottom."""
 MAX_LABEL = 38
@@ -105,6 +107,7 @@ def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None)
 
     if not isinstance(max_steps, int) or max_steps < 3:
         raise ValueError(f"plot_swimlane(max_steps={max_steps!r}): use a whole number of at least 3")
+    use_cjk_font()  # Chinese tasks and labels render as glyphs, not boxes
     events = _events(source)
     steps = swimlane_steps(events)
     shown, hidden = _collapse(steps, max_steps)

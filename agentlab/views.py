@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from .fonts import use_cjk_font
 from .loop import run_agent
 from .run import Run
 from .weather import city_task, task_tools
@@ -105,6 +106,7 @@ def plot_scaling(table: Any) -> Any:
     """Total input tokens against number of cities, with the straight line through the first two points."""
     import matplotlib.pyplot as plt
 
+    use_cjk_font()  # Chinese titles and labels render as glyphs, not boxes
     fig, ax = plt.subplots(figsize=(7, 4.2), constrained_layout=True)
     x, y = list(table.index), list(table["input tokens"])
     ax.plot(x, y, marker="o", label="measured (agent run)")

@@ -22,6 +22,7 @@ def test_there_are_notebooks() -> None:
 def test_notebook_runs_offline(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Execute every cell on the simulator (no API key, so connect() picks sim); a failing cell fails the test."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # the kernel inherits this environment
+    monkeypatch.setenv("AGENTLAB_WIDGETS", "static")  # no widget frontend here: widgets show their static copy
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
                             resources={"metadata": {"path": str(NOTEBOOK_DIR)}})

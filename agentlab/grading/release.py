@@ -15,7 +15,7 @@ from pathlib import Path
 
 from agentlab.grading.solutions import SolutionMarkerError, strip_code, strip_text
 
-SKIP_NAMES = {".git", ".venv", "__pycache__", ".pytest_cache", ".ipynb_checkpoints", "runs", "notes"}
+SKIP_NAMES = {".git", ".venv", "__pycache__", ".pytest_cache", ".ipynb_checkpoints", "runs", "notes", "build"}
 """Files and folders never copied (plus anything ending in ``.egg-info``)."""
 STUDENT_README = Path(__file__).with_name("STUDENT_README.md")
 """Replaces the instructor's README.md in the student edition."""

@@ -1,0 +1,75 @@
+"""Chinese figure text is drawn with a CJK font (no boxes, no missing-glyph warnings)."""
+
+import warnings
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
+
+from agentlab import fonts  # noqa: E402
+
+LABEL = "输入令牌（每轮）"
+
+
+def _draw(label: str) -> list[str]:
+    """Render a figure with ``label`` as title and axis label; the warnings matplotlib raised."""
+    fig, ax = plt.subplots()
+    ax.set_title(label)
+    ax.set_xlabel(label)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.canvas.draw()
+    plt.close(fig)
+    return [str(w.message) for w in caught]
+
+
+def test_the_bundled_cjk_font_is_installed_with_agentlab():
+    path = fonts.bundled_font_path()
+    assert path is not None and path.stat().st_size > 1_000_000, (
+        "Noto Sans CJK SC is missing: mplfonts (an agentlab dependency) should ship it; rerun `make venv`")
+
+
+def test_a_chinese_label_without_the_cjk_font_is_missing_glyphs():
+    """The check below can fail: with only matplotlib's default font, Chinese is drawn as boxes."""
+    with matplotlib.rc_context({"font.family": ["DejaVu Sans"]}):
+        assert any("missing from font" in w for w in _draw(LABEL))
+
+
+def test_a_chinese_label_uses_the_cjk_font_with_no_missing_glyph():
+    family = fonts.use_cjk_font()
+    assert family == fonts.CJK_FAMILY
+    assert not [w for w in _draw(LABEL) if "missing from font" in w]
+    used = font_manager.fontManager._find_fonts_by_props(
+        font_manager.FontProperties(family=matplotlib.rcParams["font.family"]))
+    assert str(fonts.bundled_font_path()) in [str(p) for p in used]
+
+
+def test_latin_text_keeps_the_default_font_first():
+    fonts.use_cjk_font()
+    assert matplotlib.rcParams["font.family"][0] != fonts.CJK_FAMILY
+
+
+def test_agentlab_plots_register_the_font(sim, tools):
+    import agentlab
+    from agentlab.plots import plot_tokens_per_turn
+
+    with matplotlib.rc_context({"font.family": ["DejaVu Sans"]}):
+        run = agentlab.run_agent(sim, agentlab.city_task(["巴黎", "伦敦"], "zh"), tools)
+        fig = plot_tokens_per_turn(run)
+        fig.suptitle(LABEL)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fig.canvas.draw()
+        plt.close(fig)
+        assert fonts.CJK_FAMILY in matplotlib.rcParams["font.family"]
+    assert not [w for w in caught if "missing from font" in str(w.message)]
+
+
+@pytest.fixture(autouse=True)
+def _restore_rc():
+    with matplotlib.rc_context():
+        yield
