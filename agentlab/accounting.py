@@ -78,6 +78,8 @@ class CallRecord:
     """Where the input went, when known (always in the simulator; live with ``count_tokens=True``)."""
     retry: bool = False
     """True when this answer came on a retry (earlier attempts failed: see ``Meter.attempts``)."""
+    sim_latency_s: float | None = None
+    """Simulated latency from the simulator's header; ``None`` for a live response (use ``wall_s``)."""
 
 
 def prompt_total(usage: dict) -> int:
@@ -112,8 +114,6 @@ def _resent_reply(msgs: list) -> Any:
         if isinstance(m, dict) and m.get("role") == "assistant":
             return m.get("content")
     return None
-    sim_latency_s: float | None = None
-    """Simulated latency from the simulator's header; ``None`` for a live response (use ``wall_s``)."""
 
 
 @lru_cache(maxsize=4096)
