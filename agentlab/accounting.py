@@ -104,7 +104,18 @@ def _fingerprint(content: Any) -> str:
 
 
 def _first_key(msgs: list) -> str:
-    return json.dumps(msgs[0], sort_keys=True, ensure_ascii=False, default=str) if msgs else ""
+    """The first message in one form: a string or its one text block, with or without the ``cache_control``
+    breakpoint a caching harness moves from turn to turn, is the same conversation."""
+    if not msgs:
+        return ""
+    first = msgs[0]
+    content = first.get("content") if isinstance(first, dict) else None
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        first = {**first, "content": [{k: v for k, v in b.items() if k != "cache_control"} if isinstance(b, dict) else b
+                                      for b in content]}
+    return json.dumps(first, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _resent_reply(msgs: list) -> Any:

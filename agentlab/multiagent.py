@@ -72,8 +72,10 @@ def run_multiagent(client: Any, cities: list[str], notes_dir: str | Path, model:
     """The orchestrator with one sub-agent per city; returns its Run (every call, sub-agents' included) and the sub-runs."""
     subs: list[Run] = []
     tools = [research_tool(client, model, subs), make_save_note(notes_dir)]
+    start = meter_of(client).mark()
     run = run_agent(client, city_task(cities), tools, model=model, max_turns=len(cities) + 4)
     run.kind = "multi-agent"
+    run.turns = meter_of(client).turns(start)  # every call since the start: the orchestrator's and its sub-agents
     return run, subs
 
 

@@ -78,12 +78,14 @@ def request_blocks(body: dict, memo: dict[bytes, int] | None = None) -> list[_Bl
     """
     memo = {} if memo is None else memo
     out: list[_Block] = []
+    model = str(body.get("model", ""))
+    per_model = model.encode() + b"|"  # the same text costs more tokens on a model with a larger tokenizer factor
 
     def add(part: object, frame: int, count, where: str) -> None:
         key = _key(part)
-        tokens = memo.get(key)
+        tokens = memo.get(per_model + key)
         if tokens is None:
-            tokens = memo[key] = count()
+            tokens = memo[per_model + key] = count()
         out.append(_Block(frame + tokens, key, _ttl(part[1] if isinstance(part, tuple) else part, where)))
 
     lead = REQUEST_FRAME  # framing and the hidden tool-use prompt sit before everything else
@@ -91,19 +93,19 @@ def request_blocks(body: dict, memo: dict[bytes, int] | None = None) -> list[_Bl
     if tools:
         lead += tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"))[0]
     for i, t in enumerate(tools):
-        add(t, lead * (i == 0), lambda t=t: tool_def_tokens(t), f"tools.{i}")
+        add(t, lead * (i == 0), lambda t=t: tool_def_tokens(t, model=model), f"tools.{i}")
     lead = 0 if tools else lead
     system = body.get("system")
     if system:
         for i, b in enumerate([system] if isinstance(system, str) else list(system)):
-            add(b, lead + SYSTEM_FRAME if i == 0 else 0, lambda b=b: content_tokens([b] if isinstance(b, dict) else b),
+            add(b, lead + SYSTEM_FRAME if i == 0 else 0, lambda b=b: content_tokens([b] if isinstance(b, dict) else b, model=model),
                 f"system.{i}")
             lead = 0
     for m, msg in enumerate(body.get("messages") or []):
         content = msg.get("content", "")
         for i, b in enumerate(([content] if isinstance(content, str) else list(content)) or [""]):
             add((msg.get("role"), b), lead + MESSAGE_FRAME if i == 0 else 0,
-                lambda b=b: content_tokens(b) if isinstance(b, str) else content_tokens([b]), f"messages.{m}.content.{i}")
+                lambda b=b: content_tokens(b if isinstance(b, str) else [b], model=model), f"messages.{m}.content.{i}")
             lead = 0
     return out
 

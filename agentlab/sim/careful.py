@@ -33,6 +33,8 @@ _TEMPS = re.compile(r"([^\s:;,，；。：、]+(?: [A-Z][\w-]*)*):\s*(-?\d+(?:\.
 def _text_of(content) -> str:
     if isinstance(content, str):
         return content
+    if not isinstance(content, list):
+        return ""
     return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
 
 

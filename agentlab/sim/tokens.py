@@ -92,8 +92,9 @@ def content_tokens(content: Any, *, model: str | None = None) -> int:
         return _scaled(text_tokens(content), model)
     if not isinstance(content, list):
         return 0
-    images = sum(image_tokens(b) for b in content if isinstance(b, dict) and b.get("type") == "image")
-    return _scaled(sum(_block_tokens(b) for b in content) - images, model) + images
+    # scaled block by block, so a request counted whole and counted as blocks (the prompt cache) agree exactly
+    return sum(image_tokens(b) if isinstance(b, dict) and b.get("type") == "image" else _scaled(_block_tokens(b), model)
+               for b in content)
 
 
 def _schema_tokens(schema: dict) -> int:

@@ -79,8 +79,16 @@ def signature(model: str, conversation_key: str, thinking: str) -> str:
 
 
 def conversation_key(messages: list[dict]) -> str:
-    """What ties a conversation: its first message, as JSON."""
-    return hashlib.sha256(json.dumps(messages[0], sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+    """What ties a conversation: its first message, as JSON, in one form (a string or its one text block,
+    with or without a ``cache_control`` breakpoint, which a harness moves from turn to turn)."""
+    first = messages[0]
+    content = first.get("content") if isinstance(first, dict) else None
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        content = [{k: v for k, v in b.items() if k != "cache_control"} if isinstance(b, dict) else b for b in content]
+        first = {**first, "content": content}
+    return hashlib.sha256(json.dumps(first, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
 def _check_signatures(body: dict, p: Profile) -> None:
