@@ -128,6 +128,11 @@ def task_tools(notes_dir: str | Path, forecast_days: int = 0) -> list[Tool]:
 
 def city_task(cities: list[str], lang: str = "en") -> str:
     """The course task's prompt for two or more cities, in English or Chinese."""
+    if isinstance(cities, str) or not all(isinstance(c, str) for c in cities):
+        raise ValueError(f"city_task(cities={cities!r}): pass a list of city names, "
+                         f"e.g. city_task(['Paris', 'London'])")
+    if lang not in ("en", "zh"):
+        raise ValueError(f"city_task(lang={lang!r}): the task is written in 'en' or 'zh'")
     if len(cities) < 2:
         raise ValueError(f"the city task needs two or more cities, got {cities!r}")
     if lang == "zh":

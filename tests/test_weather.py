@@ -70,3 +70,10 @@ def test_forecast_days_out_of_range_names_the_value():
     with pytest.raises(ValueError, match="forecast_days must be a whole number from 0 to 14, got 30"):
         make_get_weather(30)
     assert make_get_weather(0) is get_weather
+
+
+def test_city_task_refuses_a_string_for_the_list_and_an_unknown_language():
+    with pytest.raises(ValueError, match=r"pass a list of city names"):
+        city_task("Paris", "London")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"lang='fr'"):
+        city_task(["Paris", "London"], lang="fr")
