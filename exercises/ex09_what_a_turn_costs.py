@@ -41,6 +41,8 @@ def predict_next_input(prev_input_tokens: int, prev_output_tokens: int, tool_res
     `tool_results` (the tool_result blocks the loop appended). The simulator's estimator adds
     `MESSAGE_FRAME` tokens of framing per message and counts a list of blocks with
     `content_tokens(blocks)` (both imported above from agentlab.sim.tokens). Return the prediction.
+    (The tests run a model whose tokenizer factor is 1, e.g. claude-sonnet-4-6; newer models count
+    about 30% more tokens for the same text, which `content_tokens(blocks, model=...)` applies.)
     """
     ### BEGIN SOLUTION
     new_messages = 2  # the assistant reply and the user message with the results

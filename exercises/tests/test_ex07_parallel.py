@@ -7,7 +7,6 @@ import pytest
 from agentlab.executor import Executor, waves
 from agentlab.grading import lazy_import
 
-pytestmark = pytest.mark.timeout(5)
 
 ex07 = lazy_import("exercises.ex07_parallel")
 
