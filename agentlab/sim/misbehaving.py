@@ -18,23 +18,12 @@ from __future__ import annotations
 import json
 
 from .careful import _CJK, CarefulAgent, _text_of, cities_in, read_error, why_failed
+from .clock import SimClock
 from .policy import Policy, Reply
 
 
-class FakeClock:
-    """A clock that moves only when told: ``clock()`` returns seconds, ``advance(s)`` moves it on."""
-
-    def __init__(self, start: float = 0.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        """Move the clock ``seconds`` forward (never back)."""
-        if seconds < 0:
-            raise ValueError(f"FakeClock.advance({seconds!r}): time only moves forward")
-        self.now += seconds
+FakeClock = SimClock
+"""The clock the slow model runs on: moves only when told (``advance``); the same class as ``SimClock``."""
 
 
 class Looper:
