@@ -196,6 +196,9 @@ class Meter(Middleware):
         """Append one call's :class:`CallRecord`, with its conversation, re-prefill and input parts."""
         usage = {k: raw_usage.get(k) or 0 for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
                                                      "cache_creation_input_tokens")}
+        split = raw_usage.get("cache_creation")
+        if isinstance(split, dict) and split.get("ephemeral_1h_input_tokens"):
+            usage["cache_creation_1h_input_tokens"] = split["ephemeral_1h_input_tokens"]
         total = prompt_total(usage)
         parts = from_header(headers, total)
         if parts is None and self.count_tokens and self.client is not None:  # live: ask count_tokens
@@ -243,7 +246,8 @@ class Meter(Middleware):
                      stop_reason=c.stop_reason, tool_calls=list(c.tool_calls), wall_s=c.wall_s,
                      cache_read_tokens=c.usage.get("cache_read_input_tokens") or 0,
                      cache_write_tokens=c.usage.get("cache_creation_input_tokens") or 0, model=c.model,
-                     breakdown=c.breakdown, latency_s=c.wall_s if c.sim_latency_s is None else c.sim_latency_s)
+                     breakdown=c.breakdown, latency_s=c.wall_s if c.sim_latency_s is None else c.sim_latency_s,
+                     cache_write_1h_tokens=c.usage.get("cache_creation_1h_input_tokens") or 0)
                 for i, c in enumerate(chosen, start=1)]
 
 

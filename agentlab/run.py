@@ -85,6 +85,8 @@ class Turn:
     """The model that answered this call (the price depends on it)."""
     latency_s: float = 0.0
     """Time this call took: the simulator's simulated latency, or the measured ``wall_s`` when live."""
+    cache_write_1h_tokens: int = 0
+    """The part of ``cache_write_tokens`` written with the 1-hour lifetime (priced at its higher rate)."""
     breakdown: InputBreakdown | None = None
     """Where this call's input went (tool-use prompt, tool definitions, system, task, history, new),
     when known: always in the simulator, live when the client counts parts (``connect(count_parts=True)``)."""
@@ -112,9 +114,15 @@ class Turn:
         """
         from .accounting import cost_usd
 
-        return cost_usd(self.model, {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                                     "cache_read_input_tokens": self.cache_read_tokens,
-                                     "cache_creation_input_tokens": self.cache_write_tokens})
+        usage = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                 "cache_read_input_tokens": self.cache_read_tokens, "cache_creation_input_tokens": self.cache_write_tokens}
+        if not self.cache_write_1h_tokens:
+            return cost_usd(self.model, usage)
+        from .caching import usage_cost_usd  # 1-hour writes cost more than 5-minute ones
+
+        one_hour = self.cache_write_1h_tokens
+        return usage_cost_usd(self.model, {**usage, "cache_creation": {
+            "ephemeral_5m_input_tokens": self.cache_write_tokens - one_hour, "ephemeral_1h_input_tokens": one_hour}})
 
 
 @dataclass

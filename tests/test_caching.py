@@ -64,3 +64,16 @@ def test_one_hour_writes_cost_more_than_five_minute_writes():
     hour = {**five, "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1000}}
     assert usage_cost_usd("claude-sonnet-5-5", hour) > usage_cost_usd("claude-sonnet-5-5", five)
     assert usage_cost_usd("claude-no-such-model", five) is None
+
+
+def test_a_run_with_one_hour_writes_prices_each_turn_at_the_one_hour_rate(tmp_path):
+    client = agentlab.connect("sim", model="claude-opus-5", quiet=True)
+    run = agentlab.run_agent(client, agentlab.city_task(agentlab.city_names()[:6]), agentlab.task_tools(tmp_path),
+                             max_turns=20, cache="1h", trace=tmp_path / "1h.jsonl")
+    usages = [e["usage"] for e in agentlab.read_trace(tmp_path / "1h.jsonl") if e.get("event") == "response"]
+    written = [(t, u) for t, u in zip(run.turns, usages) if t.cache_write_tokens]
+    assert written and all(t.cache_write_1h_tokens == t.cache_write_tokens for t, _ in written)
+    for turn, usage in written:
+        assert turn.cost_usd == pytest.approx(usage_cost_usd("claude-opus-5", usage))
+        as_if_5m = agentlab.cost_usd("claude-opus-5", usage)  # the plain lookup prices every write at the 5m rate
+        assert turn.cost_usd > as_if_5m
