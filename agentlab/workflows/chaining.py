@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..run import Run, StopReason
-from .step import Steps, UnparseableOutput, check_bound
+from .step import Steps, UnparseableOutput, check_bound, guarded
 
 MAX_LINKS = 20
 """Longest chain accepted: every workflow is bounded."""
@@ -44,11 +44,12 @@ class Link:
             raise ValueError(f"Link({self.name!r}): give exactly one of prompt= (a model step) or code= (a code step)")
 
 
+@guarded
 def run_chain(client: Any, first_input: Any, links: list[Link], *, model: str | None = None,
-              max_tokens: int = 512, trace: str | Path | None = None) -> Run:
+              max_tokens: int = 512, trace: str | Path | None = None, limits: Any = None) -> Run:
     """Run ``links`` in order on ``first_input``; stops at the first failed gate or unparseable output."""
     check_bound("len(links)", len(links), 1, MAX_LINKS)
-    with Steps(client, "chaining", model=model, trace=trace, max_tokens=max_tokens,
+    with Steps(client, "chaining", limits=limits, model=model, trace=trace, max_tokens=max_tokens,
                links=[link.name for link in links]) as wf:
         value = first_input
         for link in links:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..run import Run, StopReason
-from .step import Steps, UnparseableOutput, check_bound
+from .step import Steps, UnparseableOutput, check_bound, guarded
 
 VERDICT = {
     "type": "object",
@@ -29,13 +29,14 @@ WRITER = "Write the text the task asks for. If feedback is given, revise the dra
 CRITIC = "Score the draft from 0 to 10 against the task's requirements; list one reason per unmet requirement."
 
 
+@guarded
 def run_evaluator(client: Any, task: str, *, max_rounds: int = 3, min_score: int = 10, writer: str = WRITER,
                   critic: str = CRITIC, model: str | None = None, max_tokens: int = 512,
-                  trace: str | Path | None = None) -> Run:
+                  trace: str | Path | None = None, limits: Any = None) -> Run:
     """Draft, score, revise until a draft scores ``min_score`` or ``max_rounds`` critiques were made."""
     check_bound("max_rounds", max_rounds, 1, 20)
     check_bound("min_score", min_score, 0, 10)
-    with Steps(client, "evaluator", model=model, trace=trace, max_tokens=max_tokens, max_rounds=max_rounds,
+    with Steps(client, "evaluator", limits=limits, model=model, trace=trace, max_tokens=max_tokens, max_rounds=max_rounds,
                min_score=min_score) as wf:
         draft = wf.ask("evaluator/write[1]", task, system=writer)
         score, reasons = None, []

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..run import Run, StopReason
-from .step import Steps, UnparseableOutput, check_bound
+from .step import Steps, UnparseableOutput, check_bound, guarded
 from .parallel import MAX_WORKERS
 
 PLAN = {
@@ -31,10 +31,11 @@ PLANNER = "Plan: break the task into independent subtasks, one per item the task
 """The planning step's system prompt."""
 
 
+@guarded
 def run_orchestrator(client: Any, task: str, *, worker_system: str, synth_system: str,
                      context: Callable[[dict], str] | None = None, max_subtasks: int = 8, max_workers: int = 4,
                      worker_timeout: float = 60.0, model: str | None = None, max_tokens: int = 512,
-                     trace: str | Path | None = None) -> Run:
+                     trace: str | Path | None = None, limits: Any = None) -> Run:
     """Plan ``task`` into subtasks, run a worker per subtask concurrently, synthesise what came back.
 
     ``context(subtask)`` (code, optional) returns data for a worker's prompt, e.g. a tool result;
@@ -44,7 +45,7 @@ def run_orchestrator(client: Any, task: str, *, worker_system: str, synth_system
     check_bound("max_subtasks", max_subtasks, 1, 64)
     check_bound("max_workers", max_workers, 1, MAX_WORKERS)
     check_bound("worker_timeout", worker_timeout, 0.001, 3600, whole=False)
-    with Steps(client, "orchestrator", model=model, trace=trace, max_tokens=max_tokens, task=task) as wf:
+    with Steps(client, "orchestrator", limits=limits, model=model, trace=trace, max_tokens=max_tokens, task=task) as wf:
         try:
             subtasks = wf.ask("orchestrator/plan", task, system=PLANNER, schema=PLAN)["subtasks"]
         except UnparseableOutput as e:

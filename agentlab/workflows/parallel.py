@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..run import Run, StopReason
-from .step import Steps, check_bound
+from .step import Steps, check_bound, guarded
 
 MAX_WORKERS = 16
 """Most threads a parallel pattern may use."""
@@ -25,13 +25,14 @@ def _check(n: int, max_workers: int, worker_timeout: float, what: str) -> None:
     check_bound("worker_timeout", worker_timeout, 0.001, 3600, whole=False)
 
 
+@guarded
 def run_sections(client: Any, sections: dict[str, str], *, system: str | None = None,
                  combine: Callable[[dict[str, str]], str] = lambda parts: "\n".join(parts.values()),
                  max_workers: int = 4, worker_timeout: float = 60.0, model: str | None = None,
-                 max_tokens: int = 512, trace: str | Path | None = None) -> Run:
+                 max_tokens: int = 512, trace: str | Path | None = None, limits: Any = None) -> Run:
     """Run one model call per section concurrently; ``combine`` (code) joins the parts that succeeded."""
     _check(len(sections), max_workers, worker_timeout, "len(sections)")
-    with Steps(client, "sectioning", model=model, trace=trace, max_tokens=max_tokens, sections=list(sections)) as wf:
+    with Steps(client, "sectioning", limits=limits, model=model, trace=trace, max_tokens=max_tokens, sections=list(sections)) as wf:
         paths = {name: f"sectioning/section[{name}]" for name in sections}
         jobs = [(paths[n], lambda n=n: wf.ask(paths[n], sections[n], system=system)) for n in sections]
         out = wf.concurrently(jobs, max_workers=max_workers, timeout=worker_timeout)
@@ -50,16 +51,17 @@ def vote_schema(choices: list[str]) -> dict:
             "required": ["vote"], "additionalProperties": False}
 
 
+@guarded
 def run_vote(client: Any, question: str, choices: list[str], *, voters: list[str], max_workers: int = 4,
              worker_timeout: float = 60.0, model: str | None = None, max_tokens: int = 256,
-             trace: str | Path | None = None) -> Run:
+             trace: str | Path | None = None, limits: Any = None) -> Run:
     """Ask ``question`` once per voter system prompt, concurrently; the majority choice wins.
 
     A tie goes to the tied choice listed first in ``choices`` (a rule fixed in code), and the run says so.
     """
     _check(len(voters), max_workers, worker_timeout, "len(voters)")
     check_bound("len(choices)", len(choices), 2, 64)
-    with Steps(client, "voting", model=model, trace=trace, max_tokens=max_tokens, choices=choices) as wf:
+    with Steps(client, "voting", limits=limits, model=model, trace=trace, max_tokens=max_tokens, choices=choices) as wf:
         paths = [f"voting/voter[{i}]" for i in range(1, len(voters) + 1)]
         jobs = [(p, lambda p=p, s=s: wf.ask(p, question, system=s, schema=vote_schema(choices))["vote"])
                 for p, s in zip(paths, voters)]

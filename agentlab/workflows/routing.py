@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..run import Run, StopReason
-from .step import Steps, UnparseableOutput, check_bound
+from .step import Steps, UnparseableOutput, check_bound, guarded
 
 MAX_ROUTES = 20
 """Most branches a router may have."""
@@ -33,14 +33,15 @@ def label_schema(labels: list[str]) -> dict:
             "required": ["label"], "additionalProperties": False}
 
 
+@guarded
 def run_router(client: Any, text: str, routes: dict[str, str], *, fallback: str, model: str | None = None,
-               max_tokens: int = 512, trace: str | Path | None = None) -> Run:
+               max_tokens: int = 512, trace: str | Path | None = None, limits: Any = None) -> Run:
     """Classify ``text``, then answer it with the system prompt of its route (``fallback`` if none fits)."""
     check_bound("len(routes)", len(routes), 1, MAX_ROUTES)
     if not isinstance(fallback, str) or not fallback.strip():
         raise ValueError(f"fallback={fallback!r}: declare the branch for unknown labels as a system prompt, "
                          "e.g. 'You are the general help desk. Write a short reply.'")
-    with Steps(client, "routing", model=model, trace=trace, max_tokens=max_tokens, routes=list(routes)) as wf:
+    with Steps(client, "routing", limits=limits, model=model, trace=trace, max_tokens=max_tokens, routes=list(routes)) as wf:
         why = ""
         try:
             label = wf.ask("router/classify", text, system=CLASSIFY, schema=label_schema(list(routes)),

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import functools
+
 from ..accounting import meter_of
 from ..client import model_of
 from ..run import Run, StopReason, Turn
@@ -28,7 +30,30 @@ from ..tools import Tool, run_tool
 from ..trace import Trace
 from .parsing import UnparseableOutput, check_bound, parse_json
 
-__all__ = ["Steps", "StepRecord", "UnparseableOutput", "check_bound", "parse_json"]
+__all__ = ["Steps", "StepRecord", "GuardStopped", "guarded", "UnparseableOutput", "check_bound", "parse_json"]
+
+
+class GuardStopped(Exception):
+    """A guard of the workflow's :class:`~agentlab.guards.Limits` said stop before a model call."""
+
+    def __init__(self, steps: "Steps", stopped: Any) -> None:
+        super().__init__(f"{stopped.guard}: observed {stopped.observed}, limit {stopped.limit}")
+        self.steps, self.stopped = steps, stopped
+
+
+def guarded(pattern: Callable[..., Run]) -> Callable[..., Run]:
+    """Make a pattern end with the guard's typed stop reason (a ``Run``, the trace's ``stop`` naming the
+    guard, the observed value and the limit) when its ``limits`` stop it, as ``run_agent`` does."""
+
+    @functools.wraps(pattern)
+    def run(*args: Any, **kwargs: Any) -> Run:
+        try:
+            return pattern(*args, **kwargs)
+        except GuardStopped as e:
+            fields = {k: v for k, v in e.stopped.fields().items() if k != "detail"}
+            return e.steps.finish(e.stopped.reason, "", f"stopped by the guard {e}", **fields)
+
+    return run
 
 
 @dataclass
@@ -65,7 +90,7 @@ class Steps:
     """One workflow run: its trace, its step records, its meter mark (see the module docstring)."""
 
     def __init__(self, client: Any, pattern: str, *, model: str | None = None, trace: str | Path | None = None,
-                 max_tokens: int = 512, **header: Any) -> None:
+                 max_tokens: int = 512, limits: Any = None, **header: Any) -> None:
         check_bound("max_tokens", max_tokens, 1, 64000)
         self.client, self.pattern, self.max_tokens = client, pattern, max_tokens
         self.model = model or model_of(client)
@@ -77,11 +102,15 @@ class Steps:
         self.tool_results: list[dict] = []
         self._lock = threading.Lock()
         self._calls = 0
+        self.budget = limits.start() if limits is not None else None
+        """The run's guards (``Limits.start()``), checked before every model call; ``None``: no guards."""
 
     def __enter__(self) -> "Steps":
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
+        if isinstance(exc, GuardStopped):  # @guarded writes the stop event with the guard's figures
+            return
         self.trace.__exit__(exc_type, exc, tb)
 
     def event(self, kind: str, **fields: Any) -> None:
@@ -105,6 +134,12 @@ class Steps:
         extra: dict[str, Any] = {"system": system} if system else {}
         if schema is not None:
             extra["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
+        if self.budget is not None:
+            with self._lock:
+                stopped = self.budget.check()
+            if stopped is not None:
+                self.fail(path, "stopped", f"{stopped.guard}: observed {stopped.observed}, limit {stopped.limit}")
+                raise GuardStopped(self, stopped)
         self.event("request", step=path, messages=1, structured=schema is not None)
         t0 = time.perf_counter()
         reply = self.client.messages.create(model=self.model, max_tokens=max_tokens or self.max_tokens,
@@ -114,6 +149,8 @@ class Steps:
         usage = reply.usage.model_dump(mode="json", exclude_none=True)
         self.event("response", step=path, stop_reason=reply.stop_reason, content=content, usage=usage)
         with self._lock:
+            if self.budget is not None:
+                self.budget.after_call(content, usage, reply.model)
             self._calls += 1
             index = self._calls
         turn = Turn(index=index, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens,
@@ -182,13 +219,16 @@ class Steps:
                                            f"{type(e).__name__}: {e}", getattr(e, "raw", ""))
             else:
                 outcomes[path] = StepRecord(path, output=fut.result())
+        stops = [fut.exception() for fut in done if isinstance(fut.exception(), GuardStopped)]
+        if stops:  # a guard stopped a worker: the whole workflow stops, as the agent would
+            raise stops[0]
         return outcomes
 
-    def finish(self, stop: StopReason, text: str, detail: str = "") -> Run:
+    def finish(self, stop: StopReason, text: str, detail: str = "", **stop_fields: Any) -> Run:
         """Write the ``stop`` event and return the run as the agent's :class:`Run`."""
         with self._lock:
             self.trace.stop(stop.value, final_text=text, detail=detail,
-                            steps=[{"path": r.path, "status": r.status} for r in self.records])
+                            steps=[{"path": r.path, "status": r.status} for r in self.records], **stop_fields)
         return Run("workflow", self.model, text, stop, self.meter.turns(self.start),
                    [],  # no single conversation: each step had its own (see steps and the trace)
                    self.meter.estimated(self.start), time.perf_counter() - self.t0, self.trace_path,
