@@ -68,8 +68,9 @@ def swimlane_steps(events: list[dict]) -> list[Step]:
     for e in events[1:]:
         kind = e.get("event")
         if kind == "request":
-            turn = e.get("turn", turn + 1)
-            steps.append(Step(caller, "model", f"request {turn}: {e.get('messages', '?')} messages", turn))
+            turn = e.get("turn") or turn + 1  # a workflow's calls carry a step path instead of a turn
+            what = e.get("step") or f"request {turn}: {e.get('messages', '?')} messages"
+            steps.append(Step(caller, "model", _short(what), turn))
         elif kind == "response":
             asked = [b.get("name", "?") for b in e.get("content", []) if b.get("type") == "tool_use"]
             what = f"tool_use {', '.join(asked)}" if asked else (e.get("stop_reason") or "reply")

@@ -63,3 +63,15 @@ def test_bad_input_is_refused_with_the_fix(sim, tools):
         plot_swimlane([{"format": "agentlab-trace"}], max_steps=2)
     with pytest.raises(ValueError, match="header first"):
         swimlane_steps([{"event": "stop"}])
+
+
+def test_a_workflow_pattern_is_drawn_step_by_step_with_its_step_paths(sim, tmp_path):
+    from agentlab.experiments.patterns import data_line
+    from agentlab.workflows import run_orchestrator
+
+    run_orchestrator(sim, "Which is warmer today, Paris, Madrid or Oslo?", worker_system="One sentence.",
+                     synth_system="Combine.", context=lambda s: data_line([s["title"]]), trace=tmp_path / "o.jsonl")
+    steps = swimlane_steps(agentlab.read_trace(tmp_path / "o.jsonl"))
+    asks = [s for s in steps if s.dst == "model"]
+    assert [s.src for s in asks] == ["your code"] * len(asks) and len(asks) == 5  # plan, 3 workers, synthesis
+    assert asks[0].label.startswith("orchestrator/plan") and [s.turn for s in asks] == [1, 2, 3, 4, 5]
