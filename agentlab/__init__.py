@@ -29,6 +29,7 @@ _WHERE = {
     "StepRecord": "workflows", "UnparseableOutput": "workflows",
     "Limits": "guards", "Stopped": "guards", "Executor": "executor", "run_react": "react",
     "with_cache_breakpoints": "caching", "SimClock": "sim.clock", "sweep": "sweeps",
+    "plot_swimlane": "swimlane", "swimlane_steps": "swimlane",
 }
 
 __all__ = [
@@ -51,10 +52,12 @@ __all__ = [
     "Limits", "Stopped", "Executor", "run_react",
     # what a turn costs: prompt caching, the simulated clock, sweeps
     "with_cache_breakpoints", "SimClock", "sweep",
+    # the swim-lane picture of any run (model, host application, your code, tools)
+    "plot_swimlane", "swimlane_steps",
 ]
 
 
-_SUBMODULES = {"plots", "views", "sim", "workflows", "grading", "experiments", "variants"}
+_SUBMODULES = {"plots", "views", "sim", "workflows", "grading", "experiments", "variants", "swimlane", "widgets"}
 """Submodules reachable as attributes after a plain ``import agentlab`` (e.g. ``agentlab.plots``)."""
 
 
@@ -93,3 +96,4 @@ if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eag
     from .caching import with_cache_breakpoints
     from .sim.clock import SimClock
     from .sweeps import sweep
+    from .swimlane import plot_swimlane, swimlane_steps
