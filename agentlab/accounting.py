@@ -227,14 +227,15 @@ class Meter(Middleware):
         """True when any call since ``since`` was answered by the simulator (estimated tokens)."""
         return any(c.estimated for c in self.calls[since:])
 
-    def own_calls(self, since: int = 0) -> list[CallRecord]:
-        """The calls since ``since`` made by this thread in the conversation of its first such call.
+    def own_calls(self, since: int = 0, any_conversation: bool = False) -> list[CallRecord]:
+        """The calls since ``since`` made by this thread in the conversation of its first such call
+        (in any conversation with ``any_conversation=True``: a history rewritten by compaction starts a new one).
 
         ``run_agent`` uses it so a run's turns are its own even when other conversations share the client.
         """
         me = threading.get_ident()
         mine = [c for c in self.calls[since:] if c.thread == me]
-        return [c for c in mine if c.conversation == mine[0].conversation] if mine else []
+        return [c for c in mine if any_conversation or c.conversation == mine[0].conversation] if mine else []
 
     def turns(self, since: int = 0, calls: list[CallRecord] | None = None) -> list["Turn"]:
         """The calls since ``since`` (or the given ``calls``) as :class:`~agentlab.run.Turn` s (cost priced on first read)."""

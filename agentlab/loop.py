@@ -53,13 +53,17 @@ def run_agent(
     limits: Limits | None = None,
     executor: Callable[..., list[dict]] | None = None,
     cache: bool | str = False,
+    context: Any = None,
 ) -> Run:
     """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it.
 
     ``limits`` (a :class:`~agentlab.guards.Limits`) replaces ``max_turns`` with every guard;
     ``executor`` runs each turn's tool calls (default: one after another; see ``agentlab.executor``);
     ``cache=True`` (or ``"5m"`` / ``"1h"``) marks prompt-cache breakpoints on tools, system and the
-    growing history each turn (:func:`agentlab.caching.with_cache_breakpoints`).
+    growing history each turn (:func:`agentlab.caching.with_cache_breakpoints`); ``context`` (see
+    ``agentlab.context``) may rewrite the history and add request fields before each call
+    (``before_call``) and read each reply (``after_call``); its rewrites start new conversations, so
+    the run's turns are then all of this thread's calls.
     """
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
@@ -79,9 +83,12 @@ def run_agent(
         text, turn = "", 0
         while (stopped := budget.check()) is None:  # the harness decides whether another call happens
             turn += 1
+            messages, more = context.before_call(client, model, messages, tr, turn) if context else (messages, {})
             tr.event("request", turn=turn, messages=len(messages))
             req = with_cache_breakpoints(messages, specs, system, cache) if cache else {"messages": messages, "tools": specs, **extra}
-            reply = client.messages.create(model=model, max_tokens=max_tokens, **req)
+            reply = client.messages.create(model=model, max_tokens=max_tokens, **req, **more)
+            if context:
+                context.after_call(reply, tr, turn)
             content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
             usage = reply.usage.model_dump(mode="json", exclude_none=True)
             tr.event("response", turn=turn, stop_reason=reply.stop_reason, content=content, usage=usage)
@@ -100,7 +107,8 @@ def run_agent(
                 break
         stop = stopped.reason if stopped else StopReason(reply.stop_reason)
         tr.stop(stop.value, turns=turn, final_text=text, **(stopped.fields() if stopped else {}))
-    return Run("agent", model, text, stop, meter.turns(calls=meter.own_calls(start)), messages, meter.estimated(start),
+    calls = meter.own_calls(start, any_conversation=context is not None)
+    return Run("agent", model, text, stop, meter.turns(calls=calls), messages, meter.estimated(start),
                time.perf_counter() - t0, str(trace) if trace else None, _results(tr))
 
 

@@ -25,6 +25,7 @@ import httpx2
 
 from ..accounting import SIM_HEADER
 from .caching import PromptCache
+from .context_editing import apply_context_management
 from .careful import CarefulAgent
 from .errors import SimAPIError, invalid
 from .faults import Faults, as_faults
@@ -112,10 +113,12 @@ class Simulator:
                 raise SimAPIError("request_too_large", "Request exceeds the maximum size")
             version = check_version(request.headers)
             counting = path.endswith("count_tokens")
-            body, input_tokens = self._checked(self._parse(request), version, counting)
+            body, input_tokens, edits = self._checked(self._parse(request), version, counting)
             if counting:
                 return httpx2.Response(200, json={"input_tokens": input_tokens}, headers=headers)
             message = build_message(self.policy, body, model_profile(body["model"]), n, seed, input_tokens)
+            if edits is not None:  # server-side context editing ran (context_editing.py)
+                message["context_management"] = {"applied_edits": edits}
             with self._lock:  # the cache and the clock are shared by concurrent requests
                 message["usage"].update(self.cache.apply(body, input_tokens, self.clock()))  # cache reads and writes
                 headers[LATENCY_HEADER] = self._elapse(message)
@@ -133,8 +136,9 @@ class Simulator:
                                            f"(at {where.filename}:{where.lineno}, in {where.name})")
             return httpx2.Response(err.status, json=err.envelope(request_id), headers=headers)
 
-    def _checked(self, body: Any, version: str, counting: bool) -> tuple[dict, int]:
-        """``body`` validated for its model and API version (a continued thread expanded to the full request), and its input tokens."""
+    def _checked(self, body: Any, version: str, counting: bool) -> tuple[dict, int, list | None]:
+        """``body`` validated for its model and API version (a continued thread expanded to the full request),
+        as the model sees it after any ``context_management`` edits; its input tokens; the applied edits."""
         if isinstance(body, dict):
             check_fields(body, version, count_tokens=counting)
             body = self.threads.expand(body)
@@ -143,9 +147,10 @@ class Simulator:
         check_version_content(body["messages"], version)
         check_sampling(body, p)
         check_model_rules(body, p, count_tokens=counting)
+        body, edits = apply_context_management(body)
         input_tokens = estimate_input_tokens(body)
         check_context(input_tokens, p)
-        return body, input_tokens
+        return body, input_tokens, edits
 
     @staticmethod
     def _parse(request: httpx2.Request) -> Any:

@@ -1,0 +1,111 @@
+"""Compaction: past a token threshold, summarise the history and continue from the summary.
+
+Client-side, in the harness: before a call, if the previous call's prompt plus what it wrote is
+past ``threshold_tokens``, the whole conversation is rendered as a transcript and sent to the model
+once with a summarising system prompt (a separate, metered call), and the history is replaced by one
+user message: the summary, then "continue". Input tokens per call then rise, drop, rise: a sawtooth.
+
+The trigger reads the *previous* call's size (``usage``), so it can be late by one turn's new
+content; the summary call itself carries the whole transcript, so it is the run's peak unless the
+threshold is well under the window. A summary cut off at ``summary_max_tokens`` is refused with
+:class:`SummaryOverBudget` (observed and limit), never used half-written.
+
+The API's own server-side version (not simulated here; names read 2026-11-30 from
+https://platform.claude.com/docs/en/build-with-claude/compaction and the installed SDK's
+``beta_compact_20260112_edit_param.py``): :data:`API_COMPACTION`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+API_COMPACTION = {
+    "beta_header": "compact-2026-01-12",
+    "edit": {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 150_000},
+             "pause_after_compaction": False, "instructions": None},
+    "response_block": "compaction",
+    "notes": "trigger defaults to 150,000 input tokens (at least 50,000); the response carries a "
+             "'compaction' block with the summary; send it back and the API drops every block before it.",
+    "source": "https://platform.claude.com/docs/en/build-with-claude/compaction",
+}
+"""The API's server-side compaction, by its real names (shown, not simulated)."""
+SUMMARY_SYSTEM = ("Summarise the transcript below so the task can continue from the summary alone: "
+                  "keep the task line and every result needed to finish it.")
+"""The summariser's system prompt (the simulated model answers it with ``summary_text``)."""
+
+
+class SummaryOverBudget(RuntimeError):
+    """The summary needed more than its budget of output tokens: the run stops rather than use half a summary."""
+
+    def __init__(self, observed: int, limit: int) -> None:
+        super().__init__(f"the summary was cut off at {observed} output tokens, over its budget of {limit} "
+                         f"(Compaction(summary_max_tokens={limit})); raise the budget or compact earlier")
+        self.observed, self.limit = observed, limit
+
+
+def should_compact(last_prompt_tokens: int, last_output_tokens: int, threshold_tokens: int) -> bool:
+    """True when the history the next call re-sends (previous prompt + its reply) is past the threshold."""
+    return last_prompt_tokens + last_output_tokens > threshold_tokens
+
+
+def transcript(messages: list[dict]) -> str:
+    """The conversation as plain text, one line per block: what the summariser reads."""
+    lines = []
+    for m in messages:
+        content = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
+        for b in content:
+            if b.get("type") == "text":
+                lines.append(f"{m['role']}: {b.get('text', '')}")
+            elif b.get("type") == "tool_use":
+                lines.append(f"{m['role']} asked {b.get('name')}: {json.dumps(b.get('input'), ensure_ascii=False)}")
+            elif b.get("type") == "tool_result":
+                c = b.get("content")
+                lines.append(f"tool result: {c if isinstance(c, str) else json.dumps(c, ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
+@dataclass
+class Compaction:
+    """The compaction strategy for ``run_agent(..., context=Compaction(...))``."""
+
+    threshold_tokens: int = 8_000
+    """Compact before a call when the previous call's prompt + output passed this many tokens."""
+    summary_max_tokens: int = 1_024
+    """Output budget of the summary call; a summary cut off there raises :class:`SummaryOverBudget`."""
+    events: list[dict] = field(default_factory=list)
+    """One record per compaction: turn, tokens before, summary tokens, the summary."""
+    _last: Any = None
+
+    def __post_init__(self) -> None:
+        for name in ("threshold_tokens", "summary_max_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"Compaction({name}={value!r}): {name} must be a whole number of tokens >= 1")
+
+    def before_call(self, client: Any, model: str, messages: list[dict], tr: Any, turn: int) -> tuple[list[dict], dict]:
+        usage = self._last
+        if usage is None or not should_compact(_prompt(usage), usage.output_tokens, self.threshold_tokens):
+            return messages, {}
+        reply = client.messages.create(model=model, max_tokens=self.summary_max_tokens, system=SUMMARY_SYSTEM,
+                                       messages=[{"role": "user", "content": transcript(messages)}])
+        summary = " ".join(b.text for b in reply.content if b.type == "text").strip()
+        if reply.stop_reason == "max_tokens":
+            tr.event("compaction", turn=turn, refused="summary over budget", output_tokens=reply.usage.output_tokens,
+                     limit=self.summary_max_tokens)
+            raise SummaryOverBudget(reply.usage.output_tokens, self.summary_max_tokens)
+        record = {"turn": turn, "tokens_before": _prompt(usage) + usage.output_tokens, "messages_before": len(messages),
+                  "summary_tokens": reply.usage.output_tokens, "summary": summary}
+        self.events.append(record)
+        tr.event("compaction", **record)
+        self._last = None
+        return [{"role": "user", "content": f"{summary}\n\nContinue the task from this summary."}], {}
+
+    def after_call(self, reply: Any, tr: Any, turn: int) -> None:
+        self._last = reply.usage
+
+
+def _prompt(usage: Any) -> int:
+    return (usage.input_tokens or 0) + (getattr(usage, "cache_read_input_tokens", 0) or 0) \
+        + (getattr(usage, "cache_creation_input_tokens", 0) or 0)

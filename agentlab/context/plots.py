@@ -1,0 +1,62 @@
+"""Figures of the context-engineering lab: input tokens per call (the sawtooth) and the tactic table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..i18n import localize
+from ..plots import _plt
+from .task import WINDOW_TOKENS
+
+COLORS = {"plain": "#c0504d", "compaction": "#4f81bd", "clearing (harness)": "#9bbb59",
+          "clearing (API, simulated)": "#2e7d32", "memory (sessions)": "#8064a2", "sub-agents": "#f79646",
+          "just-in-time": "#4bacc6"}
+"""One color per tactic."""
+
+
+def plot_tokens_per_call(results: dict, tactics: tuple[str, ...] = ("plain", "compaction", "clearing (harness)",
+                         "clearing (API, simulated)"), window_tokens: int | None = None) -> Any:
+    """Input tokens of each call, one line per tactic, with the configured window as a dashed line."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    for name in tactics:
+        per_call = results[name].per_call
+        ax.plot(range(1, len(per_call) + 1), per_call, marker=".", color=COLORS.get(name), label=name)
+        ax.annotate(f"{max(per_call):,}", (per_call.index(max(per_call)) + 1, max(per_call)), fontsize=8,
+                    xytext=(0, 4), textcoords="offset points", ha="center", color=COLORS.get(name))
+    window = window_tokens or next(iter(results.values())).window_tokens
+    ax.axhline(window, color="black", linestyle="--", linewidth=1)
+    ax.annotate(f"window: {window:,} tokens", (1, window), xytext=(0, 4), textcoords="offset points", fontsize=8)
+    ax.set_xlabel("model call")
+    ax.set_ylabel("input tokens per call")
+    ax.set_title("Input tokens per call: compaction and clearing cut the history back")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0, 0.93))
+    fig.tight_layout()
+    return localize(fig)
+
+
+def plot_tactics(table: Any) -> Any:
+    """Two panels per tactic: total input tokens, and the peak context of one call against the window."""
+    plt = _plt()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
+    names = list(table.index)
+    colors = [COLORS.get(n, "#a6a6a6") for n in names]
+    for ax, col, title in ((left, "input tokens", "Total input tokens (all calls)"),
+                           (right, "peak context (tokens)", "Peak context of one call")):
+        values = [int(v) for v in table[col]]
+        ax.barh(names, values, color=colors)
+        for y, v in enumerate(values):
+            ax.annotate(f"{v:,}", (v, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)
+        ax.set_title(title)
+        ax.set_xlabel("tokens")
+        ax.margins(x=0.25)
+    right.axvline(_window(table), color="black", linestyle="--", linewidth=1, label="configured window")
+    right.legend(fontsize=8, loc="lower right")
+    left.invert_yaxis()
+    fig.tight_layout()
+    return localize(fig)
+
+
+def _window(table: Any) -> int:
+    """The window the table was measured against (``table.attrs``), else the lab's default."""
+    return int(table.attrs.get("window_tokens", 0)) or WINDOW_TOKENS
