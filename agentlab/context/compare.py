@@ -116,12 +116,16 @@ def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_token
 
 
 def compare_tactics(n_cities: int = 30, window_tokens: int = WINDOW_TOKENS, workdir: str | Path | None = None,
-                    tactics: tuple[str, ...] = TACTICS) -> tuple[Any, dict[str, TacticResult]]:
-    """Every tactic on the report task: the table (a DataFrame, one row per tactic) and the results by tactic."""
+                    tactics: tuple[str, ...] = TACTICS, client: Any = None) -> tuple[Any, dict[str, TacticResult]]:
+    """Every tactic on the report task: the table (a DataFrame, one row per tactic) and the results by tactic.
+
+    Simulated unless you pass a ``client`` (e.g. ``agentlab.connect("live")``: every tactic is then a
+    paid run of a real model, and the table is that one run's).
+    """
     import pandas as pd
 
     work = Path(workdir or tempfile.mkdtemp(prefix="context-"))
-    results = {t: run_tactic(t, n_cities=n_cities, window_tokens=window_tokens, workdir=work) for t in tactics}
+    results = {t: run_tactic(t, client, n_cities=n_cities, window_tokens=window_tokens, workdir=work) for t in tactics}
     table = pd.DataFrame([r.row() for r in results.values()]).set_index("tactic")
     table.attrs["window_tokens"] = window_tokens
     return table, results

@@ -37,6 +37,8 @@ def plot_tokens_per_call(results: dict, tactics: tuple[str, ...] = ("plain", "co
 
 def plot_tactics(table: Any) -> Any:
     """Two panels per tactic: total input tokens, and the peak context of one call against the window."""
+    from matplotlib.ticker import FuncFormatter
+
     plt = _plt()
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
     names = list(table.index)
@@ -49,6 +51,7 @@ def plot_tactics(table: Any) -> Any:
             ax.annotate(f"{v:,}", (v, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)
         ax.set_title(title)
         ax.set_xlabel("tokens")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:,.0f}k" if v else "0"))
         ax.margins(x=0.25)
     right.axvline(_window(table), color="black", linestyle="--", linewidth=1, label="configured window")
     right.legend(fontsize=8, loc="lower right")
