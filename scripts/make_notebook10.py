@@ -71,7 +71,7 @@ for where each line falls back, and for the extra point on the compaction line: 
      """## 锯齿形
 
 画出不做处理、压缩和两种清除方式下每次调用的输入词元。注意每条线在哪里回落，以及压缩那条线上多出来的点：那是写摘要的调用。"""),
-    ("code", "plot_tokens_per_call(results)"),
+    ("code", "fig = plot_tokens_per_call(results)"),
     ("md", """Compaction and harness-side clearing make a sawtooth: the history grows to the threshold, is cut back, and
 grows again. Compaction falls lowest (a summary replaces everything) but pays for a summary call that
 re-reads the whole history. The API's clearing stays flat: the client keeps the full history and the
@@ -141,7 +141,7 @@ here because its lookups return a reading and a reference, never the forecast th
      """编排者的窗口一直很小，但九成以上的词元都花在子 agent 身上：每个子 agent 都要重新支付工具开销和自己不断增长的历史。即时检索在这里最便宜，因为它的查询只返回读数和一个引用，从不返回报告用不到的预报。"""),
     ("md", "## Side by side\n\nThe two numbers each tactic trades: the total you pay for, and the largest single call against the window.",
      "## 并排比较\n\n每种战术在两个数字之间权衡：你要付费的总量，以及单次最大调用与窗口的比较。"),
-    ("code", "plot_tactics(table)"),
+    ("code", "fig = plot_tactics(table)"),
     ("md", """Every tactic puts the peak under the window; their totals differ by almost three times, and the cheapest is under a fifth of the plain agent's.
 Which is best depends on the task: here the facts are small and the results large, which favours
 clearing and just-in-time retrieval.""",

@@ -46,7 +46,8 @@ def plot_tactics(table: Any) -> Any:
     for ax, col, title in ((left, "input tokens", "Total input tokens (all calls)"),
                            (right, "peak context (tokens)", "Peak context of one call")):
         values = [int(v) for v in table[col]]
-        ax.barh(names, values, color=colors)
+        ax.barh(range(len(names)), values, color=colors)
+        ax.set_yticks(range(len(names)), names)  # explicit tick labels, so localize() sees them
         for y, v in enumerate(values):
             ax.annotate(f"{v:,}", (v, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)
         ax.set_title(title)

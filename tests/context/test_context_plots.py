@@ -30,4 +30,5 @@ def test_tactic_chart_labels_every_bar_in_both_panels(lab):
     for ax in fig.axes:
         assert len(ax.texts) == len(table)
     assert f"{int(table.loc['plain', 'input tokens']):,}" in [t.get_text() for t in fig.axes[0].texts]
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(table.index)
     assert untranslated(fig) == []

@@ -14,8 +14,13 @@ from agentlab.weather import make_get_weather
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    return compare_tactics(n_cities=30, workdir=tmp_path_factory.mktemp("lab"))
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("lab")
+
+
+@pytest.fixture(scope="module")
+def lab(workdir):
+    return compare_tactics(n_cities=30, workdir=workdir)
 
 
 def _client():
@@ -112,3 +117,14 @@ def test_just_in_time_results_are_small_and_sub_agent_tokens_are_added_to_the_to
     assert sub.extra["sub-agents"] == 4
     assert sub.extra["orchestrator input tokens"] + sub.extra["sub-agent input tokens"] == table.loc["sub-agents", "input tokens"]
     assert sub.extra["sub-agent input tokens"] > sub.extra["orchestrator input tokens"]
+
+
+def test_every_tactic_writes_standard_traces_header_first_stop_last(lab, workdir):
+    traces = sorted(workdir.rglob("*.jsonl"))
+    names = {p.name for p in traces}
+    assert {"plain.jsonl", "compaction.jsonl", "clearing.jsonl", "clearing-api.jsonl", "sub-agents.jsonl",
+            "just-in-time.jsonl", "session-1.jsonl", "sub-1.jsonl"} <= names
+    for path in traces:
+        events = read_trace(path)
+        assert events[0].get("format") == "agentlab-trace" and events[-1]["event"] == "stop", path
+    assert any(e.get("event") == "context_edited" for e in read_trace(workdir / "clearing-api.jsonl"))
