@@ -15,11 +15,15 @@ https://platform.claude.com/docs/en/build-with-claude/context-editing, the insta
   at least that many tokens can be removed; ``clear_tool_inputs: true`` clears the calls' inputs too;
 - the response reports ``context_management.applied_edits``:
   ``[{"type": "clear_tool_uses_20250919", "cleared_tool_uses": n, "cleared_input_tokens": t}]``, and
-  ``usage.input_tokens`` counts the edited prompt.
+  ``usage.input_tokens`` counts the edited prompt; ``count_tokens`` counts it too and reports the
+  count before the edits as ``context_management.original_input_tokens`` (the SDK's
+  ``BetaCountTokensContextManagementResponse``).
 
 What is ours, not the API's: the placeholder text (the docs say a placeholder tells the model the
 result was removed, without quoting it), ``{}`` for a cleared input, token counts from our
 estimator, and no check of the beta header (the API's wording for a missing header is not public).
+The edited request is what a server-side thread remembers (``threads.py``), and a streamed
+response does not carry ``context_management``.
 ``clear_thinking_20251015`` and ``compact_20260112`` are accepted by the validator and not simulated.
 """
 

@@ -115,7 +115,10 @@ class Simulator:
             counting = path.endswith("count_tokens")
             body, input_tokens, edits = self._checked(self._parse(request), version, counting)
             if counting:
-                return httpx2.Response(200, json={"input_tokens": input_tokens}, headers=headers)
+                counted = {"input_tokens": input_tokens}
+                if edits is not None:  # the count after the edits, and the count before (the SDK's original_input_tokens)
+                    counted["context_management"] = {"original_input_tokens": input_tokens + sum(e["cleared_input_tokens"] for e in edits)}
+                return httpx2.Response(200, json=counted, headers=headers)
             message = build_message(self.policy, body, model_profile(body["model"]), n, seed, input_tokens)
             if edits is not None:  # server-side context editing ran (context_editing.py)
                 message["context_management"] = {"applied_edits": edits}

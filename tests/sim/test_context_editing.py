@@ -61,3 +61,14 @@ def test_the_response_carries_applied_edits_and_usage_counts_the_edited_prompt()
     assert applied["type"] == "clear_tool_uses_20250919" and applied["cleared_tool_uses"] == 5
     assert cut.usage.input_tokens == full.usage.input_tokens - applied["cleared_input_tokens"]
     assert getattr(full, "context_management", None) is None
+
+
+def test_count_tokens_counts_the_edited_prompt_and_reports_the_original():
+    client = agentlab.connect("sim", quiet=True)
+    body = _body(6)
+    edit = {"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 500}, "keep": {"type": "tool_uses", "value": 1}}
+    tools = [agentlab.get_weather.spec(), {**agentlab.get_weather.spec(), "name": "memory"}]
+    full = client.messages.count_tokens(model=body["model"], messages=body["messages"], tools=tools)
+    cut = client.beta.messages.count_tokens(model=body["model"], messages=body["messages"], tools=tools,
+                                            context_management={"edits": [edit]}, betas=["context-management-2025-06-27"])
+    assert cut.input_tokens < full.input_tokens == cut.context_management.original_input_tokens
