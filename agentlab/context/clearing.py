@@ -70,7 +70,8 @@ class ClearToolResults:
     """Tools whose results are never cleared (e.g. a memory tool)."""
     events: list[dict] = field(default_factory=list)
     """One record per clearing: turn, tokens before, results cleared."""
-    _last: Any = None
+    _last: Any = field(default=None, repr=False)
+    """The previous call's ``usage`` (what the trigger reads); ``None`` before the first call and after a cut."""
 
     def before_call(self, client: Any, model: str, messages: list[dict], tr: Any, turn: int) -> tuple[list[dict], dict]:
         u = self._last

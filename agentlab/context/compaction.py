@@ -76,7 +76,8 @@ class Compaction:
     """Output budget of the summary call; a summary cut off there raises :class:`SummaryOverBudget`."""
     events: list[dict] = field(default_factory=list)
     """One record per compaction: turn, tokens before, summary tokens, the summary."""
-    _last: Any = None
+    _last: Any = field(default=None, repr=False)
+    """The previous call's ``usage`` (what the trigger reads); ``None`` before the first call and after a cut."""
 
     def __post_init__(self) -> None:
         for name in ("threshold_tokens", "summary_max_tokens"):

@@ -78,3 +78,16 @@ def test_a_second_session_reads_the_notes_and_fetches_only_what_is_missing(tmp_p
 def test_sessions_without_a_memory_tool_are_refused(tmp_path):
     with pytest.raises(ValueError, match="memory tool"):
         run_in_sessions(agentlab.connect("sim", quiet=True), "task", [make_get_weather(0)], turns_per_session=2, max_sessions=2)
+
+
+def test_a_refused_edit_leaves_the_file_as_it_was(tmp_path):
+    mem = make_memory_tool(tmp_path)
+    _run(mem, command="create", path="/memories/a.md", file_text="x\nx\n")
+    for inp in ({"command": "insert", "path": "/memories/a.md", "insert_line": 9, "insert_text": "late"},
+                {"command": "str_replace", "path": "/memories/a.md", "old_str": "x", "new_str": "y"},
+                {"command": "delete", "path": "/memories"}, {"command": "explode", "path": "/memories/a.md"}):
+        out = _run(mem, **inp)
+        assert out.is_error, inp
+    assert (tmp_path / "a.md").read_text() == "x\nx\n"
+    assert "out of range: /memories/a.md has 2 lines" in _run(mem, command="insert", path="/memories/a.md", insert_line=9,
+                                                              insert_text="z").content
