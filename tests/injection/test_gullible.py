@@ -41,7 +41,11 @@ def test_instructions_are_read_inside_json_string_values():
 
 def test_connect_selects_the_gullible_policy():
     client = agentlab.connect("sim", policy=Gullible(), quiet=True)
-    assert isinstance(client.agentlab_simulator.policy, Gullible) or client.agentlab_simulator is not None
+    assert isinstance(client.agentlab_simulator.policy, Gullible)
+    reply = client.messages.create(model=client.agentlab_model, max_tokens=200, messages=[
+        {"role": "user", "content": "What is the temperature in Oslo today?"}],
+        tools=[{"name": "get_weather", "description": "weather", "input_schema": {"type": "object"}}])
+    assert reply.stop_reason == "tool_use"
 
 
 def test_the_simulated_model_does_not_import_the_harness():
