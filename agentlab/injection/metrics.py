@@ -86,14 +86,14 @@ def matrix(defences: Iterable[Defence] = MATRIX_DEFENCES, client: Any = None) ->
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def approval_sweep(rates: Iterable[float] = APPROVAL_RATES, seeds: Iterable[int] = (0, 1, 2, 3), client: Any = None) -> Any:
+def approval_sweep(rates: Iterable[float] = APPROVAL_RATES, seeds: Iterable[int] = (0, 1, 2), client: Any = None) -> Any:
     """Confirmation before side effects at each approval rate: the standard metrics, averaged over the
     approver's ``seeds`` (which calls fall in the approved share), as a DataFrame indexed by rate."""
     import pandas as pd
 
     seeds = list(seeds)
     if not seeds:
-        raise ValueError("approval_sweep(seeds=[]): give at least one seed, e.g. seeds=(0, 1, 2, 3)")
+        raise ValueError("approval_sweep(seeds=[]): give at least one seed, e.g. seeds=(0, 1, 2)")
     rows = {}
     for rate in rates:
         ms = [summarize(run_suite(Defence(f"confirmation ({rate:.0%} approved)", approval_rate=rate, seed=s), client))
