@@ -27,9 +27,9 @@ def test_the_same_model_not_obeying_reaches_no_goal():
         assert r.utility and not r.attack_succeeded, inj
 
 
-def test_without_an_attack_the_gullible_model_is_the_careful_one():
+def test_without_an_attack_the_gullible_model_is_the_careful_one(tmp_path):
     careful = agentlab.run_agent(agentlab.connect("sim", quiet=True), agentlab.city_task(["Paris", "London"]),
-                                 agentlab.task_tools(Path("/tmp/does-not-matter-notes-13b")))
+                                 agentlab.task_tools(tmp_path))
     r = run_case("compare_and_note")
     assert r.run.final_text == careful.final_text
 
