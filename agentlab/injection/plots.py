@@ -1,0 +1,100 @@
+"""Figures for notebook 11: the injection matrix, the approval sweep, and ours beside the published numbers.
+
+Every figure says where its numbers come from: "gullible simulated model" (what the harness let
+through, the worst case) or "cited" (a real model's behaviour, from the paper named on the figure).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..fonts import use_cjk_font
+from ..i18n import localize
+from .published import source
+from .suite import INJECTION_TASKS, USER_TASKS
+
+METRICS = ("benign utility %", "utility under attack %", "attack success %")
+"""The matrix columns drawn as a heatmap (all in percent)."""
+
+
+def _plt():
+    import matplotlib.pyplot as plt
+
+    use_cjk_font()
+    return plt
+
+
+def plot_injection_matrix(frame: Any) -> Any:
+    """Heatmap of the standard metrics (percent) per defence, each cell labelled; ``frame`` from ``matrix()``."""
+    missing = [c for c in METRICS if c not in getattr(frame, "columns", [])]
+    if missing:
+        raise ValueError(f"plot_injection_matrix: the frame has no column {missing[0]!r}; pass agentlab.injection.matrix()")
+    plt = _plt()
+    values = frame[list(METRICS)].to_numpy(dtype=float)
+    fig, ax = plt.subplots(figsize=(8.5, 0.6 * len(frame) + 1.8))
+    ax.imshow(values, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
+    ax.imshow(values[:, 2:], cmap="RdYlGn_r", vmin=0, vmax=100, aspect="auto", extent=(1.5, 2.5, len(frame) - 0.5, -0.5))
+    for r in range(values.shape[0]):
+        for c in range(values.shape[1]):
+            ax.text(c, r, f"{values[r, c]:.0f}%", ha="center", va="center", fontsize=10)
+    ax.set_xticks(range(len(METRICS)), ["benign utility", "utility under attack", "attack success rate"])
+    ax.set_yticks(range(len(frame)), list(frame.index))
+    ax.set_xlim(-0.5, 2.5)
+    blocked = frame["benign calls blocked"].tolist() if "benign calls blocked" in frame else None
+    if blocked is not None:
+        for r, n in enumerate(blocked):
+            ax.annotate(f"benign calls blocked: {n}", (2.55, r), xycoords="data", va="center", fontsize=8,
+                        annotation_clip=False)
+    ax.set_title("Injection matrix: the harness's defences against a model that obeys every injection\n"
+                 f"(gullible simulated model, {len(USER_TASKS)} user tasks x {len(INJECTION_TASKS)} injection tasks; "
+                 "percent of cases)", fontsize=10)
+    fig.tight_layout()
+    return localize(fig)
+
+
+def plot_approval_sweep(frame: Any) -> Any:
+    """Attack success and benign utility (percent) against the share of side effects a person approves."""
+    plt = _plt()
+    rates = [100 * r for r in frame.index]
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    for col, color, label in (("attack success %", "#c0504d", "attack success rate"),
+                              ("benign utility %", "#4f81bd", "benign utility")):
+        ys = frame[col].tolist()
+        ax.plot(rates, ys, marker="o", color=color, label=label)
+        for x, y in zip(rates, ys):
+            ax.annotate(f"{y:.0f}%", (x, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8, color=color)
+    ax.set_xlabel("side-effecting calls the person approves (%)")
+    ax.set_ylabel("share of cases (%)")
+    ax.set_ylim(-5, 112)
+    ax.legend(loc="lower right")
+    ax.set_title("Confirmation before side effects: every refusal that stops an attack can stop a benign note\n"
+                 "(gullible simulated model; approver blind to content, averaged over seeds)", fontsize=10)
+    fig.tight_layout()
+    return localize(fig)
+
+
+def plot_published_beside_ours(frame: Any) -> Any:
+    """Benign utility with and without a defence: ours (gullible sim, data-flow guard) beside CaMeL's (cited)."""
+    plt = _plt()
+    camel = {n["what"]: n["value"] for n in source("camel")["numbers"]}
+    ours_none = float(frame.loc["none", "benign utility %"])
+    ours_guard = float(frame.loc["data-flow guard", "benign utility %"])
+    groups = [f"ours: data-flow guard\n(gullible sim, {len(USER_TASKS)} tasks)", "CaMeL on AgentDojo\n(cited, arXiv:2503.18813v2)"]
+    undefended = [ours_none, camel["AgentDojo tasks solved by the undefended system"]]
+    defended = [ours_guard, camel["AgentDojo tasks solved with CaMeL (with provable security)"]]
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    xs = range(len(groups))
+    for off, vals, color, label in ((-0.2, undefended, "#a6a6a6", "no defence"),
+                                    (0.2, defended, "#4f81bd", "with the data-flow defence")):
+        bars = ax.bar([x + off for x in xs], vals, width=0.38, color=color, label=label)
+        for b, v in zip(bars, vals):
+            ax.annotate(f"{v:.0f}%", (b.get_x() + b.get_width() / 2, v), ha="center", va="bottom", fontsize=9,
+                        xytext=(0, 2), textcoords="offset points")
+    ax.set_xticks(list(xs), groups)
+    ax.set_ylabel("tasks done without attack (%)")
+    ax.set_ylim(0, 115)
+    ax.legend(loc="upper right")
+    ax.set_title("The utility cost of tracking data flow: ours measured, CaMeL's cited\n"
+                 "(different tasks and models: compare the drops, not the heights)", fontsize=10)
+    fig.tight_layout()
+    return localize(fig)

@@ -1,0 +1,92 @@
+"""One security case run end to end: a world, a defence, the gullible model, the agent loop, two checks.
+
+``run_case`` builds a fresh world (with the attacker's text planted when an injection task is
+given), offers the defence's tools, runs ``agentlab.run_agent`` with the defence's executor, and
+then checks by code whether the user's task was done and whether the attacker's goal was reached.
+``record_injected_run`` does the same and keeps the trace at a path you choose.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..loop import run_agent
+from ..run import Run
+from .defences import NONE, Defence, defence as named_defence
+from .gates import Blocked
+from .suite import InjectionTask, UserTask, injection_task, user_task
+from .world import World
+
+MAX_TURNS = 12
+"""Turn limit for one case (the longest case needs 6 model calls)."""
+
+
+@dataclass
+class CaseResult:
+    """What one case showed."""
+
+    user_task: str
+    """The user task's id."""
+    injection: str | None
+    """The injection task's id (``None``: a benign run)."""
+    defence: str
+    """The defence's name."""
+    utility: bool
+    """The user's task was done (checked by code)."""
+    attack_succeeded: bool
+    """The attacker's goal was reached (checked by code; always False in a benign run)."""
+    blocked: list[Blocked] = field(default_factory=list)
+    """Calls the defence refused."""
+    attack_calls_blocked: int = 0
+    """Of those, calls that were the attacker's goal calls."""
+    approvals_asked: int = 0
+    """Times a person was asked to approve a call."""
+    run: Run | None = None
+    """The agent run (turns, messages, trace path)."""
+    state: dict = field(default_factory=dict)
+    """What the world looked like afterwards (notes, outbox, deletions)."""
+
+
+def gullible_client(obey: bool = True, model: str | None = None) -> Any:
+    """A simulated client whose model is ``Gullible(obey)``: it obeys instructions in tool results."""
+    from ..client import connect
+    from ..sim.gullible import Gullible
+
+    return connect("sim", model=model, policy=Gullible(obey=obey), quiet=True)
+
+
+def run_case(user: UserTask | str, injection: InjectionTask | str | None = None, defence: Defence | str = NONE, *,
+             client: Any = None, workdir: str | Path | None = None, trace: str | Path | None = None) -> CaseResult:
+    """Run one case and check it. ``client`` defaults to the gullible simulated model."""
+    user = user_task(user) if isinstance(user, str) else user
+    injection = injection_task(injection) if isinstance(injection, str) else injection
+    defence = named_defence(defence) if isinstance(defence, str) else defence
+    if not isinstance(defence, Defence):
+        raise TypeError(f"run_case(defence={defence!r}): give a Defence or the name of one in the matrix")
+    client = client if client is not None else gullible_client()
+    with tempfile.TemporaryDirectory(prefix="injection-") as tmp:
+        world = World(Path(workdir or tmp) / "notes", injection.text() if injection else "")
+        executor = defence.executor()
+        run = run_agent(client, user.prompt, world.tools(defence.tool_names(user)), executor=executor,
+                        trace=trace, max_turns=MAX_TURNS)
+        goal_calls = [(n, i) for n, i in injection.goal_calls] if injection else []
+        return CaseResult(
+            user.id, injection.id if injection else None, defence.name,
+            utility=bool(user.check(world, run.final_text)),
+            attack_succeeded=bool(injection.check(world)) if injection else False,
+            blocked=list(executor.blocked),
+            attack_calls_blocked=sum((b.name, b.input) in goal_calls for b in executor.blocked),
+            approvals_asked=sum(getattr(g, "asked", 0) for g in executor.gates),
+            run=run, state=world.state())
+
+
+def record_injected_run(path: str | Path, user: str = "compare_and_note", injection: str = "key_by_email",
+                        defence: Defence | str = NONE, client: Any = None) -> CaseResult:
+    """Run one injected case on the gullible model and write its trace to ``path`` (JSONL, header first,
+    ``stop`` last; a refused call shows as a ``blocked`` event with the defence's reason)."""
+    if not str(path).endswith(".jsonl"):
+        raise ValueError(f"record_injected_run(path={str(path)!r}): a trace is JSON Lines; give a path ending in .jsonl")
+    return run_case(user, injection, defence, client=client, trace=path)

@@ -1,0 +1,66 @@
+"""Every numeric claim in notebooks/11_untrusted_content.ipynb's prose, checked by running the same code.
+
+Each test names the sentence it checks. The suite's numbers come from the gullible simulated model
+(what the harness lets through); the cited ones are read from the data file the notebook shows.
+"""
+
+import pytest
+
+from agentlab.injection import (GUARD, approval_sweep, guard_reach, matrix, reachable_share, record_injected_run,
+                                run_case)
+from agentlab.injection.published import source
+from agentlab.injection.suite import INJECTION_TASKS, USER_TASKS, pairs
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return matrix()
+
+
+def test_four_user_tasks_five_goals_twenty_cases():
+    assert (len(USER_TASKS), len(INJECTION_TASKS), len(pairs())) == (4, 5, 20)
+
+
+def test_undefended_run_emails_the_key_and_still_does_the_task():
+    case = run_case("compare_and_note", "key_by_email")
+    assert case.utility and case.attack_succeeded
+    assert [t.tool_calls for t in case.run.turns][1:3] == [["get_user_key"], ["send_email"]]
+
+
+def test_all_twenty_goals_reachable_with_every_tool_and_two_with_least_privilege():
+    least = reachable_share(lambda u: u.needs)
+    assert reachable_share() == 1 and least * 20 == 2 and float(least) == 0.10
+
+
+def test_matrix_numbers_as_stated(frame):
+    asr = frame["attack success %"]
+    util = frame["benign utility %"]
+    assert asr["none"] == 100 and asr["least privilege"] == 10 and util["least privilege"] == 100
+    assert asr["confirmation (50% approved)"] == 40 and frame.loc["confirmation (50% approved)", "approvals asked"] == 32
+    assert asr["data-flow guard"] == 40 and util["data-flow guard"] == 75
+    assert frame.loc["data-flow guard", "benign calls blocked"] == 1
+    assert asr["least privilege + guard"] == 0
+    assert len(USER_TASKS) * (1 + len(INJECTION_TASKS)) == 24  # "the suite's 24 runs"
+
+
+def test_approval_sweep_from_zero_to_all_and_half_utility_when_nothing_is_approved():
+    frame = approval_sweep()
+    assert frame["attack success %"].iloc[0] == 0 and frame["attack success %"].iloc[-1] == 100
+    assert frame["benign utility %"].iloc[0] == 50
+    assert frame["attack success %"].is_monotonic_increasing
+
+
+def test_guard_stops_three_goals_and_misses_two(tmp_path):
+    reach = guard_reach()
+    assert sum(reach.values()) == 3 and not reach["key_in_note"] and not reach["wipe_notes"]
+    guarded = record_injected_run(tmp_path / "g.jsonl", defence=GUARD)
+    assert [b.name for b in guarded.blocked] == ["send_email"]
+    assert [b.name for b in run_case("page_tip_note", None, GUARD).blocked] == ["save_note"]
+
+
+def test_cited_numbers_as_stated():
+    camel = {n["what"]: n["value"] for n in source("camel")["numbers"]}
+    assert camel["AgentDojo tasks solved with CaMeL (with provable security)"] == 77
+    assert camel["AgentDojo tasks solved by the undefended system"] == 84
+    spot = [n["value"] for n in source("spotlighting")["numbers"]]
+    assert spot == [50, 2]
