@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .i18n import localize
+from .i18n import localize, tr
 from .published import published
 
 KINDS = ("chat", "agent", "orchestrator-workers", "multi-agent")
@@ -135,7 +135,7 @@ def plot_multiplying(table: Any) -> Any:
     for bar, v in zip(bars, values):
         bx.annotate(f"{v:g}x", (bar.get_x() + bar.get_width() / 2, v), xytext=(0, 3), textcoords="offset points",
                     ha="center", fontsize=8)
-    bx.set_xticks(xs, labels, fontsize=7)
+    bx.set_xticks(xs, [tr(label) for label in labels], fontsize=7)  # tick texts are redrawn: translate them now
     bx.set_ylabel("tokens as a multiple of one chat call (x)")
     bx.set_title(f"Multiples of one chat call: ours at {n} cities (simulated estimates)\n"
                  "vs Anthropic's (one vendor, one system)", fontsize=9)

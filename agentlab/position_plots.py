@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .i18n import localize
+from .i18n import localize, tr
 from .published import citation, longmemeval_accuracy, published
 
 SHOWN = ("GPT-3.5-Turbo", "Claude-1.3", "LongChat-13B (16K)", "MPT-30B-Instruct")
@@ -63,7 +63,8 @@ def plot_context_rot() -> Any:
     fig, ax = _plt().subplots(figsize=(6.5, 4.0), constrained_layout=True)
     names = ["focused input", "full input"]
     values = [acc["focused"], acc["full"]]
-    bars = ax.bar(names, values, color=["#4f81bd", "#c0504d"], width=0.55)
+    bars = ax.bar([0, 1], values, color=["#4f81bd", "#c0504d"], width=0.55)
+    ax.set_xticks([0, 1], [tr(name) for name in names])  # tick texts are redrawn: translate them now
     for bar, key, v in zip(bars, ("focused", "full"), values):
         ax.annotate(f"{v:.1f}%", (bar.get_x() + bar.get_width() / 2, v), xytext=(0, 3),
                     textcoords="offset points", ha="center", fontsize=9)
