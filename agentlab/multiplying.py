@@ -73,11 +73,15 @@ def _tokens(run: Any) -> int:
     return sum(t.input_tokens + t.cache_read_tokens + t.cache_write_tokens + t.output_tokens for t in run.turns)
 
 
-def multiplying_table(ns: tuple[int, ...] = (1, 2, 4, 8), workdir: str | Path = "runs/multiplying",
+def multiplying_table(ns: tuple[int, ...] = (1, 2, 4, 8), workdir: str | Path | None = None,
                       model: str | None = None) -> Any:
-    """One row per (cities, kind): model calls, total tokens, USD, and tokens as a multiple of chat's."""
+    """One row per (cities, kind): model calls, total tokens, USD, and tokens and cost as multiples of chat's.
+    The runs' notes go to ``workdir`` (default: a fresh temporary folder)."""
+    import tempfile
+
     import pandas as pd
 
+    workdir = workdir if workdir is not None else tempfile.mkdtemp(prefix="agentlab-multiplying-")
     rows = []
     for n in ns:
         runs = fan_out(n, workdir, model)

@@ -49,3 +49,19 @@ def test_notes_never_land_next_to_the_shipped_traces():
 def test_unknown_trace_name_lists_the_shipped_ones():
     with pytest.raises(ValueError, match="agent, workflow, looper, injected"):
         capstone.trace_path("nope")
+
+
+def test_the_call_tokens_figure_labels_every_bar_and_is_translated(monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from agentlab.capstone_plots import plot_call_tokens
+    from agentlab.i18n import untranslated
+
+    traces = {n: agentlab.read_trace(capstone.trace_path(n)) for n in capstone.NAMES}
+    texts = [t.get_text() for t in plot_call_tokens(traces).findobj(matplotlib.text.Text)]
+    assert "666" in texts and "59" in texts and "agent: 4 model calls" in texts
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    assert untranslated(plot_call_tokens(traces)) == []
+    with pytest.raises(ValueError, match="at least one trace"):
+        plot_call_tokens({})
