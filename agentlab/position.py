@@ -8,6 +8,9 @@ the Messages API payload you would send, with its size counted by the simulator'
 What this lab can measure is the harness's side: every position costs the same tokens, only the
 offset of the answer changes. What a model *does* with the position depends on its attention and
 is not simulated: ``agentlab.published`` holds the published accuracy figures, cited.
+
+Our documents are shorter than the paper's (about 70 estimated tokens each against its Wikipedia
+chunks of up to 100 tokens), so 20 of them make about 1,500 tokens where the paper's made about 4K.
 """
 
 from __future__ import annotations
@@ -135,9 +138,37 @@ def position_tokens(client: Any, k: int = 20, positions: list[int] | None = None
     import pandas as pd
 
     rows = []
-    for p in positions or [1, 5, 10, 15, 20][: sum(1 for q in (1, 5, 10, 15, 20) if q <= k)]:
+    for p in positions or [q for q in (1, 5, 10, 15, 20) if q <= k]:
         lay = layout(k, p)
         before = [{"role": "user", "content": lay.text_before_gold().rstrip()}]
         rows.append({"gold position": p, "documents": k, "input tokens": count(client, lay.messages(), model),
                      "tokens before the gold document": count(client, before, model)})
+    return pd.DataFrame(rows).set_index("gold position")
+
+
+def live_position_check(client: Any, k: int = 20, positions: list[int] | None = None, model: str | None = None) -> Any:
+    """Ask a *real* model the layout's question with the gold document at each position; one row per
+    position: whether the reply names the answer (checked by code), labelled with the model and the date.
+
+    One run, one question per position: an anecdote to set beside the published curve, not a measurement
+    of it. Refuses a simulated client: the simulator does not model attention, so its answers would say
+    only what it was written to say.
+    """
+    import datetime
+
+    import pandas as pd
+
+    from .client import model_of
+
+    if getattr(client, "agentlab_simulator", None) is not None:
+        raise ValueError("live_position_check(client=<simulated>): the simulator does not model attention, so "
+                         "its answers show nothing about position; pass agentlab.connect('live') (needs ANTHROPIC_API_KEY)")
+    model = model or model_of(client)
+    today = datetime.date.today().isoformat()
+    rows = []
+    for p in positions or [q for q in (1, 5, 10, 15, 20) if q <= k]:
+        reply = client.messages.create(**layout(k, p).payload(model))
+        text = " ".join(b.text for b in reply.content if getattr(b, "type", "") == "text")
+        rows.append({"gold position": p, "answer found": ANSWER.lower() in text.lower(), "reply": text[:80],
+                     "model": reply.model, "date": today, "runs": 1})
     return pd.DataFrame(rows).set_index("gold position")

@@ -34,6 +34,12 @@ CODE = [
     'fig = plot_lost_in_the_middle()',
     'from agentlab.position_plots import plot_context_rot\n'
     'fig = plot_context_rot()',
+    'import os\n'
+    'if os.environ.get("ANTHROPIC_API_KEY"):  # live only: one question per position, billed\n'
+    '    from agentlab.position import live_position_check\n'
+    '    display(live_position_check(agentlab.connect("live")))\n'
+    'else:\n'
+    '    print("no ANTHROPIC_API_KEY: the live check is skipped (the simulator cannot show attention)")',
 ]
 
 EN = [
@@ -53,6 +59,11 @@ EN = [
     "GPT-3.5-Turbo answered 75.8% of the questions with the answer first and 53.8% with it tenth, below the 56.1% "
     "it scored with no documents. Claude-1.3's curve is flatter (59.9% first, 55.9% at its lowest, 60.1% last). "
     "These are 2023 models: the paper does not say how large the effect is on today's strongest models.",
+    "With a key you can ask one real model the same question with the answer at each position. The cell labels "
+    "the result with the model and the date: one run, one question per position, an anecdote beside the table, "
+    "not a measurement of accuracy. Without a key it does nothing.",
+    "One answer per position cannot estimate an accuracy: the paper averaged 2,655 questions per position. "
+    "Treat a live row as a reason to test your own task, not as a result.",
     "Chroma's *Context Rot* (2025, 18 models) varies length instead of position. It is a commercial report, not "
     "peer reviewed, and its tasks are deliberately simple. Its charts' values are not stored anywhere we could "
     "read them, so we do not plot them; its repository ships one model's raw LongMemEval answers, which we count.",
@@ -74,6 +85,10 @@ ZH = [
     "答案在第一篇时，GPT-3.5-Turbo 答对 75.8%；答案在第十篇时只有 53.8%，低于完全不给文档时的 56.1%。"
     "Claude-1.3 的曲线更平（第一篇 59.9%，最低 55.9%，最后一篇 60.1%）。这些都是 2023 年的模型："
     "论文并不能说明这一效应在今天最强的模型上有多大。",
+    "有密钥时，可以让一个真实模型回答同一个问题，答案依次放在各个位置。这个单元格会给结果标上模型和日期："
+    "一次运行、每个位置一个问题，只是放在表格旁的一个例子，不是对准确率的测量。没有密钥时它什么也不做。",
+    "每个位置只有一个回答，无法估计准确率：论文在每个位置上平均了 2,655 个问题。"
+    "把实时运行的结果当作在你自己的任务上做测试的理由，而不是结论。",
     "Chroma 的《Context Rot》（2025，18 个模型）改变的是长度而不是位置。它是商业报告，未经同行评审，"
     "任务也被刻意简化。它的图表数值没有以我们能读取的形式保存，所以我们不画它们；它的代码仓库附带了一个模型在 "
     "LongMemEval 上的原始回答，我们把它们数了出来。",
@@ -87,7 +102,7 @@ def cells(lang: str) -> list:
     """The section's cells in ``lang`` ("en" or "zh"): markdown and code alternating as the notebook reads."""
     prose = EN if lang == "en" else ZH
     order = [("md", 0), ("code", 0), ("md", 1), ("code", 1), ("md", 2), ("md", 3), ("code", 2), ("md", 4),
-             ("md", 5), ("code", 3), ("md", 6)]
+             ("md", 5), ("code", 4), ("md", 6), ("md", 7), ("code", 3), ("md", 8)]
     out = []
     for n, (kind, i) in enumerate(order, start=1):
         cell = (nbformat.v4.new_markdown_cell(prose[i]) if kind == "md" else nbformat.v4.new_code_cell(CODE[i]))

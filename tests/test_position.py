@@ -13,7 +13,7 @@ import pytest
 
 import agentlab
 from agentlab.i18n import tr, untranslated
-from agentlab.position import ANSWER, GOLD, layout, position_tokens
+from agentlab.position import ANSWER, GOLD, layout, live_position_check, position_tokens
 from agentlab.position_plots import plot_context_rot, plot_lost_in_the_middle
 from agentlab.published import citation, longmemeval_accuracy, lost_in_the_middle_table, published
 
@@ -142,6 +142,7 @@ def test_splice_refuses_a_notebook_without_the_heading(tmp_path):
 
 def test_the_sections_code_cells_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # the live cell only says it is skipped
     namespace: dict = {}
     for source in _splice_module().CODE:
         exec(compile(source, "<position cell>", "exec"), namespace)  # noqa: S102 - our own cells
@@ -172,9 +173,24 @@ def test_prose_accuracies_are_the_papers():
         assert f"{value:.1f}%" in _prose(), value
 
 
+def test_prose_questions_per_position_is_the_papers():
+    n = published("lost_in_the_middle")["questions_per_position"]
+    assert f"{n:,} questions per position" in _prose() and f"{n:,} 个问题" in " ".join(_splice_module().ZH)
+
+
 def test_prose_longmemeval_numbers_are_the_counts():
     acc, d = longmemeval_accuracy(), published("context_rot")["longmemeval_gpt_4_1"]
     for text in (f"{acc['focused']}% of 306", f"{acc['full']}%", f"about {d['focused']['mean_input_tokens']} tokens",
                  f"about {d['full']['mean_input_tokens']:,} tokens"):
         assert text in _prose(), text
     assert published("context_rot")["source"]["peer_reviewed"] is False and "not peer reviewed" in _prose()
+
+
+def test_live_check_refuses_the_simulator_and_labels_one_run_with_model_and_date():
+    client = agentlab.connect("sim", quiet=True)
+    with pytest.raises(ValueError, match="does not model attention"):
+        live_position_check(client)
+    del client.agentlab_simulator  # the same transport, no longer marked as simulated: stands in for a live client
+    table = live_position_check(client, k=5, positions=[1, 5])
+    assert list(table.index) == [1, 5] and (table["runs"] == 1).all()
+    assert set(table.columns) >= {"answer found", "model", "date"} and table["date"].str.match(r"\d{4}-\d\d-\d\d").all()

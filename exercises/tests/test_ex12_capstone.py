@@ -4,6 +4,12 @@ Each exercise is graded on the four traces the notebook ships (agentlab/data/tra
 recorded here, fresh, with cities, limits and pages drawn at random: an answer copied from the
 shipped traces fails the second kind. Expected values come from the runs' own records (``Run``), not
 from the trace, so the tests check your reading of the trace against what happened.
+
+What is forbidden, and why: ``swimlane_steps`` (it labels who did each step), ``stepper.turn_frames``
+(it rebuilds each turn with its tokens), ``capstone.events_table`` (the notebook's view of the events)
+and the two price functions (``accounting.cost_usd``, ``caching.usage_cost_usd``): each would read an
+answer off for the student. ``agentlab.read_trace`` stays allowed: it only parses the JSON lines and
+checks the header, which plain ``json.loads`` per line does as well.
 """
 
 import random
