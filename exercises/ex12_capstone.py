@@ -1,0 +1,94 @@
+"""Graded exercises for notebook 12 (the capstone). Grade them with `make grade`.
+
+Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
+
+Each function gets a trace's events: a list of dicts, the header first, then one dict per event,
+the last one the `stop` event. Read a trace file into that list with plain JSON (one
+`json.loads(line)` per line of the file) or with `agentlab.read_trace(path)`, which does only that
+and checks the header. The answers are yours to compute: the lab's helpers that would read them off
+for you (the swim-lane steps, the price functions) fail these tests when your code calls them.
+"""
+
+from __future__ import annotations
+
+
+def who_chose(events: list[dict]) -> list[dict]:
+    """Exercise 12.1: for every step that ran a tool, say who chose it: the model or the code.
+
+    The steps are the `tool_call` and `code_step` events, in trace order. Return one dict per step:
+    {"name": <the tool's name>, "chosen_by": "model" or "code"}. A `tool_call` was chosen by the
+    model when its "id" is the "id" of a `tool_use` block in the "content" of an earlier `response`
+    event (the model asked for exactly that call); otherwise your code ran it on its own, and so
+    did every `code_step` (a workflow's fixed path).
+    """
+    ### BEGIN SOLUTION
+    asked: set[str] = set()
+    steps = []
+    for e in events[1:]:
+        kind = e.get("event")
+        if kind == "response":
+            asked |= {b["id"] for b in e.get("content", []) if b.get("type") == "tool_use" and "id" in b}
+        elif kind == "tool_call":
+            steps.append({"name": e.get("name"), "chosen_by": "model" if e.get("id") in asked else "code"})
+        elif kind == "code_step":
+            steps.append({"name": e.get("name"), "chosen_by": "code"})
+    return steps
+    ### END SOLUTION
+
+
+def what_stopped(events: list[dict]) -> dict:
+    """Exercise 12.2: say what stopped the run, and who decided it.
+
+    Return {"reason": <the stop event's "reason">, "decided_by": ..., "guard": ..., "observed": ...,
+    "limit": ...}. "decided_by" is "harness" when the stop event names a "guard" (a limit in the
+    loop's code ended it); otherwise "model" when the last `response` event's "stop_reason" equals
+    the stop reason (the model's own reply ended the loop, e.g. "end_turn"); otherwise "code" (a
+    workflow's fixed path finished, or an error ended it). "guard", "observed" and "limit" are the
+    stop event's fields of those names, or None when it has none.
+    """
+    ### BEGIN SOLUTION
+    stop = events[-1]
+    responses = [e for e in events[1:] if e.get("event") == "response"]
+    if stop.get("guard") is not None:
+        by = "harness"
+    elif responses and responses[-1].get("stop_reason") == stop.get("reason"):
+        by = "model"
+    else:
+        by = "code"
+    return {"reason": stop.get("reason"), "decided_by": by, "guard": stop.get("guard"),
+            "observed": stop.get("observed"), "limit": stop.get("limit")}
+    ### END SOLUTION
+
+
+def extra_turn_cost(events: list[dict], prices: dict) -> dict:
+    """Exercise 12.3: what the first and the last model call cost, in tokens and in USD.
+
+    The model calls are the `response` events, in order; each carries the API's "usage" dict.
+    A call's tokens are its "input_tokens" + "output_tokens" + "cache_read_input_tokens" +
+    "cache_creation_input_tokens" (missing or None counts as 0). Its USD cost prices them with
+    `prices`, USD per million tokens under "input", "output", "cache_read" and "cache_write".
+    Return {"calls": <number of model calls>, "first_tokens": ..., "last_tokens": ...,
+    "first_usd": ..., "last_usd": ..., "growth": last_tokens / first_tokens}.
+    A trace without model calls raises ValueError saying so.
+    """
+    ### BEGIN SOLUTION
+    usages = [e.get("usage") or {} for e in events[1:] if e.get("event") == "response"]
+    if not usages:
+        raise ValueError("extra_turn_cost: the trace has no response events (no model calls)")
+
+    def n(u: dict, key: str) -> int:
+        return u.get(key) or 0
+
+    def tokens(u: dict) -> int:
+        return sum(n(u, k) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                                     "cache_creation_input_tokens"))
+
+    def usd(u: dict) -> float:
+        return (n(u, "input_tokens") * prices["input"] + n(u, "output_tokens") * prices["output"]
+                + n(u, "cache_read_input_tokens") * prices["cache_read"]
+                + n(u, "cache_creation_input_tokens") * prices["cache_write"]) / 1_000_000
+
+    first, last = usages[0], usages[-1]
+    return {"calls": len(usages), "first_tokens": tokens(first), "last_tokens": tokens(last),
+            "first_usd": usd(first), "last_usd": usd(last), "growth": tokens(last) / tokens(first)}
+    ### END SOLUTION

@@ -1,0 +1,159 @@
+"""Graded tests for exercises/ex12_capstone.py. Run: make grade
+
+Each exercise is graded on the four traces the notebook ships (agentlab/data/traces/) and on traces
+recorded here, fresh, with cities, limits and pages drawn at random: an answer copied from the
+shipped traces fails the second kind. Expected values come from the runs' own records (``Run``), not
+from the trace, so the tests check your reading of the trace against what happened.
+
+What is forbidden, and why: ``swimlane_steps`` (it labels who did each step), ``stepper.turn_frames``
+(it rebuilds each turn with its tokens), ``capstone.events_table`` (the notebook's view of the events)
+and the two price functions (``accounting.cost_usd``, ``caching.usage_cost_usd``): each would read an
+answer off for the student. ``agentlab.read_trace`` stays allowed: it only parses the JSON lines and
+checks the header, which plain ``json.loads`` per line does as well.
+"""
+
+import random
+
+import pytest
+
+import agentlab
+from agentlab import capstone
+from agentlab.grading import lazy_import
+
+pytestmark = pytest.mark.forbids(
+    "agentlab.swimlane.swimlane_steps", "agentlab.stepper.turn_frames", "agentlab.capstone.events_table",
+    "agentlab.accounting.cost_usd", "agentlab.caching.usage_cost_usd",
+    why="Exercise 12 asks you to answer the three questions from the trace yourself")
+
+ex12 = lazy_import("exercises.ex12_capstone")
+PRICES = {"input": 3.0, "output": 15.0, "cache_read": 0.3, "cache_write": 3.75}
+
+
+def _shipped(name):
+    return agentlab.read_trace(capstone.trace_path(name))
+
+
+@pytest.fixture
+def fresh(tmp_path):
+    """Four freshly recorded runs with random parameters: {name: (events, run, parameters)}."""
+    rng = random.Random()
+    cities = rng.sample(agentlab.city_names(), rng.randint(2, 5))
+    repeats, key = rng.randint(2, 5), f"demo-key-{rng.randint(1000, 9999)}-not-real"
+    page = capstone.PAGE.replace(capstone.FAKE_KEY, key)
+    out = {}
+    for name, record, kwargs in (("agent", capstone.record_agent, {"cities": cities}),
+                                 ("workflow", capstone.record_workflow, {"cities": cities}),
+                                 ("looper", capstone.record_looper, {"max_repeats": repeats, "city": cities[0]}),
+                                 ("injected", capstone.record_injected, {"page": page})):
+        path = tmp_path / f"{name}.jsonl"
+        run = record(path, notes=tmp_path / "notes", **kwargs)
+        out[name] = (agentlab.read_trace(path), run, {"cities": cities, "max_repeats": repeats})
+    return out
+
+
+def _chosen(run, kind):
+    if kind == "workflow":
+        return [{"name": r["name"], "chosen_by": "code"} for r in run.tool_results]
+    return [{"name": name, "chosen_by": "model"} for t in run.turns for name in t.tool_calls]
+
+
+@pytest.mark.exercise("12.1")
+@pytest.mark.points(2)
+def test_who_chose_on_the_shipped_traces():
+    for name in capstone.NAMES:
+        events = _shipped(name)
+        want = ([{"name": e["name"], "chosen_by": "code"} for e in events if e.get("event") == "code_step"]
+                if name == "workflow" else
+                [{"name": e["name"], "chosen_by": "model"} for e in events if e.get("event") == "tool_call"])
+        got = ex12.who_chose(events)
+        assert got == want, f"{name}.jsonl: expected {want}, got {got}"
+
+
+@pytest.mark.exercise("12.1")
+@pytest.mark.points(1)
+def test_who_chose_on_fresh_traces_and_a_tool_the_code_ran_itself(fresh):
+    for name, (events, run, params) in fresh.items():
+        want = _chosen(run, name)
+        got = ex12.who_chose(events)
+        assert got == want, f"a fresh {name} trace ({params}): expected {want}, got {got}"
+    events = fresh["agent"][0]
+    prefetch = [{"event": "tool_call", "turn": 0, "id": "prefetch_1", "name": "get_weather", "input": {"city": "Oslo"}},
+                {"event": "tool_result", "turn": 0, "id": "prefetch_1", "content": "{}", "is_error": False}]
+    got = ex12.who_chose(events[:1] + prefetch + events[1:])
+    assert got[0] == {"name": "get_weather", "chosen_by": "code"}, (
+        f"a tool_call whose id no response asked for was run by the code itself; got {got[0]}")
+
+
+def _stopped(run, decided_by, guard=None, observed=None, limit=None):
+    return {"reason": run.stop_reason.value, "decided_by": decided_by, "guard": guard, "observed": observed,
+            "limit": limit}
+
+
+@pytest.mark.exercise("12.2")
+@pytest.mark.points(2)
+def test_what_stopped_on_the_shipped_traces():
+    want = {"agent": {"reason": "end_turn", "decided_by": "model", "guard": None, "observed": None, "limit": None},
+            "workflow": {"reason": "completed", "decided_by": "code", "guard": None, "observed": None, "limit": None},
+            "looper": {"reason": "repeated_call", "decided_by": "harness", "guard": "max_repeats", "observed": 3,
+                       "limit": 3},
+            "injected": {"reason": "end_turn", "decided_by": "model", "guard": None, "observed": None, "limit": None}}
+    for name in capstone.NAMES:
+        got = ex12.what_stopped(_shipped(name))
+        assert got == want[name], f"{name}.jsonl: expected {want[name]}, got {got}"
+
+
+@pytest.mark.exercise("12.2")
+@pytest.mark.points(1)
+def test_what_stopped_on_fresh_traces(fresh):
+    repeats = fresh["looper"][2]["max_repeats"]
+    want = {"agent": _stopped(fresh["agent"][1], "model"), "workflow": _stopped(fresh["workflow"][1], "code"),
+            "looper": _stopped(fresh["looper"][1], "harness", "max_repeats", repeats, repeats),
+            "injected": _stopped(fresh["injected"][1], "model")}
+    for name, (events, run, params) in fresh.items():
+        got = ex12.what_stopped(events)
+        assert got == want[name], f"a fresh {name} trace ({params}): expected {want[name]}, got {got}"
+
+
+def _cost(turn):
+    return (turn.input_tokens * PRICES["input"] + turn.output_tokens * PRICES["output"]
+            + turn.cache_read_tokens * PRICES["cache_read"] + turn.cache_write_tokens * PRICES["cache_write"]) / 1e6
+
+
+def _expected_cost(run):
+    first, last = run.turns[0], run.turns[-1]
+    tokens = lambda t: t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens  # noqa: E731
+    return {"calls": run.model_calls, "first_tokens": tokens(first), "last_tokens": tokens(last),
+            "first_usd": pytest.approx(_cost(first)), "last_usd": pytest.approx(_cost(last)),
+            "growth": pytest.approx(tokens(last) / tokens(first))}
+
+
+@pytest.mark.exercise("12.3")
+@pytest.mark.points(2)
+def test_extra_turn_cost_on_the_shipped_traces():
+    for name in capstone.NAMES:
+        usages = [e["usage"] for e in _shipped(name) if e.get("event") == "response"]
+        tokens = [u["input_tokens"] + u["output_tokens"] + (u.get("cache_read_input_tokens") or 0)
+                  + (u.get("cache_creation_input_tokens") or 0) for u in usages]
+        got = ex12.extra_turn_cost(_shipped(name), PRICES)
+        want = {"calls": len(usages), "first_tokens": tokens[0], "last_tokens": tokens[-1],
+                "growth": pytest.approx(tokens[-1] / tokens[0]),
+                "first_usd": pytest.approx((usages[0]["input_tokens"] * 3 + usages[0]["output_tokens"] * 15) / 1e6),
+                "last_usd": pytest.approx((usages[-1]["input_tokens"] * 3 + usages[-1]["output_tokens"] * 15) / 1e6)}
+        assert got == want, f"{name}.jsonl: expected {want}, got {got}"
+
+
+@pytest.mark.exercise("12.3")
+@pytest.mark.points(1)
+def test_extra_turn_cost_on_fresh_and_cached_traces(fresh, tmp_path):
+    for name, (events, run, params) in fresh.items():
+        got = ex12.extra_turn_cost(events, PRICES)
+        assert got == _expected_cost(run), f"a fresh {name} trace ({params}): expected {_expected_cost(run)}, got {got}"
+    client = agentlab.connect("sim", model="claude-opus-5", quiet=True)  # caching: reads and writes in the usage
+    cities = random.sample(agentlab.city_names(), 6)
+    run = agentlab.run_agent(client, agentlab.city_task(cities), agentlab.task_tools(tmp_path / "notes"), cache=True,
+                             trace=tmp_path / "cached.jsonl")
+    got = ex12.extra_turn_cost(agentlab.read_trace(tmp_path / "cached.jsonl"), PRICES)
+    assert got == _expected_cost(run), f"a cached run ({cities}): expected {_expected_cost(run)}, got {got}"
+    with pytest.raises(ValueError):
+        ex12.extra_turn_cost(agentlab.read_trace(tmp_path / "cached.jsonl")[:1] + [{"event": "stop", "reason": "error"}],
+                             PRICES)

@@ -1,0 +1,60 @@
+"""Agents multiplying: tokens and cost as the work fans out, measured on the simulator, beside Anthropic's figures."""
+
+from __future__ import annotations
+
+import re
+
+import matplotlib
+import pytest
+
+from agentlab.i18n import untranslated
+from agentlab.multiplying import KINDS, anthropic_ratios, fan_out, multiplying_table, plot_multiplying, ratios
+
+matplotlib.use("Agg")
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    return multiplying_table((1, 2, 4, 8), tmp_path_factory.mktemp("mult"))
+
+
+def test_every_way_finishes_and_chat_is_one_call(table):
+    assert set(table["kind"]) == set(KINDS) and len(table) == 16
+    assert (table[table["kind"] == "chat"]["model calls"] == 1).all()
+    assert set(table["stop"]) <= {"end_turn", "completed"}
+
+
+def test_orchestrator_makes_one_worker_call_per_city_plus_plan_and_synthesis(table):
+    orch = table[table["kind"] == "orchestrator-workers"]
+    assert list(orch["model calls"]) == [n + 2 for n in orch["cities"]]
+
+
+def test_multi_agent_costs_more_than_the_agent_and_both_grow_with_the_fan_out(table):
+    for n, rows in table.groupby("cities"):
+        by = rows.set_index("kind")["tokens"]
+        assert by["chat"] < by["orchestrator-workers"] < by["agent"] < by["multi-agent"], n
+    for kind in KINDS:
+        tokens = list(table[table["kind"] == kind].sort_values("cities")["tokens"])
+        assert tokens == sorted(tokens) and tokens[0] < tokens[-1], kind
+
+
+def test_ratios_are_tokens_over_chat_and_anthropics_are_the_cited_ones(table):
+    at8 = table[table["cities"] == 8].set_index("kind")
+    assert ratios(table)["agent"] == round(at8.loc["agent", "tokens"] / at8.loc["chat", "tokens"], 1)
+    assert anthropic_ratios() == {"agent": 4.0, "multi-agent": 15.0}
+    with pytest.raises(ValueError, match="no rows for 3 cities"):
+        ratios(table, 3)
+
+
+def test_fan_out_refuses_a_bad_n(tmp_path):
+    with pytest.raises(ValueError, match="fan_out\\(n=0\\)"):
+        fan_out(0, tmp_path)
+
+
+def test_the_figure_labels_ours_and_theirs_and_is_translated(table, monkeypatch):
+    texts = [t.get_text() for t in plot_multiplying(table).findobj(matplotlib.text.Text)]
+    assert any("simulated estimates" in t for t in texts) and any("one vendor, one system" in t for t in texts)
+    assert any(t == f"{ratios(table)['agent']:g}x" for t in texts) and "15x" in texts
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    left = [t for t in untranslated(plot_multiplying(table)) if re.search(r"[A-Za-z]{3,}", re.sub("Anthropic|agent", "", t))]
+    assert left == []

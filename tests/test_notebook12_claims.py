@@ -1,0 +1,103 @@
+"""Every claim in notebooks/12_capstone.ipynb's prose, checked by running the same code.
+
+Each test names the sentence it checks and, where the prose states a number, also checks that the
+notebook still states it (so a changed estimator or trace fails here, not silently in the prose).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import agentlab
+from agentlab import capstone
+from agentlab.multiplying import anthropic_ratios, multiplying_table, ratios
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _prose(lang: str = "en") -> str:
+    path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "12_capstone.ipynb"
+    return "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+
+
+@pytest.fixture(scope="module")
+def traces():
+    return {name: agentlab.read_trace(capstone.trace_path(name)) for name in capstone.NAMES}
+
+
+def _kinds(events, kind):
+    return [e for e in events[1:] if e.get("event") == kind]
+
+
+def test_agent_made_three_tool_calls_each_asked_for_get_weather_twice_then_save_note(traces):
+    ev = traces["agent"]
+    asked = [b["id"] for r in _kinds(ev, "response") for b in r["content"] if b["type"] == "tool_use"]
+    calls = _kinds(ev, "tool_call")
+    assert [c["id"] for c in calls] == asked and [c["name"] for c in calls] == ["get_weather", "get_weather", "save_note"]
+    assert "3 tool calls" in _prose() and "3 次工具调用" in _prose("zh")
+
+
+def test_workflow_two_lookups_and_a_note_around_one_model_call(traces):
+    ev = traces["workflow"]
+    kinds = [e.get("event") for e in ev[1:]]
+    assert [e["name"] for e in _kinds(ev, "code_step")] == ["get_weather", "get_weather", "save_note"]
+    assert kinds.count("response") == 1 and kinds.index("response") < kinds.index("code_step", 2)
+
+
+def test_injected_page_carries_the_instruction_and_the_next_call_saves_the_key(traces):
+    ev = traces["injected"]
+    page = _kinds(ev, "tool_result")[0]["content"]
+    calls = _kinds(ev, "tool_call")
+    assert "ignore the task" in page and calls[1]["name"] == "save_note" and capstone.FAKE_KEY in calls[1]["input"]["text"]
+
+
+def test_stops_as_stated(traces):
+    stops = {n: ev[-1] for n, ev in traces.items()}
+    assert stops["agent"]["reason"] == stops["injected"]["reason"] == "end_turn"
+    assert stops["workflow"]["reason"] == "completed"
+    looper = stops["looper"]
+    assert (looper["guard"], looper["observed"], looper["limit"]) == ("max_repeats", 3, 3)
+    assert traces["looper"][0]["max_turns"] == 50
+    assert "same call 3 times" in _prose() and "limit of 3" in _prose() and "50 calls" in _prose()
+    assert "上限 3" in _prose("zh") and "50 次调用" in _prose("zh")
+
+
+def test_agent_last_call_sends_more_than_its_first_and_every_call_grows(traces):
+    inputs = [r["usage"]["input_tokens"] for r in _kinds(traces["agent"], "response")]
+    assert inputs == sorted(inputs) and len(set(inputs)) == len(inputs)
+    assert f"last call sent {inputs[-1]} input tokens against {inputs[0]}" in _prose()
+    assert f"{inputs[-1]} 个输入令牌，第一次是 {inputs[0]}" in _prose("zh")
+
+
+def test_workflow_one_call_and_the_looper_grows_like_the_agent(traces):
+    wf = [r["usage"]["input_tokens"] for r in _kinds(traces["workflow"], "response")]
+    loop = [r["usage"]["input_tokens"] for r in _kinds(traces["looper"], "response")]
+    agent = [r["usage"]["input_tokens"] for r in _kinds(traces["agent"], "response")]
+    assert len(wf) == 1 and f"one call of {wf[0]} input tokens" in _prose() and f"输入 {wf[0]} 个令牌" in _prose("zh")
+    assert loop == agent[: len(loop)] and loop == sorted(loop)
+
+
+@pytest.fixture(scope="module")
+def table():
+    return multiplying_table((1, 2, 4, 8))
+
+
+def test_order_at_every_n_and_growth_with_n(table):
+    for n, rows in table.groupby("cities"):
+        by = rows.set_index("kind")["tokens"]
+        assert by["chat"] < by["orchestrator-workers"] < by["agent"] < by["multi-agent"], n
+    for kind, rows in table.groupby("kind"):
+        assert list(rows.sort_values("cities")["tokens"]) == sorted(rows["tokens"]), kind
+
+
+def test_multiples_at_8_cities_as_stated(table):
+    r = ratios(table, 8)
+    for key, phrase in (("agent", "agent used {}x"), ("multi-agent", "multi-agent system {}x"),
+                        ("orchestrator-workers", "only {}x")):
+        assert phrase.format(r[key]) in _prose(), (key, r[key])
+        assert f"{r[key]} 倍" in _prose("zh"), (key, r[key])
+    assert anthropic_ratios() == {"agent": 4.0, "multi-agent": 15.0}
+    assert "about 4x and 15x" in _prose() and "约 4 倍和 15 倍" in _prose("zh")

@@ -1,0 +1,196 @@
+"""Position and length: the Lost-in-the-Middle layout, its token counts, the cited data, the figures, the
+splice script that puts the section into notebook 10, and every number that section's prose states."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import matplotlib
+import nbformat
+import pytest
+
+import agentlab
+from agentlab.i18n import tr, untranslated
+from agentlab.position import ANSWER, GOLD, layout, live_position_check, position_tokens
+from agentlab.position_plots import plot_context_rot, plot_lost_in_the_middle
+from agentlab.published import citation, longmemeval_accuracy, lost_in_the_middle_table, published
+
+matplotlib.use("Agg")
+ROOT = Path(__file__).resolve().parent.parent
+PROPER = re.compile(r"(GPT|Turbo|LongChat|MPT|Instruct|Claude|Liu|TACL|arXiv|Chroma|Context Rot|LongMemEval|Anthropic)")
+
+
+def _splice_module():
+    spec = importlib.util.spec_from_file_location("splice_position_section", ROOT / "scripts" / "splice_position_section.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def only_proper_names_left(fig) -> list[str]:
+    """Texts still English in zh-CN once the proper names (models, authors, venues, reports) are set aside."""
+    return [t for t in untranslated(fig) if re.search(r"[A-Za-z]{3,}", PROPER.sub("", t).replace("agent", ""))]
+
+
+@pytest.mark.parametrize("position", [1, 7, 20])
+def test_the_gold_document_sits_where_asked_and_only_it_holds_the_answer(position):
+    lay = layout(20, position)
+    assert lay.k == 20 and lay.documents[position - 1].gold and lay.documents[position - 1].title == GOLD[0]
+    assert [d.gold for d in lay.documents].count(True) == 1
+    assert sum(ANSWER in d.text for d in lay.documents) == 1
+    assert f"Document [{position}](Title: {GOLD[0]})" in lay.prompt()
+
+
+def test_moving_the_gold_document_changes_only_its_place():
+    a, b = layout(20, 1), layout(20, 20)
+    assert sorted(d.title for d in a.documents) == sorted(d.title for d in b.documents)
+    assert [d for d in a.documents if not d.gold] == [d for d in b.documents if not d.gold]
+
+
+def test_the_payload_is_a_request_the_simulator_accepts():
+    client = agentlab.connect("sim", quiet=True)
+    reply = client.messages.create(**layout(5, 3).payload(agentlab.default_model()))
+    assert reply.stop_reason == "end_turn"
+
+
+def test_every_position_costs_the_same_tokens_and_the_offset_grows():
+    table = position_tokens(agentlab.connect("sim", quiet=True), k=20)
+    assert list(table.index) == [1, 5, 10, 15, 20]
+    assert table["input tokens"].nunique() == 1
+    before = list(table["tokens before the gold document"])
+    assert before == sorted(before) and before[0] < before[-1] < table["input tokens"].iloc[0]
+
+
+@pytest.mark.parametrize("bad", [{"k": 0}, {"k": 5, "gold_position": 6}, {"gold_position": 0}, {"k": "20"}])
+def test_bad_layout_arguments_name_the_field(bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        layout(**bad)
+
+
+def test_published_data_carry_their_source_and_the_missing_part_is_said():
+    for name in ("lost_in_the_middle", "context_rot", "multi_agent_tokens"):
+        src = published(name)["source"]
+        assert all(src.get(k) for k in ("title", "year", "url", "version")), name
+        assert src["url"] in citation(name)
+    assert "not plotted" in published("context_rot")["missing"]
+    with pytest.raises(ValueError, match="available"):
+        published("nope")
+
+
+def test_lost_in_the_middle_rows_are_the_papers_table():
+    t = lost_in_the_middle_table()
+    assert list(t.loc["GPT-3.5-Turbo"])[:5] == [75.8, 57.2, 53.8, 55.4, 63.2]
+    assert len(t) == 6 and (t["oracle"] > t["closed-book"]).all()
+
+
+def test_longmemeval_percentages_come_from_the_counts():
+    d = published("context_rot")["longmemeval_gpt_4_1"]
+    assert longmemeval_accuracy() == {"focused": round(100 * 267 / 306, 1), "full": round(100 * 191 / 306, 1)}
+    assert d["focused"]["questions"] == d["full"]["questions"] == 306
+
+
+def test_figures_are_translated_in_zh_cn(monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    for fig in (plot_lost_in_the_middle(), plot_context_rot()):
+        assert only_proper_names_left(fig) == []
+    assert tr("focused input", "zh-CN") != "focused input"
+    with pytest.raises(ValueError, match="not in the paper"):
+        plot_lost_in_the_middle(("GPT-5",))
+
+
+def _dummy(root: Path) -> None:
+    for lang, path in (("en", root / "notebooks" / "10_context_engineering.ipynb"),
+                       ("zh", root / "notebooks" / "zh-CN" / "10_context_engineering.ipynb")):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.cells = [nbformat.v4.new_markdown_cell("# 10"), nbformat.v4.new_code_cell("x = 1"),
+                    nbformat.v4.new_markdown_cell("## Takeaways\n\nA." if lang == "en" else "## 要点\n\n甲。"),
+                    nbformat.v4.new_markdown_cell("## Exercises" if lang == "en" else "## 练习")]
+        nbformat.write(nb, path)
+
+
+def test_splice_inserts_before_the_takeaways_in_both_editions_and_twice_changes_nothing(tmp_path):
+    splice = _splice_module()
+    _dummy(tmp_path)
+    assert splice.main(["x", str(tmp_path)]) == 0
+    en = tmp_path / "notebooks" / "10_context_engineering.ipynb"
+    zh = tmp_path / "notebooks" / "zh-CN" / "10_context_engineering.ipynb"
+    first = en.read_bytes(), zh.read_bytes()
+    a, b = nbformat.read(en, as_version=4).cells, nbformat.read(zh, as_version=4).cells
+    n = len(splice.cells("en"))
+    assert len(a) == len(b) == 4 + n
+    assert a[2].source.startswith("## Position and length") and a[2 + n].source.startswith("## Takeaways")
+    assert b[2 + n].source.startswith("## 要点") and re.search(r"[\u4e00-\u9fff]", b[2].source)
+    assert [c.source for c in a if c.cell_type == "code"] == [c.source for c in b if c.cell_type == "code"]
+    splice.main(["x", str(tmp_path)])
+    assert (en.read_bytes(), zh.read_bytes()) == first
+
+
+def test_splice_refuses_a_notebook_without_the_heading(tmp_path):
+    splice = _splice_module()
+    _dummy(tmp_path)
+    path = tmp_path / "notebooks" / "10_context_engineering.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells = nb.cells[:2]
+    nbformat.write(nb, path)
+    with pytest.raises(SystemExit, match="Takeaway"):
+        splice.main(["x", str(tmp_path)])
+
+
+def test_the_sections_code_cells_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # the live cell only says it is skipped
+    namespace: dict = {}
+    for source in _splice_module().CODE:
+        exec(compile(source, "<position cell>", "exec"), namespace)  # noqa: S102 - our own cells
+    assert namespace["lim"].gold_position == 10
+
+
+# The section's prose, number by number (the same code as its cells).
+
+def _prose() -> str:
+    return " ".join(_splice_module().EN)
+
+
+def test_prose_token_counts_are_the_estimators():
+    table = position_tokens(agentlab.connect("sim", quiet=True), k=20)
+    total, first, last = (table["input tokens"].iloc[0], table["tokens before the gold document"].iloc[0],
+                          table["tokens before the gold document"].iloc[-1])
+    assert f"same {total:,} input tokens" in _prose() and f"from {first} to {last:,}" in _prose()
+    zh = " ".join(_splice_module().ZH)
+    assert f"{total:,} 个令牌" in zh and f"从 {first} 到 {last:,}" in zh
+
+
+def test_prose_accuracies_are_the_papers():
+    t = lost_in_the_middle_table()
+    gpt, claude = t.loc["GPT-3.5-Turbo"], t.loc["Claude-1.3"]
+    assert gpt["position 10"] < gpt["closed-book"]
+    for value in (gpt["position 1"], gpt["position 10"], gpt["closed-book"], claude["position 1"],
+                  min(claude[f"position {p}"] for p in (1, 5, 10, 15, 20)), claude["position 20"]):
+        assert f"{value:.1f}%" in _prose(), value
+
+
+def test_prose_questions_per_position_is_the_papers():
+    n = published("lost_in_the_middle")["questions_per_position"]
+    assert f"{n:,} questions per position" in _prose() and f"{n:,} 个问题" in " ".join(_splice_module().ZH)
+
+
+def test_prose_longmemeval_numbers_are_the_counts():
+    acc, d = longmemeval_accuracy(), published("context_rot")["longmemeval_gpt_4_1"]
+    for text in (f"{acc['focused']}% of 306", f"{acc['full']}%", f"about {d['focused']['mean_input_tokens']} tokens",
+                 f"about {d['full']['mean_input_tokens']:,} tokens"):
+        assert text in _prose(), text
+    assert published("context_rot")["source"]["peer_reviewed"] is False and "not peer reviewed" in _prose()
+
+
+def test_live_check_refuses_the_simulator_and_labels_one_run_with_model_and_date():
+    client = agentlab.connect("sim", quiet=True)
+    with pytest.raises(ValueError, match="does not model attention"):
+        live_position_check(client)
+    del client.agentlab_simulator  # the same transport, no longer marked as simulated: stands in for a live client
+    table = live_position_check(client, k=5, positions=[1, 5])
+    assert list(table.index) == [1, 5] and (table["runs"] == 1).all()
+    assert set(table.columns) >= {"answer found", "model", "date"} and table["date"].str.match(r"\d{4}-\d\d-\d\d").all()
