@@ -30,6 +30,12 @@ _WHERE = {
     "Limits": "guards", "Stopped": "guards", "Executor": "executor", "run_react": "react",
     "with_cache_breakpoints": "caching", "SimClock": "sim.clock", "sweep": "sweeps",
     "plot_swimlane": "swimlane", "swimlane_steps": "swimlane",
+    "compare_tactics": "context", "Compaction": "context", "ClearToolResults": "context",
+    "ServerClearing": "context", "make_memory_tool": "context", "MemoryPathError": "context",
+    "SubAgentFailed": "context", "SummaryOverBudget": "context", "ContextAgent": "sim.context_agent",
+    "Gullible": "sim.gullible", "GatedExecutor": "injection.gates", "DataFlowGuard": "injection.guard",
+    "Confirmation": "injection.confirm", "record_injected_run": "injection.runner",
+    "plot_lost_in_the_middle": "position_plots", "multiplying_table": "multiplying",
 }
 
 __all__ = [
@@ -54,10 +60,18 @@ __all__ = [
     "with_cache_breakpoints", "SimClock", "sweep",
     # the swim-lane picture of any run (model, host application, your code, tools)
     "plot_swimlane", "swimlane_steps",
+    # context engineering: four tactics against a full window (agentlab/context/, one file each)
+    "compare_tactics", "Compaction", "ClearToolResults", "ServerClearing", "make_memory_tool",
+    "MemoryPathError", "SubAgentFailed", "SummaryOverBudget", "ContextAgent",
+    # untrusted content: a model that obeys injected text, and the harness's defences
+    "Gullible", "GatedExecutor", "DataFlowGuard", "Confirmation", "record_injected_run",
+    # position and length (cited, never simulated); agents multiplying
+    "plot_lost_in_the_middle", "multiplying_table",
 ]
 
 
-_SUBMODULES = {"plots", "views", "sim", "workflows", "grading", "experiments", "variants", "swimlane", "widgets"}
+_SUBMODULES = {"plots", "views", "sim", "workflows", "grading", "experiments", "variants", "swimlane", "widgets",
+               "context", "injection", "position", "multiplying", "capstone", "published", "i18n"}
 """Submodules reachable as attributes after a plain ``import agentlab`` (e.g. ``agentlab.plots``)."""
 
 
@@ -97,3 +111,13 @@ if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eag
     from .sim.clock import SimClock
     from .sweeps import sweep
     from .swimlane import plot_swimlane, swimlane_steps
+    from .context import (ClearToolResults, Compaction, MemoryPathError, ServerClearing, SubAgentFailed,
+                          SummaryOverBudget, compare_tactics, make_memory_tool)
+    from .sim.context_agent import ContextAgent
+    from .sim.gullible import Gullible
+    from .injection.gates import GatedExecutor
+    from .injection.guard import DataFlowGuard
+    from .injection.confirm import Confirmation
+    from .injection.runner import record_injected_run
+    from .position_plots import plot_lost_in_the_middle
+    from .multiplying import multiplying_table

@@ -1,9 +1,8 @@
-"""Position and length: the Lost-in-the-Middle layout, its token counts, the cited data, the figures, the
-splice script that puts the section into notebook 10, and every number that section's prose states."""
+"""Position and length: the Lost-in-the-Middle layout, its token counts, the cited data, the figures, where the
+section sits in notebook 10, and every number that section's prose states."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
@@ -22,11 +21,11 @@ ROOT = Path(__file__).resolve().parent.parent
 PROPER = re.compile(r"(GPT|Turbo|LongChat|MPT|Instruct|Claude|Liu|TACL|arXiv|Chroma|Context Rot|LongMemEval|Anthropic)")
 
 
-def _splice_module():
-    spec = importlib.util.spec_from_file_location("splice_position_section", ROOT / "scripts" / "splice_position_section.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _section(lang: str = "en", kind: str = "markdown") -> list[str]:
+    """The position-and-length section of notebook 10 (its cells carry ``metadata.agentlab_section``)."""
+    path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "10_context_engineering.ipynb"
+    return [c.source for c in nbformat.read(path, as_version=4).cells
+            if c.metadata.get("agentlab_section") == "position" and c.cell_type == kind]
 
 
 def only_proper_names_left(fig) -> list[str]:
@@ -100,51 +99,20 @@ def test_figures_are_translated_in_zh_cn(monkeypatch):
         plot_lost_in_the_middle(("GPT-5",))
 
 
-def _dummy(root: Path) -> None:
-    for lang, path in (("en", root / "notebooks" / "10_context_engineering.ipynb"),
-                       ("zh", root / "notebooks" / "zh-CN" / "10_context_engineering.ipynb")):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        nb = nbformat.v4.new_notebook()
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-        nb.cells = [nbformat.v4.new_markdown_cell("# 10"), nbformat.v4.new_code_cell("x = 1"),
-                    nbformat.v4.new_markdown_cell("## Takeaways\n\nA." if lang == "en" else "## 要点\n\n甲。"),
-                    nbformat.v4.new_markdown_cell("## Exercises" if lang == "en" else "## 练习")]
-        nbformat.write(nb, path)
-
-
-def test_splice_inserts_before_the_takeaways_in_both_editions_and_twice_changes_nothing(tmp_path):
-    splice = _splice_module()
-    _dummy(tmp_path)
-    assert splice.main(["x", str(tmp_path)]) == 0
-    en = tmp_path / "notebooks" / "10_context_engineering.ipynb"
-    zh = tmp_path / "notebooks" / "zh-CN" / "10_context_engineering.ipynb"
-    first = en.read_bytes(), zh.read_bytes()
-    a, b = nbformat.read(en, as_version=4).cells, nbformat.read(zh, as_version=4).cells
-    n = len(splice.cells("en"))
-    assert len(a) == len(b) == 4 + n
-    assert a[2].source.startswith("## Position and length") and a[2 + n].source.startswith("## Takeaways")
-    assert b[2 + n].source.startswith("## 要点") and re.search(r"[\u4e00-\u9fff]", b[2].source)
-    assert [c.source for c in a if c.cell_type == "code"] == [c.source for c in b if c.cell_type == "code"]
-    splice.main(["x", str(tmp_path)])
-    assert (en.read_bytes(), zh.read_bytes()) == first
-
-
-def test_splice_refuses_a_notebook_without_the_heading(tmp_path):
-    splice = _splice_module()
-    _dummy(tmp_path)
-    path = tmp_path / "notebooks" / "10_context_engineering.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    nb.cells = nb.cells[:2]
-    nbformat.write(nb, path)
-    with pytest.raises(SystemExit, match="Takeaway"):
-        splice.main(["x", str(tmp_path)])
+def test_the_section_sits_before_the_takeaways_in_both_editions():
+    for lang, heading in (("en", "## Takeaways"), ("zh", "## 要点")):
+        path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "10_context_engineering.ipynb"
+        cells = nbformat.read(path, as_version=4).cells
+        marked = [i for i, c in enumerate(cells) if c.metadata.get("agentlab_section") == "position"]
+        assert marked and marked == list(range(marked[0], marked[-1] + 1)), f"{lang}: the section is not one block"
+        assert cells[marked[-1] + 1].source.startswith(heading), f"{lang}: the takeaways do not follow the section"
 
 
 def test_the_sections_code_cells_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # the live cell only says it is skipped
     namespace: dict = {}
-    for source in _splice_module().CODE:
+    for source in _section("en", "code"):
         exec(compile(source, "<position cell>", "exec"), namespace)  # noqa: S102 - our own cells
     assert namespace["lim"].gold_position == 10
 
@@ -152,7 +120,7 @@ def test_the_sections_code_cells_run(tmp_path, monkeypatch):
 # The section's prose, number by number (the same code as its cells).
 
 def _prose() -> str:
-    return " ".join(_splice_module().EN)
+    return " ".join(_section("en"))
 
 
 def test_prose_token_counts_are_the_estimators():
@@ -160,7 +128,7 @@ def test_prose_token_counts_are_the_estimators():
     total, first, last = (table["input tokens"].iloc[0], table["tokens before the gold document"].iloc[0],
                           table["tokens before the gold document"].iloc[-1])
     assert f"same {total:,} input tokens" in _prose() and f"from {first} to {last:,}" in _prose()
-    zh = " ".join(_splice_module().ZH)
+    zh = " ".join(_section("zh"))
     assert f"{total:,} 个令牌" in zh and f"从 {first} 到 {last:,}" in zh
 
 
@@ -175,7 +143,7 @@ def test_prose_accuracies_are_the_papers():
 
 def test_prose_questions_per_position_is_the_papers():
     n = published("lost_in_the_middle")["questions_per_position"]
-    assert f"{n:,} questions per position" in _prose() and f"{n:,} 个问题" in " ".join(_splice_module().ZH)
+    assert f"{n:,} questions per position" in _prose() and f"{n:,} 个问题" in " ".join(_section("zh"))
 
 
 def test_prose_longmemeval_numbers_are_the_counts():
