@@ -14,6 +14,11 @@ found in the translation tables: ``agentlab/data/i18n/<lang>/*.json``, each file
 ``{"exact": {english: translated}, "patterns": [[regex, replacement], ...]}``. A text no table knows
 stays English, so a missing entry shows as English, never as an error. One file per area of the
 package (``plots.json``, ``context.json``...) keeps additions from colliding.
+
+A pattern's captured parts are translated too (``"(\\w+): who does what"`` turns ``agent`` into
+智能体 through the exact table), and tick labels that formatters write at draw time (category names,
+labels given to ``set_xticks``) go through the tables as they are drawn. Widget and printed text use
+:func:`tr` directly.
 """
 
 from __future__ import annotations

@@ -131,3 +131,14 @@ def test_the_trace_stepper_writes_in_the_notebooks_language(tmp_path, monkeypatc
     assert "<b>第 2 轮</b>" in chinese and "累计输入令牌" in chinese and "令牌（由模拟器估算）" in chinese
     assert "input tokens" not in chinese and " 新</b>" in messages_html(frame)
     assert "静态视图" in trace_stepper(run)._repr_mimebundle_()["text/html"]
+
+
+def test_the_cost_preview_line_follows_the_notebooks_language(monkeypatch):
+    from agentlab.preview import preview
+
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    priced, unpriced = (preview(["Paris", "London"], m).line() for m in ("claude-opus-5", "claude-mythos-5"))
+    assert priced.startswith("约 ") and "个输入令牌" in priced and "智能体" in priced and "about" not in priced
+    assert "价格未知" in unpriced and "$0" not in unpriced
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    assert preview(["Paris", "London"], "claude-mythos-5").line().startswith("about ")
