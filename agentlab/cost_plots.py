@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 from .latency import cumulative
 from .run import Run
+from .i18n import localize
 
 
 def cost_curve(run: Run) -> tuple[list[float], list[float]]:
@@ -22,7 +23,7 @@ def plot_cost_per_turn(runs: dict[str, Run]) -> Any:
                               "cost of this turn (USD)", "cost so far (USD)")
     model = next(iter(runs.values())).model
     fig.suptitle(f"Prompt caching, turn by turn ({model}; simulator, tokens estimated)", fontsize=10)
-    return fig
+    return localize(fig)
 
 
 def plot_latency_per_turn(runs: dict[str, Run]) -> Any:
@@ -35,7 +36,7 @@ def plot_latency_per_turn(runs: dict[str, Run]) -> Any:
     fig = _per_turn_and_total(runs, latency, lambda v: f"{v:.1f} s", "latency of this turn (s)", "model time so far (s)")
     est = "simulated from assumed rates" if any(r.estimated for r in runs.values()) else "measured"
     fig.suptitle(f"Time per turn ({est})", fontsize=10)
-    return fig
+    return localize(fig)
 
 
 def _per_turn_and_total(runs: dict[str, Run], curve: Callable[[Run], tuple[list[float], list[float]]],

@@ -32,10 +32,57 @@ _RULES: list[tuple[str, str, str]] = [
     (r"^(\w+) is temporarily unavailable; try again$",
      r"\1 is temporarily unavailable; try again.",
      r"\1 暂时不可用；请再试一次。"),
+    # wordings kept as they are in English (the replacement repeats the text), with their Chinese
+    (r"^Invalid input for (\w+): field '([^']*)' must be one of (.*), got (.*)\.$",
+     r"Invalid input for \1: field '\2' must be one of \3, got \4.",
+     r"\1 的输入无效：字段 '\2' 必须是 \3 之一，收到的是 \4。"),
+    (r"^Invalid input for (\w+): the input must be of type (\w+), got (.*)\.$",
+     r"Invalid input for \1: the input must be of type \2, got \3.",
+     r"\1 的输入无效：输入的类型必须是 \2，收到的是 \3。"),
+    (r"^Invalid input for (\w+): (field '[^']*'|the input): (.*)\.$",
+     r"Invalid input for \1: \2: \3.",
+     r"\1 的输入无效：\2：\3。"),
+    (r"^Unknown city '([^']*)'\. Known cities include: (.*), \.\.\. Call get_weather again with one of these names\.$",
+     r"Unknown city '\1'. Known cities include: \2, ... Call get_weather again with one of these names.",
+     r"未知城市 '\1'。已知的城市包括：\2 等。请用其中一个名字再调用 get_weather。"),
+    (r"^The notes file points outside the notes folder; refusing to write\.$",
+     r"The notes file points outside the notes folder; refusing to write.",
+     r"笔记文件指向笔记文件夹之外；拒绝写入。"),
+    (r"^No forecast for '([^']*)' in this demo data; forecasts exist for: (.*)\.$",
+     r"No forecast for '\1' in this demo data; forecasts exist for: \2.",
+     r"演示数据里没有 '\1' 的预报；有预报的城市：\2。"),
+    (r"^(\w+) failed: (\w+): (.*)$",
+     r"\1 failed: \2: \3",
+     r"\1 运行失败：\2: \3"),
+    (r"^(\w+) returned a value JSON cannot encode \((.*)\); the tool should return text, numbers, lists or dicts of those\.$",
+     r"\1 returned a value JSON cannot encode (\2); the tool should return text, numbers, lists or dicts of those.",
+     r"\1 返回了一个 JSON 无法编码的值（\2）；工具应返回文本、数字，或由它们组成的列表或字典。"),
+    # ReAct: what the harness sends back when it cannot parse the model's text (agentlab/react.py)
+    (r"^Format error: end your turn with a line 'Action: <tool name>' and a line 'Action Input: <JSON object>', "
+     r"or with 'Final Answer: <answer>'\.$",
+     r"Format error: end your turn with a line 'Action: <tool name>' and a line 'Action Input: <JSON object>', "
+     r"or with 'Final Answer: <answer>'.",
+     r"格式错误：请用一行 'Action: <工具名>' 加一行 'Action Input: <JSON 对象>' 结束这一轮，或者用 'Final Answer: <答案>' 结束。"),
+    (r"^Format error: Action Input is not valid JSON \((.*) at position (\d+)\); write a JSON object such as (.*)\.$",
+     r"Format error: Action Input is not valid JSON (\1 at position \2); write a JSON object such as \3.",
+     r"格式错误：Action Input 不是有效的 JSON（\1，位置 \2）；请写一个 JSON 对象，例如 \3。"),
+    (r"^Format error: Action Input must be a JSON object, e\.g\. (.*)\.$",
+     r"Format error: Action Input must be a JSON object, e.g. \1.",
+     r"格式错误：Action Input 必须是一个 JSON 对象，例如 \1。"),
     (r"^\[truncated: (\d+) of (\d+) characters shown\]$",
      r"[truncated: \1 of \2 characters shown; the rest was cut. Ask for less output.]",
      r"[已截断：只显示了 \2 个字符中的前 \1 个；其余被删掉了。请请求更少的输出。]"),
 ]
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def task_lang(task: object) -> str:
+    """``"zh"`` when a task (text, or content blocks with text) is written in Chinese, else ``"en"``."""
+    if isinstance(task, list):
+        task = " ".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in task)
+    return "zh" if isinstance(task, str) and _CJK.search(task) else "en"
 
 
 def hint(text: str, lang: str = "en") -> str:

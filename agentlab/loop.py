@@ -29,6 +29,7 @@ from typing import Any, Callable
 from .accounting import meter_of
 from .caching import with_cache_breakpoints
 from .client import model_of
+from .errors_text import task_lang
 from .executor import Executor, not_run
 from .guards import Limits
 from .interrupts import stop_on_signals
@@ -70,7 +71,7 @@ def run_agent(
     if limits is not None and max_turns != DEFAULT_MAX_TURNS:
         raise ValueError(f"run_agent(max_turns={max_turns!r}, limits=...): give the turn limit once, as Limits(max_turns=...)")
     budget = (limits or Limits(max_turns=max_turns)).start()
-    executor = executor or Executor()
+    executor = executor or Executor(lang=task_lang(task))  # readable errors in the task's language
     model = model or model_of(client)
     by_name = toolset(tools)
     meter = meter_of(client)

@@ -10,6 +10,7 @@ from typing import Any
 from .breakdown import LABELS
 from .fonts import use_cjk_font
 from .run import Run
+from .i18n import localize
 
 COLORS = {"tool_prompt": "#8064a2", "tool_definitions": "#b3a2c7", "system": "#f79646", "task": "#9bbb59",
           "history": "#a6a6a6", "new": "#4f81bd"}
@@ -72,7 +73,7 @@ def plot_tokens_per_turn(run: Run, title: str | None = None) -> Any:
     cum.legend(fontsize=8, loc="upper left")
     est = ", estimated by the simulator" if run.estimated else ""
     fig.suptitle(title or f"{run.kind}: where each turn's input goes ({run.model}{est})", fontsize=11)
-    return fig
+    return localize(fig)
 
 
 def plot_comparison(runs: list[Run], title: str | None = None, labels: list[str] | None = None) -> Any:
@@ -104,7 +105,7 @@ def plot_comparison(runs: list[Run], title: str | None = None, labels: list[str]
     costs.margins(y=0.15)
     est = " (tokens estimated by the simulator)" if any(r.estimated for r in runs) else ""
     fig.suptitle((title or f"Same task, two code paths: {runs[0].model}") + est, fontsize=11)
-    return fig
+    return localize(fig)
 
 
 def _input_layers(runs: list[Run]) -> list[tuple[str, list[float], str]]:

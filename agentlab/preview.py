@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata, resources
 
+from .i18n import tr
+
 _CHECKED = re.compile(r"(?:checked|verified|as of|retrieved)(?: on)?\s+(20\d\d-\d\d-\d\d)", re.IGNORECASE)
 
 
@@ -60,8 +62,8 @@ class Preview:
         """``about N calls, N input tokens, about $X, about T s`` and where the figures come from."""
         cost = "unknown price" if self.cost_usd is None else f"about ${self.cost_usd:.4f}"
         calls = f"{self.calls} call" + ("s" if self.calls != 1 else "")
-        return (f"about {calls}, {self.input_tokens:,} input tokens, {cost}, about {self.seconds:.0f} s "
-                f"({self.kind}, {self.model}; tokens and time simulated; {price_source()})")
+        return tr(f"about {calls}, {self.input_tokens:,} input tokens, {cost}, about {self.seconds:.0f} s "
+                  f"({self.kind}, {self.model}; tokens and time simulated; {price_source()})")  # zh-CN: in Chinese
 
 
 def preview(cities: list[str], model: str | None = None, kind: str = "agent", cache: bool = False) -> Preview:

@@ -22,6 +22,7 @@ from typing import Any
 
 from .accounting import meter_of
 from .client import model_of
+from .errors_text import hint, task_lang
 from .guards import Limits
 from .interrupts import stop_on_signals
 from .run import Run, StopReason
@@ -80,7 +81,7 @@ def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = 
     budget = (limits or Limits()).start()
     start, t0, system = meter.mark(), time.perf_counter(), react_prompt(tools)
     messages: list[dict] = [{"role": "user", "content": task}]
-    failures, text, turn = 0, "", 0
+    failures, text, turn, lang = 0, "", 0, task_lang(task)
     with Trace(trace, kind="react", model=model, task=task, tools=list(by_name)) as tr, stop_on_signals(tr):
         while (stopped := budget.check()) is None:
             turn += 1
@@ -97,13 +98,15 @@ def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = 
             except ValueError as e:
                 failures += 1
                 tr.event("parse_error", turn=turn, error=str(e))
-                messages.append({"role": "user", "content": str(e)})
+                messages.append({"role": "user", "content": hint(str(e), lang)})
                 continue
             if isinstance(step, str):
                 text = step
                 break
             tr.event("tool_call", turn=turn, name=step[0], input=step[1])
             out = run_tool(by_name, *step)
+            if out.is_error and lang != "en":  # a Chinese task reads its errors in Chinese (English: as before)
+                out = type(out)(hint(out.content, lang), True)
             tr.event("tool_result", turn=turn, content=out.content, is_error=out.is_error)
             messages.append({"role": "user", "content": f"Observation: {'Error: ' if out.is_error else ''}{out.content}"})
         stop = stopped.reason if stopped else StopReason.END_TURN

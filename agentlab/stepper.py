@@ -18,6 +18,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .i18n import tr
+
 BREAKDOWN_NAMES = ("input_breakdown", "breakdown", "components")
 """Attribute / event keys looked up, in order, for a per-component input breakdown (dict name -> tokens)."""
 
@@ -145,7 +147,7 @@ def messages_html(frame: TurnFrame) -> str:
         blocks = [m["content"]] if isinstance(m["content"], str) else m["content"]
         for b in blocks:
             kind = "text" if isinstance(b, str) else b.get("type", "?")
-            tag = " NEW" if new else ""
+            tag = " " + tr("NEW") if new else ""
             rows.append(f'<div class="agentlab-block{" agentlab-new" if new else ""}" style="{_NEW if new else _OLD}'
                         f'padding:2px 6px;margin:2px 0;font-family:monospace;font-size:12px;white-space:pre-wrap">'
                         f'<b>[{i}] {html.escape(m["role"])} · {html.escape(kind)}{tag}</b> '
@@ -161,9 +163,10 @@ def tokens_html(frame: TurnFrame, estimated: bool | None = None) -> str:
             ("input tokens so far", frame.cum_input), ("re-prefill tokens so far", frame.cum_reprefill)]
     if frame.breakdown:
         rows += [(f"  input: {name}", value) for name, value in frame.breakdown.items()]
-    body = "".join(f"<tr><td>{html.escape(k)}</td><td style='text-align:right'>{v}</td></tr>" for k, v in rows)
-    note = " (estimated by the simulator)" if estimated else ""
-    return (f"<b>turn {frame.turn}</b>: {len(frame.messages)} messages sent, stop_reason "
-            f"<code>{html.escape(str(frame.stop_reason))}</code>, tools asked: {html.escape(', '.join(frame.tools) or '-')}"
-            f"<table class='agentlab-tokens'>{body}</table><small>tokens{note}</small>")
+    body = "".join(f"<tr><td>{html.escape(tr(k))}</td><td style='text-align:right'>{v}</td></tr>" for k, v in rows)
+    note = tr("tokens (estimated by the simulator)" if estimated else "tokens")
+    return (f"<b>{html.escape(tr(f'turn {frame.turn}'))}</b>: {html.escape(tr(f'{len(frame.messages)} messages sent'))}, "
+            f"stop_reason <code>{html.escape(str(frame.stop_reason))}</code>, "
+            f"{html.escape(tr('tools asked'))}: {html.escape(', '.join(frame.tools) or '-')}"
+            f"<table class='agentlab-tokens'>{body}</table><small>{html.escape(note)}</small>")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from .i18n import localize
 
 VARIANTS = (("agent", False, "agent", "#c0504d"), ("agent", True, "agent, cached", "#f79646"),
             ("workflow", False, "workflow", "#4f81bd"))
@@ -56,7 +57,7 @@ def plot_sweep(df: Any, model: str | None = None, long_output: bool = False) -> 
     kind = "long answers" if long_output else "short answers"
     fig.suptitle(f"The city task, 1 to {int(sub['cities'].max())} cities: {model}, {kind} "
                  "(simulator: tokens estimated, latency from assumed rates)", fontsize=10)
-    return fig
+    return localize(fig)
 
 
 def plot_cost_by_model(df: Any, long_output: bool = False) -> Any:
@@ -71,4 +72,4 @@ def plot_cost_by_model(df: Any, long_output: bool = False) -> Any:
         ax.set_title(model, fontsize=9)
         ax.set_ylabel("cost per run (USD)")
     fig.suptitle("What caching saves depends on the model's price and its minimum cacheable length", fontsize=10)
-    return fig
+    return localize(fig)

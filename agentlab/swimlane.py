@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .fonts import use_cjk_font
+from .i18n import localize
 
 LANES = ("model", "host application", "your code", "tools")
 """The four lanes, top to bottom."""
@@ -138,7 +139,7 @@ def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None)
     kind = events[0].get("kind", "run")
     note = f", {hidden} collapsed" if hidden else ""
     ax.set_title(title or f"{kind}: who does what ({len(steps)} steps{note})", fontsize=10)
-    return fig
+    return localize(fig)
 
 
 def _events(source: Any) -> list[dict]:

@@ -13,6 +13,7 @@ from .fonts import use_cjk_font
 from .loop import run_agent
 from .run import Run
 from .weather import city_task, task_tools
+from .i18n import localize
 
 
 def _plain(obj: Any) -> Any:
@@ -122,4 +123,4 @@ def plot_scaling(table: Any) -> Any:
     for xi, yi in zip(x, y):
         ax.annotate(f"{yi:,}", (xi, yi), ha="right", va="bottom", fontsize=8, xytext=(-3, 3), textcoords="offset points")
     ax.set_title(f"More cities: more turns, each re-sending more{est}", fontsize=10)
-    return fig
+    return localize(fig)

@@ -25,6 +25,7 @@ from typing import Any, Callable
 import ipywidgets as w
 
 from .stepper import TurnFrame, messages_html, tokens_html, turn_frames
+from .i18n import localize, tr
 
 MODE_ENV = "AGENTLAB_WIDGETS"
 """Environment variable: ``static`` (no widget, only the static copy) or ``live``; unset = detect."""
@@ -57,6 +58,10 @@ def figure_png(fig: Any, dpi: int = 90) -> bytes:
     return buf.getvalue()
 
 
+STATIC_NOTE = "Static view: the interactive version needs a live Jupyter frontend (run this notebook in JupyterLab)."
+"""The note above a widget's static copy (in the notebook's language, through :func:`agentlab.i18n.tr`)."""
+
+
 class _StaticCopy:
     """Mixin: the display bundle holds the widget (when live) and a static copy of what it shows now."""
 
@@ -68,8 +73,8 @@ class _StaticCopy:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         png = self.static_png()
-        note = ("<p class='agentlab-static-note' style='color:#666;font-size:12px'><i>Static view: the interactive "
-                "version needs a live Jupyter frontend (run this notebook in JupyterLab).</i></p>")
+        note = ("<p class='agentlab-static-note' style='color:#666;font-size:12px'><i>"
+                + html.escape(tr(STATIC_NOTE)) + "</i></p>")
         bundle = {"text/html": note + self.static_html(), "text/plain": f"<{type(self).__name__}: static view>"}
         if png:
             bundle["image/png"] = base64.b64encode(png).decode()
@@ -95,7 +100,7 @@ class TraceStepper(_StaticCopy, w.VBox):
         start = n if turn is None else turn
         if not 1 <= start <= n:
             raise ValueError(f"trace_stepper(turn={turn!r}): this run has turns 1 to {n}")
-        self.slider = w.IntSlider(value=start, min=1, max=max(n, 1), step=1, description="turn",
+        self.slider = w.IntSlider(value=start, min=1, max=max(n, 1), step=1, description=tr("turn"),
                                   continuous_update=True, disabled=n == 1)
         self.messages = w.HTML(layout=w.Layout(width="60%", max_height="420px", overflow="auto"))
         self.messages.add_class("agentlab-stepper-messages")
@@ -144,7 +149,7 @@ def lane_figure(events: list[dict], turn: int, max_steps: int = 24) -> Any:
     else:
         where = "inside the collapsed band"
     ax.set_title(f"{ax.get_title()}: model call {turn} {where}", fontsize=10)
-    return fig
+    return localize(fig)
 
 
 def trace_stepper(run_or_trace_path: Any, turn: int | None = None) -> TraceStepper:
@@ -199,12 +204,12 @@ class ExperimentControls(_StaticCopy, w.VBox):
         except Exception as e:
             if self.runs == 0:
                 raise
-            self.status.value = (f"<span style='color:#c0504d'>run({_args(values)}) failed: "
-                                 f"{html.escape(f'{type(e).__name__}: {e}')}; the figure below is from the last good run</span>")
+            failed = tr(f"run({_args(values)}) failed: {type(e).__name__}: {e}; the figure below is from the last good run")
+            self.status.value = f"<span style='color:#c0504d'>{html.escape(failed)}</span>"
             return
         self.runs += 1
         self.figure.value = png
-        self.status.value = f"<small>ran with {html.escape(_args(values), quote=False)}</small>"
+        self.status.value = f"<small>{html.escape(tr(f'ran with {_args(values)}'), quote=False)}</small>"
 
     def static_png(self) -> bytes:
         return bytes(self.figure.value)

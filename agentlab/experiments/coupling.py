@@ -19,6 +19,7 @@ from ..executor import Executor
 from ..loop import run_agent
 from ..sim.policy import FunctionModel
 from ..tools import Tool, tool
+from ..i18n import localize
 
 TASK = "Add the note 'Paris is warmer than London' and tell me how many notes I have now."
 
@@ -107,4 +108,4 @@ def plot_coupling(rows: list[dict]):
     ax.set_xticks(list(x), [r["executor"] for r in rows])
     ax.set_ylabel("notes (count)")
     ax.legend(fontsize=8)
-    return fig
+    return localize(fig)

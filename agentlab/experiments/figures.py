@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+from ..i18n import localize
 
 
 def _bars(ax: Any, names: list[str], values: list[float], fmt: str, color: Any, ylabel: str) -> None:
@@ -31,7 +32,7 @@ def plot_variants(table: pd.DataFrame) -> Any:
     means = table.groupby("side", sort=False)["cost (USD)"].mean()
     _bars(cost, list(means.index), list(means.values), "${:.4f}", ["#c0504d", "#4f81bd"], "mean cost per task (USD)")
     fig.suptitle("The agent adapts to variants the fixed workflow did not foresee, at a higher cost", fontsize=10)
-    return fig
+    return localize(fig)
 
 
 def plot_patterns(table: pd.DataFrame) -> Any:
@@ -46,7 +47,7 @@ def plot_patterns(table: pd.DataFrame) -> Any:
         _bars(ax, list(table.index), [float(v or 0) for v in table[col]], fmt, colors, label)
     fig.suptitle("One task, five workflow patterns and the agent (red); token counts estimated by the simulator",
                  fontsize=10)
-    return fig
+    return localize(fig)
 
 
 def plot_speedup(table: pd.DataFrame) -> Any:
@@ -63,4 +64,4 @@ def plot_speedup(table: pd.DataFrame) -> Any:
     ax.set_ylabel("speed-up over 1 worker (x)")
     ax.legend(fontsize=7)
     ax.set_title("Wall-time speed-up with a simulated response time per call", fontsize=10)
-    return fig
+    return localize(fig)

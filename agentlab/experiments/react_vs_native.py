@@ -14,6 +14,7 @@ from ..loop import run_agent
 from ..react import run_react
 from ..sim.react_policy import ReactWriter
 from ..weather import city_task, task_tools
+from ..i18n import localize
 
 
 def _row(style: str, seed: int | None, run, failures: int) -> dict:
@@ -58,4 +59,4 @@ def plot_styles(rows: list[dict]):
         ax.bar_label(bars, fmt="%.4f" if k == "cost_usd" else "%.1f", fontsize=8)
         ax.set_ylabel(label)
     fig.suptitle(f"native: 1 run; ReAct: mean of {len(rows) - 1} seeded runs", fontsize=9)
-    return fig
+    return localize(fig)

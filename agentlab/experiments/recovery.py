@@ -21,6 +21,7 @@ from ..loop import run_agent
 from ..sim.misbehaving import CARELESS_CASES, CarelessModel
 from ..tools import Tool, tool
 from ..weather import city_task, get_weather, lookup, make_save_note
+from ..i18n import localize
 
 TASKS = {"en": (["Paris", "London"], "en"), "zh": (["上海", "北京"], "zh")}
 """The task per language: its cities and the prompt's language."""
@@ -125,7 +126,7 @@ def plot_recovery(rows: list[dict]):
     axes[1].set_ylabel("tokens per run, mean (estimated)")
     cases, langs = len({r["case"] for r in rows}), len({r["lang"] for r in rows})
     fig.suptitle(f"{s[styles[0]]['runs']} runs per style: {cases} careless cases x {langs} languages", fontsize=9)
-    return fig
+    return localize(fig)
 
 
 if __name__ == "__main__":  # python -m agentlab.experiments.recovery

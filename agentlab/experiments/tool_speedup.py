@@ -12,6 +12,7 @@ from typing import Callable
 
 from ..executor import Executor
 from ..tools import Tool, tool
+from ..i18n import localize
 
 
 def slow_tool(seconds: float, sleep: Callable[[float], None] = time.sleep) -> Tool:
@@ -68,4 +69,4 @@ def plot_speedup(rows: list[dict]):
     ax.set_xlabel("independent slow tool calls in one turn (N)")
     ax.set_ylabel("speed-up (serial s / parallel s)")
     ax.legend(fontsize=8)
-    return fig
+    return localize(fig)

@@ -15,6 +15,7 @@ from ..loop import run_agent
 from ..sim.misbehaving import FakeClock, Looper, SlowModel, ToolOutsideList, Wanderer
 from ..trace import read_trace
 from ..weather import city_task, task_tools
+from ..i18n import localize
 
 TASK = city_task(["Paris", "London"])
 GENEROUS = 50
@@ -65,4 +66,4 @@ def plot_guards(rows: list[dict]):
     ax.invert_yaxis()
     ax.set_xlabel("model calls before the guard stopped the run (count)")
     ax.set_xlim(0, max(r["model calls"] for r in rows) * 2.2)
-    return fig
+    return localize(fig)

@@ -20,6 +20,17 @@ from .policy import Reply
 
 _ACTION = re.compile(r"Action:\s*(\S+)\s*\nAction Input:\s*(\{.*\})", re.S)
 _TOOL_LINE = re.compile(r"^- (\w+): ", re.M)
+FORMAT_ERROR = ("Format error", "格式错误")
+"""How the harness's parse-error messages begin (English, Chinese)."""
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _is_zh(messages: list) -> bool:
+    """True when the task (the first user message) is written in Chinese."""
+    first = messages[0].get("content", "") if messages else ""
+    return bool(_CJK.search(first if isinstance(first, str) else _text_of(first)))
+
+
 MALFORMS = ("single_quotes", "call_syntax", "no_input_line")
 """The ways a seeded malformed action goes wrong."""
 
@@ -49,9 +60,11 @@ class ReactWriter:
         step = self.base({**request, "system": None, "tools": tools, "messages": messages}).content
         use = next((b for b in step if b.get("type") == "tool_use"), None)
         said = " ".join(b["text"] for b in step if b.get("type") == "text").strip()
+        zh = _is_zh(request.get("messages", []))  # a Chinese task gets Chinese thoughts, as its answer is Chinese
         if use is None:
-            return Reply([{"type": "text", "text": f"Thought: I have what I need.\nFinal Answer: {said}"}])
-        thought = said or f"I should call {use['name']}."
+            done = "我需要的信息都有了。" if zh else "I have what I need."
+            return Reply([{"type": "text", "text": f"Thought: {done}\nFinal Answer: {said}"}])
+        thought = said or (f"我应该调用 {use['name']}。" if zh else f"I should call {use['name']}.")
         args = json.dumps(use["input"], ensure_ascii=False)
         turn = sum(1 for m in request.get("messages", []) if m.get("role") == "assistant")
         if not last_was_error and self._draw(turn) < self.malformed:
@@ -92,7 +105,7 @@ def _as_native(messages: list[dict]) -> tuple[list[dict], bool]:
                 out.append({"role": "assistant", "content": [{"type": "tool_use", "id": pending_id,
                                                                "name": parsed[0], "input": parsed[1]}]})
             continue
-        last_error = text.startswith("Format error")
+        last_error = text.startswith(FORMAT_ERROR)
         if pending_id and text.startswith("Observation:"):
             body = text[len("Observation:"):].strip()
             error = body.startswith("Error: ")

@@ -1,0 +1,215 @@
+"""Every figure the notebooks draw, rebuilt small: one builder per figure function the notebooks call.
+
+``FIGURE_CASES[name](folder)`` returns the figures that ``name(...)`` draws in the notebooks, made the
+way the notebooks make them (same functions, same kinds of input, fewer cities and runs so it is
+quick). ``notebook_figure_calls()`` scans the notebooks' code for the figure functions they call, so a
+notebook that starts calling a new one fails tests/test_i18n_figures.py until a case is added here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+FIGURE_CALL = re.compile(r"\b(plot_\w+|trace_stepper|city_experiment|experiment_controls)\(")
+"""A call that draws a figure (or a widget whose static copy is a figure)."""
+
+
+def notebook_figure_calls() -> dict[str, list[str]]:
+    """Figure function name -> the notebooks (both editions) whose code calls it."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(NOTEBOOKS.glob("**/*.ipynb")):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            source = "".join(cell["source"])
+            for line in source.splitlines():
+                if re.match(r"\s*(from|import)\s", line) or line.lstrip().startswith("def "):
+                    continue
+                for name in FIGURE_CALL.findall(line):
+                    found.setdefault(name, []).append(str(path.relative_to(NOTEBOOKS)))
+    return found
+
+
+def _client(**options: Any) -> Any:
+    import agentlab
+
+    return agentlab.connect("sim", quiet=True, **options)
+
+
+def _agent_run(folder: Path, **connect_options: Any) -> Any:
+    import agentlab
+
+    return agentlab.run_agent(_client(**connect_options), agentlab.city_task(["Paris", "London"]),
+                              agentlab.task_tools(folder), trace=folder / "agent.jsonl")
+
+
+def _tokens_per_turn(folder: Path) -> list:
+    from agentlab.plots import plot_tokens_per_turn
+
+    return [plot_tokens_per_turn(_agent_run(folder / "parts", count_parts=True)),  # split by part (notebook 02)
+            plot_tokens_per_turn(_agent_run(folder / "plain"))]  # re-prefill / new only (live without counts)
+
+
+def _scaling(folder: Path) -> list:
+    import agentlab
+    from agentlab.views import plot_scaling, scaling_table
+
+    table = scaling_table(_client(count_parts=True), agentlab.city_names()[:3], folder, sizes=range(2, 4))
+    return [plot_scaling(table)]
+
+
+def _comparison(folder: Path) -> list:
+    import agentlab
+    from agentlab.plots import plot_comparison
+
+    agent, workflow = agentlab.compare(_client(count_parts=True), ["Paris", "London"], folder / "parts")
+    plain = agentlab.compare(_client(), ["Paris", "London"], folder / "plain")
+    return [plot_comparison([agent, workflow]), plot_comparison(list(plain))]
+
+
+def _city_experiment(folder: Path) -> list:
+    from agentlab.experiments.city import PATHS, model_choices, run_city_experiment
+
+    return [run_city_experiment(model_choices()[0], 2, path, notes_dir=folder / str(i), max_turns=3)
+            for i, path in enumerate(PATHS)]
+
+
+def _variants(folder: Path) -> list:
+    from agentlab.experiments.figures import plot_variants
+    from agentlab.experiments.replacement import variant_table
+
+    return [plot_variants(variant_table(_client(), folder))]
+
+
+def _patterns(folder: Path) -> list:
+    from agentlab.experiments.figures import plot_patterns
+    from agentlab.experiments.patterns import pattern_runs, pattern_table
+
+    cities = ["Madrid", "Oslo"]
+    return [plot_patterns(pattern_table(pattern_runs(_client(), cities, folder), cities))]
+
+
+def _speedup(folder: Path) -> list:
+    from agentlab.experiments import figures, tool_speedup
+    from agentlab.experiments.speedup import speedup_table
+
+    return [figures.plot_speedup(speedup_table(latency=0.001, sizes=(2,), reps=1)),  # notebook 04
+            tool_speedup.plot_speedup(tool_speedup.speedups(range(1, 3), seconds=0.001))]  # notebook 07
+
+
+def _swimlane(folder: Path) -> list:
+    import agentlab
+    from agentlab.experiments.patterns import data_line
+    from agentlab.experiments.who_decides import TASK
+    from agentlab.guards import Limits
+    from agentlab.sim.misbehaving import Looper
+    from agentlab.swimlane import plot_swimlane
+    from agentlab.workflows import run_orchestrator
+
+    agent = _agent_run(folder / "agent")
+    orch = run_orchestrator(_client(), "Which is warmer today, Paris, Madrid or Oslo?",
+                            worker_system="Write one sentence on the city's weather.",
+                            synth_system="Combine the parts into one short note.",
+                            context=lambda s: data_line([s["title"]]), trace=folder / "orchestrator.jsonl")
+    agentlab.run_agent(agentlab.connect("sim", policy=Looper(), quiet=True), TASK, agentlab.task_tools(folder),
+                       trace=folder / "looper.jsonl", limits=Limits(max_turns=50, max_repeats=3))
+    return [plot_swimlane(agent), plot_swimlane(orch), plot_swimlane(folder / "looper.jsonl")]
+
+
+def _guards(folder: Path) -> list:
+    from agentlab.experiments.who_decides import guard_demos, plot_guards
+
+    return [plot_guards(guard_demos(folder))]
+
+
+def _recovery(folder: Path) -> list:
+    from agentlab.experiments.recovery import plot_recovery, recovery_table
+
+    return [plot_recovery(recovery_table(cases=("missing_field",)))]
+
+
+def _coupling(folder: Path) -> list:
+    from agentlab.experiments import coupling
+
+    return [coupling.plot_coupling(coupling.naive_vs_declared())]
+
+
+def _styles(folder: Path) -> list:
+    from agentlab.experiments.react_vs_native import compare_styles, plot_styles
+
+    return [plot_styles(compare_styles(seeds=range(2), malformed=0.3))]
+
+
+def _caching_pair(folder: Path) -> dict:
+    from agentlab.turn_costs import caching_pair
+
+    return caching_pair(3, "claude-opus-5", folder)
+
+
+def _cost_per_turn(folder: Path) -> list:
+    from agentlab.cost_plots import plot_cost_per_turn
+
+    return [plot_cost_per_turn(_caching_pair(folder))]
+
+
+def _latency_per_turn(folder: Path) -> list:
+    from agentlab.cost_plots import plot_latency_per_turn
+
+    return [plot_latency_per_turn(_caching_pair(folder))]
+
+
+def _sweep_frame() -> Any:
+    from agentlab.sweeps import sweep
+
+    return sweep(ns=range(1, 3), models=("claude-opus-5", "claude-haiku-5-5"), long_output=(False, True), progress=False)
+
+
+def _sweep(folder: Path) -> list:
+    from agentlab.sweep_plots import plot_sweep
+
+    df = _sweep_frame()
+    return [plot_sweep(df, "claude-opus-5"), plot_sweep(df, "claude-opus-5", long_output=True)]
+
+
+def _cost_by_model(folder: Path) -> list:
+    from agentlab.sweep_plots import plot_cost_by_model
+
+    return [plot_cost_by_model(_sweep_frame())]
+
+
+def _stepper(folder: Path) -> list:
+    from agentlab.widgets import lane_figure
+    from agentlab.swimlane import _events
+
+    events = _events(_agent_run(folder))
+    return [lane_figure(events, 1), lane_figure(events, 2, max_steps=3)]  # shaded, and inside the collapsed band
+
+
+FIGURE_CASES: dict[str, Callable[[Path], list]] = {
+    "plot_tokens_per_turn": _tokens_per_turn,
+    "plot_scaling": _scaling,
+    "plot_comparison": _comparison,
+    "city_experiment": _city_experiment,
+    "experiment_controls": _city_experiment,
+    "plot_variants": _variants,
+    "plot_patterns": _patterns,
+    "plot_speedup": _speedup,
+    "plot_swimlane": _swimlane,
+    "plot_guards": _guards,
+    "plot_recovery": _recovery,
+    "plot_coupling": _coupling,
+    "plot_styles": _styles,
+    "plot_cost_per_turn": _cost_per_turn,
+    "plot_latency_per_turn": _latency_per_turn,
+    "plot_sweep": _sweep,
+    "plot_cost_by_model": _cost_by_model,
+    "trace_stepper": _stepper,
+}
+"""Figure function name (as the notebooks call it) -> builder of the figures it draws there."""
