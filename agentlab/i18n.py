@@ -153,6 +153,11 @@ _CODE = re.compile(r"\S*(?:[_/\[={\"]|\w\()\S*")
 with its arguments (``get_weather(city="Paris")``) or JSON; figures show code as it is, in every language."""
 
 
+PROPER_NAMES = ("Anthropic", "AgentDojo", "CaMeL", "Chroma", "Context Rot", "LongMemEval", "Liu", "TACL", "arXiv",
+                "GPT", "Turbo", "LongChat", "MPT", "Instruct")
+"""Names of vendors, benchmarks, papers, venues and models, written as their owners write them in either language."""
+
+
 def untranslated(fig: Any, lang: str = "zh-CN", as_drawn: bool = False) -> list[str]:
     """The texts of a figure that still read as English words in ``lang`` (for tests of the tables).
 
@@ -164,8 +169,8 @@ def untranslated(fig: Any, lang: str = "zh-CN", as_drawn: bool = False) -> list[
 
     fig.canvas.draw()  # tick labels exist only once the figure is drawn
     words = re.compile(r"[A-Za-z]{3,}")
-    keep = re.compile(r"(claude|sonnet|opus|haiku|USD|tool_use|tool_result|end_turn|max_tokens|"
-                      r"get_weather|save_note|JSON|API|ReAct|agent|workflow)", re.I)
+    keep = re.compile("(" + "|".join(PROPER_NAMES) + r"|claude|sonnet|opus|haiku|USD|tool_use|tool_result|end_turn|"
+                      r"max_tokens|get_weather|save_note|JSON|API|ReAct|agent|workflow)", re.I)
     left = []
     for artist in fig.findobj(Text):
         text = artist.get_text() if as_drawn else tr(artist.get_text(), lang)

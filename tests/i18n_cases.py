@@ -213,3 +213,56 @@ FIGURE_CASES: dict[str, Callable[[Path], list]] = {
     "trace_stepper": _stepper,
 }
 """Figure function name (as the notebooks call it) -> builder of the figures it draws there."""
+
+
+def _tactics(folder: Path) -> tuple:
+    from agentlab.context import compare_tactics
+    return compare_tactics(n_cities=8, workdir=folder)
+
+
+def _tokens_per_call(folder: Path) -> list:
+    from agentlab.context.plots import plot_tokens_per_call
+    return [plot_tokens_per_call(_tactics(folder)[1])]
+
+
+def _tactic_bars(folder: Path) -> list:
+    from agentlab.context.plots import plot_tactics
+    return [plot_tactics(_tactics(folder)[0])]
+
+
+def _position(folder: Path) -> list:
+    from agentlab.position_plots import plot_context_rot, plot_lost_in_the_middle
+    return [plot_lost_in_the_middle(), plot_context_rot()]
+
+
+def _injection(folder: Path) -> list:
+    from agentlab.injection import approval_sweep, matrix
+    from agentlab.injection.plots import plot_approval_sweep, plot_injection_matrix, plot_published_beside_ours
+    frame = matrix()
+    return [plot_injection_matrix(frame), plot_published_beside_ours(frame),
+            plot_approval_sweep(approval_sweep(rates=(0.0, 1.0), seeds=(0,)))]
+
+
+def _capstone(folder: Path) -> list:
+    import agentlab
+    from agentlab import capstone
+    from agentlab.capstone_plots import plot_call_tokens
+    return [plot_call_tokens({name: agentlab.read_trace(capstone.trace_path(name)) for name in capstone.NAMES})]
+
+
+def _multiplying(folder: Path) -> list:
+    from agentlab.multiplying import multiplying_table, plot_multiplying
+    return [plot_multiplying(multiplying_table((1, 2), workdir=folder))]
+
+
+FIGURE_CASES.update({  # notebooks 10-12 (each area's Chinese is in its own file of agentlab/data/i18n/zh-CN/)
+    "plot_tokens_per_call": _tokens_per_call,
+    "plot_tactics": _tactic_bars,
+    "plot_lost_in_the_middle": _position,
+    "plot_context_rot": _position,
+    "plot_injection_matrix": _injection,
+    "plot_approval_sweep": _injection,
+    "plot_published_beside_ours": _injection,
+    "plot_call_tokens": _capstone,
+    "plot_multiplying": _multiplying,
+})
