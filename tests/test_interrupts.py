@@ -11,12 +11,22 @@ from agentlab.interrupts import Terminated
 from agentlab.trace import read_trace
 
 
+@pytest.fixture(autouse=True)
+def python_default_sigint():
+    """Ctrl-C as a fresh Python process has it: whatever an earlier test (or a kernel or pool it started)
+    left behind, SIGINT raises KeyboardInterrupt here (a full run once saw it ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.parametrize("sig,exc,name", [(signal.SIGTERM, Terminated, "SIGTERM"),
                                           (signal.SIGINT, KeyboardInterrupt, "SIGINT")])
 def test_a_signal_during_a_tool_ends_the_trace_with_an_interrupted_stop(tmp_path, sig, exc, name):
     @tool
     def wait_for_signal() -> str:
         """Sends the process a signal, as a user or a supervisor would."""
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})  # a signal blocked by an earlier test would never arrive
         os.kill(os.getpid(), sig)
         return "not reached"
 
