@@ -53,7 +53,7 @@ def test_no_call_yet_means_no_compaction():
 
 
 @pytest.mark.exercise("10.1")
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_the_trigger_reads_the_last_call_prompt_plus_output():
     assert ex10.compact_now([500, 7_900], [50, 200], 8_000) is True
     assert ex10.compact_now([9_000, 7_000], [50, 200], 8_000) is False, "only the LAST call counts: the history was cut"
@@ -61,7 +61,7 @@ def test_the_trigger_reads_the_last_call_prompt_plus_output():
 
 
 @pytest.mark.exercise("10.1")
-@pytest.mark.points(2)
+@pytest.mark.points(3)
 def test_the_trigger_on_random_calls(rng):
     for _ in range(200):
         prompts, outputs, threshold = _random_calls(rng)
