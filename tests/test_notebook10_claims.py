@@ -133,8 +133,9 @@ def test_the_lost_in_the_middle_values_are_said_to_be_transcriptions_not_checked
     assert "stored transcriptions of the paper, not checked against its PDF" in en and "未对照其 PDF 核对" in zh
 
 
-def test_the_chinese_prose_says_zhinengti_and_kuangjia_not_agent_and_harness():
+def test_the_chinese_prose_says_zhinengti_and_waikechengxu_not_agent_and_harness():
+    """The words notebook 02's zh edition uses: 智能体 for agent, 外壳程序 for harness (glossed once)."""
     for cell in _cells("zh"):
-        text = re.sub(r"`[^`]*`", "", cell.source).replace("框架（harness）", "框架")
+        text = re.sub(r"`[^`]*`", "", cell.source).replace("外壳程序（harness）", "外壳程序")
         assert not re.search(r"(?i)\b(sub-?)?agents?\b|\bharness\b", text), cell.source
-    assert "智能体" in _prose("zh") and "框架" in _prose("zh")
+    assert "智能体" in _prose("zh") and "外壳程序" in _prose("zh") and "框架" not in _prose("zh")
