@@ -31,7 +31,7 @@ from .caching import with_cache_breakpoints
 from .client import model_of
 from .errors_text import task_lang
 from .executor import Executor, not_run
-from .guards import Limits
+from .guards import Limits, Stopped
 from .interrupts import stop_on_signals
 from .run import Run, StopReason
 from .tools import Tool, run_tool, toolset
@@ -64,7 +64,8 @@ def run_agent(
     growing history each turn (:func:`agentlab.caching.with_cache_breakpoints`); ``context`` (see
     ``agentlab.context``) may rewrite the history and add request fields before each call
     (``before_call``) and read each reply (``after_call``); its rewrites start new conversations, so
-    the run's turns are then all of this thread's calls.
+    the run's turns are then all of this thread's calls. ``before_call`` may return a guard's
+    ``Stopped`` instead: the run then ends with that typed reason (e.g. ``COMPACTION_FAILED``).
     """
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
@@ -84,7 +85,11 @@ def run_agent(
         text, turn = "", 0
         while (stopped := budget.check()) is None:  # the harness decides whether another call happens
             turn += 1
-            messages, more = context.before_call(client, model, messages, tr, turn) if context else (messages, {})
+            step = context.before_call(client, model, messages, tr, turn) if context else (messages, {})
+            if isinstance(step, Stopped):  # the context strategy ended the run: typed, with observed and limit
+                stopped, turn = step, turn - 1
+                break
+            messages, more = step
             tr.event("request", turn=turn, messages=len(messages))
             req = with_cache_breakpoints(messages, specs, system, cache) if cache else {"messages": messages, "tools": specs, **extra}
             reply = client.messages.create(model=model, max_tokens=max_tokens, **req, **more)
@@ -110,7 +115,8 @@ def run_agent(
         tr.stop(stop.value, turns=turn, final_text=text, **(stopped.fields() if stopped else {}))
     calls = meter.own_calls(start, any_conversation=context is not None)
     return Run("agent", model, text, stop, meter.turns(calls=calls), messages, meter.estimated(start),
-               time.perf_counter() - t0, str(trace) if trace else None, _results(tr))
+               time.perf_counter() - t0, str(trace) if trace else None, _results(tr),
+               detail=stopped.detail if stopped and stopped.reason == StopReason.COMPACTION_FAILED else "")
 
 
 def execute_tools(content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,

@@ -57,6 +57,9 @@ class StopReason(str, Enum):
     """The run cost more than ``Limits.max_usd``."""
     INTERRUPTED = "interrupted"
     """SIGINT (Ctrl-C) or SIGTERM ended the run (the trace records it; the exception is re-raised)."""
+    COMPACTION_FAILED = "compaction_failed"
+    """Compaction could not shrink the history: the summary hit its output budget, or a fresh summary
+    was already past the threshold (``agentlab.context.Compaction``; observed and limit in the trace)."""
 
 
 @dataclass

@@ -7,8 +7,11 @@ user message: the summary, then "continue". Input tokens per call then rise, dro
 
 The trigger reads the *previous* call's size (``usage``), so it can be late by one turn's new
 content; the summary call itself carries the whole transcript, so it is the run's peak unless the
-threshold is well under the window. A summary cut off at ``summary_max_tokens`` is refused with
-:class:`SummaryOverBudget` (observed and limit), never used half-written.
+threshold is well under the window. Compaction that cannot help ends the run with the typed reason
+``StopReason.COMPACTION_FAILED`` (observed and limit in the trace's ``stop`` event; the caller gets
+the Run, its ``detail`` says why): a summary that hit ``summary_max_tokens`` (never used
+half-written), or a fresh summary already past ``threshold_tokens`` (the call right after it, prompt
+plus output, is past the threshold again, so every call would compact: thrashing).
 
 The API's own server-side version (not simulated here; names read 2026-11-30 from
 https://platform.claude.com/docs/en/build-with-claude/compaction and the installed SDK's
@@ -20,6 +23,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..guards import Stopped
+from ..run import StopReason
 
 API_COMPACTION = {
     "beta_header": "compact-2026-01-12",
@@ -37,11 +43,11 @@ SUMMARY_SYSTEM = ("Summarise the transcript below so the task can continue from 
 
 
 class SummaryOverBudget(RuntimeError):
-    """The summary needed more than its budget of output tokens: the run stops rather than use half a summary."""
+    """The summary hit its budget of output tokens (its ``detail`` sentence; the run stops rather than use half a summary)."""
 
     def __init__(self, observed: int, limit: int) -> None:
-        super().__init__(f"the summary was cut off at {observed} output tokens, over its budget of {limit} "
-                         f"(Compaction(summary_max_tokens={limit})); raise the budget or compact earlier")
+        super().__init__(f"the summary hit its output budget (stop_reason max_tokens): {observed} tokens written, "
+                         f"limit {limit} (Compaction(summary_max_tokens={limit})); raise the budget or compact earlier")
         self.observed, self.limit = observed, limit
 
 
@@ -73,11 +79,13 @@ class Compaction:
     threshold_tokens: int = 8_000
     """Compact before a call when the previous call's prompt + output passed this many tokens."""
     summary_max_tokens: int = 1_024
-    """Output budget of the summary call; a summary cut off there raises :class:`SummaryOverBudget`."""
+    """Output budget of the summary call; a summary that hits it ends the run (``COMPACTION_FAILED``)."""
     events: list[dict] = field(default_factory=list)
     """One record per compaction: turn, tokens before, summary tokens, the summary."""
     _last: Any = field(default=None, repr=False)
     """The previous call's ``usage`` (what the trigger reads); ``None`` before the first call and after a cut."""
+    _since: int | None = field(default=None, repr=False)
+    """Calls since the latest summary; ``None`` before any summary."""
 
     def __post_init__(self) -> None:
         for name in ("threshold_tokens", "summary_max_tokens"):
@@ -85,25 +93,34 @@ class Compaction:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"Compaction({name}={value!r}): {name} must be a whole number of tokens >= 1")
 
-    def before_call(self, client: Any, model: str, messages: list[dict], tr: Any, turn: int) -> tuple[list[dict], dict]:
+    def before_call(self, client: Any, model: str, messages: list[dict], tr: Any, turn: int) -> tuple[list[dict], dict] | Stopped:
         usage = self._last
         if usage is None or not should_compact(_prompt(usage), usage.output_tokens, self.threshold_tokens):
             return messages, {}
+        if self._since == 1:  # the call right after a summary is already past it: compacting again cannot help
+            seen = _prompt(usage) + usage.output_tokens
+            return Stopped(StopReason.COMPACTION_FAILED, "threshold_tokens", seen, self.threshold_tokens,
+                           f"a fresh summary is already past the threshold: the call right after it sent and wrote {seen} "
+                           f"tokens, limit {self.threshold_tokens} (Compaction(threshold_tokens=...)); compacting again "
+                           "would repeat on every call: raise the threshold, or shrink what every call re-sends")
         reply = client.messages.create(model=model, max_tokens=self.summary_max_tokens, system=SUMMARY_SYSTEM,
                                        messages=[{"role": "user", "content": transcript(messages)}])
         summary = " ".join(b.text for b in reply.content if b.type == "text").strip()
         if reply.stop_reason == "max_tokens":
             tr.event("compaction", turn=turn, refused="summary over budget", output_tokens=reply.usage.output_tokens,
                      limit=self.summary_max_tokens)
-            raise SummaryOverBudget(reply.usage.output_tokens, self.summary_max_tokens)
+            return Stopped(StopReason.COMPACTION_FAILED, "summary_max_tokens", reply.usage.output_tokens,
+                           self.summary_max_tokens, str(SummaryOverBudget(reply.usage.output_tokens, self.summary_max_tokens)))
         record = {"turn": turn, "tokens_before": _prompt(usage) + usage.output_tokens, "messages_before": len(messages),
                   "summary_tokens": reply.usage.output_tokens, "summary": summary}
         self.events.append(record)
         tr.event("compaction", **record)
-        self._last = None
+        self._last, self._since = None, 0
         return [{"role": "user", "content": f"{summary}\n\nContinue the task from this summary."}], {}
 
     def after_call(self, reply: Any, tr: Any, turn: int) -> None:
+        if self._since is not None:
+            self._since += 1
         self._last = reply.usage
 
 

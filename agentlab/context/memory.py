@@ -77,6 +77,13 @@ def make_memory_tool(folder: str | Path) -> Tool:
         """
         if command == "rename":
             src, dst = _resolve(base, old_path), _resolve(base, new_path)
+            for field_name, value, where in (("old_path", old_path, src), ("new_path", new_path, dst)):
+                if where == base:
+                    raise ToolError(f"rename {field_name}={value!r} is {ROOT} itself, which cannot be renamed or replaced; "
+                                    f"name a file or folder inside it, e.g. {ROOT}/notes.md.")
+            if src in dst.parents:
+                raise ToolError(f"rename new_path={new_path!r} is inside old_path={old_path!r}: a folder cannot move into itself; "
+                                "pick a new_path outside it.")
             if not src.exists():
                 raise ToolError(f"The path {old_path} does not exist.")
             if dst.exists():
@@ -94,6 +101,9 @@ def make_memory_tool(folder: str | Path) -> Tool:
             lines = target.read_text(encoding="utf-8").splitlines()
             return f"Content of {path}:\n" + "\n".join(f"{i:6d}\t{ln}" for i, ln in enumerate(lines, 1))
         if command == "create":
+            if str(path).endswith("/"):
+                raise ToolError(f"create path={path!r} ends with '/', which names a folder; create makes a file: "
+                                f"drop the trailing slash and give a file name, e.g. {str(path).rstrip('/')}/notes.md.")
             if target.exists():
                 raise ToolError(f"The file {path} already exists; use str_replace or insert to change it.")
             _write(target, file_text)

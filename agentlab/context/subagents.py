@@ -7,7 +7,8 @@ sub-agent re-pays the tool-use overhead and its own history.
 
 Accounting: all calls go through one client, so the Meter sees them all. :class:`Delegation` keeps
 the orchestrator's Run (its own calls only) and each sub-agent's Run apart, and
-:meth:`Delegation.total_input_tokens` adds them: the sub-agents' tokens are part of the bill.
+:meth:`Delegation.total_input_tokens` adds them: the sub-agents' tokens are part of the bill, a
+failed sub-agent's too (the calls it made before it raised are kept in :attr:`Delegation.failed`).
 
 A sub-agent that fails (an exception) or stops on a guard (``max_turns``, a repeated call: its
 ``limits``) does not return half an answer: the tool raises :class:`SubAgentFailed`, a
@@ -22,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..guards import Limits
-from ..run import Run, StopReason
+from ..accounting import meter_of
+from ..guards import _GUARDS, Limits
+from ..run import Run, StopReason, Turn
 from ..tools import Tool, ToolError, tool
 from .task import report_task
 
@@ -47,17 +49,21 @@ class Delegation:
     orchestrator: Run | None = None
     """The orchestrator's own calls."""
     subs: list[Run] = field(default_factory=list)
-    """One Run per sub-agent, in order."""
+    """One Run per sub-agent that returned (an answer or a guard's stop), in order."""
+    failed: list[list[Turn]] = field(default_factory=list)
+    """The calls of each sub-agent that raised (no Run came back), in order: still paid for."""
 
     def runs(self) -> list[Run]:
         return [r for r in [self.orchestrator, *self.subs] if r is not None]
 
     def total_input_tokens(self) -> int:
-        """Input tokens (cache included) of the orchestrator and every sub-agent."""
-        return sum(t.prompt_tokens for r in self.runs() for t in r.turns)
+        """Input tokens (cache included) of the orchestrator and every sub-agent, failed ones included."""
+        return (sum(t.prompt_tokens for r in self.runs() for t in r.turns)
+                + sum(t.prompt_tokens for turns in self.failed for t in turns))
 
     def calls(self) -> int:
-        return sum(r.model_calls for r in self.runs())
+        """Model calls of the orchestrator and every sub-agent, failed ones included."""
+        return sum(r.model_calls for r in self.runs()) + sum(len(turns) for turns in self.failed)
 
 
 def research_tool(client: Any, get_weather: Tool, delegation: Delegation, batch: int = 8,
@@ -74,18 +80,30 @@ def research_tool(client: Any, get_weather: Tool, delegation: Delegation, batch:
         """
         if not 1 <= len(cities) <= batch:
             raise ToolError(f"research_cities takes 1 to {batch} cities per call, got {len(cities)}; split the list.")
-        n = len(delegation.subs) + 1
+        n = len(delegation.subs) + len(delegation.failed) + 1
         trace = Path(trace_dir) / f"sub-{n}.jsonl" if trace_dir else None
+        meter = meter_of(client)
+        mark = meter.mark()
         try:
             sub = run_agent(client, report_task(cities), [get_weather], limits=limits, trace=trace)
         except Exception as e:  # an API error, a policy bug: readable, and the orchestrator goes on
+            delegation.failed.append(meter.turns(calls=meter.own_calls(mark, any_conversation=True)))
             raise SubAgentFailed(cities, "error", f"{type(e).__name__}: {e}") from None
         delegation.subs.append(sub)
         if sub.stop_reason != StopReason.END_TURN:
             stop = json.loads(Path(trace).read_text().splitlines()[-1]) if trace else {}
-            seen = f"observed {stop['observed']}, limit {stop['limit']}" if "limit" in stop else f"after {sub.model_calls} calls"
-            raise SubAgentFailed(cities, sub.stop_reason.value, seen)
+            raise SubAgentFailed(cities, sub.stop_reason.value, _seen(stop, sub, limits))
         return sub.final_text
 
     desc = research_cities.description.replace("up to a batch of", f"at most {batch}")
     return Tool(research_cities.name, desc, research_cities.input_schema, research_cities.fn)
+
+
+def _seen(stop: dict, sub: Run, limits: Limits) -> str:
+    """What the guard saw and its limit: from the trace's stop event, else from the Run and the limits."""
+    if "limit" in stop:
+        return f"observed {stop['observed']}, limit {stop['limit']}"
+    guard = next((name for name, reason in _GUARDS if reason == sub.stop_reason), None)
+    if guard is not None:
+        return f"after {sub.model_calls} calls, limit {guard}={getattr(limits, guard)}"
+    return f"after {sub.model_calls} calls, max_turns={limits.max_turns}"

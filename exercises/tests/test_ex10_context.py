@@ -1,6 +1,18 @@
-"""Graded tests for exercises/ex10_context.py. Run: make grade"""
+"""Graded tests for exercises/ex10_context.py. Run: make grade
+
+Besides a few fixed cases, each exercise is graded on cases drawn at random here (token counts,
+thresholds, conversations, ``keep``), with the expected answer worked out by the test from the rule
+the exercise states: an answer that looks the fixed cases up fails the random ones.
+
+What is forbidden, and why: every library function that computes the trigger or clears results
+(``compaction.should_compact`` and ``Compaction.before_call``; ``clearing.clear_tool_results`` and
+``ClearToolResults.before_call``; the simulator's server-side clearing
+``sim.context_editing.clear_tool_uses`` and ``apply_context_management``).
+"""
 
 import copy
+import os
+import random
 
 import pytest
 
@@ -8,10 +20,30 @@ import agentlab
 from agentlab.grading import lazy_import
 
 pytestmark = pytest.mark.forbids("agentlab.context.compaction.should_compact",
+                                  "agentlab.context.compaction.Compaction.before_call",
                                   "agentlab.context.clearing.clear_tool_results",
+                                  "agentlab.context.clearing.ClearToolResults.before_call",
+                                  "agentlab.sim.context_editing.clear_tool_uses",
+                                  "agentlab.sim.context_editing.apply_context_management",
                                   why="Exercise 10 asks you to write the compaction trigger and the clearing yourself")
 
 ex10 = lazy_import("exercises.ex10_context")
+
+
+@pytest.fixture
+def rng():
+    """A random generator seeded from the OS: new cases on every run."""
+    return random.Random(os.urandom(16))
+
+
+def _random_calls(rng):
+    """Random per-call token counts and a threshold near, at, or away from the last call's size."""
+    n = rng.randint(1, 8)
+    prompts = [rng.randint(100, 50_000) for _ in range(n)]
+    outputs = [rng.randint(1, 4_000) for _ in range(n)]
+    last = prompts[-1] + outputs[-1]
+    threshold = rng.choice([last, last - 1, last + 1, rng.randint(1, 60_000), max(prompts) + max(outputs)])
+    return prompts, outputs, max(threshold, 1)
 
 
 @pytest.mark.exercise("10.1")
@@ -21,11 +53,21 @@ def test_no_call_yet_means_no_compaction():
 
 
 @pytest.mark.exercise("10.1")
-@pytest.mark.points(2)
+@pytest.mark.points(1)
 def test_the_trigger_reads_the_last_call_prompt_plus_output():
     assert ex10.compact_now([500, 7_900], [50, 200], 8_000) is True
     assert ex10.compact_now([9_000, 7_000], [50, 200], 8_000) is False, "only the LAST call counts: the history was cut"
     assert ex10.compact_now([7_800], [200], 8_000) is False, "exactly at the threshold is not past it"
+
+
+@pytest.mark.exercise("10.1")
+@pytest.mark.points(3)
+def test_the_trigger_on_random_calls(rng):
+    for _ in range(200):
+        prompts, outputs, threshold = _random_calls(rng)
+        want = prompts[-1] + outputs[-1] > threshold  # the rule the exercise states
+        got = ex10.compact_now(list(prompts), list(outputs), threshold)
+        assert got is want, f"compact_now({prompts}, {outputs}, {threshold}): expected {want}, got {got}"
 
 
 def _history(n):
@@ -47,6 +89,56 @@ def test_all_but_the_newest_results_are_cleared_and_the_input_is_untouched():
     results = [m["content"][0]["content"] for m in out[2::2]]
     assert results[:3] == ["[gone]"] * 3 and results[3:] == [before[8]["content"][0]["content"], before[10]["content"][0]["content"]]
     assert [m["content"] for m in out[1::2]] == [m["content"] for m in before[1::2]], "tool_use blocks must stay as they were"
+
+
+def _random_history(rng):
+    """A random conversation: turns with one or more tool calls, text-only turns, errors, block contents."""
+    msgs, n = [{"role": "user", "content": f"Task {rng.randint(1, 999)}."}], 0
+    for _ in range(rng.randint(0, 7)):
+        if rng.random() < 0.2:
+            msgs.append({"role": "assistant", "content": f"Thinking {rng.random():.3f}"})
+            msgs.append({"role": "user", "content": "Go on."})
+            continue
+        uses = []
+        for _ in range(rng.randint(1, 3)):
+            n += 1
+            uses.append({"type": "tool_use", "id": f"toolu_{rng.randrange(16**8):08x}_{n}", "name": rng.choice(["get_weather", "lookup"]),
+                         "input": {"q": f"x{rng.randint(0, 99)}"}})
+        msgs.append({"role": "assistant", "content": [{"type": "text", "text": f"Step {n}."}, *uses]})
+        results = []
+        for u in uses:
+            content = (f"value {rng.random():.4f} " * rng.randint(1, 5) if rng.random() < 0.7
+                       else [{"type": "text", "text": f"block {rng.randint(0, 9)}"}])
+            r = {"type": "tool_result", "tool_use_id": u["id"], "content": content}
+            if rng.random() < 0.2:
+                r["is_error"] = True
+            results.append(r)
+        if rng.random() < 0.3:
+            results.append({"type": "text", "text": "Here are the results."})
+        msgs.append({"role": "user", "content": results})
+    return msgs
+
+
+def _expected(msgs, keep, placeholder):
+    """The exercise's rule, worked out here: every tool_result but the newest ``keep`` gets the placeholder."""
+    out = copy.deepcopy(msgs)
+    results = [b for m in out if isinstance(m["content"], list) for b in m["content"] if b["type"] == "tool_result"]
+    for b in results[: max(len(results) - keep, 0)]:
+        b["content"] = placeholder
+    return out
+
+
+@pytest.mark.exercise("10.2")
+@pytest.mark.points(2)
+def test_random_conversations_are_cleared_by_the_rule(rng):
+    for _ in range(100):
+        msgs = _random_history(rng)
+        n = sum(b["type"] == "tool_result" for m in msgs if isinstance(m["content"], list) for b in m["content"])
+        keep, placeholder = rng.randint(0, n + 2), f"[cleared {rng.randint(0, 99)}]"
+        before = copy.deepcopy(msgs)
+        got = ex10.clear_old_results(msgs, keep=keep, placeholder=placeholder)
+        assert msgs == before, "the history you were given changed: return a new list"
+        assert got == _expected(before, keep, placeholder), f"keep={keep}, {n} results: the cleared history differs from the rule"
 
 
 @pytest.mark.exercise("10.2")

@@ -91,3 +91,24 @@ def test_a_refused_edit_leaves_the_file_as_it_was(tmp_path):
     assert (tmp_path / "a.md").read_text() == "x\nx\n"
     assert "out of range: /memories/a.md has 2 lines" in _run(mem, command="insert", path="/memories/a.md", insert_line=9,
                                                               insert_text="z").content
+
+
+def test_renaming_the_memories_folder_itself_is_refused_naming_the_field(tmp_path):
+    mem = make_memory_tool(tmp_path / "mem")
+    _run(mem, command="create", path="/memories/keep.md", file_text="precious\n")
+    for inp, field_name in (({"old_path": "/memories", "new_path": "/memories/x"}, "old_path"),
+                            ({"old_path": "/memories/keep.md", "new_path": "/memories"}, "new_path")):
+        out = _run(mem, command="rename", **inp)
+        assert out.is_error and f"rename {field_name}='/memories' is /memories itself" in out.content, out.content
+        assert "OSError" not in out.content
+    _run(mem, command="create", path="/memories/d/a.md", file_text="a\n")
+    out = _run(mem, command="rename", old_path="/memories/d", new_path="/memories/d/e")
+    assert out.is_error and "inside old_path='/memories/d'" in out.content
+    assert (tmp_path / "mem" / "keep.md").read_text() == "precious\n" and (tmp_path / "mem" / "d" / "a.md").exists()
+
+
+def test_create_with_a_trailing_slash_is_refused_and_makes_no_file(tmp_path):
+    mem = make_memory_tool(tmp_path)
+    out = _run(mem, command="create", path="/memories/dir/", file_text="x")
+    assert out.is_error and "create path='/memories/dir/' ends with '/'" in out.content
+    assert not (tmp_path / "dir").exists()

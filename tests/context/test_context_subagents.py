@@ -53,3 +53,33 @@ def test_a_sub_agent_whose_model_call_fails_becomes_a_readable_error():
 
 def test_sub_agent_failure_is_a_tool_error_subclass():
     assert issubclass(SubAgentFailed, agentlab.ToolError)
+
+
+def test_a_sub_agent_that_raises_still_counts_its_calls_in_the_total():
+    state = {"sub_calls": 0}
+
+    def policy(messages, request):
+        if any(t.get("name") == "research_cities" for t in request.get("tools") or []):
+            return ContextAgent()(request)
+        state["sub_calls"] += 1
+        if state["sub_calls"] > 2:  # two answered calls, then the model crashes
+            raise RuntimeError("the model crashed")
+        return agentlab.sim.policy.Reply([{"type": "tool_use", "name": "get_weather", "input": {"city": f"C{state['sub_calls']}"}}])
+
+    client = agentlab.connect("sim", model=MODEL, policy=agentlab.FunctionModel(policy), quiet=True)
+    meter = agentlab.meter_of(client)
+    deleg = Delegation()
+    tool = research_tool(client, make_get_weather(0), deleg, batch=4)
+    mark = meter.mark()
+    out = agentlab.tools.run_tool({"research_cities": tool}, "research_cities", {"cities": ["Paris", "Oslo"]})
+    assert out.is_error and deleg.subs == []
+    paid = meter.turns(mark)
+    assert len(paid) == 2 and len(deleg.failed) == 1 and deleg.calls() == 2
+    assert deleg.total_input_tokens() == sum(t.prompt_tokens for t in paid) > 0
+
+
+def test_a_looping_sub_agent_without_traces_still_names_its_limit():
+    client = agentlab.connect("sim", model=MODEL, policy=agentlab.FunctionModel(lambda m, r: _looping_subs(r)), quiet=True)
+    tool = research_tool(client, make_get_weather(0), Delegation(), batch=4)  # no trace_dir
+    out = agentlab.tools.run_tool({"research_cities": tool}, "research_cities", {"cities": ["Paris", "Oslo"]})
+    assert out.is_error and "repeated_call (after 3 calls, limit max_repeats=3)" in out.content

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import agentlab
-from agentlab.context import (ClearToolResults, Compaction, ServerClearing, SummaryOverBudget, check_report,
+from agentlab.context import (ClearToolResults, Compaction, ServerClearing, check_report,
                               clear_tool_results, compare_tactics, report_cities, report_task, should_compact)
 from agentlab.context.compare import MODEL
 from agentlab.sim.context_agent import ContextAgent
@@ -93,14 +93,35 @@ def test_should_compact_reads_the_previous_call():
     assert should_compact(7_900, 200, 8_000) and not should_compact(7_000, 200, 8_000)
 
 
-def test_an_over_budget_summary_stops_the_run_with_its_tokens_and_limit(tmp_path):
-    with pytest.raises(SummaryOverBudget) as err:
-        agentlab.run_agent(_client(), report_task(report_cities(12)), [make_get_weather(7)], max_turns=30,
-                           context=Compaction(threshold_tokens=3_000, summary_max_tokens=20), trace=tmp_path / "o.jsonl")
-    assert err.value.limit == 20 and "summary_max_tokens=20" in str(err.value)
+def test_an_over_budget_summary_stops_the_run_with_a_typed_reason_its_tokens_and_limit(tmp_path):
+    run = agentlab.run_agent(_client(), report_task(report_cities(12)), [make_get_weather(7)], max_turns=30,
+                             context=Compaction(threshold_tokens=3_000, summary_max_tokens=20), trace=tmp_path / "o.jsonl")
+    assert run.stop_reason == agentlab.StopReason.COMPACTION_FAILED
     events = read_trace(tmp_path / "o.jsonl")
-    assert events[-1]["event"] == "stop" and "SummaryOverBudget" in events[-1]["error"]
+    stop = events[-1]
+    assert stop["event"] == "stop" and stop["reason"] == "compaction_failed"
+    assert stop["guard"] == "summary_max_tokens" and stop["limit"] == 20 and 0 < stop["observed"] <= 20
+    assert f"hit its output budget (stop_reason max_tokens): {stop['observed']} tokens written, limit 20" in run.detail
+    assert "over its budget" not in run.detail and "summary_max_tokens=20" in run.detail
     assert any(e.get("event") == "compaction" and e.get("refused") for e in events)
+    assert run.model_calls == sum(e.get("event") == "response" for e in events) + 1, "the summary call is a turn of the run"
+
+
+def test_a_fresh_summary_past_the_threshold_stops_instead_of_thrashing(tmp_path):
+    strategy = Compaction(threshold_tokens=600)
+    run = agentlab.run_agent(_client(), report_task(report_cities(30)), [make_get_weather(7)], max_turns=60,
+                             context=strategy, trace=tmp_path / "o.jsonl")
+    assert run.stop_reason == agentlab.StopReason.COMPACTION_FAILED and len(strategy.events) == 1
+    stop = read_trace(tmp_path / "o.jsonl")[-1]
+    assert stop["guard"] == "threshold_tokens" and stop["limit"] == 600 and stop["observed"] > 600
+    assert f"sent and wrote {stop['observed']} tokens, limit 600" in run.detail
+    assert run.model_calls < 10, "one compaction, then a stop: not a compaction on every call"
+
+
+def test_a_threshold_the_summary_fits_under_compacts_and_finishes():
+    strategy = Compaction(threshold_tokens=3_000)
+    run = agentlab.run_agent(_client(), report_task(report_cities(30)), [make_get_weather(7)], max_turns=60, context=strategy)
+    assert run.stop_reason.value == "end_turn" and len(strategy.events) >= 2
 
 
 def test_bad_strategy_settings_are_refused_naming_the_field():
