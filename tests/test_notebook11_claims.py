@@ -36,18 +36,31 @@ def test_matrix_numbers_as_stated(frame):
     asr = frame["attack success %"]
     util = frame["benign utility %"]
     assert asr["none"] == 100 and asr["least privilege"] == 10 and util["least privilege"] == 100
-    assert asr["confirmation (50% approved)"] == 40 and frame.loc["confirmation (50% approved)", "approvals asked"] == 32
+    half = frame.loc["confirmation (50% approved)"]
+    assert round(half["attack success %"], 1) == 46.7 and half["benign utility %"] == 75  # mean of the three seeds
+    assert half["approvals asked"] == 32
     assert asr["data-flow guard"] == 40 and util["data-flow guard"] == 75
     assert frame.loc["data-flow guard", "benign calls blocked"] == 1
     assert asr["least privilege + guard"] == 0
     assert len(USER_TASKS) * (1 + len(INJECTION_TASKS)) == 24  # "the suite's 24 runs"
 
 
-def test_approval_sweep_from_zero_to_all_and_half_utility_when_nothing_is_approved():
-    frame = approval_sweep()
-    assert frame["attack success %"].iloc[0] == 0 and frame["attack success %"].iloc[-1] == 100
-    assert frame["benign utility %"].iloc[0] == 50
-    assert frame["attack success %"].is_monotonic_increasing
+def test_approval_sweep_from_zero_to_all_and_half_utility_when_nothing_is_approved(frame):
+    sweep = approval_sweep()
+    assert sweep["attack success %"].iloc[0] == 0 and sweep["attack success %"].iloc[-1] == 100
+    assert sweep["benign utility %"].iloc[0] == 50
+    assert sweep["attack success %"].is_monotonic_increasing
+    # "the sweep's 50% point is the matrix's confirmation row": same seeds, same numbers
+    half = frame.loc["confirmation (50% approved)"]
+    assert sweep.loc[0.5, "attack success %"] == pytest.approx(half["attack success %"])
+    assert sweep.loc[0.5, "benign utility %"] == pytest.approx(half["benign utility %"])
+
+
+def test_one_seed_at_half_approval_lets_20_to_80_percent_through():
+    from agentlab.injection import Defence, run_suite, summarize
+
+    asr = [100 * summarize(run_suite(Defence("c", approval_rate=0.5, seed=s))).asr for s in (0, 1, 2)]
+    assert [round(a) for a in asr] == [40, 80, 20]
 
 
 def test_guard_stops_three_goals_and_misses_two(tmp_path):

@@ -43,7 +43,7 @@ def plot_injection_matrix(frame: Any) -> Any:
     blocked = frame["benign calls blocked"].tolist() if "benign calls blocked" in frame else None
     if blocked is not None:
         for r, n in enumerate(blocked):
-            ax.annotate(f"benign calls blocked: {n}", (2.55, r), xycoords="data", va="center", fontsize=8,
+            ax.annotate(f"benign calls blocked: {n:.3g}", (2.55, r), xycoords="data", va="center", fontsize=8,
                         annotation_clip=False)
     ax.set_title("Injection matrix: the harness's defences against a model that obeys every injection\n"
                  f"(gullible simulated model, {len(USER_TASKS)} user tasks x {len(INJECTION_TASKS)} injection tasks; "
