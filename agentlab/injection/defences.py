@@ -37,7 +37,7 @@ class Defence:
     min_chars: int = DEFAULT_MIN_CHARS
     """The guard's threshold (shared characters that taint an argument)."""
     seed: int = 0
-    """The approver's seed."""
+    """The approver's seed for ``run_suite``/``run_case`` (``matrix`` and ``approval_sweep`` average over seeds)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:

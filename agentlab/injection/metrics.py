@@ -15,7 +15,7 @@ of what a real model would do.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable
 
 from .defences import MATRIX_DEFENCES, Defence
@@ -24,6 +24,8 @@ from .suite import INJECTION_TASKS, USER_TASKS
 
 APPROVAL_RATES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """The approval rates the default sweep visits."""
+SEEDS = (0, 1, 2)
+"""The approver's seeds a confirmation defence is averaged over, in the matrix and in the sweep alike."""
 
 
 @dataclass(frozen=True)
@@ -73,34 +75,54 @@ def run_suite(defence: Defence, client: Any = None) -> list[CaseResult]:
     return out + [run_case(u, i, defence, client=client) for u in USER_TASKS for i in INJECTION_TASKS]
 
 
-def matrix(defences: Iterable[Defence] = MATRIX_DEFENCES, client: Any = None) -> Any:
-    """The injection matrix: one row per defence, the standard metrics in percent (a pandas DataFrame)."""
+def _seed_runs(defence: Defence, seeds: Iterable[int], client: Any) -> list[Metrics]:
+    """One ``Metrics`` per approver seed for a confirmation defence; one run for any other defence."""
+    if defence.approval_rate is None:
+        return [summarize(run_suite(defence, client))]
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError(f"seeds=[] for {defence.name!r}: give at least one approver seed, e.g. seeds={SEEDS}")
+    return [summarize(run_suite(replace(defence, seed=s), client)) for s in seeds]
+
+
+def _mean(ms: list[Metrics], field: str, scale: float = 1.0) -> float:
+    return scale * sum(getattr(m, field) for m in ms) / len(ms)
+
+
+def matrix(defences: Iterable[Defence] = MATRIX_DEFENCES, client: Any = None, seeds: Iterable[int] = SEEDS) -> Any:
+    """The injection matrix: one row per defence, the standard metrics in percent (a pandas DataFrame).
+
+    A confirmation defence's row is the mean over the approver's ``seeds`` (which calls fall in the
+    approved share), the same seeds as ``approval_sweep``, so its row equals the sweep at that rate.
+    Its ``seed`` field is ignored here; run ``run_suite`` for one seed. Counts are means too."""
     import pandas as pd
 
     rows = {}
     for d in defences:
-        m = summarize(run_suite(d, client))
-        rows[d.name] = {"benign utility %": 100 * m.benign_utility, "utility under attack %": 100 * m.utility_under_attack,
-                        "attack success %": 100 * m.asr, "benign calls blocked": m.benign_calls_blocked,
-                        "attack calls blocked": m.attack_calls_blocked, "approvals asked": m.approvals_asked}
+        ms = _seed_runs(d, seeds, client)
+        rows[d.name] = {"benign utility %": _mean(ms, "benign_utility", 100),
+                        "utility under attack %": _mean(ms, "utility_under_attack", 100),
+                        "attack success %": _mean(ms, "asr", 100),
+                        "benign calls blocked": _mean(ms, "benign_calls_blocked"),
+                        "attack calls blocked": _mean(ms, "attack_calls_blocked"),
+                        "approvals asked": _mean(ms, "approvals_asked")}
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def approval_sweep(rates: Iterable[float] = APPROVAL_RATES, seeds: Iterable[int] = (0, 1, 2), client: Any = None) -> Any:
+def approval_sweep(rates: Iterable[float] = APPROVAL_RATES, seeds: Iterable[int] = SEEDS, client: Any = None) -> Any:
     """Confirmation before side effects at each approval rate: the standard metrics, averaged over the
     approver's ``seeds`` (which calls fall in the approved share), as a DataFrame indexed by rate."""
     import pandas as pd
 
     seeds = list(seeds)
     if not seeds:
-        raise ValueError("approval_sweep(seeds=[]): give at least one seed, e.g. seeds=(0, 1, 2)")
+        raise ValueError(f"approval_sweep(seeds=[]): give at least one seed, e.g. seeds={SEEDS}")
     rows = {}
     for rate in rates:
-        ms = [summarize(run_suite(Defence(f"confirmation ({rate:.0%} approved)", approval_rate=rate, seed=s), client))
-              for s in seeds]
-        rows[rate] = {"benign utility %": 100 * sum(m.benign_utility for m in ms) / len(ms),
-                      "utility under attack %": 100 * sum(m.utility_under_attack for m in ms) / len(ms),
-                      "attack success %": 100 * sum(m.asr for m in ms) / len(ms),
+        ms = _seed_runs(Defence(f"confirmation ({rate:.0%} approved)", approval_rate=rate), seeds, client)
+        rows[rate] = {"benign utility %": _mean(ms, "benign_utility", 100),
+                      "utility under attack %": _mean(ms, "utility_under_attack", 100),
+                      "attack success %": _mean(ms, "asr", 100),
                       "approvals per run": sum(m.approvals_asked / (m.benign_runs + m.attacked_runs) for m in ms) / len(ms)}
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "approval rate"

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..fonts import use_cjk_font
 from ..i18n import localize
-from .published import source
+from .published import agentdojo_rows, source
 from .suite import INJECTION_TASKS, USER_TASKS
 
 METRICS = ("benign utility %", "utility under attack %", "attack success %")
@@ -43,7 +43,7 @@ def plot_injection_matrix(frame: Any) -> Any:
     blocked = frame["benign calls blocked"].tolist() if "benign calls blocked" in frame else None
     if blocked is not None:
         for r, n in enumerate(blocked):
-            ax.annotate(f"benign calls blocked: {n}", (2.55, r), xycoords="data", va="center", fontsize=8,
+            ax.annotate(f"benign calls blocked: {n:.3g}", (2.55, r), xycoords="data", va="center", fontsize=8,
                         annotation_clip=False)
     ax.set_title("Injection matrix: the harness's defences against a model that obeys every injection\n"
                  f"(gullible simulated model, {len(USER_TASKS)} user tasks x {len(INJECTION_TASKS)} injection tasks; "
@@ -73,8 +73,16 @@ def plot_approval_sweep(frame: Any) -> Any:
     return localize(fig)
 
 
+OURS_BESIDE_AGENTDOJO = ("none", "least privilege", "data-flow guard")
+"""Our matrix rows drawn beside AgentDojo's defences (ours has no prompt-side defences to match theirs)."""
+
+
 def plot_published_beside_ours(frame: Any) -> Any:
-    """Benign utility with and without a defence: ours (gullible sim, data-flow guard) beside CaMeL's (cited)."""
+    """Two panels, published numbers beside ours (from ``matrix()``), each bar labelled measured or cited.
+
+    Left: benign utility with and without a data-flow defence, ours (gullible sim) beside CaMeL's.
+    Right: attack success and utility by defence, AgentDojo's gpt-4o rows (cited, from a reprint of
+    its results page) beside our matrix rows."""
     plt = _plt()
     camel = {n["what"]: n["value"] for n in source("camel")["numbers"]}
     ours_none = float(frame.loc["none", "benign utility %"])
@@ -82,7 +90,7 @@ def plot_published_beside_ours(frame: Any) -> Any:
     groups = [f"ours: data-flow guard\n(gullible sim, {len(USER_TASKS)} tasks)", "CaMeL on AgentDojo\n(cited, arXiv:2503.18813v2)"]
     undefended = [ours_none, camel["AgentDojo tasks solved by the undefended system"]]
     defended = [ours_guard, camel["AgentDojo tasks solved with CaMeL (with provable security)"]]
-    fig, ax = plt.subplots(figsize=(8, 4.2))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 5.2), gridspec_kw={"width_ratios": [1, 1.35]})
     xs = range(len(groups))
     for off, vals, color, label in ((-0.2, undefended, "#a6a6a6", "no defence"),
                                     (0.2, defended, "#4f81bd", "with the data-flow defence")):
@@ -96,5 +104,30 @@ def plot_published_beside_ours(frame: Any) -> Any:
     ax.legend(loc="upper right")
     ax.set_title("The utility cost of tracking data flow: ours measured, CaMeL's cited\n"
                  "(different tasks and models: compare the drops, not the heights)", fontsize=10)
+    _agentdojo_panel(bx, frame)
     fig.tight_layout()
     return localize(fig)
+
+
+def _agentdojo_panel(ax: Any, frame: Any) -> None:
+    """Horizontal bars: targeted ASR and utility per defence, AgentDojo's gpt-4o rows then ours."""
+    model = "gpt-4o-2024-05-13"
+    cited = agentdojo_rows(model)
+    labels = [f"{r['defence']}\n(AgentDojo, {model}, cited)" for r in cited]
+    labels += [f"{name}\n(ours, gullible sim)" for name in OURS_BESIDE_AGENTDOJO]
+    asr = [r["targeted ASR %"] for r in cited] + [float(frame.loc[n, "attack success %"]) for n in OURS_BESIDE_AGENTDOJO]
+    util = [r["utility %"] for r in cited] + [float(frame.loc[n, "benign utility %"]) for n in OURS_BESIDE_AGENTDOJO]
+    ys = list(range(len(labels)))
+    for off, vals, color, label in ((-0.2, asr, "#c0504d", "attack success rate"), (0.2, util, "#4f81bd", "benign utility")):
+        bars = ax.barh([y + off for y in ys], vals, height=0.38, color=color, label=label)
+        for b, v in zip(bars, vals):
+            ax.annotate(f"{v:.1f}%", (v, b.get_y() + b.get_height() / 2), va="center", fontsize=8,
+                        xytext=(2, 0), textcoords="offset points")
+    ax.axhline(len(cited) - 0.5, color="#808080", linewidth=0.8, linestyle="--")
+    ax.set_yticks(ys, labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 118)
+    ax.set_xlabel("share of cases (%)")
+    ax.legend(loc="upper right", fontsize=8)
+    ax.set_title("Attack success and utility by defence: AgentDojo cited, ours measured\n"
+                 "(AgentDojo: important_instructions attack, from a reprint of its results page)", fontsize=10)

@@ -1,5 +1,8 @@
 """Published prompt-injection numbers (AgentDojo, CaMeL, spotlighting), read from a cited data file.
 
+AgentDojo's per-model and per-defence table is read from a reprint of its results page (the page
+itself was not reachable): the data file names the reprint, its commit, and marks it ``secondary``.
+
 The lab's own matrix comes from a gullible simulated model: it shows what the harness lets through,
 never how often a real model obeys. What real models do is cited here, each number with its source,
 version and the place in the source it comes from (``agentlab/data/injection_published.json``).
@@ -20,7 +23,7 @@ def published() -> dict:
 
 
 def source(id_: str) -> dict:
-    """One source by id (``"agentdojo"``, ``"camel"``, ``"spotlighting"``)."""
+    """One source by id (``"agentdojo"``, ``"agentdojo_results"``, ``"camel"``, ``"spotlighting"``)."""
     for s in published()["sources"]:
         if s["id"] == id_:
             return s
@@ -32,6 +35,19 @@ def published_table() -> list[dict]:
     """One row per published number: source, version, what, value, unit, where it is stated."""
     return [{"source": s["title"], "version": s["version"], "what": n["what"], "value": n["value"], "unit": n["unit"],
              "where": n["where"], "url": s["url"]} for s in published()["sources"] for n in s["numbers"]]
+
+
+def agentdojo_rows(model: str | None = None) -> list[dict]:
+    """AgentDojo's results table as rows: model, defence, attack, and its three metrics in percent.
+
+    Read from a reprint of the results page (``secondary`` in the data file says so); each row keeps
+    the reprint's model and defence names."""
+    rows: dict[tuple[str, str, str], dict] = {}
+    for n in source("agentdojo_results")["numbers"]:
+        key = (n["model"], n["defence"], n["attack"])
+        rows.setdefault(key, {"model": key[0], "defence": key[1], "attack": key[2]})[n["metric"] + " %"] = n["value"]
+    out = list(rows.values())
+    return [r for r in out if r["model"] == model] if model is not None else out
 
 
 def missing() -> list[str]:

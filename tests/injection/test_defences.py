@@ -78,3 +78,22 @@ def test_an_undefended_injected_trace_shows_the_leak(tmp_path):
     r = record_injected_run(tmp_path / "leak.jsonl")
     calls = [e for e in read_trace(tmp_path / "leak.jsonl") if e.get("event") == "tool_call"]
     assert r.attack_succeeded and [c["name"] for c in calls][:3] == ["get_weather", "get_user_key", "send_email"]
+
+
+def test_matrix_confirmation_row_is_the_sweep_at_the_same_rate():
+    from agentlab.injection import approval_sweep
+    from agentlab.injection.metrics import SEEDS
+
+    half = Defence("confirmation (50% approved)", approval_rate=0.5)
+    row = matrix([half]).loc[half.name]
+    point = approval_sweep(rates=(0.5,)).loc[0.5]
+    for col in ("benign utility %", "utility under attack %", "attack success %"):
+        assert row[col] == pytest.approx(point[col]), col
+    one_seed = [summarize(run_suite(Defence("c", approval_rate=0.5, seed=s))).asr for s in SEEDS]
+    assert len(set(one_seed)) > 1, "the seeds should disagree, or averaging them would show nothing"
+    assert row["attack success %"] == pytest.approx(100 * sum(one_seed) / len(one_seed))
+
+
+def test_matrix_without_seeds_for_a_confirmation_row_names_the_fix():
+    with pytest.raises(ValueError, match="seeds"):
+        matrix([Defence("c", approval_rate=0.5)], seeds=[])

@@ -72,3 +72,32 @@ def test_figures_are_fully_translated(monkeypatch):
     names = ("CaMeL", "AgentDojo")  # proper names stay as written
     left = [t for t in untranslated(plot_published_beside_ours(frame)) if not any(n in t for n in names)]
     assert left == []
+
+
+def test_agentdojo_rows_are_read_from_a_named_reprint_with_every_metric():
+    from agentlab.injection.published import agentdojo_rows, source
+
+    src = source("agentdojo_results")
+    assert src["secondary"] is True and "6042905098590add262ad607c1d74fc014ad2680" in src["read_from"]
+    rows = agentdojo_rows("gpt-4o-2024-05-13")
+    assert [r["defence"] for r in rows] == ["none", "tool_filter", "spotlighting_with_delimiting", "repeat_user_prompt",
+                                            "transformers_pi_detector"]
+    for r in rows:
+        assert {"utility %", "utility under attack %", "targeted ASR %"} <= set(r), r
+        assert 0 <= r["targeted ASR %"] <= r["utility %"] + 100
+    assert any("date" in m for m in src["missing"]), "the reprint drops the run dates: say so"
+
+
+def test_published_figure_draws_agentdojo_beside_ours_with_value_labels():
+    from agentlab.injection import MATRIX_DEFENCES, matrix
+    from agentlab.injection.plots import OURS_BESIDE_AGENTDOJO, plot_published_beside_ours
+    from agentlab.injection.published import agentdojo_rows
+
+    frame = matrix([d for d in MATRIX_DEFENCES if d.name in OURS_BESIDE_AGENTDOJO])
+    fig = plot_published_beside_ours(frame)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    for r in agentdojo_rows("gpt-4o-2024-05-13"):
+        assert f"{r['targeted ASR %']:.1f}%" in texts and f"{r['utility %']:.1f}%" in texts, r["defence"]
+    ticks = [t.get_text() for t in fig.axes[1].get_yticklabels()]
+    assert sum("cited" in t for t in ticks) == 5 and sum("ours, gullible sim" in t for t in ticks) == 3
+    assert f"{frame.loc['least privilege', 'attack success %']:.1f}%" in texts
