@@ -61,7 +61,11 @@ def test_the_call_tokens_figure_labels_every_bar_and_is_translated(monkeypatch):
     traces = {n: agentlab.read_trace(capstone.trace_path(n)) for n in capstone.NAMES}
     texts = [t.get_text() for t in plot_call_tokens(traces).findobj(matplotlib.text.Text)]
     assert "666" in texts and "59" in texts and "agent: 4 model calls" in texts
+    assert "workflow: 1 model call" in texts  # one call, singular
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
-    assert untranslated(plot_call_tokens(traces)) == []
+    zh = plot_call_tokens(traces)
+    assert untranslated(zh) == []
+    titles = [ax.get_title() for ax in zh.axes]
+    assert titles[:2] == ["智能体：4 次模型调用", "工作流：1 次模型调用"], titles
     with pytest.raises(ValueError, match="at least one trace"):
         plot_call_tokens({})
