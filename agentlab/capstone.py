@@ -6,7 +6,8 @@ Each ``record_*`` runs one scenario on a fresh simulated client and writes its J
 format of ``agentlab.trace``: header, events, ``stop`` last). The simulator is deterministic, so
 ``scripts/make_capstone_traces.py`` regenerates the shipped copies in ``agentlab/data/traces/``
 byte for byte. The notebook reads them; the graded exercise (12.x) answers the questions from them
-in the student's own code, so nothing here computes an answer: this module only records and shows.
+in the student's own code, so nothing here computes an answer: this module records and shows, and
+``course_table`` sums whole runs (calls, tokens, USD), never reading one step, call or stop event.
 
 - ``agent``: the course's city task run by ``run_agent`` (the model picks every tool call);
 - ``workflow``: the same task on ``run_workflow``'s fixed path (code picks every step);
@@ -150,3 +151,35 @@ def events_table(events: list[dict]) -> Any:
                      "tool": e.get("name") or ", ".join(asked), "stop_reason": e.get("stop_reason") or e.get("reason", ""),
                      "input tokens": usage.get("input_tokens", ""), "output tokens": usage.get("output_tokens", "")})
     return pd.DataFrame(rows).set_index("#")
+
+
+CHOOSER = {"agent": "the model", "workflow": "the code"}
+"""Who chooses the steps of each kind of run: the model in the agent loop, your code on a workflow's fixed path."""
+
+
+def course_table(traces: dict[str, list[dict]]) -> Any:
+    """The whole course in one table, one row per trace: the kind of run its header records, who chooses
+    the steps of that kind of run, and its totals over every model call: calls, input tokens (cache reads
+    and writes included), output tokens and USD at the header model's list price (``None`` when unknown).
+
+    Totals only, from the ``usage`` of the ``response`` events: it says nothing about any one step, call
+    or stop event, which is what exercise 12 asks you to read yourself.
+    """
+    import pandas as pd
+
+    from .accounting import cost_usd
+
+    rows = {}
+    for name, events in traces.items():
+        if not events or events[0].get("format") != "agentlab-trace":
+            raise ValueError(f"course_table(traces[{name!r}]): not a trace's events (the header comes first); "
+                             "read it with agentlab.read_trace(path)")
+        kind, model = events[0].get("kind"), events[0].get("model")
+        keys = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        total = {k: sum((e.get("usage") or {}).get(k) or 0 for e in events[1:] if e.get("event") == "response")
+                 for k in keys}
+        rows[name] = {"run": kind, "steps chosen by": CHOOSER.get(kind, f"unknown run kind {kind!r}"),
+                      "model calls": sum(e.get("event") == "response" for e in events[1:]),
+                      "input tokens": total[keys[0]] + total[keys[2]] + total[keys[3]],
+                      "output tokens": total[keys[1]], "USD (list price)": cost_usd(model, total) if model else None}
+    return pd.DataFrame.from_dict(rows, orient="index")

@@ -27,7 +27,7 @@ def plot_call_tokens(traces: dict[str, list[dict]]) -> Any:
             ax.annotate(f"{v:,}", (bar.get_x() + bar.get_width() / 2, v), xytext=(0, 2), textcoords="offset points",
                         ha="center", fontsize=8)
         ax.set_xticks(calls)
-        ax.set_title(f"{name}: {len(usage)} model calls", fontsize=9)
+        ax.set_title(f"{name}: {len(usage)} model call{'' if len(usage) == 1 else 's'}", fontsize=9)
         ax.set_xlabel("model call")
     axes[0][0].set_ylabel("input tokens of the call (estimate)")
     axes[0][0].margins(y=0.15)

@@ -127,7 +127,9 @@ def plot_multiplying(table: Any) -> Any:
     ax.set_xlabel("cities = workers / sub-agents (count)")
     ax.set_ylabel("total tokens, input + output (log scale)")
     ax.set_title("Ours (simulated estimates): tokens as the task fans out", fontsize=10)
-    ax.legend(fontsize=8, loc="center right")
+    ax.margins(y=0.1)  # room above the top value label
+    # below the axes, so no line or value label sits under it
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=len(KINDS), frameon=False)
     n = int(table["cities"].max())
     ours, theirs = ratios(table, n), anthropic_ratios()
     labels = ["agent\n(ours)", "orchestrator-\nworkers\n(ours)", "multi-agent\n(ours)",

@@ -6,7 +6,8 @@ Each function gets a trace's events: a list of dicts, the header first, then one
 the last one the `stop` event. Read a trace file into that list with plain JSON (one
 `json.loads(line)` per line of the file) or with `agentlab.read_trace(path)`, which does only that
 and checks the header. The answers are yours to compute: the lab's helpers that would read them off
-for you (the swim-lane steps, the price functions) fail these tests when your code calls them.
+for you (the swim-lane steps, the turn frames, the run totals of `capstone.course_table`, the price
+functions) fail these tests when your code calls them.
 """
 
 from __future__ import annotations

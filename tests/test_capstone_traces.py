@@ -61,7 +61,40 @@ def test_the_call_tokens_figure_labels_every_bar_and_is_translated(monkeypatch):
     traces = {n: agentlab.read_trace(capstone.trace_path(n)) for n in capstone.NAMES}
     texts = [t.get_text() for t in plot_call_tokens(traces).findobj(matplotlib.text.Text)]
     assert "666" in texts and "59" in texts and "agent: 4 model calls" in texts
+    assert "workflow: 1 model call" in texts  # one call, singular
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
-    assert untranslated(plot_call_tokens(traces)) == []
+    zh = plot_call_tokens(traces)
+    assert untranslated(zh) == []
+    titles = [ax.get_title() for ax in zh.axes]
+    assert titles[:2] == ["智能体：4 次模型调用", "工作流：1 次模型调用"], titles
     with pytest.raises(ValueError, match="at least one trace"):
         plot_call_tokens({})
+
+
+def test_course_table_sums_whole_runs_from_the_traces_usage():
+    from agentlab.accounting import cost_usd
+
+    traces = {n: agentlab.read_trace(capstone.trace_path(n)) for n in capstone.NAMES}
+    table = capstone.course_table(traces)
+    for name, events in traces.items():
+        usages = [e["usage"] for e in events if e.get("event") == "response"]
+        row = table.loc[name]
+        assert row["model calls"] == len(usages)
+        assert row["input tokens"] == sum(u["input_tokens"] + u["cache_read_input_tokens"]
+                                          + u["cache_creation_input_tokens"] for u in usages)
+        assert row["output tokens"] == sum(u["output_tokens"] for u in usages)
+        assert row["USD (list price)"] == pytest.approx(sum(cost_usd(events[0]["model"], u) for u in usages))
+    assert dict(table["steps chosen by"]) == {"agent": "the model", "workflow": "the code", "looper": "the model",
+                                             "injected": "the model"}
+
+
+def test_course_table_gives_no_per_step_or_stop_columns():
+    traces = {n: agentlab.read_trace(capstone.trace_path(n)) for n in capstone.NAMES}
+    columns = set(capstone.course_table(traces).columns)
+    assert columns == {"run", "steps chosen by", "model calls", "input tokens", "output tokens", "USD (list price)"}
+
+
+def test_course_table_refuses_events_without_a_header():
+    events = agentlab.read_trace(capstone.trace_path("agent"))
+    with pytest.raises(ValueError, match=r"traces\['agent'\].*read_trace"):
+        capstone.course_table({"agent": events[1:]})

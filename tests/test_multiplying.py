@@ -58,3 +58,16 @@ def test_the_figure_labels_ours_and_theirs_and_is_translated(table, monkeypatch)
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     left = [t for t in untranslated(plot_multiplying(table)) if re.search(r"[A-Za-z]{3,}", re.sub("Anthropic|agent", "", t))]
     assert left == []
+
+
+def test_the_legend_covers_no_value_label_and_no_line(table):
+    fig = plot_multiplying(table)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    legend = ax.get_legend().get_window_extent(renderer)
+    labels = [t for t in ax.texts if t.get_text()]
+    assert len(labels) == len(table)  # one value label per point
+    covered = [t.get_text() for t in labels if t.get_window_extent(renderer).overlaps(legend)]
+    assert covered == [], f"the legend covers the value labels {covered}"
+    assert not ax.get_window_extent(renderer).overlaps(legend), "the legend sits on the plotting area"

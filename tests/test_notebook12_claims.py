@@ -101,3 +101,50 @@ def test_multiples_at_8_cities_as_stated(table):
         assert f"{r[key]} 倍" in _prose("zh"), (key, r[key])
     assert anthropic_ratios() == {"agent": 4.0, "multi-agent": 15.0}
     assert "about 4x and 15x" in _prose() and "约 4 倍和 15 倍" in _prose("zh")
+
+
+def _code(cell_id: str) -> str:
+    path = ROOT / "notebooks" / "12_capstone.ipynb"
+    return next(c.source for c in nbformat.read(path, as_version=4).cells if c.id == cell_id)
+
+
+def test_the_setup_sentence_points_at_the_printed_line_not_stderr():
+    # in a notebook connect() prints its notice as a plain line (agentlab.client._notice), not on stderr
+    assert "stderr" not in _prose() and "`connect()` prints" in _prose()
+    assert "stderr" not in _prose("zh") and "`connect()` 打印的那一行" in _prose("zh")
+
+
+def test_the_stop_table_cell_builds_with_warnings_as_errors(traces):
+    import warnings
+
+    import pandas as pd
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a pandas dtype warning (e.g. fillna("") on float columns) fails here
+        table = eval(_code("capstone-15"), {"pd": pd, "traces": traces})
+    assert list(table.index) == list(capstone.NAMES)
+    assert table.loc["looper", "observed"] == 3 and table.loc["agent", "guard"] == ""
+
+
+def test_the_whole_course_table_as_stated(traces):
+    scope = {"capstone": capstone, "traces": traces}
+    exec(_code("capstone-30"), scope)  # the cell's own code
+    whole = scope["whole"]
+    agent, wf, looper = whole.loc["agent"], whole.loc["workflow"], whole.loc["looper"]
+    assert [r for r in whole.index if whole.loc[r, "steps chosen by"] == "the code"] == ["workflow"]
+    assert whole["USD (list price)"].idxmin() == "workflow" and whole["input tokens"].idxmin() == "workflow"
+    assert list(whole["stop reason"]) == [ev[-1]["reason"] for ev in traces.values()]
+    assert [r for r in whole.index if traces[r][-1].get("guard")] == ["looper"]
+    ratio = agent["USD (list price)"] / wf["USD (list price)"]
+    en = (f"1 call, {wf['input tokens']} input tokens, ${wf['USD (list price)']:.4f}",
+          f"{agent['model calls']} calls with {agent['input tokens']:,} input tokens for ${agent['USD (list price)']:.4f}",
+          f"about {round(ratio)}x the workflow's cost",
+          f"{looper['model calls']} calls and ${looper['USD (list price)']:.4f}")
+    zh = (f"{wf['model calls']} 次调用、{wf['input tokens']} 个输入令牌、${wf['USD (list price)']:.4f}",
+          f"{agent['model calls']} 次调用、{agent['input tokens']:,} 个输入令牌、${agent['USD (list price)']:.4f}",
+          f"约为工作流花费的 {round(ratio)} 倍", f"{looper['model calls']} 次调用和 ${looper['USD (list price)']:.4f}")
+    assert wf["model calls"] == 1
+    for phrase in en:
+        assert phrase in _prose(), phrase
+    for phrase in zh:
+        assert phrase in _prose("zh"), phrase

@@ -6,10 +6,16 @@ shipped traces fails the second kind. Expected values come from the runs' own re
 from the trace, so the tests check your reading of the trace against what happened.
 
 What is forbidden, and why: ``swimlane_steps`` (it labels who did each step), ``stepper.turn_frames``
-(it rebuilds each turn with its tokens), ``capstone.events_table`` (the notebook's view of the events)
-and the two price functions (``accounting.cost_usd``, ``caching.usage_cost_usd``): each would read an
-answer off for the student. ``agentlab.read_trace`` stays allowed: it only parses the JSON lines and
-checks the header, which plain ``json.loads`` per line does as well.
+(it rebuilds each turn with its tokens), ``capstone.events_table`` (the notebook's view of the events),
+``capstone.course_table`` (a run's totals: its call count would answer part of 12.3), the price
+functions (``accounting.cost_usd``, the ``_price`` it caches, ``caching.usage_cost_usd``; ``Turn.cost_usd`` calls
+them) and ``accounting.prompt_total`` (a call's input tokens with cache reads and writes): each would
+read an answer off for the student. ``agentlab.read_trace`` stays allowed: it only parses the JSON lines
+and checks the header, which plain ``json.loads`` per line does as well.
+
+The fresh traces never repeat a shipped one: 3 to 5 cities (the shipped runs have 2), a repeat limit
+other than the shipped 3, a page of another length, and a run cut short by ``max_turns`` (a stop the
+harness decided in an agent run), so an answer keyed on the shipped traces fails.
 """
 
 import random
@@ -22,7 +28,8 @@ from agentlab.grading import lazy_import
 
 pytestmark = pytest.mark.forbids(
     "agentlab.swimlane.swimlane_steps", "agentlab.stepper.turn_frames", "agentlab.capstone.events_table",
-    "agentlab.accounting.cost_usd", "agentlab.caching.usage_cost_usd",
+    "agentlab.capstone.course_table", "agentlab.accounting.cost_usd", "agentlab.accounting._price.__wrapped__",
+    "agentlab.accounting.prompt_total", "agentlab.caching.usage_cost_usd",
     why="Exercise 12 asks you to answer the three questions from the trace yourself")
 
 ex12 = lazy_import("exercises.ex12_capstone")
@@ -35,20 +42,32 @@ def _shipped(name):
 
 @pytest.fixture
 def fresh(tmp_path):
-    """Four freshly recorded runs with random parameters: {name: (events, run, parameters)}."""
+    """Five freshly recorded runs with random parameters, none equal to a shipped one:
+    {name: (events, run, parameters)}."""
     rng = random.Random()
-    cities = rng.sample(agentlab.city_names(), rng.randint(2, 5))
-    repeats, key = rng.randint(2, 5), f"demo-key-{rng.randint(1000, 9999)}-not-real"
-    page = capstone.PAGE.replace(capstone.FAKE_KEY, key)
+    cities = rng.sample(agentlab.city_names(), rng.randint(3, 5))  # the shipped runs compare 2 cities
+    repeats = rng.choice([2, 4, 5])  # the shipped looper stops at 3
+    capped = rng.randint(1, len(cities))  # the task needs len(cities) + 2 calls: max_turns stops it
+    key = f"demo-key-{rng.randint(1000, 9999)}-not-real"
+    page = capstone.PAGE.replace(capstone.FAKE_KEY, key).replace(
+        "Bring a light coat", " ".join([f"{c} is lovely too." for c in cities]) + " Bring a light coat")
     out = {}
     for name, record, kwargs in (("agent", capstone.record_agent, {"cities": cities}),
                                  ("workflow", capstone.record_workflow, {"cities": cities}),
                                  ("looper", capstone.record_looper, {"max_repeats": repeats, "city": cities[0]}),
-                                 ("injected", capstone.record_injected, {"page": page})):
+                                 ("injected", capstone.record_injected, {"page": page}),
+                                 ("capped", _record_capped, {"cities": cities, "max_turns": capped})):
         path = tmp_path / f"{name}.jsonl"
         run = record(path, notes=tmp_path / "notes", **kwargs)
-        out[name] = (agentlab.read_trace(path), run, {"cities": cities, "max_repeats": repeats})
+        out[name] = (agentlab.read_trace(path), run, {"cities": cities, "max_repeats": repeats, "max_turns": capped})
     return out
+
+
+def _record_capped(path, cities, max_turns, notes):
+    """The city task as an agent with too few turns: the harness's max_turns guard ends it."""
+    client = agentlab.connect("sim", quiet=True)
+    return agentlab.run_agent(client, agentlab.city_task(cities), agentlab.task_tools(notes), max_turns=max_turns,
+                              trace=path)
 
 
 def _chosen(run, kind):
@@ -109,6 +128,8 @@ def test_what_stopped_on_fresh_traces(fresh):
     want = {"agent": _stopped(fresh["agent"][1], "model"), "workflow": _stopped(fresh["workflow"][1], "code"),
             "looper": _stopped(fresh["looper"][1], "harness", "max_repeats", repeats, repeats),
             "injected": _stopped(fresh["injected"][1], "model")}
+    capped = fresh["capped"][2]["max_turns"]
+    want["capped"] = _stopped(fresh["capped"][1], "harness", "max_turns", capped, capped)
     for name, (events, run, params) in fresh.items():
         got = ex12.what_stopped(events)
         assert got == want[name], f"a fresh {name} trace ({params}): expected {want[name]}, got {got}"
