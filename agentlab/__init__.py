@@ -32,7 +32,7 @@ _WHERE = {
     "plot_swimlane": "swimlane", "swimlane_steps": "swimlane",
     "compare_tactics": "context", "Compaction": "context", "ClearToolResults": "context",
     "ServerClearing": "context", "make_memory_tool": "context", "MemoryPathError": "context",
-    "SubAgentFailed": "context", "SummaryOverBudget": "context", "ContextAgent": "sim.context_agent",
+    "SubAgentFailed": "context", "ContextAgent": "sim.context_agent",
     "Gullible": "sim.gullible", "GatedExecutor": "injection.gates", "DataFlowGuard": "injection.guard",
     "Confirmation": "injection.confirm", "record_injected_run": "injection.runner",
     "plot_lost_in_the_middle": "position_plots", "multiplying_table": "multiplying",
@@ -62,7 +62,7 @@ __all__ = [
     "plot_swimlane", "swimlane_steps",
     # context engineering: four tactics against a full window (agentlab/context/, one file each)
     "compare_tactics", "Compaction", "ClearToolResults", "ServerClearing", "make_memory_tool",
-    "MemoryPathError", "SubAgentFailed", "SummaryOverBudget", "ContextAgent",
+    "MemoryPathError", "SubAgentFailed", "ContextAgent",
     # untrusted content: a model that obeys injected text, and the harness's defences
     "Gullible", "GatedExecutor", "DataFlowGuard", "Confirmation", "record_injected_run",
     # position and length (cited, never simulated); agents multiplying
@@ -112,7 +112,7 @@ if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eag
     from .sweeps import sweep
     from .swimlane import plot_swimlane, swimlane_steps
     from .context import (ClearToolResults, Compaction, MemoryPathError, ServerClearing, SubAgentFailed,
-                          SummaryOverBudget, compare_tactics, make_memory_tool)
+                          compare_tactics, make_memory_tool)
     from .sim.context_agent import ContextAgent
     from .sim.gullible import Gullible
     from .injection.gates import GatedExecutor

@@ -8,7 +8,7 @@ first, details on request). ``task`` is the long task and its checks, ``compare`
 """
 
 from .clearing import ClearToolResults, ServerClearing, clear_tool_results
-from .compaction import Compaction, SummaryOverBudget, should_compact
+from .compaction import Compaction, should_compact
 from .compare import TACTICS, TacticResult, compare_tactics, run_tactic
 from .memory import MemoryPathError, make_memory_tool, run_in_sessions
 from .retrieval import jit_tools
@@ -16,6 +16,6 @@ from .subagents import Delegation, SubAgentFailed, research_tool
 from .task import WINDOW_TOKENS, check_report, report_cities, report_task, surviving_facts
 
 __all__ = ["ClearToolResults", "Compaction", "Delegation", "MemoryPathError", "ServerClearing", "SubAgentFailed",
-           "SummaryOverBudget", "TACTICS", "TacticResult", "WINDOW_TOKENS", "check_report", "clear_tool_results",
+           "TACTICS", "TacticResult", "WINDOW_TOKENS", "check_report", "clear_tool_results",
            "compare_tactics", "jit_tools", "make_memory_tool", "report_cities", "report_task", "research_tool",
            "run_in_sessions", "run_tactic", "should_compact", "surviving_facts"]

@@ -42,13 +42,11 @@ SUMMARY_SYSTEM = ("Summarise the transcript below so the task can continue from 
 """The summariser's system prompt (the simulated model answers it with ``summary_text``)."""
 
 
-class SummaryOverBudget(RuntimeError):
-    """The summary hit its budget of output tokens (its ``detail`` sentence; the run stops rather than use half a summary)."""
-
-    def __init__(self, observed: int, limit: int) -> None:
-        super().__init__(f"the summary hit its output budget (stop_reason max_tokens): {observed} tokens written, "
-                         f"limit {limit} (Compaction(summary_max_tokens={limit})); raise the budget or compact earlier")
-        self.observed, self.limit = observed, limit
+def over_budget(observed: int, limit: int) -> str:
+    """The ``detail`` sentence of a run stopped because the summary hit its output budget (the run stops
+    with ``StopReason.COMPACTION_FAILED`` rather than continue from half a summary)."""
+    return (f"the summary hit its output budget (stop_reason max_tokens): {observed} tokens written, "
+            f"limit {limit} (Compaction(summary_max_tokens={limit})); raise the budget or compact earlier")
 
 
 def should_compact(last_prompt_tokens: int, last_output_tokens: int, threshold_tokens: int) -> bool:
@@ -110,7 +108,7 @@ class Compaction:
             tr.event("compaction", turn=turn, refused="summary over budget", output_tokens=reply.usage.output_tokens,
                      limit=self.summary_max_tokens)
             return Stopped(StopReason.COMPACTION_FAILED, "summary_max_tokens", reply.usage.output_tokens,
-                           self.summary_max_tokens, str(SummaryOverBudget(reply.usage.output_tokens, self.summary_max_tokens)))
+                           self.summary_max_tokens, over_budget(reply.usage.output_tokens, self.summary_max_tokens))
         record = {"turn": turn, "tokens_before": _prompt(usage) + usage.output_tokens, "messages_before": len(messages),
                   "summary_tokens": reply.usage.output_tokens, "summary": summary}
         self.events.append(record)
