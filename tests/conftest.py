@@ -30,3 +30,12 @@ def sim():
 def tools(tmp_path):
     """The city task's tools, with notes kept in a temp folder."""
     return agentlab.task_tools(tmp_path / "notes")
+
+
+@pytest.fixture(scope="session")
+def context_lab(tmp_path_factory):
+    """Notebook 10's 30-city experiment, run once for its tests and its prose claims: (workdir, (table, results))."""
+    from agentlab.context import compare_tactics
+
+    workdir = tmp_path_factory.mktemp("context-lab")
+    return workdir, compare_tactics(n_cities=30, workdir=workdir)

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from agentlab.context import WINDOW_TOKENS, compare_tactics, report_task, report_cities
+from agentlab.context import WINDOW_TOKENS, report_task, report_cities
 from agentlab.trace import read_trace
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -27,13 +27,13 @@ def _prose(lang: str = "en") -> str:
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
-    return tmp_path_factory.mktemp("nb10")
+def workdir(context_lab):
+    return context_lab[0]
 
 
 @pytest.fixture(scope="module")
-def lab(workdir):
-    return compare_tactics(n_cities=30, workdir=workdir)
+def lab(context_lab):
+    return context_lab[1]
 
 
 def test_task_is_30_cities_with_a_planted_second_line_and_a_12000_token_window():

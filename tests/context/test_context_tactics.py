@@ -6,7 +6,7 @@ import pytest
 
 import agentlab
 from agentlab.context import (ClearToolResults, Compaction, ServerClearing, check_report,
-                              clear_tool_results, compare_tactics, report_cities, report_task, should_compact)
+                              clear_tool_results, report_cities, report_task, should_compact)
 from agentlab.context.compare import MODEL
 from agentlab.sim.context_agent import ContextAgent
 from agentlab.trace import read_trace
@@ -14,13 +14,13 @@ from agentlab.weather import make_get_weather
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
-    return tmp_path_factory.mktemp("lab")
+def workdir(context_lab):
+    return context_lab[0]
 
 
 @pytest.fixture(scope="module")
-def lab(workdir):
-    return compare_tactics(n_cities=30, workdir=workdir)
+def lab(context_lab):
+    return context_lab[1]
 
 
 def _client():
