@@ -116,7 +116,7 @@ def run_agent(
     calls = meter.own_calls(start, any_conversation=context is not None)
     return Run("agent", model, text, stop, meter.turns(calls=calls), messages, meter.estimated(start),
                time.perf_counter() - t0, str(trace) if trace else None, _results(tr),
-               detail=stopped.detail if stopped and stopped.reason == StopReason.COMPACTION_FAILED else "")
+               detail=stopped.detail if stopped else "")
 
 
 def execute_tools(content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,
