@@ -75,7 +75,8 @@ def _cached_api(request):
         "stop_reason": "end_turn", "stop_sequence": None, "usage": usage})
 
 
-def test_cache_reads_and_writes_count_in_what_was_resent():
+def _two_cached_calls() -> agentlab.Meter:
+    """A Meter that saw two calls to the canned API, the second reading and writing the prompt cache."""
     meter = agentlab.Meter()
     client = anthropic.Anthropic(api_key="x", base_url="https://canned.invalid", middleware=[meter],
                                  http_client=httpx2.Client(transport=httpx2.MockTransport(_cached_api)))
@@ -83,6 +84,11 @@ def test_cache_reads_and_writes_count_in_what_was_resent():
     client.messages.create(model=MODEL, max_tokens=10, messages=msgs)
     client.messages.create(model=MODEL, max_tokens=10, messages=msgs + [
         {"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}])
+    return meter
+
+
+def test_cache_reads_and_writes_count_in_what_was_resent():
+    meter = _two_cached_calls()
     turns = meter.turns()
     assert turns[1].reprefill_tokens == 115  # min(20 + 100 read, 10 + 100 written + 5 out)
     assert turns[1].prompt_tokens == 120 and turns[1].breakdown is None  # a real API sends no parts
@@ -92,13 +98,7 @@ def test_turns_table_shows_cache_reads_and_writes_when_there_are_any():
     from agentlab.run import Run, StopReason
     from agentlab.views import turns_table
 
-    meter = agentlab.Meter()
-    client = anthropic.Anthropic(api_key="x", base_url="https://canned.invalid", middleware=[meter],
-                                 http_client=httpx2.Client(transport=httpx2.MockTransport(_cached_api)))
-    msgs = [{"role": "user", "content": "hi"}]
-    client.messages.create(model=MODEL, max_tokens=10, messages=msgs)
-    client.messages.create(model=MODEL, max_tokens=10, messages=msgs + [
-        {"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}])
+    meter = _two_cached_calls()
     run = Run("agent", MODEL, "done", StopReason.END_TURN, meter.turns(), [], estimated=False)
     table = turns_table(run)
     assert list(table["input tokens"]) == [110, 120]
