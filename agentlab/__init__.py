@@ -14,28 +14,29 @@ from typing import TYPE_CHECKING
 _WHERE = {
     "connect": "client", "default_model": "client", "model_of": "client", "MissingAPIKey": "client",
     "run_agent": "loop", "execute_tools": "loop", "run_workflow": "workflows",
-    "compare": "comparison", "comparison_table": "comparison",
+    "compare": "experiments.comparison", "comparison_table": "experiments.comparison",
     "Run": "run", "Turn": "run", "StopReason": "run",
     "tool": "tools", "Tool": "tools", "ToolError": "tools", "ToolOutcome": "tools", "run_tool": "tools",
     "toolset": "tools",
     "get_weather": "weather", "make_save_note": "weather", "task_tools": "weather", "city_task": "weather",
     "city_names": "weather",
-    "Meter": "accounting", "CallRecord": "accounting", "meter_of": "accounting", "cost_usd": "accounting",
+    "Meter": "meter.middleware", "CallRecord": "meter.middleware", "meter_of": "meter.middleware",
+    "cost_usd": "meter.prices",
     "Trace": "trace", "read_trace": "trace",
-    "Simulator": "sim.server", "CarefulAgent": "sim.careful",
+    "Simulator": "sim.server", "CarefulAgent": "sim.models.careful",
     "FunctionModel": "sim.policy", "ScriptedModel": "sim.policy", "Reply": "sim.policy",
     "run_chain": "workflows", "Link": "workflows", "run_router": "workflows", "run_sections": "workflows",
     "run_vote": "workflows", "run_orchestrator": "workflows", "run_evaluator": "workflows",
     "StepRecord": "workflows", "UnparseableOutput": "workflows",
     "Limits": "guards", "Stopped": "guards", "Executor": "executor", "run_react": "react",
-    "with_cache_breakpoints": "caching", "SimClock": "sim.clock", "sweep": "sweeps",
-    "plot_swimlane": "swimlane", "swimlane_steps": "swimlane",
+    "with_cache_breakpoints": "caching", "SimClock": "sim.clock", "sweep": "experiments.sweeps",
+    "plot_swimlane": "views.swimlane", "swimlane_steps": "views.swimlane",
     "compare_tactics": "context", "Compaction": "context", "ClearToolResults": "context",
     "ServerClearing": "context", "make_memory_tool": "context", "MemoryPathError": "context",
-    "SubAgentFailed": "context", "ContextAgent": "sim.context_agent",
-    "Gullible": "sim.gullible", "GatedExecutor": "injection.gates", "DataFlowGuard": "injection.guard",
+    "SubAgentFailed": "context", "ContextAgent": "sim.models.context_agent",
+    "Gullible": "sim.models.gullible", "GatedExecutor": "injection.gates", "DataFlowGuard": "injection.guard",
     "Confirmation": "injection.confirm", "record_injected_run": "injection.runner",
-    "plot_lost_in_the_middle": "position_plots", "multiplying_table": "multiplying",
+    "plot_lost_in_the_middle": "experiments.position", "multiplying_table": "experiments.multiplying",
 }
 
 __all__ = [
@@ -70,9 +71,8 @@ __all__ = [
 ]
 
 
-_SUBMODULES = {"plots", "views", "sim", "workflows", "grading", "experiments", "variants", "swimlane", "widgets",
-               "context", "injection", "position", "multiplying", "capstone", "published", "i18n"}
-"""Submodules reachable as attributes after a plain ``import agentlab`` (e.g. ``agentlab.plots``)."""
+_SUBMODULES = {"meter", "views", "experiments", "sim", "workflows", "context", "injection", "grading"}
+"""Subpackages reachable as attributes after a plain ``import agentlab`` (e.g. ``agentlab.views``)."""
 
 
 def __getattr__(name: str):
@@ -90,34 +90,35 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eagerly
-    from .accounting import CallRecord, Meter, cost_usd, meter_of
-    from .comparison import compare, comparison_table
-    from .client import MissingAPIKey, connect, default_model, model_of
-    from .loop import execute_tools, run_agent
-    from .run import Run, StopReason, Turn
-    from .sim.careful import CarefulAgent
-    from .sim.policy import FunctionModel, Reply, ScriptedModel
-    from .sim.server import Simulator
-    from .tools import Tool, ToolError, ToolOutcome, run_tool, tool, toolset
-    from .trace import Trace, read_trace
-    from .weather import city_names, city_task, get_weather, make_save_note, task_tools
-    from .workflows import run_workflow
-    from .workflows import (Link, StepRecord, UnparseableOutput, run_chain, run_evaluator, run_orchestrator,
-                            run_router, run_sections, run_vote)
-    from .guards import Limits, Stopped
-    from .executor import Executor
-    from .react import run_react
-    from .caching import with_cache_breakpoints
-    from .sim.clock import SimClock
-    from .sweeps import sweep
-    from .swimlane import plot_swimlane, swimlane_steps
-    from .context import (ClearToolResults, Compaction, MemoryPathError, ServerClearing, SubAgentFailed,
-                          compare_tactics, make_memory_tool)
-    from .sim.context_agent import ContextAgent
-    from .sim.gullible import Gullible
-    from .injection.gates import GatedExecutor
-    from .injection.guard import DataFlowGuard
-    from .injection.confirm import Confirmation
-    from .injection.runner import record_injected_run
-    from .position_plots import plot_lost_in_the_middle
-    from .multiplying import multiplying_table
+    from agentlab.meter.middleware import CallRecord, Meter, meter_of
+    from agentlab.meter.prices import cost_usd
+    from agentlab.experiments.comparison import compare, comparison_table
+    from agentlab.client import MissingAPIKey, connect, default_model, model_of
+    from agentlab.loop import execute_tools, run_agent
+    from agentlab.run import Run, StopReason, Turn
+    from agentlab.sim.models.careful import CarefulAgent
+    from agentlab.sim.policy import FunctionModel, Reply, ScriptedModel
+    from agentlab.sim.server import Simulator
+    from agentlab.tools import Tool, ToolError, ToolOutcome, run_tool, tool, toolset
+    from agentlab.trace import Trace, read_trace
+    from agentlab.weather import city_names, city_task, get_weather, make_save_note, task_tools
+    from agentlab.workflows import run_workflow
+    from agentlab.workflows import (Link, StepRecord, UnparseableOutput, run_chain, run_evaluator, run_orchestrator,
+                                    run_router, run_sections, run_vote)
+    from agentlab.guards import Limits, Stopped
+    from agentlab.executor import Executor
+    from agentlab.react import run_react
+    from agentlab.caching import with_cache_breakpoints
+    from agentlab.sim.clock import SimClock
+    from agentlab.experiments.sweeps import sweep
+    from agentlab.views.swimlane import plot_swimlane, swimlane_steps
+    from agentlab.context import (ClearToolResults, Compaction, MemoryPathError, ServerClearing, SubAgentFailed,
+                                  compare_tactics, make_memory_tool)
+    from agentlab.sim.models.context_agent import ContextAgent
+    from agentlab.sim.models.gullible import Gullible
+    from agentlab.injection.gates import GatedExecutor
+    from agentlab.injection.guard import DataFlowGuard
+    from agentlab.injection.confirm import Confirmation
+    from agentlab.injection.runner import record_injected_run
+    from agentlab.experiments.position import plot_lost_in_the_middle
+    from agentlab.experiments.multiplying import multiplying_table

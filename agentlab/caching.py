@@ -55,19 +55,3 @@ def with_cache_breakpoints(messages: list[dict], tools: list[dict] | None = None
     else:
         out["messages"] = messages
     return out
-
-
-def usage_cost_usd(model: str, usage: dict) -> float | None:
-    """USD price of one API ``usage`` (genai-prices), with 1-hour cache writes priced as such.
-
-    Unlike :func:`agentlab.cost_usd` this reads ``usage["cache_creation"]`` (the 5m / 1h split), so
-    1-hour writes cost their 2x rate. ``None`` when the model has no known price, never 0.
-    """
-    from genai_prices import extract_usage
-
-    keep = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "cache_creation")
-    data = {"model": model, "usage": {k: usage[k] for k in keep if usage.get(k) is not None}}
-    try:
-        return float(extract_usage(data, provider_id="anthropic").calc_price().total_price)
-    except LookupError:
-        return None

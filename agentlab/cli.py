@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from .weather import weather_table
+from agentlab.weather import weather_table
 
 
 def _port(value: str) -> int:
@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--workflow", action="store_true", help="preview the workflow instead of the agent")
     v.add_argument("--cache", action="store_true", help="the agent with prompt-cache breakpoints")
     try:
-        from .grading.cli import add_commands
+        from agentlab.grading.cli import add_commands
     except ImportError:  # grading is optional for the core commands
         pass
     else:
@@ -78,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_compare(args: argparse.Namespace) -> int:
     from anthropic import APIConnectionError, APIStatusError
 
-    from .comparison import compare, comparison_table
-    from .client import MissingAPIKey, connect
+    from agentlab.experiments.comparison import compare, comparison_table
+    from agentlab.client import MissingAPIKey, connect
 
     if len(args.cities) < 2:
         print(f"agentlab compare: --cities needs two or more cities, got {args.cities}", file=sys.stderr)
@@ -106,7 +106,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     import matplotlib
 
     matplotlib.use("Agg")
-    from .plots import plot_comparison
+    from agentlab.views.figures import plot_comparison
 
     plot_comparison([agent, workflow]).savefig(args.png, dpi=110)
     print(f"\nfigure: {args.png}   traces: {out}/agent.jsonl, {out}/workflow.jsonl")
@@ -118,10 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "compare":
         return cmd_compare(args)
     if args.command == "serve":
-        from .sim.serve import serve
-        from .sim.server import Simulator
+        from agentlab.sim.serve import serve
+        from agentlab.sim.server import Simulator
 
-        from .sim.faults import as_faults
+        from agentlab.sim.faults import as_faults
 
         try:
             faults = as_faults(float(args.faults) if args.faults and args.faults.replace(".", "", 1).isdigit() else args.faults)
@@ -131,12 +131,12 @@ def main(argv: list[str] | None = None) -> int:
         serve(args.port, Simulator(parallel=args.parallel, faults=faults))
         return 0
     if args.command == "models":
-        from .model_table import models_table
+        from agentlab.meter.prices import models_table
 
         print(models_table(include_retired=args.all))
         return 0
     if args.command == "preview":
-        from .preview import preview
+        from agentlab.experiments.preview import preview
 
         if args.workflow and args.cache:
             print("agentlab preview: --cache applies to the agent only (the workflow re-sends nothing)", file=sys.stderr)
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return 0
     if args.command == "cities":
-        from .weather import city_names
+        from agentlab.weather import city_names
 
         print("\n".join(f"{en}  {zh}" for en, zh in zip(city_names("en"), city_names("zh"))))
         return 0

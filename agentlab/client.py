@@ -6,7 +6,7 @@
 - ``mode="auto"``: live when ``ANTHROPIC_API_KEY`` is set, else sim; one line says which (on stderr in
   a script; in a notebook a plain line, once per kernel, so JupyterLab does not show it as an error).
 
-Either way the client carries a :class:`~agentlab.accounting.Meter` in its ``middleware``, so every
+Either way the client carries a :class:`~agentlab.meter.middleware.Meter` in its ``middleware``, so every
 call through it, a student's own loop included, is metered.
 """
 
@@ -20,9 +20,9 @@ from typing import Any, Literal, Sequence
 import anthropic
 import httpx2
 
-from .accounting import Meter
-from .sim.policy import Policy
-from .sim.server import Simulator, model_catalog
+from agentlab.meter.middleware import Meter
+from agentlab.sim.policy import Policy
+from agentlab.sim.server import Simulator, model_catalog
 
 SIM_BASE_URL = "https://simulated.agentlab.invalid"
 """Base URL of the in-process simulator (``.invalid``: nothing there can ever be reached)."""

@@ -23,9 +23,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .errors_text import hint
-from .tools import Tool, ToolOutcome, run_tool, run_tool_raw, toolset
-from .trace import Trace
+from agentlab.hints import hint
+from agentlab.tools import Tool, ToolOutcome, run_tool, run_tool_raw, toolset
+from agentlab.trace import Trace
 
 
 def conflicts(a: Tool | None, b: Tool | None) -> bool:

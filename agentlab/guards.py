@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .run import StopReason
+from agentlab.run import StopReason
 
 _GUARDS = (("max_turns", StopReason.MAX_TURNS), ("max_wall_s", StopReason.MAX_WALL_TIME),
            ("max_repeats", StopReason.REPEATED_CALL), ("max_idle_turns", StopReason.NO_PROGRESS),
@@ -153,7 +153,7 @@ class Budget:
         self.tokens += sum(usage.get(k) or 0 for k in ("input_tokens", "output_tokens",
                                                          "cache_read_input_tokens", "cache_creation_input_tokens"))
         if self.limits.max_usd is not None:
-            from .accounting import cost_usd
+            from agentlab.meter.prices import cost_usd
 
             price = cost_usd(model, usage)
             if price is None:

@@ -13,7 +13,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
-from .run import StopReason
+from agentlab.run import StopReason
 
 
 class Terminated(KeyboardInterrupt):

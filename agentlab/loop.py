@@ -26,16 +26,16 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from .accounting import meter_of
-from .caching import with_cache_breakpoints
-from .client import model_of
-from .errors_text import task_lang
-from .executor import Executor, not_run
-from .guards import Limits, Stopped
-from .interrupts import stop_on_signals
-from .run import Run, StopReason
-from .tools import Tool, run_tool, toolset
-from .trace import Trace
+from agentlab.meter.middleware import meter_of
+from agentlab.caching import with_cache_breakpoints
+from agentlab.client import model_of
+from agentlab.hints import task_lang
+from agentlab.executor import Executor, not_run
+from agentlab.guards import Limits, Stopped
+from agentlab.interrupts import stop_on_signals
+from agentlab.run import Run, StopReason
+from agentlab.tools import Tool, run_tool, toolset
+from agentlab.trace import Trace
 
 DEFAULT_MAX_TURNS = 10
 """Turn limit when none is given: every loop is bounded."""

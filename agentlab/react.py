@@ -20,14 +20,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .accounting import meter_of
-from .client import model_of
-from .errors_text import hint, task_lang
-from .guards import Limits
-from .interrupts import stop_on_signals
-from .run import Run, StopReason
-from .tools import Tool, run_tool, toolset
-from .trace import Trace
+from agentlab.meter.middleware import meter_of
+from agentlab.client import model_of
+from agentlab.hints import hint, task_lang
+from agentlab.guards import Limits
+from agentlab.interrupts import stop_on_signals
+from agentlab.run import Run, StopReason
+from agentlab.tools import Tool, run_tool, toolset
+from agentlab.trace import Trace
 
 REACT_MARKER = "Action Input:"
 """Text every ReAct prompt contains (the simulator recognises ReAct prompting by it)."""

@@ -8,7 +8,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .breakdown import InputBreakdown
+    from agentlab.meter.breakdown import InputBreakdown
 
 
 class StopReason(str, Enum):
@@ -115,17 +115,12 @@ class Turn:
 
         Computed on first read (a price lookup costs ~0.15 ms, so the loop itself never pays it).
         """
-        from .accounting import cost_usd
+        from agentlab.meter.prices import cost_usd
 
-        usage = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                 "cache_read_input_tokens": self.cache_read_tokens, "cache_creation_input_tokens": self.cache_write_tokens}
-        if not self.cache_write_1h_tokens:
-            return cost_usd(self.model, usage)
-        from .caching import usage_cost_usd  # 1-hour writes cost more than 5-minute ones
-
-        one_hour = self.cache_write_1h_tokens
-        return usage_cost_usd(self.model, {**usage, "cache_creation": {
-            "ephemeral_5m_input_tokens": self.cache_write_tokens - one_hour, "ephemeral_1h_input_tokens": one_hour}})
+        return cost_usd(self.model, {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                                     "cache_read_input_tokens": self.cache_read_tokens,
+                                     "cache_creation_input_tokens": self.cache_write_tokens,
+                                     "cache_creation_1h_input_tokens": self.cache_write_1h_tokens})
 
 
 @dataclass

@@ -23,7 +23,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
-from .schema_check import SchemaError, first_error
+from agentlab.schema_check import SchemaError, first_error
 
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from .tools import Tool, ToolError, tool
+from agentlab.tools import Tool, ToolError, tool
 
 
 @lru_cache(maxsize=1)

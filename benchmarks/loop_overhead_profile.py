@@ -96,14 +96,14 @@ def profile(by: dict[str, Variant], n: int, runs: int) -> None:
     print("the absolute numbers are high; the what-if below measures the same items without a profiler)")
     print(f"  profiled time per turn: plain {per(tot_p):.1f} us, agentlab+trace {per(tot_a):.1f} us, "
           f"difference {per(diff):.1f} us")
-    run_agent, handle = find(sa, "agentlab/loop.py", "run_agent"), find(sa, "agentlab/accounting.py", "handle")
+    run_agent, handle = find(sa, "agentlab/loop.py", "run_agent"), find(sa, "agentlab/meter/middleware.py", "handle")
     trace_event, trace_stop = find(sa, "agentlab/trace.py", "event"), find(sa, "agentlab/trace.py", "stop")
     execute, run_tool = find(sa, "agentlab/loop.py", "execute_tools"), find(sa, "agentlab/tools.py", "run_tool")
     meter_own = cum(sa, handle) - sum(edge(sa, k, handle) for k in sa  # minus call_next and the SDK's cached parse
                                       if "anthropic" in Path(k[0]).parts)
     rows: list[tuple[str, float]] = [
         ("Meter.turns, end of run (accounting.py: the Turn list; cost is priced lazily, not here)",
-         cum(sa, find(sa, "agentlab/accounting.py", "turns"))),
+         cum(sa, find(sa, "agentlab/meter/middleware.py", "turns"))),
         ("Trace.event (trace.py _write: JSON encode + write; flush before request/tool_call)",
          cum(sa, trace_event) - edge(sa, trace_event, trace_stop)),
         ("Trace.__init__ + stop (open, header, stop event, close), once per run",

@@ -1,6 +1,6 @@
 """How long does the full sweep take offline? (target, issue 11: 80 runs or more in under 10 s)
 
-    python benchmarks/sweep_speed.py          # the full default sweep (agentlab.sweeps.sweep())
+    python benchmarks/sweep_speed.py          # the full default sweep (agentlab.experiments.sweeps.sweep())
     python benchmarks/sweep_speed.py --quick  # smoke run: 2 city counts, one model
 
 Prints the runs, model calls, wall and CPU time, and a baseline measured in the same run: the same
@@ -17,7 +17,7 @@ import time
 
 from _bench_common import CannedModel, make_client, plain_loop
 
-from agentlab.sweeps import MODELS, sweep, sweep_grid
+from agentlab.experiments.sweeps import MODELS, sweep, sweep_grid
 
 TARGET_S = 10.0
 TARGET_RUNS = 80

@@ -12,9 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-from pathlib import Path
 
-from agentlab.capstone import TRACES, record_all
+from agentlab.experiments.capstone import TRACES, record_all
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,7 +21,7 @@ OUT = ROOT / "docs" / "agent_vs_workflow.png"
 
 def main(out: Path = OUT) -> Path:
     import agentlab
-    from agentlab.plots import plot_comparison
+    from agentlab.views.figures import plot_comparison
 
     client = agentlab.connect("sim", quiet=True)
     with tempfile.TemporaryDirectory(prefix="agentlab-readme-") as notes:

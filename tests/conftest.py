@@ -3,7 +3,7 @@ import os
 import pytest
 
 import agentlab
-from agentlab.accounting import CHECK_PARTS_ENV
+from agentlab.meter.middleware import CHECK_PARTS_ENV
 
 # Every simulated call in the test run (notebook kernels and graded exercises included, which
 # inherit this environment) checks that its input parts add up to its input_tokens; a mismatch

@@ -51,7 +51,7 @@ def _agent_run(folder: Path, **connect_options: Any) -> Any:
 
 
 def _tokens_per_turn(folder: Path) -> list:
-    from agentlab.plots import plot_tokens_per_turn
+    from agentlab.views.figures import plot_tokens_per_turn
 
     return [plot_tokens_per_turn(_agent_run(folder / "parts", count_parts=True)),  # split by part (notebook 02)
             plot_tokens_per_turn(_agent_run(folder / "plain"))]  # re-prefill / new only (live without counts)
@@ -59,7 +59,7 @@ def _tokens_per_turn(folder: Path) -> list:
 
 def _scaling(folder: Path) -> list:
     import agentlab
-    from agentlab.views import plot_scaling, scaling_table
+    from agentlab.experiments.scaling import plot_scaling, scaling_table
 
     table = scaling_table(_client(count_parts=True), agentlab.city_names()[:3], folder, sizes=range(2, 4))
     return [plot_scaling(table)]
@@ -67,7 +67,7 @@ def _scaling(folder: Path) -> list:
 
 def _comparison(folder: Path) -> list:
     import agentlab
-    from agentlab.plots import plot_comparison
+    from agentlab.views.figures import plot_comparison
 
     agent, workflow = agentlab.compare(_client(count_parts=True), ["Paris", "London"], folder / "parts")
     plain = agentlab.compare(_client(), ["Paris", "London"], folder / "plain")
@@ -82,14 +82,14 @@ def _city_experiment(folder: Path) -> list:
 
 
 def _variants(folder: Path) -> list:
-    from agentlab.experiments.figures import plot_variants
+    from agentlab.experiments.replacement import plot_variants
     from agentlab.experiments.replacement import variant_table
 
     return [plot_variants(variant_table(_client(), folder))]
 
 
 def _patterns(folder: Path) -> list:
-    from agentlab.experiments.figures import plot_patterns
+    from agentlab.experiments.patterns import plot_patterns
     from agentlab.experiments.patterns import pattern_runs, pattern_table
 
     cities = ["Madrid", "Oslo"]
@@ -97,10 +97,9 @@ def _patterns(folder: Path) -> list:
 
 
 def _speedup(folder: Path) -> list:
-    from agentlab.experiments import figures, tool_speedup
-    from agentlab.experiments.speedup import speedup_table
+    from agentlab.experiments import speedup, tool_speedup
 
-    return [figures.plot_speedup(speedup_table(latency=0.001, sizes=(2,), reps=1)),  # notebook 04
+    return [speedup.plot_speedup(speedup.speedup_table(latency=0.001, sizes=(2,), reps=1)),  # notebook 04
             tool_speedup.plot_speedup(tool_speedup.speedups(range(1, 3), seconds=0.001))]  # notebook 07
 
 
@@ -109,8 +108,8 @@ def _swimlane(folder: Path) -> list:
     from agentlab.experiments.patterns import data_line
     from agentlab.experiments.who_decides import TASK
     from agentlab.guards import Limits
-    from agentlab.sim.misbehaving import Looper
-    from agentlab.swimlane import plot_swimlane
+    from agentlab.sim.models.misbehaving import Looper
+    from agentlab.views.swimlane import plot_swimlane
     from agentlab.workflows import run_orchestrator
 
     agent = _agent_run(folder / "agent")
@@ -148,45 +147,45 @@ def _styles(folder: Path) -> list:
 
 
 def _caching_pair(folder: Path) -> dict:
-    from agentlab.turn_costs import caching_pair
+    from agentlab.experiments.turn_costs import caching_pair
 
     return caching_pair(3, "claude-opus-5", folder)
 
 
 def _cost_per_turn(folder: Path) -> list:
-    from agentlab.cost_plots import plot_cost_per_turn
+    from agentlab.experiments.turn_costs import plot_cost_per_turn
 
     return [plot_cost_per_turn(_caching_pair(folder))]
 
 
 def _latency_per_turn(folder: Path) -> list:
-    from agentlab.cost_plots import plot_latency_per_turn
+    from agentlab.experiments.turn_costs import plot_latency_per_turn
 
     return [plot_latency_per_turn(_caching_pair(folder))]
 
 
 def _sweep_frame() -> Any:
-    from agentlab.sweeps import sweep
+    from agentlab.experiments.sweeps import sweep
 
     return sweep(ns=range(1, 3), models=("claude-opus-5", "claude-haiku-5-5"), long_output=(False, True), progress=False)
 
 
 def _sweep(folder: Path) -> list:
-    from agentlab.sweep_plots import plot_sweep
+    from agentlab.experiments.sweeps import plot_sweep
 
     df = _sweep_frame()
     return [plot_sweep(df, "claude-opus-5"), plot_sweep(df, "claude-opus-5", long_output=True)]
 
 
 def _cost_by_model(folder: Path) -> list:
-    from agentlab.sweep_plots import plot_cost_by_model
+    from agentlab.experiments.sweeps import plot_cost_by_model
 
     return [plot_cost_by_model(_sweep_frame())]
 
 
 def _stepper(folder: Path) -> list:
-    from agentlab.widgets import lane_figure
-    from agentlab.swimlane import _events
+    from agentlab.views.widgets import lane_figure
+    from agentlab.views.swimlane import events as _events
 
     events = _events(_agent_run(folder))
     return [lane_figure(events, 1), lane_figure(events, 2, max_steps=3)]  # shaded, and inside the collapsed band
@@ -231,7 +230,7 @@ def _tactic_bars(folder: Path) -> list:
 
 
 def _position(folder: Path) -> list:
-    from agentlab.position_plots import plot_context_rot, plot_lost_in_the_middle
+    from agentlab.experiments.position import plot_context_rot, plot_lost_in_the_middle
     return [plot_lost_in_the_middle(), plot_context_rot()]
 
 
@@ -245,13 +244,13 @@ def _injection(folder: Path) -> list:
 
 def _capstone(folder: Path) -> list:
     import agentlab
-    from agentlab import capstone
-    from agentlab.capstone_plots import plot_call_tokens
+    from agentlab.experiments import capstone
+    from agentlab.experiments.capstone import plot_call_tokens
     return [plot_call_tokens({name: agentlab.read_trace(capstone.trace_path(name)) for name in capstone.NAMES})]
 
 
 def _multiplying(folder: Path) -> list:
-    from agentlab.multiplying import multiplying_table, plot_multiplying
+    from agentlab.experiments.multiplying import multiplying_table, plot_multiplying
     return [plot_multiplying(multiplying_table((1, 2), workdir=folder))]
 
 

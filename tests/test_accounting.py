@@ -96,7 +96,7 @@ def test_cache_reads_and_writes_count_in_what_was_resent():
 
 def test_turns_table_shows_cache_reads_and_writes_when_there_are_any():
     from agentlab.run import Run, StopReason
-    from agentlab.views import turns_table
+    from agentlab.views.display import turns_table
 
     meter = _two_cached_calls()
     run = Run("agent", MODEL, "done", StopReason.END_TURN, meter.turns(), [], estimated=False)

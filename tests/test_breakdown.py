@@ -4,9 +4,10 @@ import httpx2
 import pytest
 
 import agentlab
-from agentlab.accounting import PartsMismatch
-from agentlab.breakdown import InputBreakdown
-from agentlab.sim.tokens import BREAKDOWN_HEADER, input_parts, tool_def_tokens, tool_prompt_overhead
+from agentlab.meter.middleware import PartsMismatch
+from agentlab.meter.breakdown import InputBreakdown
+from agentlab.sim.wire import BREAKDOWN_HEADER
+from agentlab.sim.tokens import input_parts, tool_def_tokens, tool_prompt_overhead
 
 
 def test_demo_turns_split_into_tool_prompt_definitions_task_history_and_new(sim, tmp_path):

@@ -3,7 +3,8 @@
 import pytest
 
 import agentlab
-from agentlab.caching import usage_cost_usd, with_cache_breakpoints
+from agentlab.meter.prices import usage_cost_usd
+from agentlab.caching import with_cache_breakpoints
 
 TOOLS = [{"name": "t", "description": "d", "input_schema": {"type": "object", "properties": {}}}]
 

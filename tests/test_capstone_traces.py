@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import agentlab
-from agentlab import capstone
+from agentlab.experiments import capstone
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,8 +55,8 @@ def test_the_call_tokens_figure_labels_every_bar_and_is_translated(monkeypatch):
     import matplotlib
 
     matplotlib.use("Agg")
-    from agentlab.capstone_plots import plot_call_tokens
-    from agentlab.i18n import untranslated
+    from agentlab.experiments.capstone import plot_call_tokens
+    from agentlab.views.i18n import untranslated
 
     traces = {n: agentlab.read_trace(capstone.trace_path(n)) for n in capstone.NAMES}
     texts = [t.get_text() for t in plot_call_tokens(traces).findobj(matplotlib.text.Text)]
@@ -72,7 +72,7 @@ def test_the_call_tokens_figure_labels_every_bar_and_is_translated(monkeypatch):
 
 
 def test_course_table_sums_whole_runs_from_the_traces_usage():
-    from agentlab.accounting import cost_usd
+    from agentlab.meter.prices import cost_usd
 
     traces = {n: agentlab.read_trace(capstone.trace_path(n)) for n in capstone.NAMES}
     table = capstone.course_table(traces)

@@ -2,7 +2,7 @@
 
 The wordings are found by scanning the package for the places that write them (tool errors, the
 harness's tool outcomes, schema explanations, ReAct parse errors, executor notes); each place needs a
-case here that produces its real text, and ``agentlab/errors_text.py`` needs its Chinese. English
+case here that produces its real text, and ``agentlab/hints.py`` needs its Chinese. English
 output stays as it was.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import agentlab
-from agentlab.errors_text import hint, task_lang
+from agentlab.hints import hint, task_lang
 from agentlab.executor import Executor
 from agentlab.react import parse_action
 from agentlab.tools import Tool, run_tool, tool
@@ -76,7 +76,7 @@ def _parse_error(text: str) -> str:
 
 
 def _no_forecast() -> str:
-    from agentlab.variants import get_forecast
+    from agentlab.experiments.variants import get_forecast
 
     return _run(get_forecast, {"city": "Cairo"})
 
@@ -113,7 +113,7 @@ def test_every_place_that_writes_model_facing_text_has_a_case():
     assert len(found) >= 10, f"the scan found only {sorted(found)}: has the SITE pattern stopped matching?"
     missing = sorted(found - set(WORDINGS))
     assert not missing, (f"model-facing wordings with no Chinese check: {missing}; add their Chinese to _RULES in "
-                         "agentlab/errors_text.py (English replacement = the text as it is) and a producer to WORDINGS "
+                         "agentlab/hints.py (English replacement = the text as it is) and a producer to WORDINGS "
                          "in tests/test_errors_text_zh.py")
 
 
@@ -121,13 +121,13 @@ def test_every_place_that_writes_model_facing_text_has_a_case():
 def test_each_wording_has_chinese_and_english_is_unchanged(key):
     text = {**WORDINGS, **EXTRA}[key]()
     chinese = hint(text, "zh")
-    assert CJK.search(chinese), f"{key}: no Chinese for {text!r}; add a rule to agentlab/errors_text.py"
+    assert CJK.search(chinese), f"{key}: no Chinese for {text!r}; add a rule to agentlab/hints.py"
     english = hint(text, "en")
     assert english == text or english.startswith(text.rstrip(".]")), f"{key}: English changed: {text!r} -> {english!r}"
 
 
 def test_a_chinese_task_gets_chinese_tool_errors_from_run_agent(tmp_path):
-    from agentlab.sim.misbehaving import CarelessModel
+    from agentlab.sim.models.misbehaving import CarelessModel
 
     def errors(task: str, case: str) -> list[str]:
         client = agentlab.connect("sim", policy=CarelessModel(case), quiet=True)
@@ -158,7 +158,7 @@ def test_task_language_is_read_from_the_task_text():
 
 def test_react_on_a_chinese_task_thinks_and_is_corrected_in_chinese(tmp_path):
     from agentlab.react import run_react
-    from agentlab.sim.react_policy import ReactWriter
+    from agentlab.sim.models.react import ReactWriter
 
     client = agentlab.connect("sim", policy=ReactWriter(malformed=1.0, seed=0), quiet=True)
     result = run_react(client, agentlab.city_task(["上海", "北京"], "zh"), agentlab.task_tools(tmp_path))

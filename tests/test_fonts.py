@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 
-from agentlab import fonts  # noqa: E402
+from agentlab.views import fonts  # noqa: E402
 
 LABEL = "输入令牌（每轮）"
 
@@ -55,7 +55,7 @@ def test_latin_text_keeps_the_default_font_first():
 
 def test_agentlab_plots_register_the_font(sim, tools):
     import agentlab
-    from agentlab.plots import plot_tokens_per_turn
+    from agentlab.views.figures import plot_tokens_per_turn
 
     with matplotlib.rc_context({"font.family": ["DejaVu Sans"]}):
         run = agentlab.run_agent(sim, agentlab.city_task(["巴黎", "伦敦"], "zh"), tools)

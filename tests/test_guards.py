@@ -5,7 +5,7 @@ import pytest
 import agentlab
 from agentlab import StopReason, run_agent, tool
 from agentlab.guards import Limits, canonical_call
-from agentlab.sim.misbehaving import FakeClock, Looper, SlowModel, ToolOutsideList, Wanderer
+from agentlab.sim.models.misbehaving import FakeClock, Looper, SlowModel, ToolOutsideList, Wanderer
 from agentlab.trace import read_trace
 
 

@@ -10,7 +10,7 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from agentlab import i18n  # noqa: E402
+from agentlab.views import i18n  # noqa: E402
 
 
 def test_language_comes_from_the_zh_cn_folder(tmp_path, monkeypatch):

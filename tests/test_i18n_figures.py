@@ -14,7 +14,7 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from agentlab import i18n  # noqa: E402
+from agentlab.views import i18n  # noqa: E402
 from agentlab.run import StopReason  # noqa: E402
 
 from i18n_cases import FIGURE_CASES, notebook_figure_calls  # noqa: E402
@@ -114,8 +114,8 @@ def test_captured_parts_of_a_pattern_are_translated_too():
 
 def test_the_trace_stepper_writes_in_the_notebooks_language(tmp_path, monkeypatch):
     import agentlab
-    from agentlab.stepper import messages_html, tokens_html, turn_frames
-    from agentlab.widgets import STATIC_NOTE, trace_stepper
+    from agentlab.views.stepper import messages_html, tokens_html, turn_frames
+    from agentlab.views.widgets import STATIC_NOTE, trace_stepper
 
     monkeypatch.setenv("AGENTLAB_WIDGETS", "static")
     client = agentlab.connect("sim", quiet=True)
@@ -134,7 +134,7 @@ def test_the_trace_stepper_writes_in_the_notebooks_language(tmp_path, monkeypatc
 
 
 def test_the_cost_preview_line_follows_the_notebooks_language(monkeypatch):
-    from agentlab.preview import preview
+    from agentlab.experiments.preview import preview
 
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     priced, unpriced = (preview(["Paris", "London"], m).line() for m in ("claude-opus-5", "claude-mythos-5"))

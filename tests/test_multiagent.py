@@ -1,7 +1,7 @@
 """Chat, agent, multi-agent on the same question: every call metered, and the order of their token bills."""
 
 import agentlab
-from agentlab.multiagent import OrchestratorPolicy, chat_answer, run_multiagent, token_ratios, total_tokens
+from agentlab.experiments.multiplying import OrchestratorPolicy, chat_answer, run_multiagent, token_ratios, total_tokens
 
 
 def test_chat_is_one_call_without_tools_and_names_the_warmest(tmp_path):

@@ -7,8 +7,8 @@ import re
 import matplotlib
 import pytest
 
-from agentlab.i18n import untranslated
-from agentlab.multiplying import KINDS, anthropic_ratios, fan_out, multiplying_table, plot_multiplying, ratios
+from agentlab.views.i18n import untranslated
+from agentlab.experiments.multiplying import KINDS, anthropic_ratios, fan_out, multiplying_table, plot_multiplying, ratios
 
 matplotlib.use("Agg")
 

@@ -7,11 +7,11 @@ each test names the sentence it checks.
 import pytest
 
 import agentlab
-from agentlab.multiagent import token_ratios
+from agentlab.experiments.multiplying import token_ratios
 from agentlab.sim.caching import caching_facts, min_cacheable_tokens
 from agentlab.sim.latency import latency_facts
-from agentlab.sweeps import sweep
-from agentlab.turn_costs import caching_pair, price_table, saving
+from agentlab.experiments.sweeps import sweep
+from agentlab.experiments.turn_costs import caching_pair, price_table, saving
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_caching_shortens_model_time_by_under_a_tenth_and_cached_tokens_are_ten_
 
 
 def test_preview_of_an_unpriced_model_says_unknown():
-    from agentlab.preview import preview
+    from agentlab.experiments.preview import preview
 
     assert "unknown price" in preview(["Paris", "London", "Oslo"], "claude-mythos-5").line()
 

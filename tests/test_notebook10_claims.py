@@ -97,7 +97,7 @@ def test_right_answers_and_cheap_just_in_time_are_said_to_hold_by_construction(l
 
 
 def test_sub_agents_cost_about_a_third_of_plain_here_and_about_twice_the_agent_in_notebook_12(lab):
-    from agentlab.multiplying import multiplying_table, ratios
+    from agentlab.experiments.multiplying import multiplying_table, ratios
 
     table, _ = lab
     sub, plain = table.loc["sub-agents", "input tokens"], table.loc["plain", "input tokens"]
@@ -125,7 +125,7 @@ def test_the_change_predict_run_exercises_can_be_done_with_the_imports_they_give
 
 
 def test_the_lost_in_the_middle_values_are_said_to_be_transcriptions_not_checked_against_the_pdf():
-    from agentlab.published import published
+    from agentlab.experiments.published import published
 
     assert "Not re-checked against the PDF" in published("lost_in_the_middle")["how_read"]
     en = "\n".join(c.source for c in _cells("en", "position"))

@@ -12,8 +12,8 @@ import nbformat
 import pytest
 
 import agentlab
-from agentlab import capstone
-from agentlab.multiplying import anthropic_ratios, multiplying_table, ratios
+from agentlab.experiments import capstone
+from agentlab.experiments.multiplying import anthropic_ratios, multiplying_table, ratios
 
 ROOT = Path(__file__).resolve().parent.parent
 

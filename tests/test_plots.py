@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import pytest
 
 import agentlab
-from agentlab.plots import plot_comparison, plot_tokens_per_turn
+from agentlab.views.figures import plot_comparison, plot_tokens_per_turn
 
 
 @pytest.fixture(scope="module")

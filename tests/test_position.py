@@ -10,10 +10,10 @@ import nbformat
 import pytest
 
 import agentlab
-from agentlab.i18n import tr, untranslated
-from agentlab.position import ANSWER, GOLD, layout, live_position_check, position_tokens
-from agentlab.position_plots import plot_context_rot, plot_lost_in_the_middle
-from agentlab.published import citation, longmemeval_accuracy, lost_in_the_middle_table, published
+from agentlab.views.i18n import tr, untranslated
+from agentlab.experiments.position import ANSWER, GOLD, layout, live_position_check, position_tokens
+from agentlab.experiments.position import plot_context_rot, plot_lost_in_the_middle
+from agentlab.experiments.published import citation, longmemeval_accuracy, lost_in_the_middle_table, published
 
 matplotlib.use("Agg")
 ROOT = Path(__file__).resolve().parent.parent

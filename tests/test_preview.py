@@ -3,7 +3,8 @@
 import re
 
 from agentlab.cli import main
-from agentlab.preview import Preview, preview, price_data_date
+from agentlab.experiments.preview import Preview, preview
+from agentlab.meter.prices import price_data_date
 
 LINE = re.compile(r"^about (\d+) calls?, ([\d,]+) input tokens, (about \$\d+\.\d{4}|unknown price), about \d+ s "
                   r"\((agent|workflow), [\w-]+; tokens and time simulated; prices: genai-prices [\d.]+, "

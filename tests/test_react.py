@@ -5,7 +5,7 @@ import pytest
 import agentlab
 from agentlab.experiments.react_vs_native import compare_styles, means
 from agentlab.react import parse_action, react_prompt, run_react
-from agentlab.sim.react_policy import ReactWriter, is_react_request
+from agentlab.sim.models.react import ReactWriter, is_react_request
 from agentlab.trace import read_trace
 
 

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from agentlab.experiments.recovery import recovery_table, run_case, summary
-from agentlab.sim.misbehaving import CARELESS_CASES, CarelessModel
+from agentlab.sim.models.misbehaving import CARELESS_CASES, CarelessModel
 from agentlab.weather import lookup
 
 

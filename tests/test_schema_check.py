@@ -52,7 +52,7 @@ def test_connecting_and_running_a_tool_does_not_import_jsonschema(tmp_path):
 
 def test_the_compare_demo_does_not_import_jsonschema(tmp_path):
     """`agentlab compare` imports the workflow patterns; reading a model's JSON must not pull jsonschema in."""
-    code = ("import sys, agentlab, agentlab.comparison, agentlab.workflows; c = agentlab.connect('sim', quiet=True); "
+    code = ("import sys, agentlab, agentlab.experiments.comparison, agentlab.workflows; c = agentlab.connect('sim', quiet=True); "
             "agentlab.compare(c, ['Paris', 'London'], 'notes'); print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert out.stdout.strip() == "False"

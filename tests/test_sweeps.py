@@ -4,9 +4,9 @@ import matplotlib
 import pytest
 
 import agentlab
-from agentlab.cost_plots import cost_curve, plot_cost_per_turn, plot_latency_per_turn
-from agentlab.sweep_plots import plot_cost_by_model, plot_sweep
-from agentlab.sweeps import run_row, sweep, sweep_grid
+from agentlab.experiments.turn_costs import cost_curve, plot_cost_per_turn, plot_latency_per_turn
+from agentlab.experiments.sweeps import plot_cost_by_model, plot_sweep
+from agentlab.experiments.sweeps import run_row, sweep, sweep_grid
 
 matplotlib.use("Agg")
 

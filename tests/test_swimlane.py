@@ -2,7 +2,7 @@ import matplotlib
 import pytest
 
 import agentlab
-from agentlab.swimlane import LANES, _collapse, plot_swimlane, swimlane_steps
+from agentlab.views.swimlane import LANES, _collapse, plot_swimlane, swimlane_steps
 
 matplotlib.use("Agg")
 

@@ -1,6 +1,6 @@
 import agentlab
 from agentlab.experiments.replacement import side_by_side, success_summary, variant_table
-from agentlab.variants import check, get_forecast, get_itinerary, variant_tools, variants
+from agentlab.experiments.variants import check, get_forecast, get_itinerary, variant_tools, variants
 
 
 def test_agent_finds_the_city_that_only_a_tool_result_names(sim, tmp_path):

@@ -10,9 +10,9 @@ import pytest
 matplotlib.use("Agg")
 
 import agentlab  # noqa: E402
-from agentlab.stepper import messages_html, tokens_html, turn_frames  # noqa: E402
-from agentlab.widgets import (WIDGET_MIME, city_experiment, experiment_controls, lane_figure,  # noqa: E402
-                              trace_stepper, widget_mode)
+from agentlab.views.stepper import messages_html, tokens_html, turn_frames  # noqa: E402
+from agentlab.experiments.city import city_experiment  # noqa: E402
+from agentlab.views.widgets import WIDGET_MIME, experiment_controls, lane_figure, trace_stepper, widget_mode  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG"
 
@@ -177,7 +177,7 @@ def test_in_a_kernel_without_a_frontend_the_widgets_leave_a_figure_and_no_error(
     from nbclient import NotebookClient
 
     monkeypatch.delenv("AGENTLAB_WIDGETS", raising=False)
-    cells = ["import agentlab\nfrom agentlab.widgets import trace_stepper, widget_mode\n"
+    cells = ["import agentlab\nfrom agentlab.views.widgets import trace_stepper, widget_mode\n"
              f"run = agentlab.run_agent(agentlab.connect('sim', quiet=True), agentlab.city_task(['Paris', 'London']),\n"
              f"    agentlab.task_tools({str(tmp_path / 'notes')!r}), trace={str(tmp_path / 'a.jsonl')!r})\nprint(widget_mode())",
              "trace_stepper(run)",

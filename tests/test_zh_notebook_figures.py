@@ -1,7 +1,7 @@
 """A zh-CN notebook, run headless from its own folder as Jupyter runs it, draws its figures in Chinese.
 
 Nothing tells the kernel the language: it starts in notebooks/zh-CN/ (as a Jupyter kernel starts in
-its notebook's folder) and ``agentlab.i18n.language()`` reads that. A cell put in front (in memory
+its notebook's folder) and ``agentlab.views.i18n.language()`` reads that. A cell put in front (in memory
 only) records, for every figure an agentlab plot function localizes, the language used and the
 texts still English; the test reads that record back after the last cell.
 """
@@ -21,7 +21,7 @@ NOTEBOOK = ZH_DIR / "02_the_loop.ipynb"
 """Steppers, stacked bars, curves and panels: most figure kinds, in a notebook that runs in well under a minute."""
 
 RECORD = '''\
-import agentlab.i18n as _i18n
+import agentlab.views.i18n as _i18n
 _i18n_seen = []
 _i18n_localize = _i18n.localize
 def _recording_localize(fig, lang=None):

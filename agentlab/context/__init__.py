@@ -7,13 +7,13 @@ first, details on request). ``task`` is the long task and its checks, ``compare`
 (:func:`compare_tactics`), ``plots`` draws them. The strategies plug into ``run_agent(context=...)``.
 """
 
-from .clearing import ClearToolResults, ServerClearing, clear_tool_results
-from .compaction import Compaction, should_compact
-from .compare import TACTICS, TacticResult, compare_tactics, run_tactic
-from .memory import MemoryPathError, make_memory_tool, run_in_sessions
-from .retrieval import jit_tools
-from .subagents import Delegation, SubAgentFailed, research_tool
-from .task import WINDOW_TOKENS, check_report, report_cities, report_task, surviving_facts
+from agentlab.context.clearing import ClearToolResults, ServerClearing, clear_tool_results
+from agentlab.context.compaction import Compaction, should_compact
+from agentlab.context.compare import TACTICS, TacticResult, compare_tactics, run_tactic
+from agentlab.context.memory import MemoryPathError, make_memory_tool, run_in_sessions
+from agentlab.context.retrieval import jit_tools
+from agentlab.context.subagents import Delegation, SubAgentFailed, research_tool
+from agentlab.context.task import WINDOW_TOKENS, check_report, report_cities, report_task, surviving_facts
 
 __all__ = ["ClearToolResults", "Compaction", "Delegation", "MemoryPathError", "ServerClearing", "SubAgentFailed",
            "TACTICS", "TacticResult", "WINDOW_TOKENS", "check_report", "clear_tool_results",

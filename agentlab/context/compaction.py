@@ -24,8 +24,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..guards import Stopped
-from ..run import StopReason
+from agentlab.guards import Stopped
+from agentlab.run import StopReason
 
 API_COMPACTION = {
     "beta_header": "compact-2026-01-12",

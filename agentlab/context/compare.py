@@ -3,7 +3,7 @@
 What is measured is what the harness decides: which tokens are in each call's window (input
 tokens per call, the peak, the total), the calls, the cost, whether a call passed the configured
 window, and whether the final answer is right (checked against the data by ``check_report``). On
-the simulator the model's behaviour is scripted (``agentlab.sim.context_agent``) and the token counts
+the simulator the model's behaviour is scripted (``agentlab.sim.models.context_agent``) and the token counts
 are estimates; live, the same code measures a real model's run.
 """
 
@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..accounting import meter_of
-from ..loop import run_agent
-from ..run import Turn
-from ..weather import make_get_weather
-from .clearing import ClearToolResults, ServerClearing
-from .compaction import Compaction
-from .memory import make_memory_tool, run_in_sessions
-from .retrieval import jit_tools
-from .subagents import Delegation, research_tool
-from .task import WINDOW_TOKENS, check_report, report_cities, report_task, surviving_facts
+from agentlab.meter.middleware import meter_of
+from agentlab.loop import run_agent
+from agentlab.run import Turn
+from agentlab.weather import make_get_weather
+from agentlab.context.clearing import ClearToolResults, ServerClearing
+from agentlab.context.compaction import Compaction
+from agentlab.context.memory import make_memory_tool, run_in_sessions
+from agentlab.context.retrieval import jit_tools
+from agentlab.context.subagents import Delegation, research_tool
+from agentlab.context.task import WINDOW_TOKENS, check_report, report_cities, report_task, surviving_facts
 
 TACTICS = ("plain", "compaction", "clearing (harness)", "clearing (API, simulated)", "memory (sessions)",
            "sub-agents", "just-in-time")
@@ -72,8 +72,8 @@ def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_token
     """Run the report task over ``n_cities`` with one tactic; traces go to ``workdir``."""
     if tactic not in TACTICS:
         raise ValueError(f"run_tactic(tactic={tactic!r}): choose one of {', '.join(TACTICS)}")
-    from ..client import connect
-    from ..sim.context_agent import ContextAgent
+    from agentlab.client import connect
+    from agentlab.sim.models.context_agent import ContextAgent
 
     client = client or connect("sim", model=MODEL, policy=ContextAgent(), quiet=True)
     work = Path(workdir or tempfile.mkdtemp(prefix="context-"))

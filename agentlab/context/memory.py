@@ -25,7 +25,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ..tools import Tool, ToolError, tool
+from agentlab.tools import Tool, ToolError, tool
 
 ROOT = "/memories"
 """The virtual folder the model sees."""
@@ -142,8 +142,8 @@ def run_in_sessions(client: Any, task: str, tools: list[Tool], *, turns_per_sess
     Each session is its own ``run_agent`` (its own trace, ``session-N.jsonl`` in ``trace_dir``);
     returns the sessions' Runs. Bounded: at most ``max_sessions``.
     """
-    from ..loop import run_agent
-    from ..run import StopReason
+    from agentlab.loop import run_agent
+    from agentlab.run import StopReason
 
     if not any(t.name == "memory" for t in tools):
         raise ValueError("run_in_sessions(tools=...): offer a memory tool (make_memory_tool(folder)); "

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import localize
-from ..plots import _plt
-from .task import WINDOW_TOKENS
+from agentlab.views.i18n import localize
+from agentlab.views.figures import pyplot
+from agentlab.context.task import WINDOW_TOKENS
 
 COLORS = {"plain": "#c0504d", "compaction": "#4f81bd", "clearing (harness)": "#9bbb59",
           "clearing (API, simulated)": "#2e7d32", "memory (sessions)": "#8064a2", "sub-agents": "#f79646",
@@ -17,7 +17,7 @@ COLORS = {"plain": "#c0504d", "compaction": "#4f81bd", "clearing (harness)": "#9
 def plot_tokens_per_call(results: dict, tactics: tuple[str, ...] = ("plain", "compaction", "clearing (harness)",
                          "clearing (API, simulated)"), window_tokens: int | None = None) -> Any:
     """Input tokens of each call, one line per tactic, with the configured window as a dashed line."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 4.2))
     for name in tactics:
         per_call = results[name].per_call
@@ -39,7 +39,7 @@ def plot_tactics(table: Any) -> Any:
     """Two panels per tactic: total input tokens, and the peak context of one call against the window."""
     from matplotlib.ticker import FuncFormatter
 
-    plt = _plt()
+    plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
     names = list(table.index)
     colors = [COLORS.get(n, "#a6a6a6") for n in names]

@@ -8,8 +8,8 @@ today's temperatures: that is what it was written to do, not a finding about a m
 
 from __future__ import annotations
 
-from ..tools import Tool, ToolError, tool
-from ..weather import forecast, lookup, weather_table
+from agentlab.tools import Tool, ToolError, tool
+from agentlab.weather import forecast, lookup, weather_table
 
 PREFIX = "forecast/"
 """Every detail reference starts with this."""

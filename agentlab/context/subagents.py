@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..accounting import meter_of
-from ..guards import _GUARDS, Limits
-from ..run import Run, StopReason, Turn
-from ..tools import Tool, ToolError, tool
-from .task import report_task
+from agentlab.meter.middleware import meter_of
+from agentlab.guards import _GUARDS, Limits
+from agentlab.run import Run, StopReason, Turn
+from agentlab.tools import Tool, ToolError, tool
+from agentlab.context.task import report_task
 
 SUB_LIMITS = Limits(max_turns=12, max_repeats=3)
 """Each sub-agent's guards: a looping sub-agent is stopped on its third identical call."""
@@ -69,7 +69,7 @@ class Delegation:
 def research_tool(client: Any, get_weather: Tool, delegation: Delegation, batch: int = 8,
                   limits: Limits = SUB_LIMITS, trace_dir: str | Path | None = None) -> Tool:
     """The orchestrator's ``research_cities`` tool: one fresh sub-agent per call, at most ``batch`` cities."""
-    from ..loop import run_agent
+    from agentlab.loop import run_agent
 
     @tool(name="research_cities")
     def research_cities(cities: list[str]) -> str:

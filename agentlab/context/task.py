@@ -8,7 +8,7 @@ configure (:data:`WINDOW_TOKENS`), so context pressure is real.
 
 Planted facts (:data:`PLANTED`) are strings put in the conversation at known places; after a
 compaction :func:`surviving_facts` says which are still in the window. It tests *our* summariser
-(``agentlab.sim.context_agent.summary_text``), not a model.
+(``agentlab.sim.models.context_agent.summary_text``), not a model.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..weather import city_names, lookup
+from agentlab.weather import city_names, lookup
 
 WINDOW_TOKENS = 12_000
 """The context window we configure for the lab (tokens per call): the plain agent on 30 cities passes it."""

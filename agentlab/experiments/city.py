@@ -1,4 +1,4 @@
-"""The city experiment behind ``agentlab.widgets.city_experiment``: one run of the task per set of control values.
+"""``city_experiment()``, the notebooks' rerun-as-you-move widget for the city task: one run of the task per set of control values.
 
 ``run_city_experiment(model=..., cities=..., path=..., **options)`` runs the city task on a fresh
 simulated client (deterministic, free) and returns the comparison figure. Every extra keyword is
@@ -7,7 +7,7 @@ new code: ``max_turns`` (the turn limit guard) ships today.
 
 Adding a control when a feature lands (caching, error style, more guards): if ``run_agent`` takes it
 as a keyword, pass it to ``city_experiment(caching=[False, True])``; otherwise write a run function
-``run(**values) -> figure`` and call ``agentlab.widgets.experiment_controls({...}, run)``.
+``run(**values) -> figure`` and call ``agentlab.views.widgets.experiment_controls({...}, run)``.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ PATHS = ["agent and workflow", "agent", "workflow"]
 
 def model_choices() -> list[str]:
     """The default model first, then a few other ids the simulator answers to (prices differ by model)."""
-    from ..client import default_model
-    from ..sim.server import model_catalog
+    from agentlab.client import default_model
+    from agentlab.sim.server import model_catalog
 
     known = model_catalog()["models"]
     extra = [m for m in ("claude-haiku-4-5", "claude-opus-4-1", "claude-sonnet-4-5") if m in known]
@@ -42,9 +42,9 @@ def run_city_experiment(model: str, cities: int, path: str = PATHS[0], *, mode: 
     ``options`` go to ``run_agent`` (e.g. ``max_turns``). ``mode="sim"`` by default: every change of a
     control reruns, and on the live API each rerun costs money.
     """
-    from .. import connect, run_agent, run_workflow
-    from ..plots import plot_comparison
-    from ..weather import city_names, city_task, task_tools
+    from agentlab import connect, run_agent, run_workflow
+    from agentlab.views.figures import plot_comparison
+    from agentlab.weather import city_names, city_task, task_tools
 
     if path not in PATHS:
         raise ValueError(f"run_city_experiment(path={path!r}): choose one of {PATHS}")
@@ -64,7 +64,7 @@ def run_city_experiment(model: str, cities: int, path: str = PATHS[0], *, mode: 
 
 def city_experiment(mode: str = "sim", **extra_controls: Any) -> Any:
     """The city task under controls (model, cities, agent or workflow, max_turns, plus ``extra_controls``)."""
-    from ..widgets import experiment_controls
+    from agentlab.views.widgets import experiment_controls
 
     def run(**values: Any) -> Any:
         return run_city_experiment(mode=mode, **values)

@@ -14,12 +14,12 @@ import re
 import time
 from typing import Callable
 
-from ..client import connect
-from ..executor import Executor
-from ..loop import run_agent
-from ..sim.policy import FunctionModel
-from ..tools import Tool, tool
-from ..i18n import localize
+from agentlab.client import connect
+from agentlab.executor import Executor
+from agentlab.loop import run_agent
+from agentlab.sim.policy import FunctionModel
+from agentlab.tools import Tool, tool
+from agentlab.views.i18n import localize
 
 TASK = "Add the note 'Paris is warmer than London' and tell me how many notes I have now."
 

@@ -15,10 +15,12 @@ from typing import Any
 
 import pandas as pd
 
-from ..loop import run_agent
-from ..run import Run
-from ..weather import city_task, lookup, task_tools
-from ..workflows import Link, run_chain, run_evaluator, run_orchestrator, run_router, run_sections, run_vote
+from agentlab.loop import run_agent
+from agentlab.run import Run
+from agentlab.weather import city_task, lookup, task_tools
+from agentlab.workflows import Link, run_chain, run_evaluator, run_orchestrator, run_router, run_sections, run_vote
+from agentlab.views.figures import bars
+from agentlab.views.i18n import localize
 
 CITIES_SCHEMA = {"type": "object", "properties": {"cities": {"type": "array", "items": {"type": "string"}}},
                  "required": ["cities"], "additionalProperties": False}
@@ -79,3 +81,18 @@ def pattern_table(runs: dict[str, Run], cities: list[str]) -> pd.DataFrame:
                           "output tokens": r.output_tokens, "cost (USD)": r.cost_usd,
                           "wall time (s)": round(r.wall_s, 3), "stop": r.stop_reason.value,
                           "solved": solved(r, cities)} for name, r in runs.items()]).set_index("run")
+
+
+def plot_patterns(table: pd.DataFrame) -> Any:
+    """Model calls, input tokens, cost and wall time for each pattern and the agent (``pattern_table``)."""
+    import matplotlib.pyplot as plt
+
+    cols = [("model calls", "{:.0f}", "model calls (count)"), ("input tokens", "{:.0f}", "input tokens (tokens)"),
+            ("cost (USD)", "{:.4f}", "cost (USD)"), ("wall time (s)", "{:.2f}", "wall time (s)")]
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), constrained_layout=True)
+    colors = ["#c0504d" if n == "agent" else "#4f81bd" for n in table.index]
+    for ax, (col, fmt, label) in zip(axes, cols):
+        bars(ax, list(table.index), [float(v or 0) for v in table[col]], fmt, colors, label)
+    fig.suptitle("One task, five workflow patterns and the agent (red); token counts estimated by the simulator",
+                 fontsize=10)
+    return localize(fig)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import tempfile
 
-from ..client import connect
-from ..loop import run_agent
-from ..react import run_react
-from ..sim.react_policy import ReactWriter
-from ..weather import city_task, task_tools
-from ..i18n import localize
+from agentlab.client import connect
+from agentlab.loop import run_agent
+from agentlab.react import run_react
+from agentlab.sim.models.react import ReactWriter
+from agentlab.weather import city_task, task_tools
+from agentlab.views.i18n import localize
 
 
 def _row(style: str, seed: int | None, run, failures: int) -> dict:

@@ -14,14 +14,14 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..client import connect
-from ..executor import Executor
-from ..guards import Limits
-from ..loop import run_agent
-from ..sim.misbehaving import CARELESS_CASES, CarelessModel
-from ..tools import Tool, tool
-from ..weather import city_task, get_weather, lookup, make_save_note
-from ..i18n import localize
+from agentlab.client import connect
+from agentlab.executor import Executor
+from agentlab.guards import Limits
+from agentlab.loop import run_agent
+from agentlab.sim.models.misbehaving import CARELESS_CASES, CarelessModel
+from agentlab.tools import Tool, tool
+from agentlab.weather import city_task, get_weather, lookup, make_save_note
+from agentlab.views.i18n import localize
 
 TASKS = {"en": (["Paris", "London"], "en"), "zh": (["上海", "北京"], "zh")}
 """The task per language: its cities and the prompt's language."""

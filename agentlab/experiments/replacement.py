@@ -13,18 +13,20 @@ from typing import Any
 
 import pandas as pd
 
-from ..loop import run_agent
-from ..run import Run
-from ..tools import Tool
-from ..variants import check, variant_tools, variants
-from ..weather import city_task, task_tools
-from ..workflows import run_workflow
-from ..workflows.city_compare import PROMPTS
+from agentlab.loop import run_agent
+from agentlab.run import Run
+from agentlab.tools import Tool
+from agentlab.experiments.variants import check, variant_tools, variants
+from agentlab.weather import city_task, task_tools
+from agentlab.workflows import run_workflow
+from agentlab.workflows.city_compare import PROMPTS
+from agentlab.views.figures import bars
+from agentlab.views.i18n import localize
 
 
 def workflow_prompt(cities: list[str]) -> str:
     """The one prompt ``run_workflow`` sends (built the same way, from the same data)."""
-    from ..weather import lookup
+    from agentlab.weather import lookup
 
     return PROMPTS["en"].format(data="; ".join(f"{c}: {lookup(c)['temp_c']:g}°C" for c in cities))
 
@@ -87,3 +89,22 @@ def success_summary(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"variants": g.size(), "succeeded": g["success"].sum(),
                          "success rate": g["success"].mean(), "mean cost (USD)": g["cost (USD)"].mean(),
                          "mean model calls": g["model calls"].mean()})
+
+
+def plot_variants(table: pd.DataFrame) -> Any:
+    """Left: which variants each side solved; right: mean cost per side (from ``variant_table``)."""
+    import matplotlib.pyplot as plt
+
+    fig, (grid, cost) = plt.subplots(1, 2, figsize=(9.5, 3.4), constrained_layout=True,
+                                     gridspec_kw={"width_ratios": [2, 1]})
+    wide = table.pivot(index="side", columns="variant", values="success").reindex(columns=table["variant"].unique())
+    grid.imshow(wide.to_numpy(dtype=float), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+    grid.set_xticks(range(wide.shape[1]), wide.columns, rotation=20, fontsize=8)
+    grid.set_yticks(range(wide.shape[0]), wide.index)
+    for (i, j), ok in pd.DataFrame(wide.to_numpy()).stack().items():
+        grid.text(j, i, "solved" if ok else "failed", ha="center", va="center", fontsize=8)
+    grid.set_title("task solved? (checked from the saved note)", fontsize=9)
+    means = table.groupby("side", sort=False)["cost (USD)"].mean()
+    bars(cost, list(means.index), list(means.values), "${:.4f}", ["#c0504d", "#4f81bd"], "mean cost per task (USD)")
+    fig.suptitle("The agent adapts to variants the fixed workflow did not foresee, at a higher cost", fontsize=10)
+    return localize(fig)

@@ -18,11 +18,12 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from ..client import connect
-from ..sim.slow import Latency
-from ..weather import city_names
-from ..workflows import run_orchestrator, run_sections, run_vote
-from .patterns import data_line
+from agentlab.client import connect
+from agentlab.sim.models.slow import Latency
+from agentlab.weather import city_names
+from agentlab.workflows import run_orchestrator, run_sections, run_vote
+from agentlab.experiments.patterns import data_line
+from agentlab.views.i18n import localize
 
 WORKER = "Write one sentence on the city's weather."
 
@@ -62,3 +63,20 @@ def speedup_table(latency: float = 0.05, sizes: tuple[int, ...] = (2, 4, 8), rep
                          "parallel (s)": round(parallel, 3), "speed-up": round(serial / parallel, 2),
                          "ideal": round(ideal, 2)})
     return pd.DataFrame(rows)
+
+
+def plot_speedup(table: pd.DataFrame) -> Any:
+    """Measured speed-up of each parallel pattern against its ideal, by number of parallel calls."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 3.6), constrained_layout=True)
+    for name, g in table.groupby("pattern", sort=False):
+        line, = ax.plot(g["calls in parallel"], g["speed-up"], marker="o", label=f"{name} (measured)")
+        ax.plot(g["calls in parallel"], g["ideal"], linestyle=":", color=line.get_color(), label=f"{name} (ideal)")
+        for x, y in zip(g["calls in parallel"], g["speed-up"]):
+            ax.annotate(f"{y:.1f}x", (x, y), textcoords="offset points", xytext=(4, -10), fontsize=7)
+    ax.set_xlabel("calls that can run at once (count)")
+    ax.set_ylabel("speed-up over 1 worker (x)")
+    ax.legend(fontsize=7)
+    ax.set_title("Wall-time speed-up with a simulated response time per call", fontsize=10)
+    return localize(fig)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from ..executor import Executor
-from ..tools import Tool, tool
-from ..i18n import localize
+from agentlab.executor import Executor
+from agentlab.tools import Tool, tool
+from agentlab.views.i18n import localize
 
 
 def slow_tool(seconds: float, sleep: Callable[[float], None] = time.sleep) -> Tool:

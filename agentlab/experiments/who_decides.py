@@ -9,13 +9,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ..client import connect
-from ..guards import Limits
-from ..loop import run_agent
-from ..sim.misbehaving import FakeClock, Looper, SlowModel, ToolOutsideList, Wanderer
-from ..trace import read_trace
-from ..weather import city_task, task_tools
-from ..i18n import localize
+from agentlab.client import connect
+from agentlab.guards import Limits
+from agentlab.loop import run_agent
+from agentlab.sim.models.misbehaving import FakeClock, Looper, SlowModel, ToolOutsideList, Wanderer
+from agentlab.trace import read_trace
+from agentlab.weather import city_task, task_tools
+from agentlab.views.i18n import localize
 
 TASK = city_task(["Paris", "London"])
 GENEROUS = 50

@@ -12,20 +12,20 @@
 - ``published.py``: AgentDojo and CaMeL's published numbers, cited with their source.
 - ``plots.py``: the figures.
 
-The model is ``agentlab.sim.gullible.Gullible``: it obeys every injected instruction (the worst
+The model is ``agentlab.sim.models.gullible.Gullible``: it obeys every injected instruction (the worst
 case). What the lab measures is what the harness lets through; what a real model would obey is cited.
 """
 
-from .analysis import guard_reach, needs_tainted_args, reachability_table, reachable, reachable_share
-from .confirm import Confirmation, SeededApprover
-from .defences import GUARD, LEAST_PRIVILEGE, MATRIX_DEFENCES, NONE, Defence
-from .gates import Blocked, GatedExecutor
-from .guard import DataFlowGuard, carries_taint
-from .metrics import Metrics, approval_sweep, case_grid, matrix, run_suite, summarize
-from .runner import CaseResult, gullible_client, record_injected_run, run_case
-from .spotlight import MarkingExecutor, spotlight
-from .suite import INJECTION_TASKS, USER_TASKS, InjectionTask, UserTask, injection_task, pairs, user_task
-from .world import ATTACKER_EMAIL, SIDE_EFFECTS, UNTRUSTED, USER_KEY, World
+from agentlab.injection.analysis import guard_reach, needs_tainted_args, reachability_table, reachable, reachable_share
+from agentlab.injection.confirm import Confirmation, SeededApprover
+from agentlab.injection.defences import GUARD, LEAST_PRIVILEGE, MATRIX_DEFENCES, NONE, Defence
+from agentlab.injection.gates import Blocked, GatedExecutor
+from agentlab.injection.guard import DataFlowGuard, carries_taint
+from agentlab.injection.metrics import Metrics, approval_sweep, case_grid, matrix, run_suite, summarize
+from agentlab.injection.runner import CaseResult, gullible_client, record_injected_run, run_case
+from agentlab.injection.spotlight import MarkingExecutor, spotlight
+from agentlab.injection.suite import INJECTION_TASKS, USER_TASKS, InjectionTask, UserTask, injection_task, pairs, user_task
+from agentlab.injection.world import ATTACKER_EMAIL, SIDE_EFFECTS, UNTRUSTED, USER_KEY, World
 
 __all__ = ["guard_reach", "needs_tainted_args", "reachability_table", "reachable", "reachable_share",
            "Confirmation", "SeededApprover", "GUARD", "LEAST_PRIVILEGE", "MATRIX_DEFENCES", "NONE", "Defence",

@@ -19,9 +19,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable
 
-from .guard import DEFAULT_MIN_CHARS, carries_taint
-from .suite import INJECTION_TASKS, USER_TASKS, InjectionTask, UserTask
-from .world import ALL_TOOLS
+from agentlab.injection.guard import DEFAULT_MIN_CHARS, carries_taint
+from agentlab.injection.suite import INJECTION_TASKS, USER_TASKS, InjectionTask, UserTask
+from agentlab.injection.world import ALL_TOOLS
 
 
 def reachable(injection: InjectionTask, offered: tuple[str, ...] | list[str]) -> bool:

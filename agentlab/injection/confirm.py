@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .world import SIDE_EFFECTS
+from agentlab.injection.world import SIDE_EFFECTS
 
 
 @dataclass(frozen=True)

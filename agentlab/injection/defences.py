@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .confirm import Confirmation, SeededApprover
-from .gates import GatedExecutor
-from .guard import DEFAULT_MIN_CHARS, DataFlowGuard
-from .suite import UserTask
-from .world import ALL_TOOLS
+from agentlab.injection.confirm import Confirmation, SeededApprover
+from agentlab.injection.gates import GatedExecutor
+from agentlab.injection.guard import DEFAULT_MIN_CHARS, DataFlowGuard
+from agentlab.injection.suite import UserTask
+from agentlab.injection.world import ALL_TOOLS
 
 
 @dataclass(frozen=True)

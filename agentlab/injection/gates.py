@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..executor import Executor
-from ..tools import Tool, toolset
-from ..trace import Trace
+from agentlab.executor import Executor
+from agentlab.tools import Tool, toolset
+from agentlab.trace import Trace
 
 
 class Gate(Protocol):

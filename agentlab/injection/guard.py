@@ -25,8 +25,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .gates import result_text
-from .world import UNTRUSTED
+from agentlab.injection.gates import result_text
+from agentlab.injection.world import UNTRUSTED
 
 DEFAULT_MIN_CHARS = 12
 """Shortest shared run of characters that counts as carried content."""

@@ -8,7 +8,7 @@ For one defence, over the suite's cases:
 
 Plus what the defence cost and did: benign calls it refused (utility it took away), attacker goal
 calls it refused, and approvals it asked a person for. Everything is counted from runs of the
-gullible model (``agentlab.sim.gullible``): the worst case, a model that obeys every injected
+gullible model (``agentlab.sim.models.gullible``): the worst case, a model that obeys every injected
 instruction. So the ASR here is an upper bound for what the *harness* lets through, not an estimate
 of what a real model would do.
 """
@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable
 
-from .defences import MATRIX_DEFENCES, Defence
-from .runner import CaseResult, gullible_client, run_case
-from .suite import INJECTION_TASKS, USER_TASKS
+from agentlab.injection.defences import MATRIX_DEFENCES, Defence
+from agentlab.injection.runner import CaseResult, gullible_client, run_case
+from agentlab.injection.suite import INJECTION_TASKS, USER_TASKS
 
 APPROVAL_RATES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """The approval rates the default sweep visits."""

@@ -8,20 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..fonts import use_cjk_font
-from ..i18n import localize
-from .published import agentdojo_rows, source
-from .suite import INJECTION_TASKS, USER_TASKS
+from agentlab.views.i18n import localize
+from agentlab.injection.published import agentdojo_rows, source
+from agentlab.injection.suite import INJECTION_TASKS, USER_TASKS
+from agentlab.views.figures import pyplot
 
 METRICS = ("benign utility %", "utility under attack %", "attack success %")
 """The matrix columns drawn as a heatmap (all in percent)."""
-
-
-def _plt():
-    import matplotlib.pyplot as plt
-
-    use_cjk_font()
-    return plt
 
 
 def plot_injection_matrix(frame: Any) -> Any:
@@ -29,7 +22,7 @@ def plot_injection_matrix(frame: Any) -> Any:
     missing = [c for c in METRICS if c not in getattr(frame, "columns", [])]
     if missing:
         raise ValueError(f"plot_injection_matrix: the frame has no column {missing[0]!r}; pass agentlab.injection.matrix()")
-    plt = _plt()
+    plt = pyplot()
     values = frame[list(METRICS)].to_numpy(dtype=float)
     fig, ax = plt.subplots(figsize=(8.5, 0.6 * len(frame) + 1.8))
     ax.imshow(values, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
@@ -54,7 +47,7 @@ def plot_injection_matrix(frame: Any) -> Any:
 
 def plot_approval_sweep(frame: Any) -> Any:
     """Attack success and benign utility (percent) against the share of side effects a person approves."""
-    plt = _plt()
+    plt = pyplot()
     rates = [100 * r for r in frame.index]
     fig, ax = plt.subplots(figsize=(8, 4.2))
     for col, color, label in (("attack success %", "#c0504d", "attack success rate"),
@@ -83,7 +76,7 @@ def plot_published_beside_ours(frame: Any) -> Any:
     Left: benign utility with and without a data-flow defence, ours (gullible sim) beside CaMeL's.
     Right: attack success and utility by defence, AgentDojo's gpt-4o rows (cited, from a reprint of
     its results page) beside our matrix rows."""
-    plt = _plt()
+    plt = pyplot()
     camel = {n["what"]: n["value"] for n in source("camel")["numbers"]}
     ours_none = float(frame.loc["none", "benign utility %"])
     ours_guard = float(frame.loc["data-flow guard", "benign utility %"])

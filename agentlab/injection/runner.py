@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..loop import run_agent
-from ..run import Run
-from .defences import NONE, Defence, defence as named_defence
-from .gates import Blocked
-from .suite import InjectionTask, UserTask, injection_task, user_task
-from .world import World
+from agentlab.loop import run_agent
+from agentlab.run import Run
+from agentlab.injection.defences import NONE, Defence, defence as named_defence
+from agentlab.injection.gates import Blocked
+from agentlab.injection.suite import InjectionTask, UserTask, injection_task, user_task
+from agentlab.injection.world import World
 
 MAX_TURNS = 12
 """Turn limit for one case (the longest case needs 6 model calls)."""
@@ -52,8 +52,8 @@ class CaseResult:
 
 def gullible_client(obey: bool = True, model: str | None = None) -> Any:
     """A simulated client whose model is ``Gullible(obey)``: it obeys instructions in tool results."""
-    from ..client import connect
-    from ..sim.gullible import Gullible
+    from agentlab.client import connect
+    from agentlab.sim.models.gullible import Gullible
 
     return connect("sim", model=model, policy=Gullible(obey=obey), quiet=True)
 

@@ -24,11 +24,11 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..executor import Executor
-from ..tools import Tool
-from ..trace import Trace
-from .gates import result_text
-from .world import UNTRUSTED
+from agentlab.executor import Executor
+from agentlab.tools import Tool
+from agentlab.trace import Trace
+from agentlab.injection.gates import result_text
+from agentlab.injection.world import UNTRUSTED
 
 MODES = ("delimit", "datamark", "encode")
 """The spotlighting modes, in order of how much they change the text."""

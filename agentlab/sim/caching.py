@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from .clock import SimClock  # noqa: F401  (re-exported: the cache's lifetimes run on it in tests and sweeps)
-from .errors import invalid
-from .tokens import MESSAGE_FRAME, REQUEST_FRAME, SYSTEM_FRAME, content_tokens, tool_def_tokens, tool_prompt_overhead
+from agentlab.sim.clock import SimClock  # noqa: F401  (re-exported: the cache's lifetimes run on it in tests and sweeps)
+from agentlab.sim.errors import invalid
+from agentlab.sim.tokens import MESSAGE_FRAME, REQUEST_FRAME, SYSTEM_FRAME, content_tokens, tool_def_tokens, tool_prompt_overhead
 
 
 @lru_cache(maxsize=1)

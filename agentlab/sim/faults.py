@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from .errors import SimAPIError
+from agentlab.sim.errors import SimAPIError
 
 KINDS = {"429": "rate_limit_error", "529": "overloaded_error", "500": "api_error"}
 """Fault codes and the API error type each answers with."""

@@ -18,8 +18,6 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-LATENCY_HEADER = "agentlab-simulated-latency-ms"
-"""Response header carrying the simulated latency of a response, in milliseconds."""
 
 
 @lru_cache(maxsize=1)

@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
-from .errors import SimAPIError
+from agentlab.sim.errors import SimAPIError
 
 
 @dataclass

@@ -63,7 +63,8 @@ class Profile:
 
 
 @lru_cache(maxsize=1)
-def _data() -> dict:
+def profile_data() -> dict:
+    """The whole of ``data/profiles.json`` (profiles, aliases, the default model, the date read)."""
     return json.loads(resources.files("agentlab.sim").joinpath("data/profiles.json").read_text("utf-8"))
 
 
@@ -90,7 +91,7 @@ def _build(row: dict, rows: dict[str, dict], data: dict) -> Profile:
 @lru_cache(maxsize=1)
 def profiles() -> dict[str, Profile]:
     """Every profile by exact id, aliases included (an alias maps to the same profile)."""
-    data = _data()
+    data = profile_data()
     rows = {r["id"]: r for r in data["profiles"]}
     out: dict[str, Profile] = {}
     for row in data["profiles"]:
@@ -107,4 +108,4 @@ def profile(model: str) -> Profile | None:
 
 def read_date() -> str:
     """When the figures in the profile table were read."""
-    return _data()["read"]
+    return profile_data()["read"]

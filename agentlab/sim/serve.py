@@ -15,8 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx2
 
-from .errors import SimAPIError
-from .server import MAX_BODY_BYTES, Simulator
+from agentlab.sim.errors import SimAPIError
+from agentlab.sim.server import MAX_BODY_BYTES, Simulator
 
 BACKLOG = 1024
 """Pending connections the listening socket queues (``socketserver``'s default is 5)."""

@@ -19,8 +19,8 @@ guarantees the API gives:
 
 from __future__ import annotations
 
-from .profiles import Profile
-from .validate_model import conversation_key, signature
+from agentlab.sim.profiles import Profile
+from agentlab.sim.validate_model import conversation_key, signature
 
 _PLACEHOLDER = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
 

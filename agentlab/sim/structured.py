@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import invalid
+from agentlab.sim.errors import invalid
 
 
 def output_schema(request: dict) -> dict | None:

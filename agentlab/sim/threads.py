@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from .errors import SimAPIError, invalid
+from agentlab.sim.errors import SimAPIError, invalid
 
 LIMIT = 2048
 """Replies kept as possible continuation points (oldest dropped first)."""

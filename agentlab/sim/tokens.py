@@ -29,9 +29,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from .images import image_tokens
-from .profiles import _data as _profile_data
-from .profiles import profile
+from agentlab.sim.images import image_tokens
+from agentlab.sim.profiles import profile_data
+from agentlab.sim.profiles import profile
 
 _PIECE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]|[^\W\d_]+|\d{1,3}|[^\w\s]+|_")
 
@@ -128,7 +128,7 @@ def tool_prompt_overhead(model: str, tool_choice: dict | None) -> tuple[int, str
     forced = isinstance(tool_choice, dict) and tool_choice.get("type") in ("any", "tool")
     p = profile(model)
     if p is None:
-        fb = _profile_data()["fallback_tool_prompt"]
+        fb = profile_data()["fallback_tool_prompt"]
         p = profile(fb["from"])
         assert p is not None, "profiles.json: fallback_tool_prompt names no profile"
         return p.tool_prompt[forced], f"{p.name} figure stands in: {model!r} has no profile"
@@ -137,9 +137,6 @@ def tool_prompt_overhead(model: str, tool_choice: dict | None) -> tuple[int, str
 
 COMPONENTS = ("tool_prompt", "tool_definitions", "system", "task", "history", "new")
 """The parts of a request's input, in the order a request lays them out (see :func:`input_parts`)."""
-
-BREAKDOWN_HEADER = "agentlab-input-breakdown"
-"""Response header in which the simulator reports :func:`input_parts` of the request, as JSON."""
 
 
 def input_parts(body: dict) -> dict[str, int]:

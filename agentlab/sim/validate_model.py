@@ -15,8 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .errors import SimAPIError, invalid
-from .profiles import Profile, profile
+from agentlab.sim.errors import SimAPIError, invalid
+from agentlab.sim.profiles import Profile, profile
 
 
 def model_profile(model: object) -> Profile:

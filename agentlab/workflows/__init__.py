@@ -6,13 +6,13 @@
 with step paths, and returns the same ``Run`` as the agent.
 """
 
-from .chaining import Link, run_chain
-from .city_compare import run_workflow
-from .evaluator import run_evaluator
-from .orchestrator import run_orchestrator
-from .parallel import run_sections, run_vote
-from .routing import run_router
-from .step import StepRecord, Steps, UnparseableOutput
+from agentlab.workflows.chaining import Link, run_chain
+from agentlab.workflows.city_compare import run_workflow
+from agentlab.workflows.evaluator import run_evaluator
+from agentlab.workflows.orchestrator import run_orchestrator
+from agentlab.workflows.parallel import run_sections, run_vote
+from agentlab.workflows.routing import run_router
+from agentlab.workflows.step import StepRecord, Steps, UnparseableOutput
 
 __all__ = ["run_workflow", "Link", "run_chain", "run_router", "run_sections", "run_vote", "run_orchestrator",
            "run_evaluator", "Steps", "StepRecord", "UnparseableOutput"]

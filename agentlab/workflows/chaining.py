@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ..run import Run, StopReason
-from .step import Steps, UnparseableOutput, check_bound, guarded
+from agentlab.run import Run, StopReason
+from agentlab.workflows.step import Steps, UnparseableOutput, check_bound, guarded
 
 MAX_LINKS = 20
 """Longest chain accepted: every workflow is bounded."""

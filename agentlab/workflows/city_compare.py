@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..accounting import meter_of
-from ..client import model_of
-from ..run import Run, StopReason
-from ..tools import run_tool, toolset
-from ..trace import Trace
-from ..weather import get_weather, make_save_note
+from agentlab.meter.middleware import meter_of
+from agentlab.client import model_of
+from agentlab.run import Run, StopReason
+from agentlab.tools import run_tool, toolset
+from agentlab.trace import Trace
+from agentlab.weather import get_weather, make_save_note
 
 PROMPTS = {
     "en": ("Write one short sentence for a note saying which city is warmest, with each city's temperature. "

@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..run import Run, StopReason
-from .step import Steps, UnparseableOutput, check_bound, guarded
+from agentlab.run import Run, StopReason
+from agentlab.workflows.step import Steps, UnparseableOutput, check_bound, guarded
 
 VERDICT = {
     "type": "object",

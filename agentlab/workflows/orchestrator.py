@@ -14,9 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from ..run import Run, StopReason
-from .step import Steps, UnparseableOutput, check_bound, guarded
-from .parallel import MAX_WORKERS
+from agentlab.run import Run, StopReason
+from agentlab.workflows.step import Steps, UnparseableOutput, check_bound, guarded
+from agentlab.workflows.parallel import MAX_WORKERS
 
 PLAN = {
     "type": "object",

@@ -12,8 +12,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from ..run import Run, StopReason
-from .step import Steps, check_bound, guarded
+from agentlab.run import Run, StopReason
+from agentlab.workflows.step import Steps, check_bound, guarded
 
 MAX_WORKERS = 16
 """Most threads a parallel pattern may use."""

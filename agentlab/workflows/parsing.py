@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..schema_check import first_error
+from agentlab.schema_check import first_error
 
 
 class UnparseableOutput(ValueError):

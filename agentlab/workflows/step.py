@@ -23,12 +23,12 @@ from typing import Any, Callable
 
 import functools
 
-from ..accounting import meter_of
-from ..client import model_of
-from ..run import Run, StopReason, Turn
-from ..tools import Tool, run_tool
-from ..trace import Trace
-from .parsing import UnparseableOutput, check_bound, parse_json
+from agentlab.meter.middleware import meter_of
+from agentlab.client import model_of
+from agentlab.run import Run, StopReason, Turn
+from agentlab.tools import Tool, run_tool
+from agentlab.trace import Trace
+from agentlab.workflows.parsing import UnparseableOutput, check_bound, parse_json
 
 __all__ = ["Steps", "StepRecord", "GuardStopped", "guarded", "UnparseableOutput", "check_bound", "parse_json"]
 

@@ -8,7 +8,7 @@ import pytest
 
 import agentlab
 from agentlab.grading import lazy_import
-from agentlab.sim.careful import read_error
+from agentlab.sim.models.reading import read_error
 
 pytestmark = pytest.mark.forbids("agentlab.tools._explain",
                                   why="Exercise 6.1 asks you to write the readable error yourself")

@@ -7,7 +7,7 @@ import pytest
 import agentlab
 from agentlab.grading import lazy_import
 
-pytestmark = pytest.mark.forbids("agentlab.accounting.cost_usd", "agentlab.caching.usage_cost_usd",
+pytestmark = pytest.mark.forbids("agentlab.meter.prices.cost_usd", "agentlab.meter.prices.usage_cost_usd",
                                   "agentlab.caching.with_cache_breakpoints",
                                   why="Exercise 9 asks you to price the call and place the breakpoint yourself")
 
@@ -18,7 +18,7 @@ MADE_UP = {"input": 1.0, "output": 2.0, "cache_read": 0.5, "cache_write_5m": 3.0
 
 def _genai_prices(model: str) -> dict:
     """USD per million tokens for `model`, read off genai-prices one unit at a time."""
-    from agentlab.caching import usage_cost_usd
+    from agentlab.meter.prices import usage_cost_usd
 
     zero = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
     one = {"input": {"input_tokens": 10**6}, "output": {"output_tokens": 10**6},

@@ -23,13 +23,13 @@ import random
 import pytest
 
 import agentlab
-from agentlab import capstone
+from agentlab.experiments import capstone
 from agentlab.grading import lazy_import
 
 pytestmark = pytest.mark.forbids(
-    "agentlab.swimlane.swimlane_steps", "agentlab.stepper.turn_frames", "agentlab.capstone.events_table",
-    "agentlab.capstone.course_table", "agentlab.accounting.cost_usd", "agentlab.accounting._price.__wrapped__",
-    "agentlab.accounting.prompt_total", "agentlab.caching.usage_cost_usd",
+    "agentlab.views.swimlane.swimlane_steps", "agentlab.views.stepper.turn_frames", "agentlab.experiments.capstone.events_table",
+    "agentlab.experiments.capstone.course_table", "agentlab.meter.prices.cost_usd", "agentlab.meter.prices._price.__wrapped__",
+    "agentlab.meter.middleware.prompt_total", "agentlab.meter.prices.usage_cost_usd",
     why="Exercise 12 asks you to answer the three questions from the trace yourself")
 
 ex12 = lazy_import("exercises.ex12_capstone")

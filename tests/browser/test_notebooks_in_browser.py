@@ -28,7 +28,7 @@ FIGURE_CALL = re.compile(r"^(?!\s*(from|import)\s).*\b(plot_\w+|trace_stepper|ci
 """A code cell that calls one of these (a call, not an import) is expected to show at least one image."""
 
 SCRATCH_CELLS = [
-    "import tempfile\nfrom pathlib import Path\n\nimport agentlab\nfrom agentlab.widgets import city_experiment, trace_stepper\n\n"
+    "import tempfile\nfrom pathlib import Path\n\nimport agentlab\nfrom agentlab.experiments.city import city_experiment\nfrom agentlab.views.widgets import trace_stepper\n\n"
     "client = agentlab.connect()\nworkdir = Path(tempfile.mkdtemp(prefix='agentlab-browser-'))\n"
     "run = agentlab.run_agent(client, agentlab.city_task(['Paris', 'London']), agentlab.task_tools(workdir),\n"
     "                         trace=workdir / 'agent.jsonl')",

@@ -8,7 +8,7 @@ import pytest
 
 from agentlab.context import compare_tactics
 from agentlab.context.plots import plot_tactics, plot_tokens_per_call
-from agentlab.i18n import untranslated
+from agentlab.views.i18n import untranslated
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import agentlab
 from agentlab.context import Delegation, SubAgentFailed, report_cities, report_task, research_tool
 from agentlab.context.compare import MODEL
-from agentlab.sim.context_agent import ContextAgent
+from agentlab.sim.models.context_agent import ContextAgent
 from agentlab.weather import make_get_weather
 
 

@@ -8,7 +8,7 @@ import agentlab
 from agentlab.context import (ClearToolResults, Compaction, ServerClearing, check_report,
                               clear_tool_results, report_cities, report_task, should_compact)
 from agentlab.context.compare import MODEL
-from agentlab.sim.context_agent import ContextAgent
+from agentlab.sim.models.context_agent import ContextAgent
 from agentlab.trace import read_trace
 from agentlab.weather import make_get_weather
 

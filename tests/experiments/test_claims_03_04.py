@@ -9,7 +9,7 @@ import pytest
 import agentlab
 from agentlab.experiments.patterns import CITIES_SCHEMA, data_line, pattern_runs, pattern_table
 from agentlab.experiments.replacement import side_by_side, success_summary, variant_table
-from agentlab.variants import variant_data
+from agentlab.experiments.variants import variant_data
 from agentlab.workflows import Link, run_chain, run_evaluator, run_orchestrator, run_router, run_vote
 
 WORKER = dict(worker_system="Write one sentence on the city's weather.", synth_system="Combine the parts into one short note.")

@@ -6,7 +6,7 @@ from pathlib import Path
 import agentlab
 from agentlab.injection import ATTACKER_EMAIL, USER_KEY, run_case
 from agentlab.injection.runner import gullible_client
-from agentlab.sim.gullible import Gullible, directives_in
+from agentlab.sim.models.gullible import Gullible, directives_in
 
 
 def test_gullible_emails_the_key_when_a_weather_record_says_so():

@@ -61,7 +61,7 @@ def test_every_published_number_names_its_source_version_and_place():
 
 
 def test_figures_are_fully_translated(monkeypatch):
-    from agentlab.i18n import untranslated
+    from agentlab.views.i18n import untranslated
     from agentlab.injection import approval_sweep, matrix
     from agentlab.injection.plots import plot_approval_sweep, plot_injection_matrix, plot_published_beside_ours
 

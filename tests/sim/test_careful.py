@@ -71,7 +71,7 @@ def _result_without_error_flag(content):
 
 def test_an_unreadable_result_is_a_failed_lookup_never_a_number():
     """Notebook 01's change-predict-run task: the error flag removed from the "Pariss" failure."""
-    from agentlab.sim.careful import CarefulAgent
+    from agentlab.sim.models.careful import CarefulAgent
 
     ask = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather",
                                              "input": {"city": "Pariss"}}]}
@@ -84,11 +84,13 @@ def test_an_unreadable_result_is_a_failed_lookup_never_a_number():
 
 
 def test_a_number_without_degrees_is_not_read_as_a_temperature():
-    from agentlab.sim.careful import _temperature
+    from agentlab.sim.models.reading import temperature
 
-    assert _temperature("Error 404: city service down") is None
-    assert _temperature('{"temp_c": NaN}') is None
-    assert _temperature("Paris: 18.5 °C, sunny") == 18.5
+    assert temperature("Error 404: city service down") is None
+    assert temperature('{"temp_c": NaN}') is None
+    assert temperature("Paris: 18.5 °C, sunny") == 18.5
+
+
 def test_one_city_weather_question_is_looked_up_and_reported(tmp_path):
     run = agentlab.run_agent(agentlab.connect("sim", quiet=True),
                              "What is the temperature in Paris today? Look it up, then save a note with it.",

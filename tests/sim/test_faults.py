@@ -9,7 +9,7 @@ import pytest
 from sim_http import body, post
 
 import agentlab
-from agentlab.accounting import meter_of
+from agentlab.meter.middleware import meter_of
 from agentlab.sim.faults import Faults, as_faults
 from agentlab.sim.server import Simulator
 

@@ -9,7 +9,7 @@ import pytest
 from anthropic.types.model_param import ModelParam
 
 import agentlab
-from agentlab.model_table import models_table, rows
+from agentlab.meter.prices import models_table, rows
 from agentlab.sim.profiles import profile, profiles
 from agentlab.sim.tokens import content_tokens, estimate_input_tokens, tool_prompt_overhead
 

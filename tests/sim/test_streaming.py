@@ -9,7 +9,7 @@ from anthropic import beta_tool
 from sim_http import body, post
 
 import agentlab
-from agentlab.accounting import meter_of
+from agentlab.meter.middleware import meter_of
 
 TOOLS = [{"name": "get_weather", "description": "Weather for a city",
           "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]

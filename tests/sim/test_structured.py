@@ -29,7 +29,7 @@ def test_malformed_output_config_gets_the_apis_400(sim, config, message):
 
 
 def test_roles_come_from_what_the_request_asks_not_from_a_flag():
-    from agentlab.sim.roles import classify, critique, extract, plan, role_for, summarise, write
+    from agentlab.sim.models.roles import classify, critique, extract, plan, role_for, summarise, write
 
     def req(**kw):
         return {"messages": [{"role": "user", "content": "x"}], **kw}

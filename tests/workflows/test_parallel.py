@@ -5,7 +5,7 @@ import pytest
 import agentlab
 from agentlab import StopReason
 from agentlab.experiments.patterns import data_line
-from agentlab.sim.slow import Latency
+from agentlab.sim.models.slow import Latency
 from agentlab.workflows import run_sections, run_vote
 
 

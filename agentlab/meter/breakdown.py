@@ -1,0 +1,124 @@
+"""Where a call's input tokens go: the hidden tool-use prompt, tool definitions, system, task, history, new.
+
+Every request with ``tools`` pays, on every call, for the tool-use system prompt the API adds and for
+the tool definitions (both are billed input: https://platform.claude.com/docs/en/docs/agents-and-tools/tool-use/overview#pricing),
+then for the system prompt and the task, then for the conversation so far. Only the last parts grow.
+
+Two sources for the split:
+
+- **simulator**: the estimator's own parts (``agentlab.sim.tokens.input_parts``), sent in a response
+  header; they add up to the simulated ``input_tokens`` exactly (``residual == 0``).
+- **count_tokens** (live): the free ``POST /v1/messages/count_tokens`` endpoint
+  (https://platform.claude.com/docs/en/build-with-claude/token-counting) on growing prefixes of the
+  request (task only; + system; + tools; + history; the whole request). Differences between those
+  counts are the parts. The split of the tools' share into tool-use prompt and definitions uses the
+  published tool-use prompt size (``agentlab/sim/data/tool_overhead.json``). What the counts do not
+  explain (the real ``usage`` minus the counted total) is kept as ``residual``, never hidden.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from agentlab.sim.wire import BREAKDOWN_HEADER
+from agentlab.sim.tokens import COMPONENTS, tool_prompt_overhead
+
+LABELS = {
+    "tool_prompt": "tool-use system prompt",
+    "tool_definitions": "tool definitions",
+    "system": "system prompt",
+    "task": "task",
+    "history": "history (earlier turns)",
+    "new": "new this turn",
+}
+"""Display names of the parts, in request order."""
+
+_COUNT_KEYS = ("model", "system", "tools", "tool_choice", "thinking")
+"""Request fields that ``count_tokens`` accepts and that change the count."""
+
+
+@dataclass(frozen=True)
+class InputBreakdown:
+    """One call's input tokens split by where they come from (see the module docstring)."""
+
+    tool_prompt: int
+    """The hidden tool-use system prompt the API adds when ``tools`` is set."""
+    tool_definitions: int
+    """The ``tools`` list: names, descriptions, input schemas."""
+    system: int
+    """The ``system`` prompt."""
+    task: int
+    """The first message (the task) and the request's own framing."""
+    history: int
+    """Earlier turns re-sent: assistant replies and tool results after the task, except the newest user message."""
+    new: int
+    """The newest user message (e.g. the tool results just produced): sent for the first time."""
+    residual: int = 0
+    """The call's reported input (``input_tokens`` + cache reads + cache writes) minus the parts' sum."""
+    source: str = "simulator"
+    """``"simulator"`` (the estimator's parts) or ``"count_tokens"`` (live prefix counts)."""
+
+    @property
+    def fixed(self) -> int:
+        """The part every call of the conversation sends again unchanged: tool prompt, definitions, system, task."""
+        return self.tool_prompt + self.tool_definitions + self.system + self.task
+
+    @property
+    def parts_total(self) -> int:
+        """Sum of the six parts (the reported input is this plus ``residual``)."""
+        return self.fixed + self.history + self.new
+
+    def parts(self) -> dict[str, int]:
+        """The six parts by name, in request order."""
+        return {k: getattr(self, k) for k in COMPONENTS}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data."""
+        return asdict(self)
+
+
+def from_header(headers: Any, reported_input: int) -> InputBreakdown | None:
+    """The simulator's breakdown from a response's headers, or ``None`` when there is none."""
+    raw = headers.get(BREAKDOWN_HEADER)
+    if not raw:
+        return None
+    parts = json.loads(raw)
+    made = InputBreakdown(**{k: int(parts.get(k, 0)) for k in COMPONENTS})
+    return InputBreakdown(**{**made.parts(), "residual": reported_input - made.parts_total, "source": "simulator"})
+
+
+def count_parts(client: Any, body: dict, reported_input: int) -> InputBreakdown:
+    """Live: split ``body``'s input with ``count_tokens`` on its prefixes (up to five free calls).
+
+    ``reported_input`` is the call's real input (``input_tokens`` + cache reads + cache writes).
+    """
+    from anthropic import BadRequestError
+
+    msgs = list(body.get("messages") or [])
+    base = {k: body[k] for k in _COUNT_KEYS if k in body and body[k] is not None}
+
+    def count(messages: list, *keep: str) -> int:
+        params = {k: v for k, v in base.items() if k == "model" or k in keep}
+        if "tools" not in keep:
+            params.pop("tool_choice", None)
+        return client.messages.count_tokens(messages=messages, **params).input_tokens
+
+    task = count(msgs[:1])
+    with_system = count(msgs[:1], "system") if base.get("system") else task
+    with_tools = count(msgs[:1], "system", "tools", "tool_choice", "thinking") if base.get("tools") else with_system
+    everything = ("system", "tools", "tool_choice", "thinking")
+    whole = count(msgs, *everything) if len(msgs) > 1 else with_tools
+    last_is_new = len(msgs) > 1 and msgs[-1].get("role") == "user"
+    before_new = whole
+    if last_is_new:
+        try:
+            before_new = count(msgs[:-1], *everything) if len(msgs) > 2 else with_tools
+        except BadRequestError:  # a prefix the API will not count: report the newest message inside history
+            before_new = whole
+    tools_share = with_tools - with_system
+    prompt = min(tools_share, tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"))[0]) if tools_share else 0
+    made = InputBreakdown(tool_prompt=prompt, tool_definitions=tools_share - prompt, system=with_system - task,
+                          task=task, history=before_new - with_tools, new=whole - before_new, source="count_tokens")
+    return InputBreakdown(**{**made.parts(), "residual": reported_input - made.parts_total, "source": "count_tokens"})

@@ -1,0 +1,120 @@
+"""Prices: what a call's ``usage`` costs in USD, from genai-prices, and the model table (``agentlab models``).
+
+One home for every price in the lab. :func:`cost_usd` is the only place that calls genai-prices; it
+prices cache reads and writes apart from plain input, and 1-hour cache writes at their higher rate
+when the usage carries the API's 5m / 1h split (``usage["cache_creation"]``, or the meter's
+``cache_creation_1h_input_tokens``). A model with no known price costs ``None``, never 0.
+:func:`price_source` names the price data and how recent it is, for every figure that shows money.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import metadata, resources
+
+from agentlab.sim.profiles import Profile, profiles, read_date
+
+
+@lru_cache(maxsize=4096)
+def _price(model: str, inp: int, out: int, cache_read: int, cache_write: int, cache_write_1h: int = 0) -> float | None:
+    from genai_prices import extract_usage
+
+    usage = {"input_tokens": inp, "output_tokens": out, "cache_read_input_tokens": cache_read,
+             "cache_creation_input_tokens": cache_write}
+    if cache_write_1h:  # 1-hour writes cost more than 5-minute ones
+        usage["cache_creation"] = {"ephemeral_5m_input_tokens": cache_write - cache_write_1h,
+                                   "ephemeral_1h_input_tokens": cache_write_1h}
+    try:
+        return float(extract_usage({"model": model, "usage": usage}, provider_id="anthropic").calc_price().total_price)
+    except LookupError:
+        return None
+
+
+def cost_usd(model: str, usage: dict) -> float | None:
+    """USD price of one call's ``usage`` for ``model`` (genai-prices), or ``None`` if the price is unknown.
+
+    1-hour cache writes are priced at their rate when ``usage`` says how many there were: the API's
+    ``cache_creation.ephemeral_1h_input_tokens`` or the meter's ``cache_creation_1h_input_tokens``.
+    """
+    split = usage.get("cache_creation")
+    one_hour = (split.get("ephemeral_1h_input_tokens") if isinstance(split, dict) else None) \
+        or usage.get("cache_creation_1h_input_tokens") or 0
+    return _price(model, usage.get("input_tokens") or 0, usage.get("output_tokens") or 0,
+                  usage.get("cache_read_input_tokens") or 0, usage.get("cache_creation_input_tokens") or 0, one_hour)
+
+
+usage_cost_usd = cost_usd
+"""The same function under the name notebook 09 teaches: it reads the 5m / 1h split of cache writes."""
+
+
+_CHECKED = re.compile(r"(?:checked|verified|as of|retrieved)(?: on)?\s+(20\d\d-\d\d-\d\d)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def price_data_date() -> tuple[str, str | None]:
+    """genai-prices' version and the newest date its bundled price data says it was checked on.
+
+    The package carries no snapshot date field; its price notes say when prices were checked
+    ("verified on 2026-10-14", "as of ..."), and the newest of those dates is the data's date.
+    """
+    version = metadata.version("genai-prices")
+    text = resources.files("genai_prices").joinpath("data.py").read_text("utf-8")
+    dates = _CHECKED.findall(text)
+    return version, max(dates) if dates else None
+
+
+def price_source() -> str:
+    """One line naming the price data and its date."""
+    version, date = price_data_date()
+    return f"prices: genai-prices {version}, price data checked up to {date or 'an unstated date'}"
+
+
+
+
+def price_per_mtok(model: str) -> tuple[float | None, float | None]:
+    """USD per million input tokens and per million output tokens (genai-prices), ``None`` when unknown."""
+    per_k = (cost_usd(model, {"input_tokens": 1000}), cost_usd(model, {"output_tokens": 1000}))  # below long-context tiers
+    return tuple(None if x is None else round(x * 1000, 6) for x in per_k)  # type: ignore[return-value]
+
+
+def _money(x: float | None) -> str:
+    return "unknown" if x is None else f"${x:g}"
+
+
+def _k(n: int) -> str:
+    return f"{n // 1_000_000}M" if n % 1_000_000 == 0 else f"{n // 1000}K"
+
+
+def rows(include_retired: bool = False) -> list[dict]:
+    """One row per model (aliases folded into their model), newest table order."""
+    seen: dict[str, Profile] = {}
+    for p in profiles().values():
+        if p.id not in seen and (include_retired or not p.retired):
+            seen[p.id] = p
+    out = []
+    for p in seen.values():
+        inp, outp = price_per_mtok(p.id)
+        out.append({"model": p.id, "status": p.status, "context": _k(p.context_window), "max_out": _k(p.max_output),
+                    "tool_prompt": f"{p.tool_prompt[0]}/{p.tool_prompt[1]}{'*' if p.tool_prompt_note else ''}",
+                    "tokenizer": f"x{p.tokenizer:g}", "forced": "yes" if p.forced_tool_choice else "no",
+                    "prefill": "yes" if p.prefill else "no", "thinking": p.thinking,
+                    "in_per_mtok": _money(inp), "out_per_mtok": _money(outp), "note": p.tool_prompt_note})
+    return out
+
+
+def models_table(include_retired: bool = False) -> str:
+    """The profiles as aligned text, with a footnote for every stand-in figure and the sources' date."""
+    table = rows(include_retired)
+    cols = ["model", "status", "context", "max_out", "tool_prompt", "tokenizer", "forced", "prefill", "thinking",
+            "in_per_mtok", "out_per_mtok"]
+    heads = {"tool_prompt": "tool prompt auto/any", "forced": "forced tool_choice", "in_per_mtok": "$ in/MTok",
+             "out_per_mtok": "$ out/MTok", "max_out": "max output"}
+    widths = {c: max(len(heads.get(c, c)), *(len(r[c]) for r in table)) for c in cols}
+    lines = ["  ".join(heads.get(c, c).ljust(widths[c]) for c in cols)]
+    lines += ["  ".join(r[c].ljust(widths[c]) for c in cols) for r in table]
+    notes = [f"* {r['model']}: {r['note']}" for r in table if r["note"]]
+    lines += ["", *notes, "",
+              f"Figures read {read_date()}; each figure's source is in agentlab/sim/data/profiles.json. "
+              "Prices from genai-prices (unknown: no price known, never 0). Token counts in the simulator are estimates."]
+    return "\n".join(lines)

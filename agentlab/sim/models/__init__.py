@@ -1,0 +1,15 @@
+"""What the simulated model writes: one policy per file, each a callable ``request -> Reply``.
+
+- ``careful``: :class:`CarefulAgent`, the default: it hands a request to the policy it asks for;
+- ``city_task``: the city task's steps ("which is warmer? then save a note");
+- ``roles``: the workflow roles (classifier, planner, critic, extractor, summariser, writer);
+- ``adaptive``: the task variants the fixed workflow did not foresee;
+- ``react``: Thought / Action / Action Input prose for a ReAct prompt;
+- ``gullible``: obeys every instruction it reads in a tool result (the injection lesson's worst case);
+- ``context_agent``: the long report task of the context-engineering lesson;
+- ``misbehaving``: loopers, wanderers, careless and slow models for the guards;
+- ``slow``: any policy with a simulated response time;
+- ``reading``: what they all read in a transcript (text, cities, tool exchanges, error texts).
+
+These are scripted stand-ins for Claude: what they do is how they are written, not how Claude behaves.
+"""

@@ -1,0 +1,83 @@
+"""The simulated agent on the task variants a fixed workflow did not foresee.
+
+``CarefulAgent`` hands over to ``adaptive_agent`` when the request offers ``get_itinerary`` or
+``get_forecast`` (see ``roles.role_for``). It does what a careful agent would with them:
+
+- the task mentions a flight or trip and ``get_itinerary`` is offered: ask for it first, and treat
+  the destination it returns as one more city to compare (a city the user never typed);
+- the task says "if it rains": after the temperatures, ask ``get_forecast`` for each city whose
+  reading says rain, and add tomorrow's forecast to the answer;
+- otherwise, exactly ``CarefulAgent``'s steps (a misspelt city is retried from "Did you mean").
+
+One tool call per turn; every number it writes comes from a tool result in the conversation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from agentlab.sim.models.city_task import compare_text, gave_up, read_results
+from agentlab.sim.models.reading import cities_in
+from agentlab.sim.models.reading import text_of
+from agentlab.sim.policy import Reply
+
+
+def _extras(messages: list[dict]) -> tuple[bool, list[str], dict[str, str], dict[str, dict]]:
+    """Itinerary asked, destinations found, condition by city asked, forecast by city."""
+    calls: dict[str, tuple[str, dict]] = {}
+    asked_itinerary, dests, conditions, forecasts = False, [], {}, {}
+    for msg in messages:
+        if isinstance(msg.get("content"), str):
+            continue
+        for b in msg["content"]:
+            if b.get("type") == "tool_use":
+                calls[b["id"]] = (b["name"], b.get("input") or {})
+                asked_itinerary = asked_itinerary or b["name"] == "get_itinerary"
+            elif b.get("type") == "tool_result" and b.get("tool_use_id") in calls and not b.get("is_error"):
+                name, inp = calls[b["tool_use_id"]]
+                try:
+                    body = json.loads(b["content"] if isinstance(b["content"], str) else text_of(b["content"]))
+                except (ValueError, TypeError):
+                    continue
+                if name == "get_itinerary" and body.get("destination"):
+                    dests.append(body["destination"])
+                elif name == "get_weather":
+                    conditions[body.get("city", inp.get("city", ""))] = str(body.get("condition", ""))
+                elif name == "get_forecast":
+                    forecasts[inp.get("city", "")] = body
+    return asked_itinerary, dests, conditions, forecasts
+
+
+def _call(name: str, inp: dict, why: str) -> Reply:
+    return Reply([{"type": "text", "text": why}, {"type": "tool_use", "name": name, "input": inp}])
+
+
+def adaptive_agent(request: dict) -> Reply:
+    """One agent turn on a city-task variant (see the module docstring)."""
+    messages = request.get("messages", [])
+    tools = {t.get("name") for t in request.get("tools") or []}
+    task = text_of(messages[0]["content"]) if messages else ""
+    asked_itinerary, dests, conditions, forecasts = _extras(messages)
+    if "get_itinerary" in tools and not asked_itinerary and re.search(r"flight|trip|itinerar", task, re.I):
+        return _call("get_itinerary", {}, "First I'll look up where your flight goes.")
+    temps, retry, failed, saved = read_results(messages)
+    cities = [c for c in cities_in(task) + dests]
+    pending = [retry.get(c, c) for c in cities if retry.get(c, c) not in temps and c not in failed]
+    if failed:
+        return Reply([{"type": "text", "text": gave_up(failed, False)}])
+    if pending:
+        return _call("get_weather", {"city": pending[0]}, f"Let me look up the weather in {pending[0]}.")
+    if not temps:
+        return Reply([{"type": "text", "text": "I need two or more cities to compare."}])
+    rainy = [c for c, cond in conditions.items() if "rain" in cond.casefold()] if re.search(r"if it rains", task, re.I) else []
+    todo = [c for c in rainy if c not in forecasts]
+    if todo and "get_forecast" in tools:
+        return _call("get_forecast", {"city": todo[0]}, f"It is raining in {todo[0]}; let me check tomorrow.")
+    answer = compare_text(temps)
+    for city, fc in forecasts.items():
+        answer += f" Tomorrow in {city}: {fc.get('temp_c', '?'):g}°C, {fc.get('condition', 'unknown')}."
+    wants_note = "save_note" in tools and re.search(r"note|save", task, re.I)
+    if wants_note and not saved:
+        return Reply([{"type": "tool_use", "name": "save_note", "input": {"text": answer}}])
+    return Reply([{"type": "text", "text": answer + (" I saved a note with this." if saved else "")}])

@@ -1,0 +1,129 @@
+"""The city task's steps as a careful agent takes them: what ``CarefulAgent`` writes for "which is warmer?".
+
+For "which of X and Y is warmer, then save a note" it asks for ``get_weather`` once per city (one
+per turn, or all in one turn when ``parallel=True`` and the request does not set
+``disable_parallel_tool_use``), then ``save_note``, then ends its turn with text naming the warmer
+city. Every number it writes comes from the tool results in the conversation, never from its own
+data. A task it cannot do gets a short ``end_turn`` saying so. Errors are read as
+``reading.read_error`` says; then it gives up and says why (the error's last line).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentlab.sim.models.reading import cities_in, exchanges, is_chinese, read_error, temperature, text_of, why_failed
+from agentlab.sim.policy import Reply
+
+_TEMPS = re.compile(r"([^\s:;,，；。：、]+(?: [A-Z][\w-]*)*):\s*(-?\d+(?:\.\d+)?)\s*°C")
+
+
+def city_steps(request: dict, parallel: bool = False) -> Reply:
+    """The next step of the city task for this request (see the module docstring)."""
+    messages = request.get("messages", [])
+    tools = {t.get("name") for t in request.get("tools") or []}
+    task = text_of(messages[0]["content"]) if messages else ""
+    zh = is_chinese(task)
+    choice = request.get("tool_choice") or {}
+    if not tools or choice.get("type") == "none":
+        return Reply([{"type": "text", "text": _no_tools_answer(task, zh)}])
+    cities = cities_in(task)
+    one_city = len(cities) == 1 and re.search(r"temperature|weather|温度|天气|气温", task, re.I)
+    if "get_weather" not in tools or not (len(cities) >= 2 or one_city):
+        return Reply([{"type": "text", "text": _cannot(zh, tools)}])
+    temps, retry, failed, saved = read_results(messages)
+    pending = []
+    for c in cities:
+        c = retry.get(c, c)
+        if c not in temps and c not in failed and c not in pending:
+            pending.append(c)
+    if failed:
+        return Reply([{"type": "text", "text": gave_up(failed, zh)}])
+    if pending:
+        many = parallel and not choice.get("disable_parallel_tool_use")
+        batch = pending if many else pending[:1]
+        intro = (f"我来查一下{'、'.join(batch)}的天气。" if zh else f"Let me look up the weather in {', '.join(batch)}.")
+        return Reply([{"type": "text", "text": intro}] +
+                     [{"type": "tool_use", "name": "get_weather", "input": {"city": c}} for c in batch])
+    answer = compare_text(temps, zh)
+    wants_note = "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I)
+    if wants_note and not saved:
+        return Reply([{"type": "tool_use", "name": "save_note", "input": {"text": answer}}])
+    done = " 我已保存笔记。" if zh and saved else (" I saved a note with this." if saved else "")
+    return Reply([{"type": "text", "text": answer + done}])
+
+
+def read_results(messages: list[dict]) -> tuple[dict[str, float], dict[str, str], dict[str, str], bool]:
+    """From the conversation: temperatures by city name, retries to make, failed cities (with why), note saved."""
+    temps: dict[str, float] = {}
+    retry: dict[str, str] = {}
+    failed: dict[str, str] = {}
+    errors: dict[str, list[str]] = {}
+    saved = False
+    for ex in exchanges(messages):
+        if ex.name == "save_note":
+            saved = saved or not ex.is_error
+        elif ex.name == "get_weather":
+            asked, body = str(ex.input.get("city", "")), ex.body
+            temp = None if ex.is_error else temperature(body)
+            if temp is not None:
+                temps[asked] = temp
+                continue
+            if not ex.is_error:  # unreadable: a failed lookup, never a made-up number
+                failed.setdefault(asked, "its result had no temperature I could read")
+                continue
+            seen = errors.setdefault(asked, [])
+            seen.append(body)
+            kind = read_error(body)
+            fix = re.search(r"(?:Did you mean:?|你是不是指：)\s*'?([^,?？'\n]+)", body)
+            if fix and asked not in retry.values():
+                retry[asked] = fix.group(1).strip()
+            elif kind == "retry" and seen.count(body) == 1:
+                continue  # acted on once: ask again for the same city
+            elif kind == "traceback" and len(seen) == 1:
+                continue  # one blind retry: a traceback does not say what to change
+            else:
+                failed[asked] = why_failed(body)
+    for city in temps:
+        failed.pop(city, None)
+    return temps, retry, failed, saved
+
+
+def compare_text(temps: dict[str, float], zh: bool = False) -> str:
+    """One sentence naming the warmest city, with every number from ``temps``."""
+    ranked = sorted(temps.items(), key=lambda kv: -kv[1])
+    (top, t), rest = ranked[0], ranked[1:]
+    if not rest:  # one city: nothing to compare, just report it
+        return f"{top}今天 {t:g}°C。" if zh else f"{top} is at {t:g}°C today."
+    ties = [c for c, v in rest if v == t]
+    if zh:
+        if ties:
+            return f"{'和'.join([top, *ties])}一样暖和，都是 {t:g}°C。"
+        return f"{top}{'更' if len(rest) == 1 else '最'}暖和：{t:g}°C，" + "，".join(f"{c} {v:g}°C" for c, v in rest) + "。"
+    if ties:
+        return f"{' and '.join([top, *ties])} are equally warm at {t:g}°C."
+    word = "warmer" if len(rest) == 1 else "the warmest"
+    return f"{top} is {word} at {t:g}°C, compared with " + ", ".join(f"{c} at {v:g}°C" for c, v in rest) + "."
+
+
+def _no_tools_answer(task: str, zh: bool) -> str:
+    temps = {c: float(v) for c, v in _TEMPS.findall(task)}
+    if temps:
+        return compare_text(temps, zh)
+    if re.fullmatch(r"\s*(hi|hello|hey|你好)[\s,.!，。！]*(claude)?[\s.!]*", task, re.I):
+        return "你好！我能帮你比较城市的温度。" if zh else "Hello! I can compare the temperature of cities if you give me a weather tool."
+    return "我没有可用的工具，无法完成这个任务。" if zh else "I can't do that: no tools were offered and I have no data of my own for it."
+
+
+def _cannot(zh: bool, tools: set) -> str:
+    offered = ", ".join(sorted(tools)) or "none"
+    if zh:
+        return f"我无法用现有的工具（{offered}）完成这个任务。"
+    return f"I can't do this task with the tools I was given ({offered}); I need a weather tool and two or more cities."
+
+
+def gave_up(failed: dict[str, str], zh: bool) -> str:
+    why = "; ".join(f"{c}: {w}" for c, w in failed.items())
+    if zh:
+        return f"我查不到{'、'.join(failed)}的天气，所以无法比较。错误：{why}"
+    return f"I couldn't get the weather for {', '.join(failed)}, so I can't compare the temperatures. The error was: {why}"

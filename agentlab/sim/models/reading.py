@@ -1,0 +1,151 @@
+"""What the simulated models read in a transcript: text, cities, tool exchanges, errors.
+
+Every simulated model (``careful``, ``adaptive``, ``roles``, ``react``, ``gullible``, ``context_agent``,
+``misbehaving``) reads the request the same way, so the helpers live here once: the text of a
+content value, the cities a task names (from the lab's weather data file, the names the simulated
+model "knows"), each ``tool_use`` paired with its ``tool_result`` (:func:`exchanges`), and how a
+careful model reads an error text.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterator
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+"""A Chinese character: a task with one is answered in Chinese."""
+_LISTED = re.compile(r"(?:\b(?:or|and|vs\.?)\s+|,\s*)([A-Z][a-zA-Z-]+(?:\s[A-Z][a-zA-Z-]+)*)")
+
+
+def text_of(content: Any) -> str:
+    """The text of a content value: a string as it is, the text blocks of a list joined by spaces."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+
+
+def is_chinese(text: str) -> bool:
+    """True when ``text`` has a Chinese character."""
+    return bool(CJK.search(text))
+
+
+@lru_cache(maxsize=1)
+def known_cities() -> tuple[str, ...]:
+    """The city names the simulated model knows, lower-cased, English and Chinese: those of the lab's weather
+    data (``agentlab/data/weather.json``).
+
+    Read from the data file, not from the harness's ``weather`` module, so ``sim/`` imports nothing outside itself.
+    """
+    raw = json.loads(resources.files("agentlab").joinpath("data/weather.json").read_text("utf-8"))
+    return tuple(dict.fromkeys(n.casefold() for rec in raw["cities"] for n in rec["names"]))
+
+
+def cities_in(text: str) -> list[str]:
+    """City names in ``text`` in order of appearance: known names, and capitalised near-misses as written."""
+    return list(_cities_in(text))
+
+
+@lru_cache(maxsize=1024)  # the task is re-read every turn; near-miss matching (difflib) is the costly part
+def _cities_in(text: str) -> tuple[str, ...]:
+    found: list[tuple[int, str]] = []
+    lowered = text.casefold()
+    names = sorted(known_cities(), key=len, reverse=True)
+    taken = [False] * len(text)
+    for name in names:
+        for m in re.finditer(re.escape(name), lowered):
+            s, e = m.span()
+            ascii_word = name.isascii()
+            if ascii_word and ((s > 0 and lowered[s - 1].isalnum()) or (e < len(text) and lowered[e].isalnum())):
+                continue
+            if not any(taken[s:e]):
+                taken[s:e] = [True] * (e - s)
+                found.append((s, text[s:e]))
+    for m in re.finditer(r"\b[A-Z][a-z]+\b", text):  # a misspelt city is still a city the user asked about
+        if not any(taken[m.start():m.end()]) and difflib.get_close_matches(m.group().casefold(), names, n=1, cutoff=0.75):
+            found.append((m.start(), m.group()))
+            taken[m.start():m.end()] = [True] * (m.end() - m.start())
+    for m in _LISTED.finditer(text):  # "..., Paris or Atlantis": a name in a list of places, known or not
+        s, e = m.span(1)
+        if not any(taken[s:e]):
+            found.append((s, m.group(1)))
+    return tuple(n for _, n in sorted(found))
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One ``tool_use`` of the transcript and the ``tool_result`` that answered it."""
+
+    name: str
+    """The tool asked for."""
+    input: dict
+    """The arguments asked for (``{}`` when none)."""
+    result: dict
+    """The ``tool_result`` block."""
+
+    @property
+    def body(self) -> str:
+        """The result's text (a string content as it is, text blocks joined)."""
+        content = self.result.get("content", "")
+        return content if isinstance(content, str) else text_of(content)
+
+    @property
+    def is_error(self) -> bool:
+        """True when the result was sent with ``is_error``."""
+        return bool(self.result.get("is_error"))
+
+
+def exchanges(messages: list[dict]) -> Iterator[Exchange]:
+    """Each ``tool_result`` in the transcript with the ``tool_use`` it answers, in order (unanswered calls and
+    results with no matching call are skipped)."""
+    calls: dict[str, tuple[str, dict]] = {}
+    for msg in messages:
+        if isinstance(msg.get("content"), str):
+            continue
+        for b in msg.get("content") or []:
+            if not isinstance(b, dict):
+                continue
+            if b.get("type") == "tool_use":
+                calls[b.get("id")] = (b.get("name"), b.get("input") or {})
+            elif b.get("type") == "tool_result" and b.get("tool_use_id") in calls:
+                name, inp = calls[b["tool_use_id"]]
+                yield Exchange(name, inp, b)
+
+
+_FIX = re.compile(r"Did you mean|你是不是指|missing required field|缺少必填字段|must be of type|类型必须是|"
+                  r"Available tools|可用的工具|valid fields|有效字段|Ask for less|请求更少")
+_AGAIN = re.compile(r"try again|再试")
+
+
+def read_error(body: str) -> str:
+    """How a careful model reads an ``is_error`` text: ``"traceback"`` (raw Python), ``"fix"`` (it says
+    what to change), ``"retry"`` (it says to try again) or ``"opaque"`` (nothing to act on)."""
+    if body.lstrip().startswith("Traceback (most recent call last)"):
+        return "traceback"
+    return "fix" if _FIX.search(body) else "retry" if _AGAIN.search(body) else "opaque"
+
+
+def why_failed(body: str) -> str:
+    """The part of an error worth repeating to the user: its last non-empty line, shortened."""
+    lines = [ln.strip() for ln in body.strip().splitlines() if ln.strip()]
+    last = lines[-1] if lines else "no details"
+    return last if len(last) <= 120 else last[:117] + "..."
+
+
+def temperature(body: str) -> float | None:
+    """The temperature a result states (JSON ``temp_c``, or a number written with °C); ``None`` if none."""
+    try:
+        value = float(json.loads(body)["temp_c"])
+    except (ValueError, KeyError, TypeError):
+        m = re.search(r"(-?\d+(?:\.\d+)?)\s*°\s*C", body)
+        value = float(m.group(1)) if m else None
+    return value if value is not None and math.isfinite(value) else None
+
+

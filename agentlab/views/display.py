@@ -1,0 +1,71 @@
+"""Small helpers that keep the notebooks' cells short: show what went over the wire, and what it cost.
+
+Nothing here changes how a run behaves; these functions only format, tabulate and plot.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentlab.run import Run
+
+
+def _plain(obj: Any) -> Any:
+    """SDK objects (``Message``, ``ToolUseBlock``...) as the JSON the API sends; anything else unchanged."""
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json", exclude_none=True)
+    raise TypeError(f"cannot show {type(obj).__name__} as JSON")
+
+
+def to_json(obj: Any, indent: int = 2) -> str:
+    """JSON text of a messages array, a content list or one SDK object (SDK blocks included, as the API sees them)."""
+    return json.dumps(obj, default=_plain, indent=indent, ensure_ascii=False)
+
+
+def messages_sent(run: Run) -> list[int]:
+    """For each turn of an agent run, how many messages its request carried (the history re-sent)."""
+    assistant_at = [i for i, m in enumerate(run.messages) if m.get("role") == "assistant"]
+    return assistant_at[: len(run.turns)]
+
+
+def turns_table(run: Run) -> Any:
+    """A pandas DataFrame, one row per model call: messages sent, the input split into its parts,
+    and the re-prefill split into fixed overhead re-sent and history re-sent."""
+    import pandas as pd
+
+    from agentlab.meter.breakdown import LABELS
+
+    sent = messages_sent(run)
+    rows = []
+    for i, t in enumerate(run.turns):
+        row = {"turn": t.index, "messages sent": sent[i] if i < len(sent) else None, "input tokens": t.prompt_tokens}
+        if any(u.cache_read_tokens or u.cache_write_tokens for u in run.turns):  # billed apart: show them
+            row.update({"of which cache reads": t.cache_read_tokens, "of which cache writes": t.cache_write_tokens})
+        if t.breakdown is not None:
+            row.update({LABELS[k]: v for k, v in t.breakdown.parts().items()})
+            if t.breakdown.residual:
+                row["residual"] = t.breakdown.residual
+        row.update({"re-prefill tokens": t.reprefill_tokens, "re-prefill: fixed": t.reprefill_fixed,
+                    "re-prefill: history": t.reprefill_history, "output tokens": t.output_tokens,
+                    "tools requested": ", ".join(t.tool_calls) or "-", "stop_reason": t.stop_reason})
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("turn")
+
+
+def input_shares(turn: Any) -> dict[str, float]:
+    """Percent of one turn's input in each part, plus ``"fixed"`` (tool prompt, definitions, system, task)
+    and ``"tools"`` (tool prompt + definitions: what offering tools costs on every call)."""
+    b = turn.breakdown
+    if b is None:
+        raise ValueError(f"turn {turn.index} has no input breakdown; live, connect with count_parts=True")
+    total = turn.prompt_tokens or 1
+    shares = {k: 100 * v / total for k, v in b.parts().items()}
+    shares["fixed"] = 100 * b.fixed / total
+    shares["tools"] = 100 * (b.tool_prompt + b.tool_definitions) / total
+    return shares
+
+
+def history_overtakes(run: Run) -> int | None:
+    """The first turn whose history part is larger than its fixed part, or ``None`` if none is."""
+    return next((t.index for t in run.turns if t.breakdown and t.breakdown.history > t.breakdown.fixed), None)

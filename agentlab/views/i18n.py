@@ -1,0 +1,179 @@
+"""Figure text in the notebook's language: the zh-CN edition gets Chinese titles and labels, same code.
+
+Both editions of a notebook run identical code, so the language cannot be an argument. It is read
+from the place the code runs in:
+
+1. ``AGENTLAB_LANG`` (``en`` or ``zh-CN``) when set;
+2. otherwise ``zh-CN`` when the working directory is inside a folder named ``zh-CN`` (a Jupyter
+   kernel starts in its notebook's folder, so ``notebooks/zh-CN/*.ipynb`` gets Chinese);
+3. otherwise English.
+
+Every agentlab plot function draws in English and ends with ``localize(fig)``, which walks the
+figure's texts (titles, axis labels, legend entries, annotations, tick labels) and rewrites each one
+found in the translation tables: ``agentlab/data/i18n/<lang>/*.json``, each file
+``{"exact": {english: translated}, "patterns": [[regex, replacement], ...]}``. A text no table knows
+stays English, so a missing entry shows as English, never as an error. One file per area of the
+package (``plots.json``, ``context.json``...) keeps additions from colliding.
+
+A pattern's captured parts are translated too (``"(\\w+): who does what"`` turns ``agent`` into
+智能体 through the exact table), and tick labels that formatters write at draw time (category names,
+labels given to ``set_xticks``) go through the tables as they are drawn. Widget and printed text use
+:func:`tr` directly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+LANGUAGES = ("en", "zh-CN")
+"""The languages agentlab writes figure text in."""
+TABLES = Path(__file__).parent / "data" / "i18n"
+"""One folder per language, each holding ``*.json`` translation tables."""
+
+
+def language() -> str:
+    """``"zh-CN"`` or ``"en"``: from ``AGENTLAB_LANG``, else from the working directory, else English."""
+    chosen = os.environ.get("AGENTLAB_LANG", "").strip()
+    if chosen:
+        if chosen not in LANGUAGES:
+            raise ValueError(f"AGENTLAB_LANG={chosen!r}: agentlab writes figure text in {', '.join(LANGUAGES)}; "
+                             "set one of these or unset it (the zh-CN notebook folder picks Chinese by itself)")
+        return chosen
+    return "zh-CN" if "zh-CN" in Path.cwd().parts else "en"
+
+
+@lru_cache(maxsize=None)
+def _table(lang: str) -> tuple[dict[str, str], tuple[tuple[re.Pattern, str], ...]]:
+    """The merged exact and pattern tables of one language (read once)."""
+    exact: dict[str, str] = {}
+    patterns: list[tuple[re.Pattern, str]] = []
+    for path in sorted((TABLES / lang).glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        exact.update(data.get("exact", {}))
+        for regex, replacement in data.get("patterns", []):
+            patterns.append((re.compile(regex), replacement))
+    return exact, tuple(patterns)
+
+
+def tr(text: str, lang: str | None = None) -> str:
+    """``text`` in ``lang`` (default: :func:`language`): an exact entry, else the first matching pattern,
+    applied line by line; unknown text comes back unchanged."""
+    lang = lang or language()
+    if lang == "en" or not text:
+        return text
+    exact, patterns = _table(lang)
+    out = []
+    for line in text.split("\n"):
+        if line in exact:
+            out.append(exact[line])
+            continue
+        for regex, replacement in patterns:
+            match = regex.fullmatch(line)
+            if match:
+                line = _expand(match, replacement, lang)
+                break
+        out.append(line)
+    return "\n".join(out)
+
+
+_GROUP = re.compile(r"\\(\d+)|\\g<(\w+)>")
+
+
+def _expand(match: re.Match, replacement: str, lang: str) -> str:
+    """``replacement`` with ``\\1`` / ``\\g<name>`` filled in, each captured part itself translated when it is
+    shorter than the whole line (so ``"agent: ..."`` can become ``"智能体：..."`` from one pattern)."""
+    whole = match.group(0)
+
+    def fill(ref: re.Match) -> str:
+        key = ref.group(1) or ref.group(2)
+        part = match.group(int(key) if key.isdigit() else key) or ""
+        return tr(part, lang) if len(part) < len(whole) else part
+
+    return _GROUP.sub(fill, replacement)
+
+
+def localize(fig: Any, lang: str | None = None) -> Any:
+    """Rewrite every text of a matplotlib figure in ``lang`` (default: :func:`language`); returns ``fig``."""
+    lang = lang or language()
+    if lang == "en" or fig is None:
+        return fig
+    from matplotlib.text import Text
+
+    from agentlab.views.fonts import use_cjk_font
+    use_cjk_font()
+    for artist in fig.findobj(Text):
+        text = artist.get_text()
+        if text:
+            new = tr(text, lang)
+            if new != text:
+                artist.set_text(new)
+    for ax in fig.axes:  # tick labels are written by formatters at draw time: translate what they write
+        for axis in (ax.xaxis, ax.yaxis):
+            formatter = axis.get_major_formatter()
+            if type(formatter).__name__ in _TEXT_FORMATTERS:
+                axis.set_major_formatter(_translated_formatter(formatter, lang))
+    return fig
+
+
+_TEXT_FORMATTERS = ("FixedFormatter", "StrCategoryFormatter", "FuncFormatter")
+"""Formatters that may write words (category names, labels passed to ``set_xticks``); numbers pass unchanged."""
+
+
+def _translated_formatter(inner: Any, lang: str) -> Any:
+    """A formatter writing ``inner``'s tick labels through :func:`tr` (units and locators untouched)."""
+    from matplotlib.ticker import Formatter
+
+    class Translated(Formatter):
+        def __call__(self, x: Any, pos: Any = None) -> str:
+            return tr(inner(x, pos), lang)
+
+        def format_ticks(self, values: Any) -> list[str]:
+            return [tr(label, lang) for label in inner.format_ticks(values)]
+
+        def set_axis(self, axis: Any) -> None:
+            super().set_axis(axis)
+            inner.set_axis(axis)
+
+        def set_locs(self, locs: Any) -> None:
+            inner.set_locs(locs)
+
+        def get_offset(self) -> str:
+            return inner.get_offset()
+
+    return Translated()
+
+
+_CODE = re.compile(r"\S*(?:[_/\[={\"]|\w\()\S*")
+"""A word that is code, not prose: an identifier (``max_turns``), a step path (``orchestrator/plan``), a call
+with its arguments (``get_weather(city="Paris")``) or JSON; figures show code as it is, in every language."""
+
+
+PROPER_NAMES = ("Anthropic", "AgentDojo", "CaMeL", "Chroma", "Context Rot", "LongMemEval", "Liu", "TACL", "arXiv",
+                "GPT", "Turbo", "LongChat", "MPT", "Instruct")
+"""Names of vendors, benchmarks, papers, venues and models, written as their owners write them in either language."""
+
+
+def untranslated(fig: Any, lang: str = "zh-CN", as_drawn: bool = False) -> list[str]:
+    """The texts of a figure that still read as English words in ``lang`` (for tests of the tables).
+
+    By default each text is first put through :func:`tr` (does a table know it?); ``as_drawn=True``
+    checks the texts as the figure shows them (did :func:`localize` reach them?). The figure is drawn
+    first, so tick labels written by formatters are seen too. Model names, API terms and code (see
+    ``_CODE``) do not count as English words."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()  # tick labels exist only once the figure is drawn
+    words = re.compile(r"[A-Za-z]{3,}")
+    keep = re.compile("(" + "|".join(PROPER_NAMES) + r"|claude|sonnet|opus|haiku|USD|tool_use|tool_result|end_turn|"
+                      r"max_tokens|get_weather|save_note|JSON|API|ReAct|agent|workflow)", re.I)
+    left = []
+    for artist in fig.findobj(Text):
+        text = artist.get_text() if as_drawn else tr(artist.get_text(), lang)
+        if words.search(keep.sub("", _CODE.sub("", text))):
+            left.append(text)
+    return left
