@@ -48,7 +48,7 @@ __all__ = [
     # tools
     "tool", "Tool", "ToolError", "ToolOutcome", "run_tool", "toolset",
     "get_weather", "make_save_note", "task_tools", "city_task", "city_names",
-    # accounting and traces
+    # the meter and traces
     "Meter", "CallRecord", "meter_of", "cost_usd", "Trace", "read_trace",
     # the simulated model
     "Simulator", "CarefulAgent", "FunctionModel", "ScriptedModel", "Reply",

@@ -102,7 +102,7 @@ def profile(by: dict[str, Variant], n: int, runs: int) -> None:
     meter_own = cum(sa, handle) - sum(edge(sa, k, handle) for k in sa  # minus call_next and the SDK's cached parse
                                       if "anthropic" in Path(k[0]).parts)
     rows: list[tuple[str, float]] = [
-        ("Meter.turns, end of run (accounting.py: the Turn list; cost is priced lazily, not here)",
+        ("Meter.turns, end of run (meter/middleware.py: the Turn list; cost is priced lazily, not here)",
          cum(sa, find(sa, "agentlab/meter/middleware.py", "turns"))),
         ("Trace.event (trace.py _write: JSON encode + write; flush before request/tool_call)",
          cum(sa, trace_event) - edge(sa, trace_event, trace_stop)),
@@ -111,7 +111,7 @@ def profile(by: dict[str, Variant], n: int, runs: int) -> None:
         ("execute_tools (loop.py) excl. its trace events", cum(sa, execute) - edge(sa, trace_event, execute)),
         ("  of which run_tool excl. the tool (input checked by the tool's compiled validator)",
          cum(sa, run_tool) - cum(sa, find(sa, "_bench_common.py", "noop"))),
-        ("Meter.handle own work (accounting.py; excl. call_next and the SDK's cached response.parse())",
+        ("Meter.handle own work (meter/middleware.py; excl. call_next and the SDK's cached response.parse())",
          meter_own),
         ("model_dump of content + usage in run_agent (loop.py)",
          sum(edge(sa, k, run_agent) for k in sa if k[2] == "model_dump")),

@@ -185,9 +185,9 @@ def _cost_by_model(folder: Path) -> list:
 
 def _stepper(folder: Path) -> list:
     from agentlab.views.widgets import lane_figure
-    from agentlab.views.swimlane import events as _events
+    from agentlab.views.swimlane import trace_events
 
-    events = _events(_agent_run(folder))
+    events = trace_events(_agent_run(folder))
     return [lane_figure(events, 1), lane_figure(events, 2, max_steps=3)]  # shaded, and inside the collapsed band
 
 

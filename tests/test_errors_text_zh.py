@@ -26,7 +26,7 @@ SITE = re.compile(r"""(?:ToolError|ToolOutcome|ValueError)\(\s*f?["']((?:Format 
                   r"""|hint\(f"([^"]{0,30})""")
 """A place that writes text the model reads: a tool error, a tool outcome, a ReAct parse error,
 a schema explanation, a harness note passed through ``hint``."""
-SCANNED = ["tools.py", "weather.py", "variants.py", "executor.py", "react.py"]
+SCANNED = ["tools.py", "weather.py", "experiments/variants.py", "executor.py", "react.py"]
 """Modules whose texts reach the model as tool results or harness messages (ValueError only in react.py)."""
 
 
@@ -93,7 +93,7 @@ WORDINGS = {
     "tools.py: {where}: {err.message}": lambda: _run(_schema_tool(), {"city": "O"}),
     "weather.py: Unknown city ": lambda: _run(agentlab.get_weather, {"city": "Atlantis"}),
     "weather.py: The notes file points ou": lambda: "The notes file points outside the notes folder; refusing to write.",
-    "variants.py: No forecast for ": _no_forecast,
+    "experiments/variants.py: No forecast for ": _no_forecast,
     "executor.py: [truncated: {cap} of {le": lambda: "[truncated: 5 of 56 characters shown]",
     "executor.py: {name} did not answer wi": lambda: "get_weather did not answer within 0.5 s and was abandoned; try again",
     "react.py: Format error: end your t": lambda: _parse_error("Thought: hm\nAction: get_weather"),

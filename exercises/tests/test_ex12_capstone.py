@@ -8,8 +8,8 @@ from the trace, so the tests check your reading of the trace against what happen
 What is forbidden, and why: ``swimlane_steps`` (it labels who did each step), ``stepper.turn_frames``
 (it rebuilds each turn with its tokens), ``capstone.events_table`` (the notebook's view of the events),
 ``capstone.course_table`` (a run's totals: its call count would answer part of 12.3), the price
-functions (``accounting.cost_usd``, the ``_price`` it caches, ``caching.usage_cost_usd``; ``Turn.cost_usd`` calls
-them) and ``accounting.prompt_total`` (a call's input tokens with cache reads and writes): each would
+functions (``meter.prices.cost_usd``, the ``_price`` it caches, ``usage_cost_usd``; ``Turn.cost_usd`` calls
+them) and ``meter.middleware.prompt_total`` (a call's input tokens with cache reads and writes): each would
 read an answer off for the student. ``agentlab.read_trace`` stays allowed: it only parses the JSON lines
 and checks the header, which plain ``json.loads`` per line does as well.
 

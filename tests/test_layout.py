@@ -1,0 +1,74 @@
+"""The package keeps its layout: one home per course topic, no import cycles, ``sim/`` on its own.
+
+The graph is read from the source by ``scripts/import_graph.py`` (the same functions the closing
+note's counts came from), so these tests import nothing of the package itself.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "agentlab"
+
+
+def _graph_module():
+    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "scripts" / "import_graph.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+graph = _graph_module()
+
+
+def test_the_package_has_no_import_cycles():
+    found = graph.cycles(graph.arrows(ROOT))
+    assert not found, ("import cycles (each line: modules that import each other, directly or round a loop): "
+                       + "; ".join(" <-> ".join(c) for c in found)
+                       + ". Move the shared part into a module both can import, or pass it in as an argument")
+
+
+def test_sim_imports_nothing_outside_sim():
+    leaks = graph.outside_imports(graph.arrows(ROOT), "sim")
+    assert not leaks, ("sim/ is the Messages API and must not know the harness, but "
+                       + "; ".join(f"{m} imports {', '.join(sorted(t))}" for m, t in sorted(leaks.items()))
+                       + ". Put what both sides need inside sim/ (e.g. sim/wire.py) and import it from there")
+
+
+def test_the_top_level_is_the_harness_in_at_most_16_modules():
+    top = graph.top_level(graph.modules(ROOT))
+    assert len(top) <= 16, (f"agentlab/ has {len(top)} top-level modules, the limit is 16: {top}. "
+                            "A module that is not the harness itself belongs in meter/, views/, experiments/ or sim/")
+
+
+def _map_rows() -> list[tuple[str, list[str]]]:
+    """(topic, homes) for each row of the topic table in agentlab/README.md."""
+    rows = []
+    for line in (PACKAGE / "README.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or cells[0] in ("course topic", "") or set(cells[0]) <= {"-"}:
+            continue
+        rows.append((cells[0], re.findall(r"`([\w./]+(?:\.py|/))`", cells[1])))
+    return rows
+
+
+def test_every_home_in_the_package_map_exists():
+    rows = _map_rows()
+    assert len(rows) >= 15, f"agentlab/README.md maps only {len(rows)} topics; its table lost rows"
+    missing = [(topic, home) for topic, homes in rows for home in homes if not (PACKAGE / home).exists()]
+    assert not missing, f"agentlab/README.md names homes that do not exist: {missing}; fix the map or the tree"
+    homeless = [topic for topic, homes in rows if not homes]
+    assert not homeless, f"topics with no file or folder in agentlab/README.md: {homeless}"
+
+
+def test_every_top_level_module_and_folder_is_in_the_package_map():
+    named = {home.rstrip("/") for _, homes in _map_rows() for home in homes}
+    named |= {home.split("/")[0] for home in named}
+    tree = {p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py")}
+    tree |= {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    unmapped = sorted(tree - named)
+    assert not unmapped, (f"{unmapped} are in agentlab/ but in no row of agentlab/README.md: give each its "
+                          "course topic there, so a newcomer finds it")
