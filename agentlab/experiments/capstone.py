@@ -25,7 +25,7 @@ from typing import Any, Callable
 from agentlab.meter.usage import Usage
 from agentlab.views.i18n import localize
 
-TRACES = Path(__file__).parent / "data" / "traces"
+TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"
 """Where the shipped traces live."""
 NAMES = ("agent", "workflow", "looper", "injected")
 """The shipped traces, one per scenario."""
