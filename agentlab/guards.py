@@ -32,6 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from agentlab.meter.usage import Usage
 from agentlab.run import StopReason
 
 _GUARDS = (("max_turns", StopReason.MAX_TURNS), ("max_wall_s", StopReason.MAX_WALL_TIME),
@@ -147,15 +148,16 @@ class Budget:
                 return Stopped(reason, name, seen[name], limit, detail)
         return None
 
-    def after_call(self, content: list[dict], usage: dict, model: str) -> None:
-        """Count one model call: its tokens, its price, and the tool calls it asked for."""
+    def after_call(self, content: list[dict], usage: dict | Usage, model: str) -> None:
+        """Count one model call: its tokens (the API's ``usage`` JSON or a ``Usage``), its price, and the
+        tool calls it asked for."""
+        tokens = usage if isinstance(usage, Usage) else Usage.from_api(usage)
         self.turns += 1
-        self.tokens += sum(usage.get(k) or 0 for k in ("input_tokens", "output_tokens",
-                                                         "cache_read_input_tokens", "cache_creation_input_tokens"))
+        self.tokens += tokens.prompt_total + tokens.output_tokens
         if self.limits.max_usd is not None:
             from agentlab.meter.prices import cost_usd
 
-            price = cost_usd(model, usage)
+            price = cost_usd(model, tokens)
             if price is None:
                 raise ValueError(f"Limits(max_usd={self.limits.max_usd}): the model {model!r} has no known price, "
                                  "so a USD budget cannot be kept; use max_tokens instead")

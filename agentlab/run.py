@@ -7,6 +7,8 @@ from functools import cached_property
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from agentlab.meter.usage import Usage
+
 if TYPE_CHECKING:
     from agentlab.meter.breakdown import InputBreakdown
 
@@ -95,9 +97,15 @@ class Turn:
     when known: always in the simulator, live when the client counts parts (``connect(count_parts=True)``)."""
 
     @property
+    def tokens(self) -> Usage:
+        """This call's token counts as one :class:`~agentlab.meter.usage.Usage`."""
+        return Usage(self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens,
+                     self.cache_write_1h_tokens)
+
+    @property
     def prompt_tokens(self) -> int:
         """Every input token of this call: ``input_tokens`` plus cache reads and cache writes."""
-        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+        return self.tokens.prompt_total
 
     @property
     def reprefill_fixed(self) -> int:
@@ -117,10 +125,7 @@ class Turn:
         """
         from agentlab.meter.prices import cost_usd
 
-        return cost_usd(self.model, {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                                     "cache_read_input_tokens": self.cache_read_tokens,
-                                     "cache_creation_input_tokens": self.cache_write_tokens,
-                                     "cache_creation_1h_input_tokens": self.cache_write_1h_tokens})
+        return cost_usd(self.model, self.tokens)
 
 
 @dataclass

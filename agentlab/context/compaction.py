@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentlab.guards import Stopped
+from agentlab.meter.usage import Usage
 from agentlab.run import StopReason
 
 API_COMPACTION = {
@@ -123,5 +124,4 @@ class Compaction:
 
 
 def _prompt(usage: Any) -> int:
-    return (usage.input_tokens or 0) + (getattr(usage, "cache_read_input_tokens", 0) or 0) \
-        + (getattr(usage, "cache_creation_input_tokens", 0) or 0)
+    return Usage.from_api(usage).prompt_total

@@ -22,6 +22,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
+from agentlab.meter.usage import Usage
 from agentlab.views.i18n import localize
 
 TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"
@@ -146,11 +147,11 @@ def events_table(events: list[dict]) -> Any:
 
     rows = []
     for i, e in enumerate(events[1:], start=1):
-        usage = e.get("usage") or {}
+        usage = Usage.from_api(e["usage"]) if e.get("usage") else None
         asked = [b.get("name") for b in e.get("content", []) if isinstance(b, dict) and b.get("type") == "tool_use"]
         rows.append({"#": i, "event": e.get("event"), "turn/step": e.get("turn", e.get("step", "")),
                      "tool": e.get("name") or ", ".join(asked), "stop_reason": e.get("stop_reason") or e.get("reason", ""),
-                     "input tokens": usage.get("input_tokens", ""), "output tokens": usage.get("output_tokens", "")})
+                     "input tokens": usage.input_tokens if usage else "", "output tokens": usage.output_tokens if usage else ""})
     return pd.DataFrame(rows).set_index("#")
 
 
@@ -176,13 +177,11 @@ def course_table(traces: dict[str, list[dict]]) -> Any:
             raise ValueError(f"course_table(traces[{name!r}]): not a trace's events (the header comes first); "
                              "read it with agentlab.read_trace(path)")
         kind, model = events[0].get("kind"), events[0].get("model")
-        keys = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-        total = {k: sum((e.get("usage") or {}).get(k) or 0 for e in events[1:] if e.get("event") == "response")
-                 for k in keys}
+        total = sum((Usage.from_api(e.get("usage")) for e in events[1:] if e.get("event") == "response"), Usage())
         rows[name] = {"run": kind, "steps chosen by": CHOOSER.get(kind, f"unknown run kind {kind!r}"),
                       "model calls": sum(e.get("event") == "response" for e in events[1:]),
-                      "input tokens": total[keys[0]] + total[keys[2]] + total[keys[3]],
-                      "output tokens": total[keys[1]], "USD (list price)": cost_usd(model, total) if model else None}
+                      "input tokens": total.prompt_total,
+                      "output tokens": total.output_tokens, "USD (list price)": cost_usd(model, total) if model else None}
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
@@ -200,9 +199,9 @@ def plot_call_tokens(traces: dict[str, list[dict]]) -> Any:
     fig, axes = plt.subplots(1, len(traces), figsize=(2.6 * len(traces) + 1, 3.8), sharey=True,
                              constrained_layout=True, squeeze=False)
     for ax, (name, events) in zip(axes[0], traces.items()):
-        usage = [e.get("usage") or {} for e in events[1:] if e.get("event") == "response"]
+        usage = [Usage.from_api(e.get("usage")) for e in events[1:] if e.get("event") == "response"]
         calls = list(range(1, len(usage) + 1))
-        values = [u.get("input_tokens", 0) for u in usage]
+        values = [u.input_tokens for u in usage]
         bars = ax.bar(calls, values, color="#4f81bd")
         for bar, v in zip(bars, values):
             ax.annotate(f"{v:,}", (bar.get_x() + bar.get_width() / 2, v), xytext=(0, 2), textcoords="offset points",

@@ -34,6 +34,7 @@ from anthropic.types import Message
 from agentlab.meter.breakdown import InputBreakdown, count_parts, from_header
 from agentlab.meter.stream import Attempt, record_attempt, tap_stream
 from agentlab.meter.latency import latency_of
+from agentlab.meter.usage import Usage
 from agentlab.sim.wire import SIM_HEADER
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ class CallRecord:
     model: str
     """The model the response names."""
     usage: dict
-    """The response's ``usage`` object, as JSON."""
+    """The response's ``usage`` in the API's JSON shape, every count present (``Usage.as_api()``)."""
     stop_reason: str | None
     """The response's ``stop_reason``."""
     wall_s: float
@@ -78,11 +79,15 @@ class CallRecord:
     sim_latency_s: float | None = None
     """Simulated latency from the simulator's header; ``None`` for a live response (use ``wall_s``)."""
 
+    @property
+    def tokens(self) -> Usage:
+        """``usage`` as one typed value."""
+        return Usage.from_api(self.usage)
+
 
 def prompt_total(usage: dict) -> int:
-    """Every input token of a call: ``input_tokens`` plus cache reads and cache writes."""
-    return ((usage.get("input_tokens") or 0) + (usage.get("cache_read_input_tokens") or 0)
-            + (usage.get("cache_creation_input_tokens") or 0))
+    """Every input token of a call: ``input_tokens`` plus cache reads and cache writes (``Usage.prompt_total``)."""
+    return Usage.from_api(usage).prompt_total
 
 
 def _fingerprint(content: Any) -> str:
@@ -173,12 +178,8 @@ class Meter(Middleware):
     def _record(self, body: dict, first: str, resent: Any, headers: Any, model: str, raw_usage: dict,
                 stop_reason: str | None, content: list[dict], wall: float, retry: bool) -> None:
         """Append one call's :class:`CallRecord`, with its conversation, re-prefill and input parts."""
-        usage = {k: raw_usage.get(k) or 0 for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
-                                                     "cache_creation_input_tokens")}
-        split = raw_usage.get("cache_creation")
-        if isinstance(split, dict) and split.get("ephemeral_1h_input_tokens"):
-            usage["cache_creation_1h_input_tokens"] = split["ephemeral_1h_input_tokens"]
-        total = prompt_total(usage)
+        tokens = Usage.from_api(raw_usage)
+        total = tokens.prompt_total
         parts = from_header(headers, total)
         if parts is None and self.count_tokens and self.client is not None:  # live: ask count_tokens
             parts = count_parts(self.client, body, total)
@@ -190,9 +191,9 @@ class Meter(Middleware):
             if prev is None:
                 self._conversations += 1
             conversation = prev[0] if prev else self._conversations
-            self._replies[(first, _fingerprint(content))] = (conversation, total + usage["output_tokens"])
+            self._replies[(first, _fingerprint(content))] = (conversation, total + tokens.output_tokens)
             self.calls.append(CallRecord(
-                model=model, usage=usage, stop_reason=stop_reason, wall_s=wall,
+                model=model, usage=tokens.as_api(), stop_reason=stop_reason, wall_s=wall,
                 continues=prev is not None, estimated=SIM_HEADER in headers,
                 tool_calls=tuple(b.get("name", "") for b in content if b.get("type") == "tool_use"),
                 reprefill=min(total, prev[1]) if prev else 0, conversation=conversation,
@@ -221,14 +222,16 @@ class Meter(Middleware):
         from agentlab.run import Turn
 
         chosen = self.calls[since:] if calls is None else calls
-        return [Turn(index=i, input_tokens=c.usage.get("input_tokens") or 0,
-                     output_tokens=c.usage.get("output_tokens") or 0, reprefill_tokens=c.reprefill,
-                     stop_reason=c.stop_reason, tool_calls=list(c.tool_calls), wall_s=c.wall_s,
-                     cache_read_tokens=c.usage.get("cache_read_input_tokens") or 0,
-                     cache_write_tokens=c.usage.get("cache_creation_input_tokens") or 0, model=c.model,
-                     breakdown=c.breakdown, latency_s=c.wall_s if c.sim_latency_s is None else c.sim_latency_s,
-                     cache_write_1h_tokens=c.usage.get("cache_creation_1h_input_tokens") or 0)
-                for i, c in enumerate(chosen, start=1)]
+        turns = []
+        for i, c in enumerate(chosen, start=1):
+            u = c.tokens
+            turns.append(Turn(index=i, input_tokens=u.input_tokens, output_tokens=u.output_tokens,
+                              reprefill_tokens=c.reprefill, stop_reason=c.stop_reason, tool_calls=list(c.tool_calls),
+                              wall_s=c.wall_s, cache_read_tokens=u.cache_read_tokens,
+                              cache_write_tokens=u.cache_write_tokens, model=c.model, breakdown=c.breakdown,
+                              latency_s=c.wall_s if c.sim_latency_s is None else c.sim_latency_s,
+                              cache_write_1h_tokens=u.cache_write_1h_tokens))
+        return turns
 
 
 def meter_of(client: Any) -> Meter:

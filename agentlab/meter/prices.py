@@ -2,8 +2,8 @@
 
 One home for every price in the lab. :func:`cost_usd` is the only place that calls genai-prices; it
 prices cache reads and writes apart from plain input, and 1-hour cache writes at their higher rate
-when the usage carries the API's 5m / 1h split (``usage["cache_creation"]``, or the meter's
-``cache_creation_1h_input_tokens``). A model with no known price costs ``None``, never 0.
+when the usage carries the API's 5m / 1h split (``usage["cache_creation"]``). It reads the usage
+through :class:`~agentlab.meter.usage.Usage`. A model with no known price costs ``None``, never 0.
 :func:`price_source` names the price data and how recent it is, for every figure that shows money.
 """
 
@@ -13,35 +13,29 @@ import re
 from functools import lru_cache
 from importlib import metadata, resources
 
+from agentlab.meter.usage import Usage
 from agentlab.sim.profiles import Profile, profiles, read_date
 
 
 @lru_cache(maxsize=4096)
-def _price(model: str, inp: int, out: int, cache_read: int, cache_write: int, cache_write_1h: int = 0) -> float | None:
+def _price(model: str, usage: Usage) -> float | None:
     from genai_prices import extract_usage
 
-    usage = {"input_tokens": inp, "output_tokens": out, "cache_read_input_tokens": cache_read,
-             "cache_creation_input_tokens": cache_write}
-    if cache_write_1h:  # 1-hour writes cost more than 5-minute ones
-        usage["cache_creation"] = {"ephemeral_5m_input_tokens": cache_write - cache_write_1h,
-                                   "ephemeral_1h_input_tokens": cache_write_1h}
     try:
-        return float(extract_usage({"model": model, "usage": usage}, provider_id="anthropic").calc_price().total_price)
+        return float(extract_usage({"model": model, "usage": usage.as_api()}, provider_id="anthropic")
+                     .calc_price().total_price)
     except LookupError:
         return None
 
 
-def cost_usd(model: str, usage: dict) -> float | None:
+def cost_usd(model: str, usage: dict | Usage) -> float | None:
     """USD price of one call's ``usage`` for ``model`` (genai-prices), or ``None`` if the price is unknown.
 
-    1-hour cache writes are priced at their rate when ``usage`` says how many there were: the API's
-    ``cache_creation.ephemeral_1h_input_tokens`` or the meter's ``cache_creation_1h_input_tokens``.
+    ``usage`` is the API's usage JSON (missing counts are 0) or a :class:`~agentlab.meter.usage.Usage`.
+    1-hour cache writes are priced at their rate when it says how many there were
+    (``cache_creation.ephemeral_1h_input_tokens``).
     """
-    split = usage.get("cache_creation")
-    one_hour = (split.get("ephemeral_1h_input_tokens") if isinstance(split, dict) else None) \
-        or usage.get("cache_creation_1h_input_tokens") or 0
-    return _price(model, usage.get("input_tokens") or 0, usage.get("output_tokens") or 0,
-                  usage.get("cache_read_input_tokens") or 0, usage.get("cache_creation_input_tokens") or 0, one_hour)
+    return _price(model, usage if isinstance(usage, Usage) else Usage.from_api(usage))
 
 
 usage_cost_usd = cost_usd

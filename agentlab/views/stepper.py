@@ -2,9 +2,11 @@
 
 A frame is the messages array exactly as that call's request carried it (the blocks new since the
 previous call marked), the call's tokens and the totals so far, and which swim-lane steps belong to
-it. Built from a ``Run`` (its messages and metered turns) or from a trace file alone (the messages
-are rebuilt from the trace's events, re-prefill computed as the meter does: the part of this call's
-input that the previous call already sent or generated).
+it. Built from a ``Run`` (its messages and metered turns: the re-prefill is the meter's
+``Turn.reprefill_tokens``) or from a trace file alone (the messages are rebuilt from the trace's
+events, and re-prefill is computed with the meter's rule from each ``response`` event's usage: call k
+re-sends what the previous call sent and generated, never more than its own input,
+``min(prompt_k, prompt_j + output_j)``, cache reads and writes counted in every prompt).
 
 When a ``Turn`` or a trace ``response`` event carries a per-component input breakdown (a dict of
 component name to tokens, e.g. system / tools / history / new), the frame keeps it; otherwise the
@@ -18,6 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentlab.meter.usage import Usage
 from agentlab.views.i18n import tr
 
 BREAKDOWN_NAMES = ("input_breakdown", "breakdown", "components")
@@ -35,11 +38,12 @@ class TurnFrame:
     new_from: int
     """Index in ``messages`` of the first message the previous call did not carry (0 for turn 1)."""
     input_tokens: int
-    """``usage.input_tokens`` of this call."""
+    """Every input token of this call: ``usage.input_tokens`` plus cache reads and writes
+    (``Usage.prompt_total``); just ``usage.input_tokens`` when nothing was cached."""
     output_tokens: int
     """``usage.output_tokens`` of this call."""
     reprefill_tokens: int
-    """Input tokens of this call already sent or generated in the previous call."""
+    """Input tokens of this call already sent or generated in the previous call (the meter's figure)."""
     cum_input: int
     """Input tokens of every call up to and including this one."""
     cum_reprefill: int
@@ -87,6 +91,17 @@ def _rebuild_messages(events: list[dict]) -> list[dict]:
     return msgs
 
 
+def _metered_turns(run: Any, events: list[dict]) -> dict[int, Any]:
+    """Trace turn -> the run's metered ``Turn``, in call order, past the summary call each ``compaction``
+    event made; empty (read the trace alone) when the run's calls do not line up with its trace."""
+    if run is None:
+        return {}
+    calls = [e for e in events[1:] if e.get("event") in ("response", "compaction")]
+    if len(calls) != len(run.turns):
+        return {}
+    return {e["turn"]: t for e, t in zip(calls, run.turns) if e.get("event") == "response"}
+
+
 def turn_frames(source: Any) -> list[TurnFrame]:
     """The frames of a run: ``source`` is a ``Run`` with a trace file, a trace path, or a trace's events."""
     from agentlab.views.swimlane import trace_events
@@ -104,24 +119,27 @@ def turn_frames(source: Any) -> list[TurnFrame]:
         messages += [{"role": "assistant", "content": e.get("content", [])} for e in events if e.get("event") == "response"]
     requests = {e["turn"]: e for e in events if e.get("event") == "request"}
     responses = {e["turn"]: e for e in events if e.get("event") == "response"}
+    metered = _metered_turns(run, events)
+    restarts = {e.get("turn") for e in events if e.get("event") == "compaction" and not e.get("refused")}
     frames: list[TurnFrame] = []
-    prev_count, prev_usage, cum_in, cum_re = 0, None, 0, 0
+    prev_count, prev_sent, cum_in, cum_re = 0, None, 0, 0
     for k in sorted(responses):
-        usage = responses[k].get("usage", {})
-        turn = run.turns[k - 1] if run is not None and k - 1 < len(run.turns) else None
-        inp = turn.input_tokens if turn else int(usage.get("input_tokens") or 0)
-        out = turn.output_tokens if turn else int(usage.get("output_tokens") or 0)
+        usage = Usage.from_api(responses[k].get("usage"))
+        turn = metered.get(k)
+        if k in restarts:  # a summary replaced the history: the meter starts a new conversation
+            prev_sent = None
+        inp = turn.prompt_tokens if turn else usage.prompt_total
+        out = turn.output_tokens if turn else usage.output_tokens
         if turn is not None:
             re = turn.reprefill_tokens
-        else:
-            re = 0 if prev_usage is None else min(inp, int(prev_usage.get("input_tokens") or 0)
-                                                  + int(prev_usage.get("output_tokens") or 0))
+        else:  # the meter's rule: what the previous call sent and generated, never more than this input
+            re = 0 if prev_sent is None else min(inp, prev_sent)
         count = int(requests.get(k, {}).get("messages", len(messages)))
         cum_in, cum_re = cum_in + inp, cum_re + re
         asked = [b.get("name", "?") for b in responses[k].get("content", []) if b.get("type") == "tool_use"]
         frames.append(TurnFrame(k, messages[:count], min(prev_count, count), inp, out, re, cum_in, cum_re,
                                 responses[k].get("stop_reason"), asked, _breakdown(turn, responses[k])))
-        prev_count, prev_usage = count, usage
+        prev_count, prev_sent = count, usage.prompt_total + usage.output_tokens
     if not frames:
         raise ValueError("turn_frames: this trace has no model call (no response event) to step through")
     return frames

@@ -24,6 +24,7 @@ from typing import Any, Callable
 import functools
 
 from agentlab.meter.middleware import meter_of
+from agentlab.meter.usage import Usage
 from agentlab.client import model_of
 from agentlab.run import Run, StopReason, Turn
 from agentlab.tools import Tool, run_tool
@@ -153,10 +154,11 @@ class Steps:
                 self.budget.after_call(content, usage, reply.model)
             self._calls += 1
             index = self._calls
-        turn = Turn(index=index, input_tokens=reply.usage.input_tokens, output_tokens=reply.usage.output_tokens,
+        tokens = Usage.from_api(reply.usage)
+        turn = Turn(index=index, input_tokens=tokens.input_tokens, output_tokens=tokens.output_tokens,
                     reprefill_tokens=0, stop_reason=reply.stop_reason, wall_s=wall, model=reply.model,
-                    cache_read_tokens=reply.usage.cache_read_input_tokens or 0,
-                    cache_write_tokens=reply.usage.cache_creation_input_tokens or 0)
+                    cache_read_tokens=tokens.cache_read_tokens, cache_write_tokens=tokens.cache_write_tokens,
+                    cache_write_1h_tokens=tokens.cache_write_1h_tokens)
         text = " ".join(b["text"] for b in content if b["type"] == "text").strip()
         rec = StepRecord(path, output=text, raw=text, turns=[turn], wall_s=wall)
         if schema is not None:
