@@ -148,7 +148,7 @@ def events_table(events: list[dict]) -> Any:
     for i, e in enumerate(events[1:], start=1):
         usage = e.get("usage") or {}
         asked = [b.get("name") for b in e.get("content", []) if isinstance(b, dict) and b.get("type") == "tool_use"]
-        rows.append({"#": i, "event": e.get("event"), "turn/step": e.get("turn", e.get("step", "")),
+        rows.append({"#": i, "event": e.get("event"), "turn/step": e.get("step", e.get("turn", "")),
                      "tool": e.get("name") or ", ".join(asked), "stop_reason": e.get("stop_reason") or e.get("reason", ""),
                      "input tokens": usage.get("input_tokens", ""), "output tokens": usage.get("output_tokens", "")})
     return pd.DataFrame(rows).set_index("#")
