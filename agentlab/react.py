@@ -89,8 +89,9 @@ def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = 
             reply = client.messages.create(model=model, max_tokens=max_tokens, system=system, messages=messages,
                                            stop_sequences=["\nObservation:"])
             said = "".join(b.text for b in reply.content if b.type == "text")
+            content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
             usage = reply.usage.model_dump(mode="json", exclude_none=True)
-            tr.event("response", turn=turn, stop_reason=reply.stop_reason, text=said, usage=usage)
+            tr.event("response", turn=turn, stop_reason=reply.stop_reason, content=content, usage=usage)
             messages.append({"role": "assistant", "content": said or "(empty)"})
             budget.after_call([], usage, reply.model)
             try:

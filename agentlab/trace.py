@@ -4,26 +4,107 @@ The file is flushed before every model call and every tool run, so even a hard k
 the events of the step in flight; an exception writes a ``stop`` event and closes the file.
 
 Line 1 is a header ``{"format": "agentlab-trace", "version": 1, ...}``; every later line is one
-event (``request``, ``response``, ``tool_call``, ``tool_result``, ``code_step``, ``stop``) and the last
-line is always ``stop``. Events carry no wall-clock time, so two runs of the deterministic
-simulator give byte-identical traces.
+event, ``{"event": <kind>, <fields>...}``, of a kind in :data:`EVENTS` (which says what each kind
+means and the fields it always carries), and the last line is always ``stop``. Events carry no
+wall-clock time, so two runs of the deterministic simulator give byte-identical traces.
+
+With ``AGENTLAB_CHECK_TRACE=1`` in the environment (the test suite sets it) every event is checked
+against :data:`EVENTS` as it is written: an unknown kind or a missing field raises at once, in the
+code that wrote it. Without it nothing is checked.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 FORMAT = "agentlab-trace"
 VERSION = 1
 _encode = json.JSONEncoder(ensure_ascii=False).encode
-_FLUSH_BEFORE = {"request", "tool_call", "code_step", "stop"}
-"""Events after which the file is flushed: just before the slow or risky steps (a model call, a tool)."""
+_FLUSH_BEFORE = {"request", "response", "tool_call", "code_step", "stop"}
+"""Events after which the file is flushed: just before the slow or risky steps (a model call, a tool),
+and after a reply (a workflow's code step runs next and writes its event only once it has run)."""
+CHECK_TRACE_ENV = "AGENTLAB_CHECK_TRACE"
+"""When set (the test suite sets it), every event written is checked against :data:`EVENTS`."""
 
 
 class TraceFormatError(ValueError):
     """A file that is not an agentlab trace, or a trace that breaks the format."""
+
+
+@dataclass(frozen=True)
+class EventKind:
+    """One kind of trace event: what it records and the fields it carries."""
+
+    meaning: str
+    """One line: what happened when this event was written."""
+    fields: tuple[str, ...]
+    """The fields every event of this kind carries (besides ``event``); checked under ``AGENTLAB_CHECK_TRACE``."""
+    optional: tuple[str, ...] = ()
+    """Fields some writers add (a workflow's ``step``, a guard's figures on ``stop``); documented, not checked."""
+
+
+EVENTS: dict[str, EventKind] = {
+    "request": EventKind("the harness is about to call the model: the run's call number, how many messages it sends",
+                         ("turn", "messages"), ("step", "structured")),
+    "response": EventKind("the model's reply: its content blocks as the API returned them, stop_reason, usage",
+                          ("turn", "stop_reason", "content", "usage"), ("step",)),
+    "tool_call": EventKind("the harness runs a tool the model asked for (id: its tool_use block's; a ReAct action has none)",
+                           ("turn", "name", "input"), ("id",)),
+    "tool_result": EventKind("what that tool returned, sent back to the model", ("turn", "content", "is_error"), ("id",)),
+    "code_step": EventKind("your code ran a tool or function on its own, no model asked: its input and result",
+                           ("name", "input", "content", "is_error"), ("step",)),
+    "parse_error": EventKind("a ReAct reply was neither a well-formed action nor a final answer", ("turn", "error")),
+    "step_failed": EventKind("a workflow step did not succeed (a rejected gate, a timeout, a guard)",
+                             ("step", "status", "error")),
+    "blocked": EventKind("a defence refused a tool call before it ran; its tool_result is the refusal",
+                         ("turn", "id", "name", "defence", "reason")),
+    "marked": EventKind("a tool result was marked as data (spotlighting) before the model saw it",
+                        ("turn", "id", "mode", "content")),
+    "context_cleared": EventKind("the harness replaced old tool results with a placeholder before a call",
+                                 ("turn", "tokens_before", "cleared_tool_results")),
+    "context_edited": EventKind("the API reported clearing old tool results (context_management)",
+                                ("turn", "applied_edits")),
+    "compaction": EventKind("the history was summarised into one message, or the summary was over budget (refused)",
+                            ("turn",), ("tokens_before", "messages_before", "summary_tokens", "summary",
+                                        "refused", "output_tokens", "limit")),
+    "stop": EventKind("the run ended, and why (a guard's name, value seen and limit when the harness stopped it)",
+                      ("reason",), ("turns", "final_text", "detail", "steps", "guard", "observed", "limit",
+                                    "signal", "error", "parse_failures")),
+}
+"""Every kind of trace event, by name: what it means and the fields it always carries."""
+
+
+def check_event(kind: str, fields: dict) -> None:
+    """Refuse (TraceFormatError) an event of a kind not in :data:`EVENTS` or without one of its fields."""
+    spec = EVENTS.get(kind)
+    if spec is None:
+        raise TraceFormatError(f"unknown trace event kind {kind!r}; the kinds are {', '.join(EVENTS)}. "
+                               "A new kind goes into agentlab.trace.EVENTS with its meaning and fields")
+    missing = [f for f in spec.fields if f not in fields]
+    if missing:
+        raise TraceFormatError(f"trace event {kind!r} is missing the field {missing[0]!r} (it has "
+                               f"{', '.join(fields) or 'no fields'}); every {kind!r} event carries "
+                               f"{', '.join(spec.fields)} (agentlab.trace.EVENTS)")
+
+
+def check_trace(events: list[dict]) -> None:
+    """Refuse (TraceFormatError) a trace's events that break the format: header first, every event of a
+    known kind with its fields, one ``stop`` and it last."""
+    if not events or events[0].get("format") != FORMAT:
+        raise TraceFormatError(f"check_trace: the first record is not an agentlab trace header ({{'format': '{FORMAT}', ...}})")
+    for n, e in enumerate(events[1:], start=2):
+        fields = {k: v for k, v in e.items() if k != "event"}
+        try:
+            check_event(e.get("event"), fields)
+        except TraceFormatError as err:
+            raise TraceFormatError(f"record {n}: {err}") from None
+    kinds = [e["event"] for e in events[1:]]
+    if kinds.count("stop") != 1 or kinds[-1] != "stop":
+        raise TraceFormatError(f"check_trace: a trace ends with exactly one stop event; its kinds are {kinds}")
 
 
 class Trace:
@@ -33,6 +114,7 @@ class Trace:
         self.path = Path(path) if path is not None else None
         self.events: list[dict] = []
         self._fh = None
+        self._check = bool(os.environ.get(CHECK_TRACE_ENV))
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = self.path.open("w", encoding="utf-8")
@@ -46,9 +128,11 @@ class Trace:
                 self._fh.flush()
 
     def event(self, kind: str, **fields: Any) -> None:
-        """Append one event; refuses anything after ``stop``."""
+        """Append one event; refuses anything after ``stop`` (and, when checking, one that breaks :data:`EVENTS`)."""
         if self.stopped:
             raise TraceFormatError(f"event {kind!r} after the stop event; a trace ends at its stop")
+        if self._check:
+            check_event(kind, fields)
         self._write({"event": kind, **fields})
 
     @property

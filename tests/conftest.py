@@ -4,11 +4,15 @@ import pytest
 
 import agentlab
 from agentlab.meter.middleware import CHECK_PARTS_ENV
+from agentlab.trace import CHECK_TRACE_ENV
 
 # Every simulated call in the test run (notebook kernels and graded exercises included, which
 # inherit this environment) checks that its input parts add up to its input_tokens; a mismatch
 # raises PartsMismatch in the call that made it.
 os.environ[CHECK_PARTS_ENV] = "1"
+# Every trace event written in the test run (the same kernels and exercises too) is checked against
+# agentlab.trace.EVENTS: an unknown kind or a missing field raises TraceFormatError where it is written.
+os.environ[CHECK_TRACE_ENV] = "1"
 
 
 @pytest.fixture(autouse=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
+
 from agentlab.meter.usage import Usage
 from agentlab.views.i18n import localize
 
@@ -149,7 +150,7 @@ def events_table(events: list[dict]) -> Any:
     for i, e in enumerate(events[1:], start=1):
         usage = Usage.from_api(e["usage"]) if e.get("usage") else None
         asked = [b.get("name") for b in e.get("content", []) if isinstance(b, dict) and b.get("type") == "tool_use"]
-        rows.append({"#": i, "event": e.get("event"), "turn/step": e.get("turn", e.get("step", "")),
+        rows.append({"#": i, "event": e.get("event"), "turn/step": e.get("step", e.get("turn", "")),
                      "tool": e.get("name") or ", ".join(asked), "stop_reason": e.get("stop_reason") or e.get("reason", ""),
                      "input tokens": usage.input_tokens if usage else "", "output tokens": usage.output_tokens if usage else ""})
     return pd.DataFrame(rows).set_index("#")

@@ -103,6 +103,7 @@ class Steps:
         self.tool_results: list[dict] = []
         self._lock = threading.Lock()
         self._calls = 0
+        self._requests = 0
         self.budget = limits.start() if limits is not None else None
         """The run's guards (``Limits.start()``), checked before every model call; ``None``: no guards."""
 
@@ -141,14 +142,18 @@ class Steps:
             if stopped is not None:
                 self.fail(path, "stopped", f"{stopped.guard}: observed {stopped.observed}, limit {stopped.limit}")
                 raise GuardStopped(self, stopped)
-        self.event("request", step=path, messages=1, structured=schema is not None)
+        with self._lock:  # numbered and written under one lock: the numbers run 1, 2, ... down the trace
+            self._requests += 1
+            call = self._requests
+            if not self.trace.stopped:
+                self.trace.event("request", turn=call, step=path, messages=1, structured=schema is not None)
         t0 = time.perf_counter()
         reply = self.client.messages.create(model=self.model, max_tokens=max_tokens or self.max_tokens,
                                             messages=[{"role": "user", "content": prompt}], **extra)
         wall = time.perf_counter() - t0
         content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
         usage = reply.usage.model_dump(mode="json", exclude_none=True)
-        self.event("response", step=path, stop_reason=reply.stop_reason, content=content, usage=usage)
+        self.event("response", turn=call, step=path, stop_reason=reply.stop_reason, content=content, usage=usage)
         with self._lock:
             if self.budget is not None:
                 self.budget.after_call(content, usage, reply.model)
@@ -174,22 +179,22 @@ class Steps:
     def code(self, path: str, fn: Callable[..., Any], *args: Any) -> StepRecord:
         """Run ``fn(*args)`` as a code step (a tool, a lookup); failures are recorded, not raised."""
         name = getattr(fn, "name", getattr(fn, "__name__", "code"))
-        self.event("code_step", step=path, name=name, input=list(map(_jsonable, args)))
         t0 = time.perf_counter()
         try:
             rec = StepRecord(path, output=fn(*args))
         except Exception as e:  # a code step's failure is data for the workflow to act on
             rec = StepRecord(path, status="failed", error=f"{type(e).__name__}: {e}")
         rec.wall_s = time.perf_counter() - t0
-        self.event("code_result", step=path, status=rec.status, output=_jsonable(rec.output), error=rec.error)
+        failed = rec.status != "ok"
+        self.event("code_step", step=path, name=name, input=list(map(_jsonable, args)),
+                   content=rec.error if failed else _jsonable(rec.output), is_error=failed)
         return self.record(rec)
 
     def tool(self, path: str, tool: Tool, tool_input: dict) -> StepRecord:
         """Run an agentlab tool as a code step; its outcome also goes to ``Run.tool_results``."""
-        self.event("code_step", step=path, name=tool.name, input=tool_input)
         t0 = time.perf_counter()
         out = run_tool({tool.name: tool}, tool.name, tool_input)
-        self.event("code_result", step=path, status="failed" if out.is_error else "ok", output=out.content)
+        self.event("code_step", step=path, name=tool.name, input=tool_input, content=out.content, is_error=out.is_error)
         with self._lock:
             self.tool_results.append({"name": tool.name, "input": tool_input, "content": out.content,
                                       "is_error": out.is_error})
