@@ -10,7 +10,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-FOLDER = Path(__file__).parent / "data" / "published"
+FOLDER = Path(__file__).parents[1] / "data" / "published"
 """Where the cited data files live."""
 
 
