@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 from agentlab.views.i18n import localize
 
-TRACES = Path(__file__).parent / "data" / "traces"
+TRACES = Path(__file__).parents[1] / "data" / "traces"
 """Where the shipped traces live."""
 NAMES = ("agent", "workflow", "looper", "injected")
 """The shipped traces, one per scenario."""

@@ -32,7 +32,7 @@ from typing import Any
 
 LANGUAGES = ("en", "zh-CN")
 """The languages agentlab writes figure text in."""
-TABLES = Path(__file__).parent / "data" / "i18n"
+TABLES = Path(__file__).parents[1] / "data" / "i18n"
 """One folder per language, each holding ``*.json`` translation tables."""
 
 
