@@ -35,9 +35,10 @@ from typing import Any, Callable
 from agentlab.meter.usage import Usage
 from agentlab.run import StopReason
 
-_GUARDS = (("max_turns", StopReason.MAX_TURNS), ("max_wall_s", StopReason.MAX_WALL_TIME),
+GUARDS = (("max_turns", StopReason.MAX_TURNS), ("max_wall_s", StopReason.MAX_WALL_TIME),
            ("max_repeats", StopReason.REPEATED_CALL), ("max_idle_turns", StopReason.NO_PROGRESS),
            ("max_tokens", StopReason.TOKEN_BUDGET), ("max_usd", StopReason.USD_BUDGET))
+"""Each guard as ``(Limits field, StopReason it stops with)``, in the order they are checked."""
 _WHOLE = {"max_turns", "max_repeats", "max_idle_turns", "max_tokens"}
 
 
@@ -82,7 +83,7 @@ class Limits:
     """Seconds as a float; inject a fake clock in tests so nothing sleeps."""
 
     def __post_init__(self) -> None:
-        for name, _ in _GUARDS:
+        for name, _ in GUARDS:
             value = getattr(self, name)
             if value is None and name != "max_turns":
                 continue
@@ -138,7 +139,7 @@ class Budget:
     def check(self, after_call: bool = False) -> Stopped | None:
         """The first guard that says stop, or ``None``. ``after_call=True`` checks only the budgets."""
         seen = self.observed()
-        for name, reason in _GUARDS:
+        for name, reason in GUARDS:
             limit = getattr(self.limits, name)
             if limit is None or (after_call and name not in ("max_tokens", "max_usd")):
                 continue

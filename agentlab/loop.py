@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from agentlab.meter.middleware import meter_of
 from agentlab.caching import with_cache_breakpoints
@@ -33,6 +33,7 @@ from agentlab.hints import task_lang
 from agentlab.executor import Executor, not_run
 from agentlab.guards import Limits, Stopped
 from agentlab.interrupts import stop_on_signals
+from agentlab.protocols import ContextStrategy, ToolRunner
 from agentlab.run import Run, StopReason
 from agentlab.tools import Tool, run_tool, toolset
 from agentlab.trace import Trace
@@ -52,9 +53,9 @@ def run_agent(
     max_tokens: int = 1024,
     trace: str | Path | None = None,
     limits: Limits | None = None,
-    executor: Callable[..., list[dict]] | None = None,
+    executor: ToolRunner | None = None,
     cache: bool | str = False,
-    context: Any = None,
+    context: ContextStrategy | None = None,
 ) -> Run:
     """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it.
 

@@ -6,6 +6,7 @@ note's counts came from), so these tests import nothing of the package itself.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 from pathlib import Path
@@ -72,3 +73,50 @@ def test_every_top_level_module_and_folder_is_in_the_package_map():
     unmapped = sorted(tree - named)
     assert not unmapped, (f"{unmapped} are in agentlab/ but in no row of agentlab/README.md: give each its "
                           "course topic there, so a newcomer finds it")
+
+
+def _imported_from(module: str, path: Path, node: ast.ImportFrom) -> str:
+    """The absolute module a ``from ... import`` names (relative imports resolved against ``module``)."""
+    if not node.level:
+        return node.module or ""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for _ in range(node.level - 1):
+        package = package.rpartition(".")[0]
+    return f"{package}.{node.module}" if node.module else package
+
+
+def private_imports() -> list[tuple[str, str, str]]:
+    """``(importer, name, home module)`` for each ``from agentlab.x import _y`` inside the package."""
+    found = []
+    for module, path in graph.modules(ROOT).items():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            home = _imported_from(module, path, node)
+            if home != "agentlab" and not home.startswith("agentlab."):
+                continue
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append((module, alias.name, home))
+    return found
+
+
+def test_layout_no_private_name_is_imported_across_modules():
+    """A name starting with ``_`` is private to its module: no other agentlab module imports it."""
+    problems = [f"{importer} imports {name} from {home}: make it public in {home} (rename it without the "
+                f"leading underscore, with a docstring) or move it to {importer}"
+                for importer, name, home in private_imports()]
+    assert problems == [], "\n".join(problems)
+
+
+def test_layout_private_import_check_sees_relative_and_absolute_imports(tmp_path):
+    """The check resolves ``from .x import _y`` as well as ``from agentlab.x import _y``."""
+    pkg = tmp_path / "agentlab" / "sub"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from .a import _hidden\n")
+    mod = pkg / "b.py"
+    tree = ast.parse("from ..sub.a import _x\nfrom agentlab.sub.a import _y, ok\nfrom os import _exit\n")
+    imports = [n for n in tree.body if isinstance(n, ast.ImportFrom)]
+    assert [_imported_from("agentlab.sub.b", mod, n) for n in imports] == ["agentlab.sub.a", "agentlab.sub.a", "os"]
+    init = ast.parse((pkg / "__init__.py").read_text()).body[0]
+    assert _imported_from("agentlab.sub", pkg / "__init__.py", init) == "agentlab.sub.a"

@@ -2,7 +2,7 @@ import matplotlib
 import pytest
 
 import agentlab
-from agentlab.views.swimlane import LANES, _collapse, plot_swimlane, swimlane_steps
+from agentlab.views.swimlane import LANES, collapse_steps, plot_swimlane, swimlane_steps
 
 matplotlib.use("Agg")
 
@@ -41,10 +41,10 @@ def test_a_failed_tool_call_is_marked_as_an_error(sim, tools, tmp_path):
 
 def test_long_runs_are_collapsed_to_the_first_and_last_steps():
     steps = list(range(78))
-    shown, hidden = _collapse(steps, 24)
+    shown, hidden = collapse_steps(steps, 24)
     assert len(shown) == 24 and shown.count(None) == 1
     assert hidden == 78 - 23 and shown[0] == 0 and shown[-1] == 77
-    assert _collapse(steps[:10], 24) == (steps[:10], 0)
+    assert collapse_steps(steps[:10], 24) == (steps[:10], 0)
 
 
 def test_plot_says_how_many_steps_it_did_not_draw(sim, tools, tmp_path):

@@ -4,7 +4,8 @@ One tactic per module: ``compaction`` (summarise and continue), ``clearing`` (ol
 in the harness or by the API's context editing), ``memory`` (notes outside the window, across
 sessions), ``subagents`` (clean windows returning short summaries), ``retrieval`` (identifiers
 first, details on request). ``task`` is the long task and its checks, ``compare`` runs them all
-(:func:`compare_tactics`), ``plots`` draws them. The strategies plug into ``run_agent(context=...)``.
+(:func:`compare_tactics`), ``plots`` draws them. The strategies plug into ``run_agent(context=...)``
+(each an ``agentlab.protocols.ContextStrategy``).
 """
 
 from agentlab.context.clearing import ClearToolResults, ServerClearing, clear_tool_results

@@ -16,6 +16,7 @@ from typing import Any
 
 from agentlab.meter.middleware import meter_of
 from agentlab.loop import run_agent
+from agentlab.protocols import ContextStrategy
 from agentlab.run import Turn
 from agentlab.weather import make_get_weather
 from agentlab.context.clearing import ClearToolResults, ServerClearing
@@ -87,8 +88,10 @@ def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_token
     extra: dict[str, Any] = {}
     weather = make_get_weather(7)
     if tactic in ("plain", "compaction", "clearing (harness)", "clearing (API, simulated)"):
-        strategy = {"plain": None, "compaction": Compaction(threshold), "clearing (harness)": ClearToolResults(threshold),
-                    "clearing (API, simulated)": ServerClearing(threshold)}[tactic]
+        strategies: dict[str, ContextStrategy | None] = {
+            "plain": None, "compaction": Compaction(threshold), "clearing (harness)": ClearToolResults(threshold),
+            "clearing (API, simulated)": ServerClearing(threshold)}
+        strategy = strategies[tactic]
         run = run_agent(client, task, [weather], max_turns=turns_budget, trace=work / f"{slug}.jsonl", context=strategy)
         text = run.final_text
         events = list(getattr(strategy, "events", None) or getattr(strategy, "applied", None) or [])

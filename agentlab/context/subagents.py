@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agentlab.meter.middleware import meter_of
-from agentlab.guards import _GUARDS, Limits
+from agentlab.guards import GUARDS, Limits
 from agentlab.run import Run, StopReason, Turn
 from agentlab.tools import Tool, ToolError, tool
 from agentlab.context.task import report_task
@@ -103,7 +103,7 @@ def _seen(stop: dict, sub: Run, limits: Limits) -> str:
     """What the guard saw and its limit: from the trace's stop event, else from the Run and the limits."""
     if "limit" in stop:
         return f"observed {stop['observed']}, limit {stop['limit']}"
-    guard = next((name for name, reason in _GUARDS if reason == sub.stop_reason), None)
+    guard = next((name for name, reason in GUARDS if reason == sub.stop_reason), None)
     if guard is not None:
         return f"after {sub.model_calls} calls, limit {guard}={getattr(limits, guard)}"
     return f"after {sub.model_calls} calls, max_turns={limits.max_turns}"

@@ -33,8 +33,10 @@ FACTOR = 20.0
 REASON_MAX = 160
 """Longest failure line shown, in characters."""
 
-_REPORT = pytest.StashKey[GradeReport]()
-_BY_ID = pytest.StashKey[dict]()
+REPORT_KEY = pytest.StashKey[GradeReport]()
+"""Where the session's ``GradeReport`` is kept in ``config.stash`` (read by the worker too)."""
+BY_ID_KEY = pytest.StashKey[dict]()
+"""Where the graded tests' ``GradedTest`` records are kept in ``config.stash``, by node id."""
 _JSON = pytest.StashKey["Path | None"]()
 
 
@@ -66,8 +68,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "points(n): points a graded exercise test is worth")
     config.addinivalue_line("markers", 'exercise(id): the exercise a graded test grades, e.g. "2.1"')
     config.addinivalue_line("markers", "forbids(*functions, why=...): fail if the student's code calls these")
-    config.stash[_REPORT] = GradeReport()
-    config.stash[_BY_ID] = {}
+    config.stash[REPORT_KEY] = GradeReport()
+    config.stash[BY_ID_KEY] = {}
     path = config.getoption("--grade-json", None)
     config.stash[_JSON] = Path(path).resolve() if path else None
     if path and not Path(path).resolve().parent.is_dir():
@@ -77,7 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     config = session.config
-    if _REPORT not in config.stash:
+    if REPORT_KEY not in config.stash:
         return
     limits = _limits(config)
     for item in session.items:
@@ -93,10 +95,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         set_limit(item, time_limit(limits.get(item.nodeid), seconds if isinstance(seconds, (int, float)) else None,
                                    floor=config.getoption("--grade-floor", FLOOR_S)))
         grade = GradedTest(item.nodeid, item.nodeid.split("::", 1)[-1], _exercise_of(item), points)
-        config.stash[_REPORT].tests.append(grade)
-        config.stash[_BY_ID][item.nodeid] = grade
+        config.stash[REPORT_KEY].tests.append(grade)
+        config.stash[BY_ID_KEY][item.nodeid] = grade
     _save(config)
-    if config.stash[_BY_ID] and not config.option.collectonly:
+    if config.stash[BY_ID_KEY] and not config.option.collectonly:
         warm_up()  # imports and first-use set-up happen here, outside every test's timer
 
 
@@ -140,9 +142,9 @@ def _exercise_of(item: pytest.Item) -> str:
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector):
     report = yield
-    if report.failed and _REPORT in collector.config.stash:
+    if report.failed and REPORT_KEY in collector.config.stash:
         reason = _load_error_line(str(report.longrepr))
-        collector.config.stash[_REPORT].load_errors.append({"nodeid": report.nodeid, "reason": reason})
+        collector.config.stash[REPORT_KEY].load_errors.append({"nodeid": report.nodeid, "reason": reason})
     return report
 
 
@@ -150,13 +152,13 @@ def _load_error_line(text: str) -> str:
     """The exception line of a collection error (pytest prefixes it with "E   ")."""
     marked = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E ") and ln[1:].strip()]
     lines = marked or [ln for ln in text.splitlines() if ln.strip()] or ["could not be loaded"]
-    return _first_line(lines[-1])
+    return first_line(lines[-1])
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
-    grade = item.config.stash.get(_BY_ID, {}).get(item.nodeid)
+    grade = item.config.stash.get(BY_ID_KEY, {}).get(item.nodeid)
     if grade is not None:
         _record(grade, report, call)
         if report.when == "teardown":
@@ -175,27 +177,28 @@ def _record(grade: GradedTest, report: pytest.TestReport, call: pytest.CallInfo)
     if report.skipped:
         grade.outcome = "skipped"
         why = getattr(report, "wasxfail", None) or (report.longrepr[2] if isinstance(report.longrepr, tuple) else "")
-        grade.reason = _first_line(f"skipped: {why.removeprefix('Skipped: ')}")
+        grade.reason = first_line(f"skipped: {why.removeprefix('Skipped: ')}")
         return
     grade.outcome = "failed" if report.when == "call" else "error"
-    reason = failure_line(call.excinfo.value) if call.excinfo else _first_line(str(report.longrepr))
+    reason = failure_line(call.excinfo.value) if call.excinfo else first_line(str(report.longrepr))
     grade.reason = reason if report.when == "call" else f"error in {report.when}: {reason}"
 
 
 def failure_line(exc: BaseException) -> str:
     """One readable line: the assertion message, or "ExceptionType: message"."""
     if isinstance(exc, AssertionError):
-        return _first_line(str(exc) or "assertion failed")
+        return first_line(str(exc) or "assertion failed")
     if isinstance(exc, pytest.fail.Exception):
         timeout = re.match(r"Timeout \(>(\S+?)s\) from pytest-timeout", exc.msg)
         if timeout:
             return timeout_message(float(timeout[1]))
-        return _first_line(exc.msg)
-    message = _first_line(str(exc))
-    return _first_line(f"{type(exc).__name__}: {message}") if message else type(exc).__name__
+        return first_line(exc.msg)
+    message = first_line(str(exc))
+    return first_line(f"{type(exc).__name__}: {message}") if message else type(exc).__name__
 
 
-def _first_line(text: str) -> str:
+def first_line(text: str) -> str:
+    """The first non-empty line of ``text``, stripped and cut to ``REASON_MAX`` characters."""
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     return line if len(line) <= REASON_MAX else line[: REASON_MAX - 3] + "..."
 
@@ -203,11 +206,11 @@ def _first_line(text: str) -> str:
 def _save(config: pytest.Config) -> None:
     path = config.stash.get(_JSON, None)
     if path is not None:
-        config.stash[_REPORT].write(path)
+        config.stash[REPORT_KEY].write(path)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    report = session.config.stash.get(_REPORT, None)
+    report = session.config.stash.get(REPORT_KEY, None)
     if report is None:
         return
     for t in report.tests:
@@ -218,7 +221,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
-    report = config.stash.get(_REPORT, None)
+    report = config.stash.get(REPORT_KEY, None)
     if report is None or not (report.tests or report.load_errors) or config.option.collectonly:
         return
     tr = terminalreporter

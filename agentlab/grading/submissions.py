@@ -56,7 +56,7 @@ def read_modules(submission: Submission) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
     if submission.path.is_dir():
         files = {rel: submission.path / rel for rel in _folder_modules(submission.path)}
-        for rel in _choose(list(files)):
+        for rel in choose_modules(list(files)):
             if files[rel].stat().st_size > MAX_MODULE_BYTES:
                 raise SubmissionError(f"{rel} is larger than {MAX_MODULE_BYTES >> 20} MiB")
             out[rel.name] = files[rel].read_bytes()
@@ -64,7 +64,7 @@ def read_modules(submission: Submission) -> dict[str, bytes]:
     try:
         with zipfile.ZipFile(submission.path) as zf:
             members = {PurePosixPath(i.filename.replace("\\", "/")): i for i in zf.infolist() if not i.is_dir()}
-            for rel in _choose([p for p in members if _wanted(p)]):
+            for rel in choose_modules([p for p in members if _wanted(p)]):
                 with zf.open(members[rel]) as f:
                     data = f.read(MAX_MODULE_BYTES + 1)
                 if len(data) > MAX_MODULE_BYTES:
@@ -108,7 +108,7 @@ def _wanted(rel: PurePosixPath) -> bool:
     return MODULE.fullmatch(rel.name) is not None
 
 
-def _choose(candidates: list[PurePosixPath]) -> list[PurePosixPath]:
+def choose_modules(candidates: list[PurePosixPath]) -> list[PurePosixPath]:
     """The modules of the shallowest folder holding any (an ``exercises`` folder wins ties)."""
     if not candidates:
         raise SubmissionError("no exNN_*.py exercise modules found")

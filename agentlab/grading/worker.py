@@ -33,7 +33,7 @@ import time
 import pytest
 
 from agentlab.grading import confine, reap
-from agentlab.grading.plugin import _BY_ID, _REPORT, _first_line, set_limit, timeout_message
+from agentlab.grading.plugin import BY_ID_KEY, REPORT_KEY, first_line, set_limit, timeout_message
 
 GRACE_S = 5.0
 """Extra wall-clock time after a test's limit before the worker kills it (pytest-timeout goes first)."""
@@ -58,8 +58,8 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     fd = session.config.getoption("--grade-worker")
     if fd is None:
         return None
-    report = session.config.stash[_REPORT]
-    items = [i for i in session.items if i.nodeid in session.config.stash[_BY_ID]]
+    report = session.config.stash[REPORT_KEY]
+    items = [i for i in session.items if i.nodeid in session.config.stash[BY_ID_KEY]]
     out = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
     gc.freeze()  # the warm objects stay put: forks copy fewer pages
     out.write(json.dumps({"ready": True, "tests": [vars(t) for t in report.tests],
@@ -109,7 +109,7 @@ def _run_one(item: pytest.Item, job: dict, limit: float) -> dict:
         try:
             message = json.loads(line)
             if message.get("nonce") == nonce and message.get("nodeid") == item.nodeid:
-                answers.append((str(message["outcome"]), _first_line(str(message.get("reason", "")))))
+                answers.append((str(message["outcome"]), first_line(str(message.get("reason", "")))))
         except (ValueError, KeyError, TypeError, AttributeError):
             continue  # not the test's answer: whatever else was written to the pipe is ignored
     if len(set(answers)) == 1 and answers[0][0] in ("passed", "failed", "error", "skipped"):
@@ -132,7 +132,7 @@ def _child(item: pytest.Item, job: dict, jail: confine.Jail, limit: float, nonce
         reports = runtestprotocol(item, nextitem=None, log=False)
         outcome, reason = _verdict(reports)
         if outcome != "passed":  # the plugin's reading of the failure is the readable one
-            grade = item.config.stash[_BY_ID].get(item.nodeid)
+            grade = item.config.stash[BY_ID_KEY].get(item.nodeid)
             reason = grade.reason if grade is not None and grade.reason else reason
         answer = {"nonce": nonce, "nodeid": item.nodeid, "outcome": outcome, "reason": reason}
     except BaseException as e:  # noqa: BLE001 - whatever happens, answer once
@@ -152,7 +152,7 @@ def _verdict(reports: list) -> tuple[str, str]:
         if rep.failed:
             text = str(rep.longrepr)
             lines = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E ")]
-            return ("failed" if rep.when == "call" else "error"), _first_line(lines[0] if lines else text)
+            return ("failed" if rep.when == "call" else "error"), first_line(lines[0] if lines else text)
     calls = [rep for rep in reports if rep.when == "call"]
     return ("passed", "") if calls and calls[0].passed else ("error", "the test did not run")
 

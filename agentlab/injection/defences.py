@@ -20,6 +20,7 @@ from agentlab.injection.gates import GatedExecutor
 from agentlab.injection.guard import DEFAULT_MIN_CHARS, DataFlowGuard
 from agentlab.injection.suite import UserTask
 from agentlab.injection.world import ALL_TOOLS
+from agentlab.protocols import Gate
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class Defence:
 
     def executor(self) -> GatedExecutor:
         """A fresh executor for one run (gates keep per-run state)."""
-        gates: list = []
+        gates: list[Gate] = []
         if self.guard:
             gates.append(DataFlowGuard(min_chars=self.min_chars))
         if self.approval_rate is not None:

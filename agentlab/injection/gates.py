@@ -1,7 +1,7 @@
 """A tool executor with gates: each call passes every gate before it runs, or is refused with a reason.
 
-A gate is harness code between the model's request and the tool. The model still *asks*; the gate
-decides whether the call happens. A refused call is answered, like any failure, with an
+A gate (``agentlab.protocols.Gate``) is harness code between the model's request and the tool. The
+model still *asks*; the gate decides whether the call happens. A refused call is answered, like any failure, with an
 ``is_error`` ``tool_result`` that says why (so the conversation stays valid and the run goes on),
 and the trace gets a ``blocked`` event naming the defence and its reason, between the call's
 ``tool_call`` and ``tool_result`` events.
@@ -13,24 +13,12 @@ A gated executor keeps state for one run (what it has seen, what it blocked): ma
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from agentlab.executor import Executor
+from agentlab.protocols import Gate, ToolRunner
 from agentlab.tools import Tool, toolset
 from agentlab.trace import Trace
-
-
-class Gate(Protocol):
-    """What a gate provides: a name, a check before each call, and a look at each result after."""
-
-    name: str
-    """The defence's name, as the trace and reports show it."""
-
-    def check(self, block: dict) -> str | None:
-        """The reason to refuse this ``tool_use`` block, or ``None`` to let it run."""
-
-    def observe(self, block: dict, result: dict) -> None:
-        """See the ``tool_result`` a call that ran produced (e.g. to remember untrusted text)."""
 
 
 @dataclass
@@ -53,9 +41,9 @@ class Blocked:
 class GatedExecutor:
     """Runs one turn's tool calls one after another, each only if every gate lets it through."""
 
-    gates: list = field(default_factory=list)
+    gates: list[Gate] = field(default_factory=list)
     """The gates, checked in order; the first that refuses decides."""
-    inner: Executor = field(default_factory=Executor)
+    inner: ToolRunner = field(default_factory=Executor)
     """Runs the calls that pass (readable errors, serial)."""
     blocked: list[Blocked] = field(default_factory=list)
     """Every call refused in this run, in order."""

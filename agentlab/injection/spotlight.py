@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentlab.executor import Executor
+from agentlab.protocols import ToolRunner
 from agentlab.tools import Tool
 from agentlab.trace import Trace
 from agentlab.injection.gates import result_text
@@ -63,7 +64,7 @@ class MarkingExecutor:
     """The spotlighting mode."""
     untrusted: frozenset[str] = UNTRUSTED
     """Tools whose results are marked."""
-    inner: Executor = field(default_factory=Executor)
+    inner: ToolRunner = field(default_factory=Executor)
     """Runs the calls."""
 
     def __post_init__(self) -> None:

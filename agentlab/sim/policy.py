@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from agentlab.sim.errors import SimAPIError
 
@@ -28,8 +28,14 @@ class Reply:
     """``None`` means: ``"tool_use"`` if a block asks for a tool, else ``"end_turn"``."""
 
 
+@runtime_checkable
 class Policy(Protocol):
-    """Anything that maps a request body to a :class:`Reply`."""
+    """Anything that maps a request body to a :class:`Reply`.
+
+    The simulator (``server.py``, through ``respond.build_message``) calls it once per Messages API
+    request, after validating the request and applying any ``context_management`` edits, with the body
+    as the model sees it; it wraps what comes back (via :func:`as_reply`) into a real API response.
+    """
 
     def __call__(self, request: dict) -> Reply: ...
 

@@ -91,7 +91,7 @@ def swimlane_steps(events: list[dict]) -> list[Step]:
     return steps
 
 
-def _collapse(steps: list[Step], max_steps: int) -> tuple[list[Step | None], int]:
+def collapse_steps(steps: list[Step], max_steps: int) -> tuple[list[Step | None], int]:
     """At most ``max_steps`` arrows: the first and last ones, with ``None`` marking the gap."""
     if len(steps) <= max_steps:
         return list(steps), 0
@@ -112,7 +112,7 @@ def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None)
     use_cjk_font()  # Chinese tasks and labels render as glyphs, not boxes
     events = trace_events(source)
     steps = swimlane_steps(events)
-    shown, hidden = _collapse(steps, max_steps)
+    shown, hidden = collapse_steps(steps, max_steps)
     y = {lane: len(LANES) - 1 - i for i, lane in enumerate(LANES)}
     fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(shown) + 2.5), 3.8), constrained_layout=True)
     for lane in LANES:

@@ -138,11 +138,11 @@ class TraceStepper(_StaticCopy, w.VBox):
 
 def lane_figure(events: list[dict], turn: int, max_steps: int = 24) -> Any:
     """``plot_swimlane`` with the steps of model call ``turn`` shaded, or a note if they are collapsed."""
-    from agentlab.views.swimlane import _collapse, plot_swimlane, swimlane_steps
+    from agentlab.views.swimlane import collapse_steps, plot_swimlane, swimlane_steps
 
     fig = plot_swimlane(events, max_steps=max_steps)
     ax = fig.axes[0]
-    shown, _ = _collapse(swimlane_steps(events), max_steps)
+    shown, _ = collapse_steps(swimlane_steps(events), max_steps)
     xs = [x for x, s in enumerate(shown, start=1) if s is not None and s.turn == turn]
     if xs:
         ax.axvspan(min(xs) - 0.45, max(xs) + 0.45, color="#ffd54f", alpha=0.35, zorder=0)

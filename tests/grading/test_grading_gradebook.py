@@ -12,7 +12,7 @@ import pytest
 from agentlab.grading.gradebook import gradebook
 from agentlab.grading.table import CsvWriter, Row
 from agentlab.grading.release import release_student
-from agentlab.grading.submissions import Submission, SubmissionError, _choose, copy_modules, find_submissions
+from agentlab.grading.submissions import Submission, SubmissionError, choose_modules, copy_modules, find_submissions
 
 PER_STUDENT = 120.0  # seconds for all of a student's tests
 FLOOR = 8.0  # seconds each test may take at least: the fake course's tests take milliseconds, but a loaded
@@ -153,5 +153,5 @@ def test_submission_layouts(tmp_path):
     with pytest.raises(SubmissionError, match="no exNN_"):
         copy_modules(subs[4], tmp_path)
     preferred = PurePosixPath("exercises/ex01_a.py")
-    assert _choose([PurePosixPath("x/ex01_a.py"), preferred]) == [preferred]
+    assert choose_modules([PurePosixPath("x/ex01_a.py"), preferred]) == [preferred]
     assert isinstance(subs[0], Submission)

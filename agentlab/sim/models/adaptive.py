@@ -18,34 +18,27 @@ import json
 import re
 
 from agentlab.sim.models.city_task import compare_text, gave_up, read_results
-from agentlab.sim.models.reading import cities_in
-from agentlab.sim.models.reading import text_of
+from agentlab.sim.models.reading import cities_in, exchanges, text_of, tool_uses
 from agentlab.sim.policy import Reply
 
 
 def _extras(messages: list[dict]) -> tuple[bool, list[str], dict[str, str], dict[str, dict]]:
     """Itinerary asked, destinations found, condition by city asked, forecast by city."""
-    calls: dict[str, tuple[str, dict]] = {}
-    asked_itinerary, dests, conditions, forecasts = False, [], {}, {}
-    for msg in messages:
-        if isinstance(msg.get("content"), str):
+    asked_itinerary = any(b.get("name") == "get_itinerary" for b in tool_uses(messages))
+    dests, conditions, forecasts = [], {}, {}
+    for ex in exchanges(messages):
+        if ex.is_error:
             continue
-        for b in msg["content"]:
-            if b.get("type") == "tool_use":
-                calls[b["id"]] = (b["name"], b.get("input") or {})
-                asked_itinerary = asked_itinerary or b["name"] == "get_itinerary"
-            elif b.get("type") == "tool_result" and b.get("tool_use_id") in calls and not b.get("is_error"):
-                name, inp = calls[b["tool_use_id"]]
-                try:
-                    body = json.loads(b["content"] if isinstance(b["content"], str) else text_of(b["content"]))
-                except (ValueError, TypeError):
-                    continue
-                if name == "get_itinerary" and body.get("destination"):
-                    dests.append(body["destination"])
-                elif name == "get_weather":
-                    conditions[body.get("city", inp.get("city", ""))] = str(body.get("condition", ""))
-                elif name == "get_forecast":
-                    forecasts[inp.get("city", "")] = body
+        try:
+            body = json.loads(ex.body)
+        except (ValueError, TypeError):
+            continue
+        if ex.name == "get_itinerary" and body.get("destination"):
+            dests.append(body["destination"])
+        elif ex.name == "get_weather":
+            conditions[body.get("city", ex.input.get("city", ""))] = str(body.get("condition", ""))
+        elif ex.name == "get_forecast":
+            forecasts[ex.input.get("city", "")] = body
     return asked_itinerary, dests, conditions, forecasts
 
 

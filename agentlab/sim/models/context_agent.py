@@ -25,8 +25,7 @@ from __future__ import annotations
 import json
 import re
 
-from agentlab.sim.models.reading import text_of
-from agentlab.sim.models.reading import cities_in
+from agentlab.sim.models.reading import cities_in, exchanges, text_of
 from agentlab.sim.policy import Reply
 
 TEMP = re.compile(r"([A-Z][\w'-]*(?: [A-Z][\w'-]*)*|[\u4e00-\u9fff]+):\s*(-?\d+(?:\.\d+)?)\s*°C")
@@ -58,25 +57,25 @@ def known_temperatures(messages: list[dict], cities: list[str]) -> tuple[dict[st
     wanted = {c.casefold(): c for c in cities}
     temps: dict[str, float] = {}
     failed: set[str] = set()
-    calls: dict[str, dict] = {}
-    for _, b in _blocks(messages):
-        kind = b.get("type")
-        if kind == "tool_use":
-            calls[b.get("id", "")] = b
-        texts = [b.get("text", "")] if kind == "text" else [_body(b)] if kind == "tool_result" else []
-        for text in texts:
-            for name, value in TEMP.findall(text):
-                if name.casefold() in wanted:
-                    temps[wanted[name.casefold()]] = float(value)
-        if kind == "tool_result" and calls.get(b.get("tool_use_id"), {}).get("name") == "get_weather":
-            city = str((calls[b["tool_use_id"]].get("input") or {}).get("city", ""))
-            if b.get("is_error") and city.casefold() in wanted:
-                failed.add(wanted[city.casefold()])
-                continue
-            try:
-                temps[wanted[city.casefold()]] = float(json.loads(_body(b))["temp_c"])
-            except (ValueError, KeyError, TypeError):
-                pass  # cleared, or not JSON: nothing to read
+    answers = {(ex.at, ex.id): ex for ex in exchanges(messages)}
+    for at, m in enumerate(messages):
+        for _, b in _blocks([m]):
+            kind = b.get("type")
+            texts = [b.get("text", "")] if kind == "text" else [_body(b)] if kind == "tool_result" else []
+            for text in texts:
+                for name, value in TEMP.findall(text):
+                    if name.casefold() in wanted:
+                        temps[wanted[name.casefold()]] = float(value)
+            ex = answers.get((at, b.get("tool_use_id"))) if kind == "tool_result" else None
+            if ex is not None and ex.name == "get_weather":
+                city = str(ex.input.get("city", ""))
+                if b.get("is_error") and city.casefold() in wanted:
+                    failed.add(wanted[city.casefold()])
+                    continue
+                try:
+                    temps[wanted[city.casefold()]] = float(json.loads(_body(b))["temp_c"])
+                except (ValueError, KeyError, TypeError):
+                    pass  # cleared, or not JSON: nothing to read
     return temps, failed - set(temps)
 
 
@@ -152,13 +151,10 @@ def _viewed(messages: list[dict]) -> bool:
 
 def _latest(messages: list[dict], temps: dict[str, float]) -> list[str]:
     """Cities whose ``get_weather`` result came in the newest user message (what this turn should note)."""
-    if len(messages) < 2 or not isinstance(messages[-1].get("content"), list) \
-            or not isinstance(messages[-2].get("content"), list):
-        return []
-    ids = {b.get("id") for b in messages[-2]["content"] if b.get("type") == "tool_use" and b.get("name") == "get_weather"}
-    kept = [b for b in messages[-1]["content"] if b.get("tool_use_id") in ids]
-    calls = [b for b in messages[-2]["content"] if b.get("id") in ids]
-    now, _ = known_temperatures([{"role": "assistant", "content": calls}, {"role": "user", "content": kept}], list(temps))
+    newest = [ex for ex in exchanges(messages) if ex.at == len(messages) - 1 and ex.name == "get_weather"]
+    calls = [{"type": "tool_use", "id": ex.id, "name": ex.name, "input": ex.input} for ex in newest]
+    now, _ = known_temperatures([{"role": "assistant", "content": calls},
+                                 {"role": "user", "content": [ex.result for ex in newest]}], list(temps))
     return [c for c in now if c in temps]
 
 

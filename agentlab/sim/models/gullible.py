@@ -29,7 +29,7 @@ import json
 import re
 
 from agentlab.sim.models.careful import CarefulAgent
-from agentlab.sim.models.reading import text_of
+from agentlab.sim.models.reading import Exchange, exchanges, text_of
 from agentlab.sim.policy import Reply
 
 DIRECTIVE = re.compile(r"\bcall (\w+)(?: with (\{[^{}]*\}))?", re.I)
@@ -91,57 +91,42 @@ class Gullible:
 
     def _read(self, messages: list[dict]) -> tuple[list[tuple[str, str]], list[dict], dict[str, str]]:
         """Instructions not yet obeyed, the conversation without the obeyed steps, latest result per tool."""
-        names: dict[str, str] = {}
+        answered: dict[int, list[Exchange]] = {}
+        for ex in exchanges(messages):
+            if not ex.is_error:
+                answered.setdefault(ex.at, []).append(ex)
         latest: dict[str, str] = {}
         queue: list[tuple[str, str]] = []
         seen: set[tuple[str, str]] = set()
         kept: list[dict] = []
         skip_next = False
-        for m in messages:
-            blocks = m.get("content") if isinstance(m.get("content"), list) else []
+        for at, m in enumerate(messages):
             if skip_next:  # the answer to an obeyed step: not part of the user's task
                 skip_next = False
-                self._results(blocks, names, latest, queue, seen)
-                continue
-            uses = [b for b in blocks if b.get("type") == "tool_use"]
-            for b in uses:
-                names[b.get("id", "")] = b.get("name", "")
-            ready = [d for d in queue if _resolve(d[1], latest) is not None] if self.obey else []
-            if m.get("role") == "assistant" and uses and ready:
-                queue.remove(ready[0])  # it always obeys first: a call made while an instruction waited was that one
-                skip_next = True
-                continue
-            kept.append(m)
-            self._results(blocks, names, latest, queue, seen)
+            else:
+                blocks = m.get("content") if isinstance(m.get("content"), list) else []
+                uses = [b for b in blocks if b.get("type") == "tool_use"]
+                ready = [d for d in queue if _resolve(d[1], latest) is not None] if self.obey else []
+                if m.get("role") == "assistant" and uses and ready:
+                    queue.remove(ready[0])  # it always obeys first: a call made while an instruction waited was that one
+                    skip_next = True
+                    continue
+                kept.append(m)
+            for ex in answered.get(at, []):
+                latest[ex.name] = ex.body
+                for d in directives_in(ex.body):
+                    if d not in seen:
+                        seen.add(d)
+                        queue.append(d)
         return queue, kept, latest
-
-    @staticmethod
-    def _results(blocks, names, latest, queue, seen) -> None:
-        for b in blocks:
-            if b.get("type") != "tool_result" or b.get("is_error"):
-                continue
-            body = b["content"] if isinstance(b.get("content"), str) else text_of(b.get("content") or [])
-            latest[names.get(b.get("tool_use_id", ""), "")] = body
-            for d in directives_in(body):
-                if d not in seen:
-                    seen.add(d)
-                    queue.append(d)
 
 
 def _refused(messages: list[dict]) -> dict[str, str]:
     """Calls the harness refused to run ("Not run: ..."), keyed by name and input, with the refusal.
 
     A careful model does not ask again for a call it was refused: it says so and stops."""
-    calls, out = {}, {}
-    for m in messages:
-        for b in m.get("content") if isinstance(m.get("content"), list) else []:
-            if b.get("type") == "tool_use":
-                calls[b.get("id")] = json.dumps([b.get("name"), b.get("input")], sort_keys=True)
-            elif b.get("type") == "tool_result" and b.get("is_error") and b.get("tool_use_id") in calls:
-                body = b["content"] if isinstance(b.get("content"), str) else text_of(b.get("content") or [])
-                if body.startswith("Not run:"):
-                    out[calls[b["tool_use_id"]]] = body
-    return out
+    return {json.dumps([ex.name, ex.input], sort_keys=True): ex.body for ex in exchanges(messages)
+            if ex.is_error and ex.body.startswith("Not run:")}
 
 
 def _resolve(raw: str, latest: dict[str, str]) -> dict | None:
@@ -168,15 +153,10 @@ def _page_task(messages: list[dict], kept: list[dict], request: dict) -> Reply |
     if url is None or "fetch_page" not in tools:
         return None
     fetched, saved = None, False
-    calls = {}
-    for m in kept:
-        for b in m.get("content") if isinstance(m.get("content"), list) else []:
-            if b.get("type") == "tool_use":
-                calls[b.get("id")] = b.get("name")
-            elif b.get("type") == "tool_result" and not b.get("is_error"):
-                body = b["content"] if isinstance(b.get("content"), str) else text_of(b.get("content") or [])
-                fetched = body if calls.get(b.get("tool_use_id")) == "fetch_page" else fetched
-                saved = saved or calls.get(b.get("tool_use_id")) == "save_note"
+    for ex in exchanges(kept):
+        if not ex.is_error:
+            fetched = ex.body if ex.name == "fetch_page" else fetched
+            saved = saved or ex.name == "save_note"
     if fetched is None:
         return Reply([{"type": "tool_use", "name": "fetch_page", "input": {"url": url.group()}}])
     tip = TIP.search(fetched)

@@ -18,8 +18,7 @@ from __future__ import annotations
 import json
 
 from agentlab.sim.models.careful import CarefulAgent
-from agentlab.sim.models.reading import CJK, cities_in, read_error, why_failed
-from agentlab.sim.models.reading import text_of
+from agentlab.sim.models.reading import CJK, cities_in, exchanges, read_error, text_of, why_failed
 from agentlab.sim.clock import SimClock
 from agentlab.sim.policy import Policy, Reply
 
@@ -133,21 +132,21 @@ class CarelessModel:
     @staticmethod
     def _exchanges(messages: list[dict], wrong: set[str]) -> tuple[list[dict], list[str], list[dict]]:
         """The wrong calls made so far, what came back for each, and the conversation without them."""
+        answers = {(ex.at, ex.id): ex for ex in exchanges(messages)}
         tries, bodies, kept = [], [], []
-        answer_next = False
-        for m in messages:
-            blocks = m.get("content") if isinstance(m.get("content"), list) else []
-            if answer_next:
-                answer_next = False
-                for b in blocks[:1]:
-                    body = b["content"] if isinstance(b.get("content"), str) else text_of(b.get("content") or [])
-                    bodies.append(body if b.get("is_error") else _judge(body))
+        answer_at = None
+        for at, m in enumerate(messages):
+            if at == answer_at:  # the answer to a wrong call: not part of the task's conversation
                 continue
+            blocks = m.get("content") if isinstance(m.get("content"), list) else []
             uses = [b for b in blocks if b.get("type") == "tool_use"]
             call = {"name": uses[0]["name"], "input": uses[0].get("input")} if uses else None
             if m.get("role") == "assistant" and call and json.dumps(call, sort_keys=True) in wrong:
                 tries.append(call)
-                answer_next = True
+                answer_at = at + 1
+                answer = answers.get((answer_at, uses[0].get("id")))
+                if answer is not None:
+                    bodies.append(answer.body if answer.is_error else _judge(answer.body))
                 continue
             kept.append(m)
         return tries, bodies, kept

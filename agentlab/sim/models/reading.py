@@ -89,6 +89,10 @@ class Exchange:
     """The arguments asked for (``{}`` when none)."""
     result: dict
     """The ``tool_result`` block."""
+    id: str | None = None
+    """The ``tool_use`` id the result answers."""
+    at: int = 0
+    """Where the result is: the index in ``messages`` of the message that carries it."""
 
     @property
     def body(self) -> str:
@@ -102,11 +106,21 @@ class Exchange:
         return bool(self.result.get("is_error"))
 
 
+def tool_uses(messages: list[dict]) -> Iterator[dict]:
+    """Every ``tool_use`` block of the transcript, in order, answered or not."""
+    for msg in messages:
+        if isinstance(msg.get("content"), str):
+            continue
+        for b in msg.get("content") or []:
+            if isinstance(b, dict) and b.get("type") == "tool_use":
+                yield b
+
+
 def exchanges(messages: list[dict]) -> Iterator[Exchange]:
     """Each ``tool_result`` in the transcript with the ``tool_use`` it answers, in order (unanswered calls and
-    results with no matching call are skipped)."""
+    results with no matching call are skipped; :func:`tool_uses` lists every call)."""
     calls: dict[str, tuple[str, dict]] = {}
-    for msg in messages:
+    for at, msg in enumerate(messages):
         if isinstance(msg.get("content"), str):
             continue
         for b in msg.get("content") or []:
@@ -116,7 +130,7 @@ def exchanges(messages: list[dict]) -> Iterator[Exchange]:
                 calls[b.get("id")] = (b.get("name"), b.get("input") or {})
             elif b.get("type") == "tool_result" and b.get("tool_use_id") in calls:
                 name, inp = calls[b["tool_use_id"]]
-                yield Exchange(name, inp, b)
+                yield Exchange(name, inp, b, b["tool_use_id"], at)
 
 
 _FIX = re.compile(r"Did you mean|你是不是指|missing required field|缺少必填字段|must be of type|类型必须是|"
