@@ -114,9 +114,9 @@ def run_agent(
         stop = stopped.reason if stopped else StopReason(reply.stop_reason)
         tr.stop(stop.value, turns=turn, final_text=text, **(stopped.fields() if stopped else {}))
     calls = meter.own_calls(start, any_conversation=context is not None)
-    return Run("agent", model, text, stop, meter.turns(calls=calls), messages, meter.estimated(start),
-               time.perf_counter() - t0, str(trace) if trace else None, _results(tr),
-               detail=stopped.detail if stopped else "")
+    return Run.finish(kind="agent", model=model, meter=meter, since=start, started=t0, calls=calls, stop=stop,
+                      final_text=text, messages=messages, trace=trace, tool_results=_results(tr),
+                      detail=stopped.detail if stopped else "")
 
 
 def execute_tools(content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,

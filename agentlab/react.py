@@ -111,6 +111,6 @@ def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = 
             messages.append({"role": "user", "content": f"Observation: {'Error: ' if out.is_error else ''}{out.content}"})
         stop = stopped.reason if stopped else StopReason.END_TURN
         tr.stop(stop.value, turns=turn, final_text=text, parse_failures=failures, **(stopped.fields() if stopped else {}))
-    run = Run("react", model, text, stop, meter.turns(start), messages, meter.estimated(start),
-              time.perf_counter() - t0, trace)
+    run = Run.finish(kind="react", model=model, meter=meter, since=start, started=t0, stop=stop, final_text=text,
+                     messages=messages, trace=trace)
     return ReactRun(run, failures)

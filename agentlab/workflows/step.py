@@ -229,10 +229,10 @@ class Steps:
         with self._lock:
             self.trace.stop(stop.value, final_text=text, detail=detail,
                             steps=[{"path": r.path, "status": r.status} for r in self.records], **stop_fields)
-        return Run("workflow", self.model, text, stop, self.meter.turns(self.start),
-                   [],  # no single conversation: each step had its own (see steps and the trace)
-                   self.meter.estimated(self.start), time.perf_counter() - self.t0, self.trace_path,
-                   self.tool_results, steps=list(self.records), pattern=self.pattern, detail=detail)
+        # no messages: a workflow has no single conversation, each step had its own (see steps and the trace)
+        return Run.finish(kind="workflow", model=self.model, meter=self.meter, since=self.start, started=self.t0,
+                          stop=stop, final_text=text, trace=self.trace_path, tool_results=self.tool_results,
+                          steps=self.records, pattern=self.pattern, detail=detail)
 
 
 def _jsonable(value: Any) -> Any:
