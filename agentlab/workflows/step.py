@@ -25,6 +25,7 @@ import functools
 
 from agentlab.meter.middleware import meter_of
 from agentlab.client import model_of
+from agentlab.loop import call_model
 from agentlab.run import Run, StopReason, Turn
 from agentlab.tools import Tool, run_tool
 from agentlab.trace import Trace
@@ -140,14 +141,11 @@ class Steps:
             if stopped is not None:
                 self.fail(path, "stopped", f"{stopped.guard}: observed {stopped.observed}, limit {stopped.limit}")
                 raise GuardStopped(self, stopped)
-        self.event("request", step=path, messages=1, structured=schema is not None)
         t0 = time.perf_counter()
-        reply = self.client.messages.create(model=self.model, max_tokens=max_tokens or self.max_tokens,
-                                            messages=[{"role": "user", "content": prompt}], **extra)
+        reply, content, usage = call_model(self.client, self, {"step": path}, {"structured": schema is not None},
+                                           model=self.model, max_tokens=max_tokens or self.max_tokens,
+                                           messages=[{"role": "user", "content": prompt}], **extra)
         wall = time.perf_counter() - t0
-        content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
-        usage = reply.usage.model_dump(mode="json", exclude_none=True)
-        self.event("response", step=path, stop_reason=reply.stop_reason, content=content, usage=usage)
         with self._lock:
             if self.budget is not None:
                 self.budget.after_call(content, usage, reply.model)
