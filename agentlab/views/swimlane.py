@@ -82,10 +82,12 @@ def swimlane_steps(events: list[dict]) -> list[Step]:
         elif kind == "tool_result":
             err = bool(e.get("is_error"))
             steps.append(Step("tools", "host application", _short(("error: " if err else "tool_result: ") + str(e.get("content", ""))), turn, err))
-        elif kind == "code_step":
-            err = bool(e.get("is_error"))
+        elif kind == "code_step":  # a workflow's step: its outcome follows as a ``code_result`` (or ``step_failed``)
             steps.append(Step("your code", "tools", _short(f"{e.get('name')}({_args(e.get('input'))})"), turn))
-            steps.append(Step("tools", "your code", _short(("error: " if err else "") + str(e.get("content", ""))), turn, err))
+        elif kind == "code_result":
+            err = e.get("status", "ok") != "ok"
+            said = (e.get("error") or e.get("output", "")) if err else e.get("output", "")
+            steps.append(Step("tools", "your code", _short(("error: " if err else "") + str(said)), turn, err))
         elif kind == "stop":
             steps.append(Step(caller, caller, _short(f"stop: {e.get('reason')}"), turn))
     return steps

@@ -75,6 +75,8 @@ class StepRecord:
     """Seconds the step took."""
     error: str = ""
     """Why the step did not succeed, readable."""
+    messages: list[dict] = field(default_factory=list)
+    """A model step's conversation: the prompt sent and the reply's content (empty for a code step)."""
 
     @property
     def input_tokens(self) -> int:
@@ -142,9 +144,9 @@ class Steps:
                 self.fail(path, "stopped", f"{stopped.guard}: observed {stopped.observed}, limit {stopped.limit}")
                 raise GuardStopped(self, stopped)
         t0 = time.perf_counter()
-        reply, content, usage = call_model(self.client, self, {"step": path}, {"structured": schema is not None},
-                                           model=self.model, max_tokens=max_tokens or self.max_tokens,
-                                           messages=[{"role": "user", "content": prompt}], **extra)
+        request = {"model": self.model, "max_tokens": max_tokens or self.max_tokens,
+                   "messages": [{"role": "user", "content": prompt}], **extra}
+        reply, content, usage = call_model(self.client, self, {"step": path}, {"structured": schema is not None}, **request)
         wall = time.perf_counter() - t0
         with self._lock:
             if self.budget is not None:
@@ -156,7 +158,8 @@ class Steps:
                     cache_read_tokens=reply.usage.cache_read_input_tokens or 0,
                     cache_write_tokens=reply.usage.cache_creation_input_tokens or 0)
         text = " ".join(b["text"] for b in content if b["type"] == "text").strip()
-        rec = StepRecord(path, output=text, raw=text, turns=[turn], wall_s=wall)
+        rec = StepRecord(path, output=text, raw=text, turns=[turn], wall_s=wall,
+                         messages=[*request["messages"], {"role": "assistant", "content": content}])
         if schema is not None:
             try:
                 rec.output = parse_json(path, text, check or schema)
@@ -223,9 +226,10 @@ class Steps:
         return outcomes
 
     def finish(self, stop: StopReason, text: str, detail: str = "", **stop_fields: Any) -> Run:
-        """Write the ``stop`` event and return the run as the agent's :class:`Run`."""
+        """Write the ``stop`` event (``turns``: the model calls made, as in the agent's) and return the run as the
+        agent's :class:`Run`."""
         with self._lock:
-            self.trace.stop(stop.value, final_text=text, detail=detail,
+            self.trace.stop(stop.value, turns=self._calls, final_text=text, detail=detail,
                             steps=[{"path": r.path, "status": r.status} for r in self.records], **stop_fields)
         # no messages: a workflow has no single conversation, each step had its own (see steps and the trace)
         return Run.finish(kind="workflow", model=self.model, meter=self.meter, since=self.start, started=self.t0,
