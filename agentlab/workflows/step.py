@@ -226,10 +226,10 @@ class Steps:
         return outcomes
 
     def finish(self, stop: StopReason, text: str, detail: str = "", **stop_fields: Any) -> Run:
-        """Write the ``stop`` event (``turns``: the model calls made, as in the agent's) and return the run as the
-        agent's :class:`Run`."""
+        """Write the ``stop`` event as the agent's reads (``turns``: the model calls made; ``detail`` only when
+        there is one) and return the run as the agent's :class:`Run`."""
         with self._lock:
-            self.trace.stop(stop.value, turns=self._calls, final_text=text, detail=detail,
+            self.trace.stop(stop.value, turns=self._calls, final_text=text, **({"detail": detail} if detail else {}),
                             steps=[{"path": r.path, "status": r.status} for r in self.records], **stop_fields)
         # no messages: a workflow has no single conversation, each step had its own (see steps and the trace)
         return Run.finish(kind="workflow", model=self.model, meter=self.meter, since=self.start, started=self.t0,
