@@ -91,14 +91,10 @@ def run_agent(
                 stopped, turn = step, turn - 1
                 break
             messages, more = step
-            tr.event("request", turn=turn, messages=len(messages))
             req = with_cache_breakpoints(messages, specs, system, cache) if cache else {"messages": messages, "tools": specs, **extra}
-            reply = client.messages.create(model=model, max_tokens=max_tokens, **req, **more)
+            reply, content, usage = call_model(client, tr, {"turn": turn}, model=model, max_tokens=max_tokens, **req, **more)
             if context:
                 context.after_call(reply, tr, turn)
-            content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
-            usage = reply.usage.model_dump(mode="json", exclude_none=True)
-            tr.event("response", turn=turn, stop_reason=reply.stop_reason, content=content, usage=usage)
             messages.append({"role": "assistant", "content": content})
             text = " ".join(b["text"] for b in content if b["type"] == "text").strip() or text
             budget.after_call(content, usage, reply.model)
@@ -115,9 +111,25 @@ def run_agent(
         stop = stopped.reason if stopped else StopReason(reply.stop_reason)
         tr.stop(stop.value, turns=turn, final_text=text, **(stopped.fields() if stopped else {}))
     calls = meter.own_calls(start, any_conversation=context is not None)
-    return Run("agent", model, text, stop, meter.turns(calls=calls), messages, meter.estimated(start),
-               time.perf_counter() - t0, str(trace) if trace else None, _results(tr),
-               detail=stopped.detail if stopped else "")
+    return Run.finish(kind="agent", model=model, meter=meter, since=start, started=t0, calls=calls, stop=stop,
+                      final_text=text, messages=messages, trace=trace, tool_results=_results(tr),
+                      detail=stopped.detail if stopped else "")
+
+
+def call_model(client: Any, trace: Any, at: dict, note: dict | None = None, **request: Any) -> tuple[Any, list[dict], dict]:
+    """One metered, traced model call: ``client.messages.create(**request)`` (the client's Meter records it)
+    between a ``request`` event (flushed first, so a crash keeps it) and a ``response`` event.
+
+    ``trace`` is anything with ``event(kind, **fields)`` (a :class:`~agentlab.trace.Trace`, a workflow's
+    ``Steps``); ``at`` names the call in both events (``{"turn": 3}``, ``{"step": "chaining/write"}``) and
+    ``note`` adds fields to the request event. Returns the reply, its content and its usage as JSON.
+    """
+    trace.event("request", **at, messages=len(request["messages"]), **(note or {}))
+    reply = client.messages.create(**request)
+    content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
+    usage = reply.usage.model_dump(mode="json", exclude_none=True)
+    trace.event("response", **at, stop_reason=reply.stop_reason, content=content, usage=usage)
+    return reply, content, usage
 
 
 def execute_tools(content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,

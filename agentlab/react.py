@@ -25,6 +25,7 @@ from agentlab.client import model_of
 from agentlab.hints import hint, task_lang
 from agentlab.guards import Limits
 from agentlab.interrupts import stop_on_signals
+from agentlab.loop import call_model
 from agentlab.run import Run, StopReason
 from agentlab.tools import Tool, run_tool, toolset
 from agentlab.trace import Trace
@@ -85,13 +86,9 @@ def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = 
     with Trace(trace, kind="react", model=model, task=task, tools=list(by_name)) as tr, stop_on_signals(tr):
         while (stopped := budget.check()) is None:
             turn += 1
-            tr.event("request", turn=turn, messages=len(messages))
-            reply = client.messages.create(model=model, max_tokens=max_tokens, system=system, messages=messages,
-                                           stop_sequences=["\nObservation:"])
+            reply, _, usage = call_model(client, tr, {"turn": turn}, model=model, max_tokens=max_tokens, system=system,
+                                         messages=messages, stop_sequences=["\nObservation:"])
             said = "".join(b.text for b in reply.content if b.type == "text")
-            content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
-            usage = reply.usage.model_dump(mode="json", exclude_none=True)
-            tr.event("response", turn=turn, stop_reason=reply.stop_reason, content=content, usage=usage)
             messages.append({"role": "assistant", "content": said or "(empty)"})
             budget.after_call([], usage, reply.model)
             try:
@@ -112,6 +109,6 @@ def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = 
             messages.append({"role": "user", "content": f"Observation: {'Error: ' if out.is_error else ''}{out.content}"})
         stop = stopped.reason if stopped else StopReason.END_TURN
         tr.stop(stop.value, turns=turn, final_text=text, parse_failures=failures, **(stopped.fields() if stopped else {}))
-    run = Run("react", model, text, stop, meter.turns(start), messages, meter.estimated(start),
-              time.perf_counter() - t0, trace)
+    run = Run.finish(kind="react", model=model, meter=meter, since=start, started=t0, stop=stop, final_text=text,
+                     messages=messages, trace=trace)
     return ReactRun(run, failures)

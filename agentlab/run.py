@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from enum import Enum
@@ -10,7 +11,10 @@ from typing import TYPE_CHECKING, Any
 from agentlab.meter.usage import Usage
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agentlab.meter.breakdown import InputBreakdown
+    from agentlab.meter.middleware import CallRecord, Meter
 
 
 class StopReason(str, Enum):
@@ -159,6 +163,18 @@ class Run:
     """Workflow patterns: which one ran (``"chaining"``, ``"routing"``, ...); empty otherwise."""
     detail: str = ""
     """A readable sentence on why the run stopped (e.g. which gate failed and why)."""
+
+    @classmethod
+    def finish(cls, *, kind: str, model: str, meter: Meter, since: int, started: float, stop: StopReason,
+               final_text: str, messages: list[dict] | None = None, trace: str | Path | None = None,
+               calls: list[CallRecord] | None = None, tool_results: list[dict] | None = None,
+               steps: list[Any] | None = None, pattern: str = "", detail: str = "") -> Run:
+        """The run that just ended, its turns and ``estimated`` read from ``meter`` (the client's
+        :class:`~agentlab.meter.middleware.Meter`) since the mark ``since``, or from exactly ``calls``
+        (``Meter.own_calls``); ``wall_s`` counts from ``started`` (a ``time.perf_counter()``)."""
+        return cls(kind, model, final_text, stop, meter.turns(since, calls=calls), [] if messages is None else messages,
+                   meter.estimated(since), time.perf_counter() - started, str(trace) if trace else None,
+                   [] if tool_results is None else tool_results, steps=list(steps or []), pattern=pattern, detail=detail)
 
     @property
     def model_calls(self) -> int:

@@ -171,8 +171,8 @@ def chat_answer(client: Any, cities: list[str], model: str | None = None) -> Run
     content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
     messages.append({"role": "assistant", "content": content})
     text = " ".join(b["text"] for b in content if b["type"] == "text").strip()
-    return Run("chat", model, text, StopReason(reply.stop_reason), meter.turns(start), messages,
-               meter.estimated(start), time.perf_counter() - t0)
+    return Run.finish(kind="chat", model=model, meter=meter, since=start, started=t0,
+                      stop=StopReason(reply.stop_reason), final_text=text, messages=messages)
 
 
 def research_tool(client: Any, model: str | None = None, sub_runs: list[Run] | None = None) -> Tool:

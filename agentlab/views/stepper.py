@@ -117,8 +117,7 @@ def turn_frames(source: Any) -> list[TurnFrame]:
     else:
         messages = [{"role": "user", "content": "(this workflow's prompt is not in its trace; pass the Run to see it)"}]
         messages += [{"role": "assistant", "content": e.get("content", [])} for e in events if e.get("event") == "response"]
-    requests = {e["turn"]: e for e in events if e.get("event") == "request"}
-    responses = {e["turn"]: e for e in events if e.get("event") == "response"}
+    requests, responses = _by_call(events, "request"), _by_call(events, "response")
     metered = _metered_turns(run, events)
     restarts = {e.get("turn") for e in events if e.get("event") == "compaction" and not e.get("refused")}
     frames: list[TurnFrame] = []
@@ -143,6 +142,11 @@ def turn_frames(source: Any) -> list[TurnFrame]:
     if not frames:
         raise ValueError("turn_frames: this trace has no model call (no response event) to step through")
     return frames
+
+
+def _by_call(events: list[dict], kind: str) -> dict[int, dict]:
+    """The ``kind`` events by model call: the agent's ``turn``, or their order (a workflow names its step instead)."""
+    return {e.get("turn") or i: e for i, e in enumerate((e for e in events if e.get("event") == kind), start=1)}
 
 
 _NEW = "background:#fff3b0;border-left:4px solid #e0a800;"

@@ -82,7 +82,7 @@ def swimlane_steps(events: list[dict]) -> list[Step]:
         elif kind == "tool_result":
             err = bool(e.get("is_error"))
             steps.append(Step("tools", "host application", _short(("error: " if err else "tool_result: ") + str(e.get("content", ""))), turn, err))
-        elif kind == "code_step":
+        elif kind == "code_step":  # a workflow's step: your code runs the tool and reads its outcome itself
             err = bool(e.get("is_error"))
             steps.append(Step("your code", "tools", _short(f"{e.get('name')}({_args(e.get('input'))})"), turn))
             steps.append(Step("tools", "your code", _short(("error: " if err else "") + str(e.get("content", ""))), turn, err))

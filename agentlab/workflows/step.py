@@ -26,6 +26,7 @@ import functools
 from agentlab.meter.middleware import meter_of
 from agentlab.meter.usage import Usage
 from agentlab.client import model_of
+from agentlab.loop import call_model
 from agentlab.run import Run, StopReason, Turn
 from agentlab.tools import Tool, run_tool
 from agentlab.trace import Trace
@@ -75,6 +76,8 @@ class StepRecord:
     """Seconds the step took."""
     error: str = ""
     """Why the step did not succeed, readable."""
+    messages: list[dict] = field(default_factory=list)
+    """A model step's conversation: the prompt sent and the reply's content (empty for a code step)."""
 
     @property
     def input_tokens(self) -> int:
@@ -142,18 +145,15 @@ class Steps:
             if stopped is not None:
                 self.fail(path, "stopped", f"{stopped.guard}: observed {stopped.observed}, limit {stopped.limit}")
                 raise GuardStopped(self, stopped)
-        with self._lock:  # numbered and written under one lock: the numbers run 1, 2, ... down the trace
+        with self._lock:  # the run's call number, as the agent's turn: request and response both carry it
             self._requests += 1
             call = self._requests
-            if not self.trace.stopped:
-                self.trace.event("request", turn=call, step=path, messages=1, structured=schema is not None)
         t0 = time.perf_counter()
-        reply = self.client.messages.create(model=self.model, max_tokens=max_tokens or self.max_tokens,
-                                            messages=[{"role": "user", "content": prompt}], **extra)
+        request = {"model": self.model, "max_tokens": max_tokens or self.max_tokens,
+                   "messages": [{"role": "user", "content": prompt}], **extra}
+        reply, content, usage = call_model(self.client, self, {"turn": call, "step": path},
+                                           {"structured": schema is not None}, **request)
         wall = time.perf_counter() - t0
-        content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
-        usage = reply.usage.model_dump(mode="json", exclude_none=True)
-        self.event("response", turn=call, step=path, stop_reason=reply.stop_reason, content=content, usage=usage)
         with self._lock:
             if self.budget is not None:
                 self.budget.after_call(content, usage, reply.model)
@@ -165,7 +165,8 @@ class Steps:
                     cache_read_tokens=tokens.cache_read_tokens, cache_write_tokens=tokens.cache_write_tokens,
                     cache_write_1h_tokens=tokens.cache_write_1h_tokens)
         text = " ".join(b["text"] for b in content if b["type"] == "text").strip()
-        rec = StepRecord(path, output=text, raw=text, turns=[turn], wall_s=wall)
+        rec = StepRecord(path, output=text, raw=text, turns=[turn], wall_s=wall,
+                         messages=[*request["messages"], {"role": "assistant", "content": content}])
         if schema is not None:
             try:
                 rec.output = parse_json(path, text, check or schema)
@@ -232,14 +233,15 @@ class Steps:
         return outcomes
 
     def finish(self, stop: StopReason, text: str, detail: str = "", **stop_fields: Any) -> Run:
-        """Write the ``stop`` event and return the run as the agent's :class:`Run`."""
+        """Write the ``stop`` event as the agent's reads (``turns``: the model calls made; ``detail`` only when
+        there is one) and return the run as the agent's :class:`Run`."""
         with self._lock:
-            self.trace.stop(stop.value, final_text=text, detail=detail,
+            self.trace.stop(stop.value, turns=self._calls, final_text=text, **({"detail": detail} if detail else {}),
                             steps=[{"path": r.path, "status": r.status} for r in self.records], **stop_fields)
-        return Run("workflow", self.model, text, stop, self.meter.turns(self.start),
-                   [],  # no single conversation: each step had its own (see steps and the trace)
-                   self.meter.estimated(self.start), time.perf_counter() - self.t0, self.trace_path,
-                   self.tool_results, steps=list(self.records), pattern=self.pattern, detail=detail)
+        # no messages: a workflow has no single conversation, each step had its own (see steps and the trace)
+        return Run.finish(kind="workflow", model=self.model, meter=self.meter, since=self.start, started=self.t0,
+                          stop=stop, final_text=text, trace=self.trace_path, tool_results=self.tool_results,
+                          steps=self.records, pattern=self.pattern, detail=detail)
 
 
 def _jsonable(value: Any) -> Any:
