@@ -4,7 +4,7 @@
     .venv/bin/python scripts/make_capstone_traces.py --check    # exit 1 if a fresh recording differs
 
 The simulator is deterministic and traces carry no wall-clock time, so a rerun gives the same bytes;
-tests/test_capstone_traces.py checks that. Notes the runs save go to a temporary folder.
+tests/experiments/test_capstone_traces.py checks that. Notes the runs save go to a temporary folder.
 """
 
 from __future__ import annotations

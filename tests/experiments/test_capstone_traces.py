@@ -10,7 +10,7 @@ import pytest
 import agentlab
 from agentlab.experiments import capstone
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():

@@ -16,7 +16,7 @@ from agentlab.experiments.position import plot_context_rot, plot_lost_in_the_mid
 from agentlab.experiments.published import citation, longmemeval_accuracy, lost_in_the_middle_table, published
 
 matplotlib.use("Agg")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _section(lang: str = "en", kind: str = "markdown") -> list[str]:

@@ -114,7 +114,7 @@ def test_every_place_that_writes_model_facing_text_has_a_case():
     missing = sorted(found - set(WORDINGS))
     assert not missing, (f"model-facing wordings with no Chinese check: {missing}; add their Chinese to _RULES in "
                          "agentlab/hints.py (English replacement = the text as it is) and a producer to WORDINGS "
-                         "in tests/test_errors_text_zh.py")
+                         "in tests/test_hints_zh.py")
 
 
 @pytest.mark.parametrize("key", sorted(WORDINGS) + sorted(EXTRA))
