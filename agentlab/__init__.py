@@ -90,35 +90,51 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eagerly
+    from agentlab.caching import with_cache_breakpoints
+    from agentlab.client import MissingAPIKey, connect, default_model, model_of
+    from agentlab.context import (
+        ClearToolResults,
+        Compaction,
+        MemoryPathError,
+        ServerClearing,
+        SubAgentFailed,
+        compare_tactics,
+        make_memory_tool,
+    )
+    from agentlab.executor import Executor
+    from agentlab.experiments.comparison import compare, comparison_table
+    from agentlab.experiments.multiplying import multiplying_table
+    from agentlab.experiments.position import plot_lost_in_the_middle
+    from agentlab.experiments.sweeps import sweep
+    from agentlab.guards import Limits, Stopped
+    from agentlab.injection.confirm import Confirmation
+    from agentlab.injection.gates import GatedExecutor
+    from agentlab.injection.guard import DataFlowGuard
+    from agentlab.injection.runner import record_injected_run
+    from agentlab.loop import execute_tools, run_agent
     from agentlab.meter.middleware import CallRecord, Meter, meter_of
     from agentlab.meter.prices import cost_usd
-    from agentlab.experiments.comparison import compare, comparison_table
-    from agentlab.client import MissingAPIKey, connect, default_model, model_of
-    from agentlab.loop import execute_tools, run_agent
+    from agentlab.react import run_react
     from agentlab.run import Run, StopReason, Turn
+    from agentlab.sim.clock import SimClock
     from agentlab.sim.models.careful import CarefulAgent
+    from agentlab.sim.models.context_agent import ContextAgent
+    from agentlab.sim.models.gullible import Gullible
     from agentlab.sim.policy import FunctionModel, Reply, ScriptedModel
     from agentlab.sim.server import Simulator
     from agentlab.tools import Tool, ToolError, ToolOutcome, run_tool, tool, toolset
     from agentlab.trace import Trace, read_trace
-    from agentlab.weather import city_names, city_task, get_weather, make_save_note, task_tools
-    from agentlab.workflows import run_workflow
-    from agentlab.workflows import (Link, StepRecord, UnparseableOutput, run_chain, run_evaluator, run_orchestrator,
-                                    run_router, run_sections, run_vote)
-    from agentlab.guards import Limits, Stopped
-    from agentlab.executor import Executor
-    from agentlab.react import run_react
-    from agentlab.caching import with_cache_breakpoints
-    from agentlab.sim.clock import SimClock
-    from agentlab.experiments.sweeps import sweep
     from agentlab.views.swimlane import plot_swimlane, swimlane_steps
-    from agentlab.context import (ClearToolResults, Compaction, MemoryPathError, ServerClearing, SubAgentFailed,
-                                  compare_tactics, make_memory_tool)
-    from agentlab.sim.models.context_agent import ContextAgent
-    from agentlab.sim.models.gullible import Gullible
-    from agentlab.injection.gates import GatedExecutor
-    from agentlab.injection.guard import DataFlowGuard
-    from agentlab.injection.confirm import Confirmation
-    from agentlab.injection.runner import record_injected_run
-    from agentlab.experiments.position import plot_lost_in_the_middle
-    from agentlab.experiments.multiplying import multiplying_table
+    from agentlab.weather import city_names, city_task, get_weather, make_save_note, task_tools
+    from agentlab.workflows import (
+        Link,
+        StepRecord,
+        UnparseableOutput,
+        run_chain,
+        run_evaluator,
+        run_orchestrator,
+        run_router,
+        run_sections,
+        run_vote,
+        run_workflow,
+    )

@@ -78,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_compare(args: argparse.Namespace) -> int:
     from anthropic import APIConnectionError, APIStatusError
 
-    from agentlab.experiments.comparison import compare, comparison_table
     from agentlab.client import MissingAPIKey, connect
+    from agentlab.experiments.comparison import compare, comparison_table
 
     if len(args.cities) < 2:
         print(f"agentlab compare: --cities needs two or more cities, got {args.cities}", file=sys.stderr)
@@ -118,10 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "compare":
         return cmd_compare(args)
     if args.command == "serve":
+        from agentlab.sim.faults import as_faults
         from agentlab.sim.serve import serve
         from agentlab.sim.server import Simulator
-
-        from agentlab.sim.faults import as_faults
 
         try:
             faults = as_faults(float(args.faults) if args.faults and args.faults.replace(".", "", 1).isdigit() else args.faults)

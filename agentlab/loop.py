@@ -26,13 +26,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agentlab.meter.middleware import meter_of
 from agentlab.caching import with_cache_breakpoints
 from agentlab.client import model_of
-from agentlab.hints import task_lang
 from agentlab.executor import Executor, not_run
 from agentlab.guards import Limits, Stopped
+from agentlab.hints import task_lang
 from agentlab.interrupts import stop_on_signals
+from agentlab.meter.middleware import meter_of
 from agentlab.protocols import ContextStrategy, ToolRunner
 from agentlab.run import Run, StopReason
 from agentlab.tools import Tool, run_tool, toolset

@@ -20,12 +20,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agentlab.meter.middleware import meter_of
 from agentlab.client import model_of
-from agentlab.hints import hint, task_lang
 from agentlab.guards import Limits
+from agentlab.hints import hint, task_lang
 from agentlab.interrupts import stop_on_signals
 from agentlab.loop import call_model
+from agentlab.meter.middleware import meter_of
 from agentlab.run import Run, StopReason
 from agentlab.tools import Tool, run_tool, toolset
 from agentlab.trace import Trace

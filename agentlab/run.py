@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
 from enum import Enum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from agentlab.meter.usage import Usage

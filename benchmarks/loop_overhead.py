@@ -40,10 +40,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _bench_common import (TARGET, PassThrough, TraceFiles, Variant, agentlab_loop,
-                           banner, make_variants, parse_args, plain_loop, warm)
-
 import _bench_cache
+from _bench_common import (
+    TARGET,
+    PassThrough,
+    TraceFiles,
+    Variant,
+    agentlab_loop,
+    banner,
+    make_variants,
+    parse_args,
+    plain_loop,
+    warm,
+)
+
 import agentlab
 
 EARLY = (2, 11)     # turn windows for the slope (inclusive); turn 1 includes set-up,

@@ -27,8 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _bench_common import (PassThrough, Variant, agentlab_loop, banner, make_variants, parse_args,
-                           plain_loop, warm)
+from _bench_common import PassThrough, Variant, agentlab_loop, banner, make_variants, parse_args, plain_loop, warm
 
 import agentlab
 

@@ -14,17 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentlab.meter.middleware import meter_of
-from agentlab.loop import run_agent
-from agentlab.protocols import ContextStrategy
-from agentlab.run import Turn
-from agentlab.weather import make_get_weather
 from agentlab.context.clearing import ClearToolResults, ServerClearing
 from agentlab.context.compaction import Compaction
 from agentlab.context.memory import make_memory_tool, run_in_sessions
 from agentlab.context.retrieval import jit_tools
 from agentlab.context.subagents import Delegation, research_tool
 from agentlab.context.task import WINDOW_TOKENS, check_report, report_cities, report_task, surviving_facts
+from agentlab.loop import run_agent
+from agentlab.meter.middleware import meter_of
+from agentlab.protocols import ContextStrategy
+from agentlab.run import Turn
+from agentlab.weather import make_get_weather
 
 TACTICS = ("plain", "compaction", "clearing (harness)", "clearing (API, simulated)", "memory (sessions)",
            "sub-agents", "just-in-time")

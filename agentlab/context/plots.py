@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentlab.views.i18n import localize
-from agentlab.views.figures import pyplot
 from agentlab.context.task import WINDOW_TOKENS
+from agentlab.views.figures import pyplot
+from agentlab.views.i18n import localize
 
 COLORS = {"plain": "#c0504d", "compaction": "#4f81bd", "clearing (harness)": "#9bbb59",
           "clearing (API, simulated)": "#2e7d32", "memory (sessions)": "#8064a2", "sub-agents": "#f79646",

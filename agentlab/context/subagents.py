@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentlab.meter.middleware import meter_of
+from agentlab.context.task import report_task
 from agentlab.guards import GUARDS, Limits
+from agentlab.meter.middleware import meter_of
 from agentlab.run import Run, StopReason, Turn
 from agentlab.tools import Tool, ToolError, tool
-from agentlab.context.task import report_task
 
 SUB_LIMITS = Limits(max_turns=12, max_repeats=3)
 """Each sub-agent's guards: a looping sub-agent is stopped on its third identical call."""

@@ -54,8 +54,8 @@ def _notes(notes: str | Path | None) -> Path:
 def record_agent(path: str | Path, cities: list[str] = ("Paris", "London"), notes: str | Path | None = None) -> Any:
     """The city task as an agent (``run_agent``, the careful simulated model)."""
     from agentlab.client import connect
-    from agentlab.loop import run_agent
     from agentlab.experiments.sweeps import sweep_task
+    from agentlab.loop import run_agent
     from agentlab.weather import task_tools
 
     client = connect("sim", quiet=True)

@@ -17,10 +17,10 @@ import pandas as pd
 
 from agentlab.loop import run_agent
 from agentlab.run import Run
-from agentlab.weather import city_task, lookup, task_tools
-from agentlab.workflows import Link, run_chain, run_evaluator, run_orchestrator, run_router, run_sections, run_vote
 from agentlab.views.figures import bars
 from agentlab.views.i18n import localize
+from agentlab.weather import city_task, lookup, task_tools
+from agentlab.workflows import Link, run_chain, run_evaluator, run_orchestrator, run_router, run_sections, run_vote
 
 CITIES_SCHEMA = {"type": "object", "properties": {"cities": {"type": "array", "items": {"type": "string"}}},
                  "required": ["cities"], "additionalProperties": False}

@@ -18,9 +18,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from typing import Any
-from agentlab.views.i18n import localize, tr
+
 from agentlab.experiments.published import longmemeval_accuracy, published
 from agentlab.views.figures import pyplot
+from agentlab.views.i18n import localize, tr
 
 # The instruction of Liu et al.'s multi-document QA prompt (qa.prompt in
 # https://github.com/nelson-liu/lost-in-the-middle, commit 29b8a6d): instruction, documents, question.

@@ -13,8 +13,8 @@ from agentlab.client import connect
 from agentlab.loop import run_agent
 from agentlab.react import run_react
 from agentlab.sim.models.react import ReactWriter
-from agentlab.weather import city_task, task_tools
 from agentlab.views.i18n import localize
+from agentlab.weather import city_task, task_tools
 
 
 def _row(style: str, seed: int | None, run, failures: int) -> dict:

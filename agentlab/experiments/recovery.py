@@ -20,8 +20,8 @@ from agentlab.guards import Limits
 from agentlab.loop import run_agent
 from agentlab.sim.models.misbehaving import CARELESS_CASES, CarelessModel
 from agentlab.tools import Tool, tool
-from agentlab.weather import city_task, get_weather, lookup, make_save_note
 from agentlab.views.i18n import localize
+from agentlab.weather import city_task, get_weather, lookup, make_save_note
 
 TASKS = {"en": (["Paris", "London"], "en"), "zh": (["上海", "北京"], "zh")}
 """The task per language: its cities and the prompt's language."""

@@ -13,15 +13,15 @@ from typing import Any
 
 import pandas as pd
 
+from agentlab.experiments.variants import check, variant_tools, variants
 from agentlab.loop import run_agent
 from agentlab.run import Run
 from agentlab.tools import Tool
-from agentlab.experiments.variants import check, variant_tools, variants
+from agentlab.views.figures import bars
+from agentlab.views.i18n import localize
 from agentlab.weather import city_task, task_tools
 from agentlab.workflows import run_workflow
 from agentlab.workflows.city_compare import PROMPTS
-from agentlab.views.figures import bars
-from agentlab.views.i18n import localize
 
 
 def workflow_prompt(cities: list[str]) -> str:

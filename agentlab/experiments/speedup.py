@@ -19,11 +19,11 @@ from typing import Any, Callable
 import pandas as pd
 
 from agentlab.client import connect
+from agentlab.experiments.patterns import data_line
 from agentlab.sim.models.slow import Latency
+from agentlab.views.i18n import localize
 from agentlab.weather import city_names
 from agentlab.workflows import run_orchestrator, run_sections, run_vote
-from agentlab.experiments.patterns import data_line
-from agentlab.views.i18n import localize
 
 WORKER = "Write one sentence on the city's weather."
 

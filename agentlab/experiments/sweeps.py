@@ -25,9 +25,9 @@ from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.models.reading import cities_in
 from agentlab.sim.policy import Reply
 from agentlab.sim.tokens import tool_def_tokens, tool_prompt_overhead
+from agentlab.views.i18n import localize
 from agentlab.weather import city_names, city_task, task_tools
 from agentlab.workflows import run_workflow
-from agentlab.views.i18n import localize
 
 MODELS = ("claude-haiku-5-5", "claude-opus-5")
 """The sweep's default models: the cheapest and a large one, minimum cacheable lengths 4096 (assumed) and 512."""

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from agentlab.client import connect
+from agentlab.experiments.sweeps import sweep_task
 from agentlab.loop import run_agent
+from agentlab.meter.latency import cumulative
 from agentlab.run import Run
 from agentlab.sim.caching import SimClock
-from agentlab.experiments.sweeps import sweep_task
-from agentlab.weather import city_names, task_tools
-from typing import Callable
-from agentlab.meter.latency import cumulative
 from agentlab.views.i18n import localize
+from agentlab.weather import city_names, task_tools
 
 
 def caching_pair(n_cities: int, model: str, notes_dir: str | Path, cache: str = "5m") -> dict[str, Run]:

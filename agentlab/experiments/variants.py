@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from agentlab.tools import Tool, ToolError, tool
-from agentlab.weather import lookup, make_save_note, get_weather
+from agentlab.weather import get_weather, lookup, make_save_note
 
 
 @lru_cache(maxsize=1)

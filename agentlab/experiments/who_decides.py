@@ -14,8 +14,8 @@ from agentlab.guards import Limits
 from agentlab.loop import run_agent
 from agentlab.sim.models.misbehaving import FakeClock, Looper, SlowModel, ToolOutsideList, Wanderer
 from agentlab.trace import read_trace
-from agentlab.weather import city_task, task_tools
 from agentlab.views.i18n import localize
+from agentlab.weather import city_task, task_tools
 
 TASK = city_task(["Paris", "London"])
 GENEROUS = 50

@@ -12,9 +12,9 @@ import os
 import sys
 from pathlib import Path
 
+from agentlab.grading.credentials import is_credential, scrub_environment
 from agentlab.grading.gradebook import gradebook
 from agentlab.grading.release import SolutionMarkerError, release_student
-from agentlab.grading.credentials import is_credential, scrub_environment
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from agentlab.grading.credentials import scrub_environment
 from agentlab.grading.plugin import FLOOR_S, time_limit
 from agentlab.grading.pool import Pool, Ready, report_of
 from agentlab.grading.report import GradeReport, fmt_points
 from agentlab.grading.sandbox import Stage
-from agentlab.grading.credentials import scrub_environment
 from agentlab.grading.submissions import Submission, SubmissionError, find_submissions, read_modules
 from agentlab.grading.table import CsvWriter, Progress, Row, resumable, write_csv
 

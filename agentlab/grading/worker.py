@@ -24,7 +24,6 @@ import importlib.util
 import json
 import os
 import re
-
 import select
 import signal
 import sys

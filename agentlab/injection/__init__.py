@@ -24,7 +24,15 @@ from agentlab.injection.guard import DataFlowGuard, carries_taint
 from agentlab.injection.metrics import Metrics, approval_sweep, case_grid, matrix, run_suite, summarize
 from agentlab.injection.runner import CaseResult, gullible_client, record_injected_run, run_case
 from agentlab.injection.spotlight import MarkingExecutor, spotlight
-from agentlab.injection.suite import INJECTION_TASKS, USER_TASKS, InjectionTask, UserTask, injection_task, pairs, user_task
+from agentlab.injection.suite import (
+           INJECTION_TASKS,
+           USER_TASKS,
+           InjectionTask,
+           UserTask,
+           injection_task,
+           pairs,
+           user_task,
+)
 from agentlab.injection.world import ATTACKER_EMAIL, SIDE_EFFECTS, UNTRUSTED, USER_KEY, World
 
 __all__ = ["guard_reach", "needs_tainted_args", "reachability_table", "reachable", "reachable_share",

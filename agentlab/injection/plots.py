@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentlab.views.i18n import localize
 from agentlab.injection.published import agentdojo_rows, source
 from agentlab.injection.suite import INJECTION_TASKS, USER_TASKS
 from agentlab.views.figures import pyplot
+from agentlab.views.i18n import localize
 
 METRICS = ("benign utility %", "utility under attack %", "attack success %")
 """The matrix columns drawn as a heatmap (all in percent)."""

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentlab.loop import run_agent
-from agentlab.run import Run
-from agentlab.injection.defences import NONE, Defence, defence as named_defence
+from agentlab.injection.defences import NONE, Defence
+from agentlab.injection.defences import defence as named_defence
 from agentlab.injection.gates import Blocked
 from agentlab.injection.suite import InjectionTask, UserTask, injection_task, user_task
 from agentlab.injection.world import World
+from agentlab.loop import run_agent
+from agentlab.run import Run
 
 MAX_TURNS = 12
 """Turn limit for one case (the longest case needs 6 model calls)."""

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentlab.executor import Executor
+from agentlab.injection.gates import result_text
+from agentlab.injection.world import UNTRUSTED
 from agentlab.protocols import ToolRunner
 from agentlab.tools import Tool
 from agentlab.trace import Trace
-from agentlab.injection.gates import result_text
-from agentlab.injection.world import UNTRUSTED
 
 MODES = ("delimit", "datamark", "encode")
 """The spotlighting modes, in order of how much they change the text."""

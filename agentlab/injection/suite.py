@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from agentlab.weather import city_task, lookup
 from agentlab.injection.world import ATTACKER_EMAIL, PAGE_URL, PHISHING_URL, USER_KEY, World
+from agentlab.weather import city_task, lookup
 
 
 @dataclass(frozen=True)

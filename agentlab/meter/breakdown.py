@@ -22,8 +22,8 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agentlab.sim.wire import BREAKDOWN_HEADER
 from agentlab.sim.tokens import COMPONENTS, tool_prompt_overhead
+from agentlab.sim.wire import BREAKDOWN_HEADER
 
 LABELS = {
     "tool_prompt": "tool-use system prompt",

@@ -32,8 +32,8 @@ from anthropic import Middleware
 from anthropic.types import Message
 
 from agentlab.meter.breakdown import InputBreakdown, count_parts, from_header
-from agentlab.meter.stream import Attempt, record_attempt, tap_stream
 from agentlab.meter.latency import latency_of
+from agentlab.meter.stream import Attempt, record_attempt, tap_stream
 from agentlab.meter.usage import Usage
 from agentlab.sim.wire import SIM_HEADER
 

@@ -31,7 +31,14 @@ from importlib import resources
 
 from agentlab.sim.clock import SimClock  # noqa: F401  (re-exported: the cache's lifetimes run on it in tests and sweeps)
 from agentlab.sim.errors import invalid
-from agentlab.sim.tokens import MESSAGE_FRAME, REQUEST_FRAME, SYSTEM_FRAME, content_tokens, tool_def_tokens, tool_prompt_overhead
+from agentlab.sim.tokens import (
+    MESSAGE_FRAME,
+    REQUEST_FRAME,
+    SYSTEM_FRAME,
+    content_tokens,
+    tool_def_tokens,
+    tool_prompt_overhead,
+)
 
 
 @lru_cache(maxsize=1)

@@ -19,7 +19,6 @@ from functools import lru_cache
 from importlib import resources
 
 
-
 @lru_cache(maxsize=1)
 def latency_facts() -> dict:
     """``data/latency.json``: per-family rates, the cached speed-up, and what they rest on."""

@@ -23,24 +23,22 @@ from typing import Any, Callable
 
 import httpx2
 
-from agentlab.sim.wire import SIM_HEADER
 from agentlab.sim.caching import PromptCache
 from agentlab.sim.context_editing import apply_context_management
-from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.errors import SimAPIError, invalid
 from agentlab.sim.faults import Faults, as_faults
+from agentlab.sim.latency import simulated_latency_s
+from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.policy import Policy
 from agentlab.sim.profiles import profile_data, profiles
 from agentlab.sim.respond import build_message
 from agentlab.sim.streaming import sse_body
 from agentlab.sim.threads import Threads
-from agentlab.sim.wire import BREAKDOWN_HEADER
 from agentlab.sim.tokens import estimate_input_tokens, input_parts
-from agentlab.sim.wire import LATENCY_HEADER
-from agentlab.sim.latency import simulated_latency_s
 from agentlab.sim.validate import validate_messages_request
 from agentlab.sim.validate_api import check_fields, check_sampling, check_version, check_version_content
 from agentlab.sim.validate_model import check_context, check_model_rules, model_profile
+from agentlab.sim.wire import BREAKDOWN_HEADER, LATENCY_HEADER, SIM_HEADER
 
 MAX_BODY_BYTES = 32_000_000
 """Largest request body the Messages API takes: 32 MB (https://platform.claude.com/docs/en/api/overview#request-size-limits,

@@ -30,8 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from agentlab.sim.images import image_tokens
-from agentlab.sim.profiles import profile_data
-from agentlab.sim.profiles import profile
+from agentlab.sim.profiles import profile, profile_data
 
 _PIECE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]|[^\W\d_]+|\d{1,3}|[^\w\s]+|_")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from agentlab.meter.breakdown import LABELS
-from agentlab.views.fonts import use_cjk_font
 from agentlab.run import Run
+from agentlab.views.fonts import use_cjk_font
 from agentlab.views.i18n import localize
 
 COLORS = {"tool_prompt": "#8064a2", "tool_definitions": "#b3a2c7", "system": "#f79646", "task": "#9bbb59",

@@ -25,8 +25,8 @@ from typing import Any, Callable
 
 import ipywidgets as w
 
-from agentlab.views.stepper import TurnFrame, messages_html, tokens_html, turn_frames
 from agentlab.views.i18n import localize, tr
+from agentlab.views.stepper import TurnFrame, messages_html, tokens_html, turn_frames
 
 MODE_ENV = "AGENTLAB_WIDGETS"
 """Environment variable: ``static`` (no widget, only the static copy) or ``live``; unset = detect."""

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agentlab.run import Run, StopReason
-from agentlab.workflows.step import Steps, UnparseableOutput, check_bound, guarded
 from agentlab.workflows.parallel import MAX_WORKERS
+from agentlab.workflows.step import Steps, UnparseableOutput, check_bound, guarded
 
 PLAN = {
     "type": "object",

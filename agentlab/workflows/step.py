@@ -13,6 +13,7 @@ lock, and a step that finishes after the workflow has stopped (a timed-out worke
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -21,12 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import functools
-
-from agentlab.meter.middleware import meter_of
-from agentlab.meter.usage import Usage
 from agentlab.client import model_of
 from agentlab.loop import call_model
+from agentlab.meter.middleware import meter_of
+from agentlab.meter.usage import Usage
 from agentlab.run import Run, StopReason, Turn
 from agentlab.tools import Tool, run_tool
 from agentlab.trace import Trace

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import json
 
+from agentlab.sim.clock import SimClock
 from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.models.reading import CJK, cities_in, exchanges, read_error, text_of, why_failed
-from agentlab.sim.clock import SimClock
 from agentlab.sim.policy import Policy, Reply
-
 
 FakeClock = SimClock
 """The clock the slow model runs on: moves only when told (``advance``); the same class as ``SimClock``."""

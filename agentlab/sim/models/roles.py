@@ -21,9 +21,8 @@ import hashlib
 import re
 from typing import Callable
 
-from agentlab.sim.models.reading import text_of
 from agentlab.sim.models.city_task import compare_text
-from agentlab.sim.models.reading import cities_in
+from agentlab.sim.models.reading import cities_in, text_of
 from agentlab.sim.policy import Reply
 from agentlab.sim.structured import fit, output_schema
 
