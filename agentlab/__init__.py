@@ -55,7 +55,7 @@ __all__ = [
     # the five workflow patterns (agentlab/workflows/, one file each)
     "run_chain", "Link", "run_router", "run_sections", "run_vote", "run_orchestrator", "run_evaluator",
     "StepRecord", "UnparseableOutput",
-    # chapter 3: guards, the tool executor, ReAct
+    # who decides done (guards), the tool executor, ReAct
     "Limits", "Stopped", "Executor", "run_react",
     # what a turn costs: prompt caching, the simulated clock, sweeps
     "with_cache_breakpoints", "SimClock", "sweep",

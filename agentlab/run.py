@@ -137,7 +137,7 @@ class Run:
     """The outcome of running a task as an agent or as a workflow."""
 
     kind: str
-    """``"agent"`` or ``"workflow"``."""
+    """``"agent"``, ``"workflow"``, ``"react"``, ``"chat"`` or ``"multi-agent"``."""
     model: str
     """The model id every call used."""
     final_text: str
@@ -172,9 +172,11 @@ class Run:
         """The run that just ended, its turns and ``estimated`` read from ``meter`` (the client's
         :class:`~agentlab.meter.middleware.Meter`) since the mark ``since``, or from exactly ``calls``
         (``Meter.own_calls``); ``wall_s`` counts from ``started`` (a ``time.perf_counter()``)."""
-        return cls(kind, model, final_text, stop, meter.turns(since, calls=calls), [] if messages is None else messages,
-                   meter.estimated(since), time.perf_counter() - started, str(trace) if trace else None,
-                   [] if tool_results is None else tool_results, steps=list(steps or []), pattern=pattern, detail=detail)
+        return cls(kind=kind, model=model, final_text=final_text, stop_reason=stop,
+                   turns=meter.turns(since, calls=calls), messages=[] if messages is None else messages,
+                   estimated=meter.estimated(since), wall_s=time.perf_counter() - started,
+                   trace_path=str(trace) if trace else None, tool_results=[] if tool_results is None else tool_results,
+                   steps=list(steps or []), pattern=pattern, detail=detail)
 
     @property
     def model_calls(self) -> int:

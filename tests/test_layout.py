@@ -1,7 +1,7 @@
 """The package keeps its layout: one home per course topic, no import cycles, ``sim/`` on its own.
 
-The graph is read from the source by ``scripts/import_graph.py`` (the same functions the closing
-note's counts came from), so these tests import nothing of the package itself.
+The graph is read from the source by ``scripts/import_graph.py`` (run it to see the counts these tests
+hold to), so these tests import nothing of the package itself.
 """
 
 from __future__ import annotations

@@ -20,13 +20,14 @@ in the student's own code, so nothing here computes an answer: this module recor
 from __future__ import annotations
 
 import tempfile
+from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
 from agentlab.meter.usage import Usage
 from agentlab.views.i18n import localize
 
-TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"
+TRACES = Path(str(resources.files("agentlab"))) / "data" / "traces"  # the package's data, wherever this module lives
 """Where the shipped traces live."""
 NAMES = ("agent", "workflow", "looper", "injected")
 """The shipped traces, one per scenario."""

@@ -42,9 +42,11 @@ def run_city_experiment(model: str, cities: int, path: str = PATHS[0], *, mode: 
     ``options`` go to ``run_agent`` (e.g. ``max_turns``). ``mode="sim"`` by default: every change of a
     control reruns, and on the live API each rerun costs money.
     """
-    from agentlab import connect, run_agent, run_workflow
+    from agentlab.client import connect
+    from agentlab.loop import run_agent
     from agentlab.views.figures import plot_comparison
     from agentlab.weather import city_names, city_task, task_tools
+    from agentlab.workflows import run_workflow
 
     if path not in PATHS:
         raise ValueError(f"run_city_experiment(path={path!r}): choose one of {PATHS}")

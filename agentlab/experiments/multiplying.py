@@ -58,22 +58,8 @@ def fan_out(n: int, workdir: str | Path, model: str | None = None) -> dict[str, 
         "orchestrator-workers": run_orchestrator(client, task.split(", then save")[0].split(" Look it up")[0],
                                                  worker_system=WORKER, synth_system=SYNTH, max_workers=4,
                                                  context=lambda s: data_line([s["title"]])),
-        "multi-agent": _multi_agent(client, task, folder / "notes", n),
+        "multi-agent": run_multiagent(client, cities, folder / "notes", task=task)[0],
     }
-
-
-def _multi_agent(client: Any, task: str, notes: Path, n: int) -> Any:
-    """``run_multiagent`` on any task: an orchestrator agent with one sub-agent per city."""
-
-    start = meter_of(client).mark()
-    run = run_agent(client, task, [research_tool(client), make_save_note(notes)], max_turns=n + 4)
-    run.kind = "multi-agent"
-    run.turns = meter_of(client).turns(start)  # the orchestrator's calls and every sub-agent's
-    return run
-
-
-def _tokens(run: Any) -> int:
-    return sum(t.input_tokens + t.cache_read_tokens + t.cache_write_tokens + t.output_tokens for t in run.turns)
 
 
 def multiplying_table(ns: tuple[int, ...] = (1, 2, 4, 8), workdir: str | Path | None = None,
@@ -88,10 +74,10 @@ def multiplying_table(ns: tuple[int, ...] = (1, 2, 4, 8), workdir: str | Path | 
     rows = []
     for n in ns:
         runs = fan_out(n, workdir, model)
-        chat = _tokens(runs["chat"])
+        chat = total_tokens(runs["chat"])
         for kind, run in runs.items():
-            rows.append({"cities": n, "kind": kind, "model calls": run.model_calls, "tokens": _tokens(run),
-                         "cost (USD)": run.cost_usd, "x chat tokens": round(_tokens(run) / chat, 1),
+            rows.append({"cities": n, "kind": kind, "model calls": run.model_calls, "tokens": total_tokens(run),
+                         "cost (USD)": run.cost_usd, "x chat tokens": round(total_tokens(run) / chat, 1),
                          "x chat cost": round(run.cost_usd / runs["chat"].cost_usd, 1) if run.cost_usd else None,
                          "stop": run.stop_reason.value})
     return pd.DataFrame(rows)
@@ -193,12 +179,14 @@ def research_tool(client: Any, model: str | None = None, sub_runs: list[Run] | N
     return research_city
 
 
-def run_multiagent(client: Any, cities: list[str], notes_dir: str | Path, model: str | None = None) -> tuple[Run, list[Run]]:
-    """The orchestrator with one sub-agent per city; returns its Run (every call, sub-agents' included) and the sub-runs."""
+def run_multiagent(client: Any, cities: list[str], notes_dir: str | Path, model: str | None = None,
+                   task: str | None = None) -> tuple[Run, list[Run]]:
+    """The orchestrator with one sub-agent per city; returns its Run (every call, sub-agents' included) and the sub-runs.
+    ``task`` replaces the city task's wording (``fan_out`` asks its own question of the same cities)."""
     subs: list[Run] = []
     tools = [research_tool(client, model, subs), make_save_note(notes_dir)]
     start = meter_of(client).mark()
-    run = run_agent(client, city_task(cities), tools, model=model, max_turns=len(cities) + 4)
+    run = run_agent(client, task or city_task(cities), tools, model=model, max_turns=len(cities) + 4)
     run.kind = "multi-agent"
     run.turns = meter_of(client).turns(start)  # every call since the start: the orchestrator's and its sub-agents
     return run, subs
@@ -231,7 +219,7 @@ def _renamed(request: dict, old: str, new: str) -> dict:
 
 def total_tokens(run: Run) -> int:
     """Input (cached or not) plus output tokens over every call of ``run``."""
-    return sum(t.input_tokens + t.cache_read_tokens + t.cache_write_tokens + t.output_tokens for t in run.turns)
+    return sum(t.prompt_tokens + t.output_tokens for t in run.turns)
 
 
 def token_ratios(cities: list[str], notes_dir: str | Path, model: str | None = None) -> dict:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
-FOLDER = Path(__file__).resolve().parents[1] / "data" / "published"
+FOLDER = Path(str(resources.files("agentlab"))) / "data" / "published"  # the package's data, wherever this module lives
 """Where the cited data files live."""
 
 

@@ -1,6 +1,6 @@
 """How much wall time do the parallel patterns save? Measured, with a simulated response time.
 
-The simulator answers instantly, so each request first waits ``latency`` seconds (``sim.slow``),
+The simulator answers instantly, so each request first waits ``latency`` seconds (``sim.models.slow``),
 like a network round trip. Each pattern runs twice on the same inputs: with ``max_workers=1`` (the
 calls one after another: the baseline, measured in the same run) and with one worker per call.
 

@@ -12,7 +12,7 @@ Two sources for the split:
   (https://platform.claude.com/docs/en/build-with-claude/token-counting) on growing prefixes of the
   request (task only; + system; + tools; + history; the whole request). Differences between those
   counts are the parts. The split of the tools' share into tool-use prompt and definitions uses the
-  published tool-use prompt size (``agentlab/sim/data/tool_overhead.json``). What the counts do not
+  published tool-use prompt size (``tool_prompt`` in ``agentlab/sim/data/profiles.json``). What the counts do not
   explain (the real ``usage`` minus the counted total) is kept as ``residual``, never hidden.
 """
 

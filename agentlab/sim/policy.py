@@ -4,7 +4,7 @@ A policy is any callable ``policy(request: dict) -> Reply``: it gets the parsed 
 body and returns content blocks. The simulator wraps them into a real API response (ids, usage,
 stop reason). Three are provided:
 
-- ``CarefulAgent`` (``careful.py``): acts as a careful agent would on the course's tasks.
+- ``CarefulAgent`` (``models/careful.py``): acts as a careful agent would on the course's tasks.
 - ``FunctionModel(fn)``: your function writes the reply, like pydantic-ai's ``FunctionModel``.
 - ``ScriptedModel([...])``: an exact script of replies; running past its end is a clear error.
 """

@@ -11,7 +11,7 @@ installed SDK (``anthropic/types/output_config_param.py``, ``json_output_format_
 agentlab uses this rather than a forced ``tool_choice``, which the default model refuses.
 
 What the simulator does: it checks the field's shape (``check_output_config``), and the default
-policy's roles (``roles.py``) write JSON that fits the schema (``fit``). A policy you write yourself
+policy's roles (``models/roles.py``) write JSON that fits the schema (``fit``). A policy you write yourself
 (``FunctionModel``) may still return anything: the real API would not, except when a reply is cut
 off by ``max_tokens`` or refused, and that is why agentlab's workflows validate every structured
 reply anyway. The schema's own tokens are not added to the input estimate (no published figure).

@@ -1,6 +1,6 @@
 """Small helpers that keep the notebooks' cells short: show what went over the wire, and what it cost.
 
-Nothing here changes how a run behaves; these functions only format, tabulate and plot.
+Nothing here changes how a run behaves; these functions only format and tabulate.
 """
 
 from __future__ import annotations

@@ -27,12 +27,13 @@ import json
 import os
 import re
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 LANGUAGES = ("en", "zh-CN")
 """The languages agentlab writes figure text in."""
-TABLES = Path(__file__).resolve().parents[1] / "data" / "i18n"
+TABLES = Path(str(resources.files("agentlab"))) / "data" / "i18n"  # the package's data, wherever this module lives
 """One folder per language, each holding ``*.json`` translation tables."""
 
 

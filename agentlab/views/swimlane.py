@@ -148,7 +148,7 @@ def trace_events(source: Any) -> list[dict]:
         return source
     path = getattr(source, "trace_path", source)
     if path is None:
-        raise ValueError("plot_swimlane: this Run has no trace file; run it with trace='run.jsonl', "
+        raise ValueError("this Run has no trace file to draw or step through; run it with trace='run.jsonl', "
                          "or pass the trace's events")
     from agentlab.trace import read_trace
 

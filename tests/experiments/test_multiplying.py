@@ -1,4 +1,5 @@
-"""Agents multiplying: tokens and cost as the work fans out, measured on the simulator, beside Anthropic's figures."""
+"""Agents multiplying: tokens and cost as the work fans out, measured on the simulator, beside Anthropic's figures;
+and chat, agent, multi-agent on the same question (every call metered, the order of their token bills)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ import re
 import matplotlib
 import pytest
 
+import agentlab
+from agentlab.experiments.multiplying import (KINDS, OrchestratorPolicy, anthropic_ratios, chat_answer, fan_out,
+                                              multiplying_table, plot_multiplying, ratios, run_multiagent,
+                                              token_ratios, total_tokens)
 from agentlab.views.i18n import untranslated
-from agentlab.experiments.multiplying import KINDS, anthropic_ratios, fan_out, multiplying_table, plot_multiplying, ratios
 
 matplotlib.use("Agg")
 
@@ -71,3 +75,27 @@ def test_the_legend_covers_no_value_label_and_no_line(table):
     covered = [t.get_text() for t in labels if t.get_window_extent(renderer).overlaps(legend)]
     assert covered == [], f"the legend covers the value labels {covered}"
     assert not ax.get_window_extent(renderer).overlaps(legend), "the legend sits on the plotting area"
+
+
+def test_chat_is_one_call_without_tools_and_names_the_warmest(tmp_path):
+    client = agentlab.connect("sim", quiet=True)
+    run = chat_answer(client, ["Oslo", "Cairo"])
+    assert run.model_calls == 1 and run.final_text.startswith("Cairo")
+
+
+def test_orchestrator_delegates_one_sub_agent_per_city_and_saves_one_note(tmp_path):
+    client = agentlab.connect("sim", policy=OrchestratorPolicy(), quiet=True)
+    run, subs = run_multiagent(client, ["Paris", "London", "Oslo"], tmp_path)
+    assert [r["name"] for r in run.tool_results] == ["research_city"] * 3 + ["save_note"]
+    assert len(subs) == 3 and all(s.model_calls == 2 for s in subs)  # get_weather, then a one-sentence answer
+    assert run.model_calls == 5 + sum(s.model_calls for s in subs)  # the orchestrator's own 5 calls and theirs
+    assert (tmp_path / "notes.md").read_text().count("\n") == 1
+    assert total_tokens(run) > sum(total_tokens(s) for s in subs)
+
+
+def test_token_bills_order_chat_then_agent_then_multi_agent(tmp_path):
+    for n in (2, 5):
+        r = token_ratios(agentlab.city_names()[:n], tmp_path)
+        assert r["chat tokens"] < r["agent tokens"] < r["multi-agent tokens"]
+        assert r["sub-agents"] == n and r["multi-agent calls"] == r["agent calls"] + 2 * n
+        assert r["agent / chat"] > 4 and r["multi-agent / chat"] / r["agent / chat"] < 15 / 4

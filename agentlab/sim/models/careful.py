@@ -1,16 +1,15 @@
-"""``CarefulAgent``: the simulated model's default policy for the course's tasks.
+"""``CarefulAgent``: the simulated model's default policy, as a careful agent would act on the course's tasks.
 
-It reads the conversation and the offered tools the way a careful agent would:
-for "which of X and Y is warmer, then save a note" it asks for ``get_weather`` once per city (one
-per turn, or all in one turn when ``parallel=True`` and the request does not set
-``disable_parallel_tool_use``), then ``save_note``, then ends its turn with text naming the warmer
-city. Every number it writes comes from the tool results in the conversation, never from its own
-data. A task it cannot do gets a short ``end_turn`` saying so.
+It reads what the request asks for and answers with the policy written for it:
 
-Errors are read as a capable model reads them (``read_error``), in English or Chinese: an error
-that says what to fix ("Did you mean: X?", a missing field, the valid tools) or to try again is acted
-on once per distinct error text; a raw Python traceback gets at most one blind retry of the same
-call. Then it gives up and says why (the error's last line), never inventing a number.
+- a ReAct prompt (no ``tools``, a system prompt asking for ``Action Input:``): ``react.ReactWriter``;
+- a workflow role (an output schema, a summariser or writer prompt, the adaptive task's tools): ``roles``;
+- the city task ("which of X and Y is warmer? then save a note"): ``city_task.city_steps``.
+
+How it reads errors (``reading.read_error``): an error that says what to fix ("Did you mean: X?", a
+missing field, the valid tools) or to try again is acted on once per distinct text; a raw traceback
+gets at most one blind retry; then it gives up and says why, never inventing a number. This is how
+the scripted model is written, not a measurement of Claude.
 """
 
 from __future__ import annotations
