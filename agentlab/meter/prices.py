@@ -64,8 +64,6 @@ def price_source() -> str:
     return f"prices: genai-prices {version}, price data checked up to {date or 'an unstated date'}"
 
 
-
-
 def price_per_mtok(model: str) -> tuple[float | None, float | None]:
     """USD per million input tokens and per million output tokens (genai-prices), ``None`` when unknown."""
     per_k = (cost_usd(model, {"input_tokens": 1000}), cost_usd(model, {"output_tokens": 1000}))  # below long-context tiers
