@@ -147,7 +147,7 @@ class Meter(Middleware):
         self.client = client
         self.check_parts = bool(os.environ.get(CHECK_PARTS_ENV))
         self._lock = threading.Lock()
-        self._replies: dict[tuple[str, str], tuple[int, int]] = {}  # (first message, reply) -> (conversation, in+out)
+        self._replies: dict[tuple[str, str], tuple[int, Usage]] = {}  # (first message, reply) -> (conversation, usage)
         self._conversations = 0
 
     def handle(self, request, call_next):  # type: ignore[override]
@@ -191,12 +191,12 @@ class Meter(Middleware):
             if prev is None:
                 self._conversations += 1
             conversation = prev[0] if prev else self._conversations
-            self._replies[(first, _fingerprint(content))] = (conversation, total + tokens.output_tokens)
+            self._replies[(first, _fingerprint(content))] = (conversation, tokens)
             self.calls.append(CallRecord(
                 model=model, usage=tokens.as_api(), stop_reason=stop_reason, wall_s=wall,
                 continues=prev is not None, estimated=SIM_HEADER in headers,
                 tool_calls=tuple(b.get("name", "") for b in content if b.get("type") == "tool_use"),
-                reprefill=min(total, prev[1]) if prev else 0, conversation=conversation,
+                reprefill=tokens.reprefill_after(prev[1] if prev else None), conversation=conversation,
                 thread=threading.get_ident(), breakdown=parts, retry=retry, sim_latency_s=latency_of(headers)))
 
     def mark(self) -> int:

@@ -121,24 +121,24 @@ def turn_frames(source: Any) -> list[TurnFrame]:
     metered = _metered_turns(run, events)
     restarts = {e.get("turn") for e in events if e.get("event") == "compaction" and not e.get("refused")}
     frames: list[TurnFrame] = []
-    prev_count, prev_sent, cum_in, cum_re = 0, None, 0, 0
+    prev_count, earlier, cum_in, cum_re = 0, None, 0, 0
     for k in sorted(responses):
         usage = Usage.from_api(responses[k].get("usage"))
         turn = metered.get(k)
         if k in restarts:  # a summary replaced the history: the meter starts a new conversation
-            prev_sent = None
+            earlier = None
         inp = turn.prompt_tokens if turn else usage.prompt_total
         out = turn.output_tokens if turn else usage.output_tokens
         if turn is not None:
             re = turn.reprefill_tokens
         else:  # the meter's rule: what the previous call sent and generated, never more than this input
-            re = 0 if prev_sent is None else min(inp, prev_sent)
+            re = usage.reprefill_after(earlier)
         count = int(requests.get(k, {}).get("messages", len(messages)))
         cum_in, cum_re = cum_in + inp, cum_re + re
         asked = [b.get("name", "?") for b in responses[k].get("content", []) if b.get("type") == "tool_use"]
         frames.append(TurnFrame(k, messages[:count], min(prev_count, count), inp, out, re, cum_in, cum_re,
                                 responses[k].get("stop_reason"), asked, _breakdown(turn, responses[k])))
-        prev_count, prev_sent = count, usage.prompt_total + usage.output_tokens
+        prev_count, earlier = count, usage
     if not frames:
         raise ValueError("turn_frames: this trace has no model call (no response event) to step through")
     return frames

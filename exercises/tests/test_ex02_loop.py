@@ -9,6 +9,8 @@ from agentlab.grading import lazy_import
 # either from the student's code fails the test, so the points go to the student's own loop.
 YOUR_OWN_LOOP = pytest.mark.forbids("agentlab.loop.run_agent", "agentlab.loop.execute_tools",
                                     why="Exercise 2.1 asks you to write the loop yourself")
+YOUR_OWN_COUNT = pytest.mark.forbids("agentlab.meter.usage.Usage.reprefill_after", "agentlab.views.stepper.turn_frames",
+                                     why="Exercise 2.2 asks you to count the re-prefill yourself")
 
 ex02 = lazy_import("exercises.ex02_loop")
 MODEL = "claude-haiku-4-5"
@@ -68,6 +70,7 @@ def test_tool_failures_go_back_as_is_error(tmp_path):
 
 @pytest.mark.exercise("2.2")
 @pytest.mark.points(2)
+@YOUR_OWN_COUNT
 def test_reprefill_matches_the_meter_on_a_real_trace(tmp_path):
     client = agentlab.connect("sim", quiet=True)
     run = agentlab.run_agent(client, agentlab.city_task(["Tokyo", "Seoul"]), agentlab.task_tools(tmp_path), trace=tmp_path / "t.jsonl")
@@ -78,6 +81,7 @@ def test_reprefill_matches_the_meter_on_a_real_trace(tmp_path):
 
 @pytest.mark.exercise("2.2")
 @pytest.mark.points(1)
+@YOUR_OWN_COUNT
 def test_reprefill_never_exceeds_the_calls_own_input():
     events = [{"format": "agentlab-trace", "version": 1},
               {"event": "response", "usage": {"input_tokens": 100, "output_tokens": 50}},

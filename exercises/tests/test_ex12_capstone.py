@@ -30,6 +30,7 @@ pytestmark = pytest.mark.forbids(
     "agentlab.views.swimlane.swimlane_steps", "agentlab.views.stepper.turn_frames", "agentlab.experiments.capstone.events_table",
     "agentlab.experiments.capstone.course_table", "agentlab.meter.prices.cost_usd", "agentlab.meter.prices._price.__wrapped__",
     "agentlab.meter.middleware.prompt_total", "agentlab.meter.usage.Usage.prompt_total.fget",
+    "agentlab.meter.usage.Usage.reprefill_after",
     "agentlab.meter.prices.usage_cost_usd",
     why="Exercise 12 asks you to answer the three questions from the trace yourself")
 

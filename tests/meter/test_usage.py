@@ -69,3 +69,11 @@ def test_a_metered_call_keeps_the_responses_usage_as_one_value(sim):
     call = agentlab.meter_of(sim).calls[-1]
     assert call.tokens == Usage.from_api(reply.usage) and call.usage == call.tokens.as_api()
     assert agentlab.meter_of(sim).turns()[-1].tokens == call.tokens
+
+
+def test_reprefill_is_what_the_earlier_call_sent_and_wrote_never_more_than_this_input():
+    earlier = Usage(input_tokens=100, cache_read_tokens=40, output_tokens=30)  # sent 140, wrote 30
+    assert Usage(input_tokens=500).reprefill_after(earlier) == 170
+    assert Usage(input_tokens=120).reprefill_after(earlier) == 120  # capped at this call's own input
+    assert Usage(input_tokens=0, cache_read_tokens=300).reprefill_after(earlier) == 170  # cache reads are input too
+    assert Usage(input_tokens=500).reprefill_after(None) == 0  # a first call re-sends nothing
