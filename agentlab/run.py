@@ -131,6 +131,25 @@ class Turn:
 
         return cost_usd(self.model, self.tokens)
 
+    @classmethod
+    def from_call(cls, index: int, call: CallRecord) -> Turn:
+        """The ``index``-th call of a run, from the meter's record of it."""
+        u = call.tokens
+        return cls(index=index, input_tokens=u.input_tokens, output_tokens=u.output_tokens,
+                   reprefill_tokens=call.reprefill, stop_reason=call.stop_reason, tool_calls=list(call.tool_calls),
+                   wall_s=call.wall_s, cache_read_tokens=u.cache_read_tokens, cache_write_tokens=u.cache_write_tokens,
+                   model=call.model, breakdown=call.breakdown,
+                   latency_s=call.wall_s if call.sim_latency_s is None else call.sim_latency_s,
+                   cache_write_1h_tokens=u.cache_write_1h_tokens)
+
+
+def turns_of(meter: Meter, since: int = 0, calls: list[CallRecord] | None = None) -> list[Turn]:
+    """The meter's calls since the mark ``since`` (or exactly ``calls``) as ``Turn`` s, numbered from 1.
+
+    It lives here, not on the Meter, so the meter records calls without knowing what a run is made of.
+    """
+    return [Turn.from_call(i, c) for i, c in enumerate(meter.calls[since:] if calls is None else calls, start=1)]
+
 
 @dataclass
 class Run:
@@ -173,7 +192,7 @@ class Run:
         :class:`~agentlab.meter.middleware.Meter`) since the mark ``since``, or from exactly ``calls``
         (``Meter.own_calls``); ``wall_s`` counts from ``started`` (a ``time.perf_counter()``)."""
         return cls(kind=kind, model=model, final_text=final_text, stop_reason=stop,
-                   turns=meter.turns(since, calls=calls), messages=[] if messages is None else messages,
+                   turns=turns_of(meter, since, calls), messages=[] if messages is None else messages,
                    estimated=meter.estimated(since), wall_s=time.perf_counter() - started,
                    trace_path=str(trace) if trace else None, tool_results=[] if tool_results is None else tool_results,
                    steps=list(steps or []), pattern=pattern, detail=detail)

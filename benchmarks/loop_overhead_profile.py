@@ -101,8 +101,8 @@ def profile(by: dict[str, Variant], n: int, runs: int) -> None:
     meter_own = cum(sa, handle) - sum(edge(sa, k, handle) for k in sa  # minus call_next and the SDK's cached parse
                                       if "anthropic" in Path(k[0]).parts)
     rows: list[tuple[str, float]] = [
-        ("Meter.turns, end of run (meter/middleware.py: the Turn list; cost is priced lazily, not here)",
-         cum(sa, find(sa, "agentlab/meter/middleware.py", "turns"))),
+        ("turns_of, end of run (run.py: the Turn list; cost is priced lazily, not here)",
+         cum(sa, find(sa, "agentlab/run.py", "turns_of"))),
         ("Trace.event (trace.py _write: JSON encode + write; flush before request/tool_call)",
          cum(sa, trace_event) - edge(sa, trace_event, trace_stop)),
         ("Trace.__init__ + stop (open, header, stop event, close), once per run",

@@ -3,6 +3,7 @@ import pytest
 
 import agentlab
 from agentlab.client import SIM_BASE_URL
+from agentlab.run import turns_of
 
 
 def test_auto_without_key_is_the_simulator_and_says_so(capsys):
@@ -40,7 +41,7 @@ def test_every_client_is_metered_even_a_students_own_loop(sim):
     meter = agentlab.meter_of(sim)
     sim.messages.create(model="claude-haiku-4-5", max_tokens=20, messages=[{"role": "user", "content": "Hello"}])
     assert len(meter.calls) == 1 and meter.calls[0].estimated
-    assert meter.turns()[0].cost_usd > 0
+    assert turns_of(meter)[0].cost_usd > 0
 
 
 def test_plain_sdk_client_without_meter_gets_a_helpful_error():
@@ -49,9 +50,10 @@ def test_plain_sdk_client_without_meter_gets_a_helpful_error():
 
 
 def test_default_model_is_known_to_the_sdk_and_not_deprecated():
+    import typing
+
     from anthropic._data import DEPRECATED_MODELS
     from anthropic.types.model_param import ModelParam
-    import typing
 
     sdk_ids = {a for arg in typing.get_args(ModelParam) for a in typing.get_args(arg)}
     assert agentlab.default_model() in sdk_ids and agentlab.default_model() not in DEPRECATED_MODELS
@@ -81,8 +83,9 @@ def test_a_raw_json_call_is_metered_too(sim):
 
 
 def test_stop_reason_covers_every_sdk_stop_reason():
-    from anthropic.types import StopReason as SDKStopReason
     import typing
+
+    from anthropic.types import StopReason as SDKStopReason
 
     assert set(typing.get_args(SDKStopReason)) - {"tool_use"} <= {r.value for r in agentlab.StopReason}
 

@@ -23,7 +23,7 @@ from agentlab.context.task import WINDOW_TOKENS, check_report, report_cities, re
 from agentlab.loop import run_agent
 from agentlab.meter.middleware import meter_of
 from agentlab.protocols import ContextStrategy
-from agentlab.run import Turn
+from agentlab.run import Turn, turns_of
 from agentlab.weather import make_get_weather
 
 TACTICS = ("plain", "compaction", "clearing (harness)", "clearing (API, simulated)", "memory (sessions)",
@@ -114,7 +114,7 @@ def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_token
     else:
         run = run_agent(client, task, jit_tools(7), max_turns=turns_budget, trace=work / f"{slug}.jsonl")
         text = run.final_text
-    turns = meter.turns(start)  # every call since the start: summaries, sessions and sub-agents too
+    turns = turns_of(meter, start)  # every call since the start: summaries, sessions and sub-agents too
     return TacticResult(tactic, turns, text, check_report(text, cities)["correct"], window_tokens, events, extra)
 
 

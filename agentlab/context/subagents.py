@@ -26,7 +26,7 @@ from typing import Any
 from agentlab.context.task import report_task
 from agentlab.guards import GUARDS, Limits
 from agentlab.meter.middleware import meter_of
-from agentlab.run import Run, StopReason, Turn
+from agentlab.run import Run, StopReason, Turn, turns_of
 from agentlab.tools import Tool, ToolError, tool
 
 SUB_LIMITS = Limits(max_turns=12, max_repeats=3)
@@ -87,7 +87,7 @@ def research_tool(client: Any, get_weather: Tool, delegation: Delegation, batch:
         try:
             sub = run_agent(client, report_task(cities), [get_weather], limits=limits, trace=trace)
         except Exception as e:  # an API error, a policy bug: readable, and the orchestrator goes on
-            delegation.failed.append(meter.turns(calls=meter.own_calls(mark, any_conversation=True)))
+            delegation.failed.append(turns_of(meter, calls=meter.own_calls(mark, any_conversation=True)))
             raise SubAgentFailed(cities, "error", f"{type(e).__name__}: {e}") from None
         delegation.subs.append(sub)
         if sub.stop_reason != StopReason.END_TURN:

@@ -24,7 +24,7 @@ from agentlab.client import model_of
 from agentlab.experiments.published import published
 from agentlab.loop import run_agent
 from agentlab.meter.middleware import meter_of
-from agentlab.run import Run, StopReason
+from agentlab.run import Run, StopReason, turns_of
 from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.policy import Reply
 from agentlab.tools import Tool, tool
@@ -188,7 +188,7 @@ def run_multiagent(client: Any, cities: list[str], notes_dir: str | Path, model:
     start = meter_of(client).mark()
     run = run_agent(client, task or city_task(cities), tools, model=model, max_turns=len(cities) + 4)
     run.kind = "multi-agent"
-    run.turns = meter_of(client).turns(start)  # every call since the start: the orchestrator's and its sub-agents
+    run.turns = turns_of(meter_of(client), start)  # every call since the start: the orchestrator's and its sub-agents
     return run, subs
 
 

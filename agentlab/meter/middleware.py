@@ -26,7 +26,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from anthropic import Middleware
 from anthropic.types import Message
@@ -36,9 +36,6 @@ from agentlab.meter.latency import latency_of
 from agentlab.meter.stream import Attempt, record_attempt, tap_stream
 from agentlab.meter.usage import Usage
 from agentlab.sim.wire import SIM_HEADER
-
-if TYPE_CHECKING:
-    from agentlab.run import Turn
 
 CHECK_PARTS_ENV = "AGENTLAB_CHECK_PARTS"
 """When set (the test suite sets it), every simulated call checks that its parts add up to ``input_tokens``."""
@@ -200,7 +197,7 @@ class Meter(Middleware):
                 thread=threading.get_ident(), breakdown=parts, retry=retry, sim_latency_s=latency_of(headers)))
 
     def mark(self) -> int:
-        """A position in ``calls``; pass it to :meth:`turns` to get the calls made since."""
+        """A position in ``calls``; ``agentlab.run.turns_of(meter, mark)`` gives the calls made since as ``Turn`` s."""
         return len(self.calls)
 
     def estimated(self, since: int = 0) -> bool:
@@ -216,22 +213,6 @@ class Meter(Middleware):
         me = threading.get_ident()
         mine = [c for c in self.calls[since:] if c.thread == me]
         return [c for c in mine if any_conversation or c.conversation == mine[0].conversation] if mine else []
-
-    def turns(self, since: int = 0, calls: list[CallRecord] | None = None) -> list["Turn"]:
-        """The calls since ``since`` (or the given ``calls``) as :class:`~agentlab.run.Turn` s (cost priced on first read)."""
-        from agentlab.run import Turn
-
-        chosen = self.calls[since:] if calls is None else calls
-        turns = []
-        for i, c in enumerate(chosen, start=1):
-            u = c.tokens
-            turns.append(Turn(index=i, input_tokens=u.input_tokens, output_tokens=u.output_tokens,
-                              reprefill_tokens=c.reprefill, stop_reason=c.stop_reason, tool_calls=list(c.tool_calls),
-                              wall_s=c.wall_s, cache_read_tokens=u.cache_read_tokens,
-                              cache_write_tokens=u.cache_write_tokens, model=c.model, breakdown=c.breakdown,
-                              latency_s=c.wall_s if c.sim_latency_s is None else c.sim_latency_s,
-                              cache_write_1h_tokens=u.cache_write_1h_tokens))
-        return turns
 
 
 def meter_of(client: Any) -> Meter:

@@ -6,6 +6,7 @@ import pytest
 
 import agentlab
 from agentlab.grading import lazy_import
+from agentlab.run import turns_of
 
 pytestmark = pytest.mark.forbids("agentlab.meter.prices.cost_usd", "agentlab.meter.prices.usage_cost_usd",
                                   "agentlab.caching.with_cache_breakpoints",
@@ -87,7 +88,7 @@ def _loop(client, task, tools, mark=None, max_turns=20):
         results = [{"type": "tool_result", "tool_use_id": b["id"], "content": run_tool(by_name, b["name"], b["input"]).content}
                    for b in content if b["type"] == "tool_use"]
         messages = [*messages, {"role": "user", "content": results}]
-    return sum(t.cost_usd for t in meter.turns(start)), markers
+    return sum(t.cost_usd for t in turns_of(meter, start)), markers
 
 
 @pytest.mark.exercise("9.3")

@@ -7,7 +7,14 @@ import os
 import pytest
 
 import agentlab
-from agentlab.context import MemoryPathError, check_report, make_memory_tool, report_cities, report_task, run_in_sessions
+from agentlab.context import (
+    MemoryPathError,
+    check_report,
+    make_memory_tool,
+    report_cities,
+    report_task,
+    run_in_sessions,
+)
 from agentlab.context.compare import MODEL
 from agentlab.sim.models.context_agent import ContextAgent
 from agentlab.tools import run_tool, toolset

@@ -5,6 +5,7 @@ from __future__ import annotations
 import agentlab
 from agentlab.context import Delegation, SubAgentFailed, report_cities, report_task, research_tool
 from agentlab.context.compare import MODEL
+from agentlab.run import turns_of
 from agentlab.sim.models.context_agent import ContextAgent
 from agentlab.weather import make_get_weather
 
@@ -73,7 +74,7 @@ def test_a_sub_agent_that_raises_still_counts_its_calls_in_the_total():
     mark = meter.mark()
     out = agentlab.tools.run_tool({"research_cities": tool}, "research_cities", {"cities": ["Paris", "Oslo"]})
     assert out.is_error and deleg.subs == []
-    paid = meter.turns(mark)
+    paid = turns_of(meter, mark)
     assert len(paid) == 2 and len(deleg.failed) == 1 and deleg.calls() == 2
     assert deleg.total_input_tokens() == sum(t.prompt_tokens for t in paid) > 0
 

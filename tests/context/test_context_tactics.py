@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 
 import agentlab
-from agentlab.context import (ClearToolResults, Compaction, ServerClearing, check_report,
-                              clear_tool_results, report_cities, report_task, should_compact)
+from agentlab.context import (
+    ClearToolResults,
+    Compaction,
+    ServerClearing,
+    check_report,
+    clear_tool_results,
+    report_cities,
+    report_task,
+    should_compact,
+)
 from agentlab.context.compare import MODEL
 from agentlab.sim.models.context_agent import ContextAgent
 from agentlab.trace import read_trace

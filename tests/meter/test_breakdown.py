@@ -4,10 +4,10 @@ import httpx2
 import pytest
 
 import agentlab
-from agentlab.meter.middleware import PartsMismatch
 from agentlab.meter.breakdown import InputBreakdown
-from agentlab.sim.wire import BREAKDOWN_HEADER
+from agentlab.meter.middleware import PartsMismatch
 from agentlab.sim.tokens import input_parts, tool_def_tokens, tool_prompt_overhead
+from agentlab.sim.wire import BREAKDOWN_HEADER
 
 
 def test_demo_turns_split_into_tool_prompt_definitions_task_history_and_new(sim, tmp_path):

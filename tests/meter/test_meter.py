@@ -8,6 +8,7 @@ import httpx2
 
 import agentlab
 from agentlab import meter_of
+from agentlab.run import turns_of
 
 MODEL = "claude-sonnet-5-5"
 
@@ -89,7 +90,7 @@ def _two_cached_calls() -> agentlab.Meter:
 
 def test_cache_reads_and_writes_count_in_what_was_resent():
     meter = _two_cached_calls()
-    turns = meter.turns()
+    turns = turns_of(meter)
     assert turns[1].reprefill_tokens == 115  # min(20 + 100 read, 10 + 100 written + 5 out)
     assert turns[1].prompt_tokens == 120 and turns[1].breakdown is None  # a real API sends no parts
 
@@ -99,7 +100,7 @@ def test_turns_table_shows_cache_reads_and_writes_when_there_are_any():
     from agentlab.views.display import turns_table
 
     meter = _two_cached_calls()
-    run = Run("agent", MODEL, "done", StopReason.END_TURN, meter.turns(), [], estimated=False)
+    run = Run("agent", MODEL, "done", StopReason.END_TURN, turns_of(meter), [], estimated=False)
     table = turns_table(run)
     assert list(table["input tokens"]) == [110, 120]
     assert list(table["of which cache reads"]) == [0, 100] and list(table["of which cache writes"]) == [100, 0]

@@ -8,6 +8,7 @@ from anthropic.types import Usage as SDKUsage
 from agentlab.meter.middleware import prompt_total
 from agentlab.meter.prices import cost_usd
 from agentlab.meter.usage import Usage
+from agentlab.run import turns_of
 
 API = {"input_tokens": 12, "output_tokens": 30, "cache_read_input_tokens": 500, "cache_creation_input_tokens": 80,
        "cache_creation": {"ephemeral_5m_input_tokens": 20, "ephemeral_1h_input_tokens": 60}}
@@ -68,7 +69,7 @@ def test_a_metered_call_keeps_the_responses_usage_as_one_value(sim):
     reply = sim.messages.create(model="claude-opus-5", max_tokens=64, messages=[{"role": "user", "content": "Hi"}])
     call = agentlab.meter_of(sim).calls[-1]
     assert call.tokens == Usage.from_api(reply.usage) and call.usage == call.tokens.as_api()
-    assert agentlab.meter_of(sim).turns()[-1].tokens == call.tokens
+    assert turns_of(agentlab.meter_of(sim))[-1].tokens == call.tokens
 
 
 def test_reprefill_is_what_the_earlier_call_sent_and_wrote_never_more_than_this_input():

@@ -97,8 +97,7 @@ class Exchange:
     @property
     def body(self) -> str:
         """The result's text (a string content as it is, text blocks joined)."""
-        content = self.result.get("content", "")
-        return content if isinstance(content, str) else text_of(content)
+        return text_of(self.result.get("content", ""))
 
     @property
     def is_error(self) -> bool:
@@ -106,31 +105,29 @@ class Exchange:
         return bool(self.result.get("is_error"))
 
 
+def _blocks(messages: list[dict]) -> Iterator[tuple[int, dict]]:
+    """Every content block of the transcript as ``(index of its message, block)``, in order."""
+    for at, msg in enumerate(messages):
+        content = msg.get("content")
+        if isinstance(content, list):
+            yield from ((at, b) for b in content if isinstance(b, dict))
+
+
 def tool_uses(messages: list[dict]) -> Iterator[dict]:
     """Every ``tool_use`` block of the transcript, in order, answered or not."""
-    for msg in messages:
-        if isinstance(msg.get("content"), str):
-            continue
-        for b in msg.get("content") or []:
-            if isinstance(b, dict) and b.get("type") == "tool_use":
-                yield b
+    return (b for _, b in _blocks(messages) if b.get("type") == "tool_use")
 
 
 def exchanges(messages: list[dict]) -> Iterator[Exchange]:
     """Each ``tool_result`` in the transcript with the ``tool_use`` it answers, in order (unanswered calls and
     results with no matching call are skipped; :func:`tool_uses` lists every call)."""
     calls: dict[str, tuple[str, dict]] = {}
-    for at, msg in enumerate(messages):
-        if isinstance(msg.get("content"), str):
-            continue
-        for b in msg.get("content") or []:
-            if not isinstance(b, dict):
-                continue
-            if b.get("type") == "tool_use":
-                calls[b.get("id")] = (b.get("name"), b.get("input") or {})
-            elif b.get("type") == "tool_result" and b.get("tool_use_id") in calls:
-                name, inp = calls[b["tool_use_id"]]
-                yield Exchange(name, inp, b, b["tool_use_id"], at)
+    for at, b in _blocks(messages):
+        if b.get("type") == "tool_use":
+            calls[b.get("id")] = (b.get("name"), b.get("input") or {})
+        elif b.get("type") == "tool_result" and b.get("tool_use_id") in calls:
+            name, inp = calls[b["tool_use_id"]]
+            yield Exchange(name, inp, b, b["tool_use_id"], at)
 
 
 _FIX = re.compile(r"Did you mean|你是不是指|missing required field|缺少必填字段|must be of type|类型必须是|"
