@@ -5,7 +5,8 @@
 
 Reads the source with ``ast`` (nothing is imported), so it works on any checkout. An arrow is one
 module naming another in an ``import`` statement anywhere in its body (inside functions too, since a
-deferred import is still a dependency), except under ``if TYPE_CHECKING:``. ``from . import x``
+deferred import is still a dependency, and so is one under ``if TYPE_CHECKING:``: a cycle of type
+hints is still two modules that cannot be read apart). ``from . import x``
 points at the submodule ``x`` when there is one, otherwise at the package's ``__init__``. A cycle is
 a strongly connected component of more than one module (Tarjan's algorithm). tests/test_layout.py
 asserts on the same functions.
@@ -33,21 +34,8 @@ def modules(root: Path = ROOT) -> dict[str, Path]:
     return found
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def _import_nodes(tree: ast.AST):
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            stack.extend(node.orelse)
-            continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-        stack.extend(ast.iter_child_nodes(node))
+    return (node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)))
 
 
 def _resolve(name: str, known: dict[str, Path]) -> str | None:
