@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compare", help="run the city task as agent and as workflow; print a table, write a PNG")
     c.add_argument("--cities", nargs="+", type=_city, default=["Paris", "London"], metavar="CITY",
                    help="two or more cities from the bundled data (default: Paris London)")
-    c.add_argument("--model", default=None, help=f"model id (default: {_default_model()}, or $AGENTLAB_MODEL)")
+    c.add_argument("--model", default=None, help=f"model id (default: {_default_model()}; with --live the cheapest active priced model; or $AGENTLAB_MODEL)")
     c.add_argument("--live", action="store_true", help="call the real API (needs ANTHROPIC_API_KEY); default: simulator")
     c.add_argument("--png", default="compare.png", help="where to write the figure (default: compare.png)")
     c.add_argument("--out", default="runs", help="folder for traces and notes (default: runs)")
@@ -76,29 +76,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from anthropic import APIConnectionError, APIStatusError
+    from anthropic import APIError
 
     from agentlab.client import MissingAPIKey, connect
     from agentlab.experiments.comparison import compare, comparison_table
+    from agentlab.live.errors import explain
 
     if len(args.cities) < 2:
         print(f"agentlab compare: --cities needs two or more cities, got {args.cities}", file=sys.stderr)
         return 2
     try:
         client = connect("live" if args.live else "sim", model=args.model)
-    except MissingAPIKey as e:
+    except (MissingAPIKey, ValueError) as e:
         print(f"agentlab compare: {e}", file=sys.stderr)
         return 2
     out = Path(args.out)
     try:
         agent, workflow = compare(client, args.cities, out / "notes", trace_dir=out, lang=args.lang)
-    except APIConnectionError as e:  # no network, DNS, proxy, timeout: one line, not a traceback
-        cause = e.__cause__ or e.__context__
-        print(f"agentlab compare: could not reach the API ({type(cause or e).__name__}: {cause or e}). "
-              "Check your network connection, or run offline without --live.", file=sys.stderr)
-        return 1
-    except APIStatusError as e:
-        print(f"agentlab compare: the API answered HTTP {e.status_code}: {e.message}", file=sys.stderr)
+    except APIError as e:  # 401, 429, no network, a timeout...: one line saying what to do, not a traceback
+        print(f"agentlab compare: {explain(e, client.base_url)}", file=sys.stderr)
         return 1
     print(f"task: {agent.messages[0]['content']}\n")
     print(comparison_table([agent, workflow]))

@@ -3,6 +3,7 @@
 - ``mode="sim"``: the client's HTTP transport is the simulated model (``agentlab.sim``), in-process.
   No network, no key, deterministic; token counts are estimates.
 - ``mode="live"``: the real API (or any Anthropic-compatible server at ``base_url``), usage from the API.
+- ``mode="replay"``: answers from a cassette recorded live (``connect("live", record=PATH)``), offline.
 - ``mode="auto"``: live when ``ANTHROPIC_API_KEY`` is set, else sim; one line says which (on stderr in
   a script; in a notebook a plain line, once per kernel, so JupyterLab does not show it as an error).
 
@@ -13,13 +14,17 @@ call through it, a student's own loop included, is metered.
 from __future__ import annotations
 
 import difflib
+import inspect
 import os
 import sys
+from pathlib import Path
 from typing import Any, Literal, Sequence
 
 import anthropic
 import httpx2
 
+from agentlab.live.errors import install_notebook_handler
+from agentlab.live.keys import clean_key, env_key, remember
 from agentlab.meter.middleware import Meter
 from agentlab.sim.policy import Policy
 from agentlab.sim.server import Simulator, model_catalog
@@ -28,22 +33,52 @@ SIM_BASE_URL = "https://simulated.agentlab.invalid"
 """Base URL of the in-process simulator (``.invalid``: nothing there can ever be reached)."""
 
 
+LIVE_TIMEOUT = httpx2.Timeout(90.0, connect=10.0)
+"""agentlab's own live timeouts: 10 s to connect, 90 s for any read (the SDK's own is 600 s a read,
+times three attempts: a server that accepts and never answers would hang a notebook for half an hour)."""
+
+
 class MissingAPIKey(RuntimeError):
     """Live mode was asked for without an API key."""
 
 
-def default_model() -> str:
-    """The model used when none is given (``AGENTLAB_MODEL`` overrides the built-in default)."""
-    return os.environ.get("AGENTLAB_MODEL") or model_catalog()["default"]
+def default_model(mode: str = "sim") -> str:
+    """The model used when none is given: ``AGENTLAB_MODEL``, else the simulator's default, or live the
+    cheapest active priced model (``agentlab.live.spend.cheapest_model``)."""
+    if os.environ.get("AGENTLAB_MODEL"):
+        return os.environ["AGENTLAB_MODEL"]
+    if mode == "live":
+        from agentlab.live.spend import cheapest_model
+
+        return cheapest_model()
+    return model_catalog()["default"]
 
 
-def resolve_mode(mode: str, base_url: str | None = None) -> Literal["sim", "live"]:
-    """``"sim"`` or ``"live"`` for a requested mode; bad values raise ValueError naming the choices."""
-    if mode not in ("auto", "sim", "live"):
-        raise ValueError(f"connect(mode={mode!r}): mode must be 'auto', 'sim' or 'live'")
+MODES = ("auto", "sim", "live", "replay")
+"""The modes ``connect`` takes."""
+
+
+def resolve_mode(mode: str, base_url: str | None = None) -> Literal["sim", "live", "replay"]:
+    """``"sim"``, ``"live"`` or ``"replay"`` for a requested mode; bad values raise ValueError naming the choices."""
+    if mode not in MODES:
+        close = difflib.get_close_matches(str(mode), MODES, n=1)
+        raise ValueError(f"connect(mode={mode!r}): mode must be 'auto', 'sim', 'live' or 'replay'"
+                         f"{f'; did you mean {close[0]!r}?' if close else ''}")
     if mode != "auto":
         return mode  # type: ignore[return-value]
-    return "live" if (os.environ.get("ANTHROPIC_API_KEY") or base_url) else "sim"
+    return "live" if (env_key() or base_url) else "sim"
+
+
+def _check_options(options: dict) -> None:
+    """Refuse a keyword neither connect() nor anthropic.Anthropic() takes, with the closest name."""
+    sdk = [n for n in inspect.signature(anthropic.Anthropic.__init__).parameters if n != "self" and not n.startswith("_")]
+    ours = [n for n in inspect.signature(connect).parameters if n != "client_options"]
+    for name in options:
+        if name not in sdk or name in ("middleware", "base_url", "api_key"):
+            close = difflib.get_close_matches(name, [*ours, *sdk], n=3, cutoff=0.6)
+            close.sort(key=lambda c: sorted(c) != sorted(name))  # a swapped pair of letters first: modle -> model
+            raise TypeError(f"connect({name}=...): no such option{f'; did you mean {close[0]}=?' if close else ''} "
+                            f"(connect takes {', '.join(ours)}, and passes {', '.join(sdk)} on to anthropic.Anthropic)")
 
 
 def connect(
@@ -58,17 +93,23 @@ def connect(
     quiet: bool = False,
     count_parts: bool = False,
     faults: Any = None,
+    max_usd: float | None = None,
+    record: str | os.PathLike | None = None,
+    cassette: str | os.PathLike | None = None,
+    transport: Any = None,
     **client_options: Any,
 ) -> anthropic.Anthropic:
-    """A real ``anthropic.Anthropic`` client in ``"sim"``, ``"live"`` or ``"auto"`` mode.
+    """A real ``anthropic.Anthropic`` client in ``"sim"``, ``"live"``, ``"replay"`` or ``"auto"`` mode.
 
     Args:
-        mode: ``"auto"`` (live if ``ANTHROPIC_API_KEY`` is set, else sim), ``"sim"`` or ``"live"``.
-        model: Default model for agentlab's loops on this client (``agentlab.model_of(client)``).
+        mode: ``"auto"`` (live if ``ANTHROPIC_API_KEY`` is set, else sim), ``"sim"``, ``"live"`` or
+            ``"replay"`` (answer from a cassette recorded live, offline: needs ``cassette=``).
+        model: Default model for agentlab's loops on this client (``agentlab.model_of(client)``); live,
+            the default is the cheapest active priced model.
         base_url: An Anthropic-compatible server (e.g. a local Ollama); implies live mode in ``auto``.
         policy: Sim only: what the simulated model writes (default ``CarefulAgent``).
         parallel: Sim only: let the default policy ask for several tools in one turn.
-        api_key: Live only: the key (default ``ANTHROPIC_API_KEY``).
+        api_key: Live only: the key (default ``ANTHROPIC_API_KEY``); surrounding whitespace is trimmed.
         middleware: Extra SDK middleware, run inside the Meter.
         quiet: Do not print the one-line notice saying which mode is in use (in a notebook it is
             printed once per kernel, as a plain line; in a script on stderr).
@@ -77,14 +118,32 @@ def connect(
             reports the split itself, so this matters live (and for testing it against the simulator).
         faults: Sim only: seeded fault injection (``0.2``, ``"429=0.1,seed=7"``, a dict or a
             ``agentlab.sim.faults.Faults``); the SDK's own retries (``max_retries``, default 2) stay on.
+        max_usd: A USD cap for everything this client sends: a call whose predicted upper bound
+            (``agentlab.live.spend``) would take the session past it is not sent (``SpendRefused``;
+            ``run_agent`` and the workflows end with ``USD_BUDGET``). An unpriced model is refused.
+        record: Live only: write every request and response to this vcrpy cassette (no key in it).
+        cassette: Replay only: the cassette to answer from.
+        transport: Live only: the httpx2 transport to send through (default: the network).
         client_options: Passed on to ``anthropic.Anthropic`` (e.g. ``max_retries``, ``timeout``).
     """
+    _check_options(client_options)
     chosen = resolve_mode(mode, base_url)
-    model = model or default_model()
+    if (record is not None and chosen != "live") or (cassette is not None and chosen != "replay"):
+        raise ValueError(f"connect(mode={mode!r}, {'record' if record is not None else 'cassette'}=...): record= "
+                         "goes with mode='live', cassette= with mode='replay'")
+    model = model or default_model(chosen)
     meter = Meter(count_tokens=count_parts)
-    chain = [meter, *middleware]
+    chain: list[Any] = [meter]
+    cap = None
+    if max_usd is not None:
+        from agentlab.live.spend import SessionCap
+
+        cap = SessionCap(max_usd, meter)
+        chain.append(cap)
+    chain += list(middleware)
+    spend = f"; session cap ${cap.max_usd:g}" if cap else ""
     if chosen == "sim":
-        if base_url is not None:
+        if base_url is not None or transport is not None:
             raise ValueError("connect(mode='sim', base_url=...): the simulator runs in-process; drop base_url, "
                              "or use mode='live' to reach the server at base_url")
         sim = Simulator(policy, parallel=parallel, faults=faults)
@@ -98,24 +157,49 @@ def connect(
         client = anthropic.Anthropic(api_key="sim-no-key-needed", base_url=SIM_BASE_URL, middleware=chain,
                                      http_client=httpx2.Client(transport=sim.transport()), **client_options)
         client.agentlab_simulator = sim  # type: ignore[attr-defined]
-        note = f"agentlab: simulated Claude ({model}), offline; token counts are estimates. Set ANTHROPIC_API_KEY to go live."
+        note = f"agentlab: simulated Claude ({model}), offline; token counts are estimates{spend}. Set ANTHROPIC_API_KEY to go live."
+    elif chosen == "replay":
+        from agentlab.live.cassette import Replayer
+
+        if cassette is None:
+            raise ValueError("connect(mode='replay') needs cassette=PATH: a file recorded with connect('live', record=PATH)")
+        if faults is not None or base_url is not None:
+            raise ValueError("connect(mode='replay', ...): a replay answers from its cassette; drop faults and base_url")
+        replayer = Replayer(cassette)
+        client_options.setdefault("timeout", LIVE_TIMEOUT)
+        client = anthropic.Anthropic(api_key="replay-no-key-needed", base_url=replayer.base_url(), middleware=chain,
+                                     http_client=httpx2.Client(transport=replayer), **client_options)
+        client.agentlab_replayer = replayer  # type: ignore[attr-defined]
+        note = (f"agentlab: replaying {Path(cassette).name} ({len(replayer.cassette.data)} recorded calls to "
+                f"{replayer.base_url()}), offline; usage is what was recorded{spend}.")
     else:
         if faults is not None:
             raise ValueError("connect(faults=...) injects faults into the simulator; use it with mode='sim'")
-        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        key = clean_key(api_key) or env_key()
+        remember(key)
         if not key and base_url is None:
             raise MissingAPIKey(
                 "connect(mode='live') needs an API key: set the ANTHROPIC_API_KEY environment variable "
                 "(or pass api_key=...). To run offline instead, use connect(mode='sim') or leave mode='auto' "
                 "with no key set."
             )
+        timeout = client_options.pop("timeout", LIVE_TIMEOUT)
+        if record is not None or transport is not None:
+            from agentlab.live.cassette import Recorder
+
+            inner = transport or httpx2.HTTPTransport()
+            sent = Recorder(inner, record) if record is not None else inner
+            client_options["http_client"] = httpx2.Client(transport=sent, timeout=timeout)
         client = anthropic.Anthropic(api_key=key or "no-key-for-local-server", base_url=base_url,
-                                     middleware=chain, **client_options)
-        where = base_url or "the Anthropic API"
-        note = f"agentlab: live calls to {where} with {model}; usage and cost are real."
+                                     middleware=chain, timeout=timeout, **client_options)
+        recording = f"; recording to {Path(record).name}" if record is not None else ""
+        note = (f"agentlab: live calls to {client.base_url} with {model}; usage and cost are real"
+                f"{spend or '; no spending cap (connect(max_usd=...))'}{recording}.")
+        install_notebook_handler()
     meter.client = client
     client.agentlab_model = model  # type: ignore[attr-defined]
     client.agentlab_mode = chosen  # type: ignore[attr-defined]
+    client.agentlab_cap = cap  # type: ignore[attr-defined]
     if not quiet:
         _notice(note)
     return client

@@ -18,9 +18,12 @@ and how far each can overshoot its limit:
   does not count (it is free to write), nor do errors. After ``k`` turns in a row without progress
   no model call follows. A turn that asks for no tool ends the run anyway. Overshoot: none.
 - ``max_tokens``: input + output tokens (cache reads and writes included) summed over calls.
-- ``max_usd``: price of the calls so far (genai-prices). Both budgets are known only *after* a call,
-  so ``check`` runs again then: the call that crosses a budget is the last one, and the spend can
-  pass the budget by at most that one call. The tools it asked for are not run.
+- ``max_usd``: price of the calls so far (genai-prices). Checked *before* each call too, against the
+  call's predicted upper bound (its input estimate plus ``max_tokens`` at the output price,
+  ``agentlab.live.spend.upper_bound_usd``): ``before_call`` stops the run before the call that could
+  cross the budget, so the spend never passes it. A model with no known price is refused (ValueError)
+  before its first call. The token budget is known only *after* a call, so ``check`` runs again then:
+  the call that crosses it is the last one, and the tools it asked for are not run.
 """
 
 from __future__ import annotations
@@ -102,6 +105,11 @@ class Limits:
         return Budget(self)
 
 
+def stopped_by(refused: Any) -> Stopped:
+    """The session cap's refusal (``agentlab.live.spend.SpendRefused``) as a run's typed stop."""
+    return Stopped(StopReason.USD_BUDGET, "session max_usd", refused.observed, refused.limit, str(refused))
+
+
 def canonical_call(name: str, tool_input: Any) -> str:
     """One string per distinct call: the tool name and its input as JSON with sorted keys."""
     return name + " " + json.dumps(tool_input, sort_keys=True, ensure_ascii=False, default=str)
@@ -124,6 +132,7 @@ class Budget:
         self.idle = 0
         """Turns in a row without progress."""
         self._seen: set[str] = set()
+        self._bound: float | None = None  # the upper bound of the call in flight (USD)
 
     def elapsed(self) -> float:
         """Seconds on the clock since ``start()``."""
@@ -149,6 +158,25 @@ class Budget:
                 return Stopped(reason, name, seen[name], limit, detail)
         return None
 
+    def before_call(self, request: dict) -> Stopped | None:
+        """With ``max_usd``: stop before a call (a Messages API request body) whose predicted upper bound
+        would take the spend past the budget. A model with no known price raises ValueError, before paying."""
+        if self.limits.max_usd is None:
+            return None
+        from agentlab.live.spend import upper_bound_usd
+
+        bound = upper_bound_usd(request)
+        if bound is None:
+            raise ValueError(f"Limits(max_usd={self.limits.max_usd}): the model {request.get('model')!r} has no known "
+                             "price, so a USD budget cannot be kept; no call was made. Use max_tokens instead, "
+                             "or a priced model (`agentlab models`)")
+        self._bound = bound
+        if self.usd + bound > self.limits.max_usd:
+            return Stopped(StopReason.USD_BUDGET, "max_usd", round(self.usd, 9), self.limits.max_usd,
+                           f"the next call could cost up to ${bound:.6f} (input estimate + max_tokens at the "
+                           "output price), so it was not sent")
+        return None
+
     def after_call(self, content: list[dict], usage: dict | Usage, model: str) -> None:
         """Count one model call: its tokens (the API's ``usage`` JSON or a ``Usage``), its price, and the
         tool calls it asked for."""
@@ -159,10 +187,11 @@ class Budget:
             from agentlab.meter.prices import cost_usd
 
             price = cost_usd(model, tokens)
-            if price is None:
+            if price is None and self._bound is None:  # never priced before the call: cannot keep the budget
                 raise ValueError(f"Limits(max_usd={self.limits.max_usd}): the model {model!r} has no known price, "
                                  "so a USD budget cannot be kept; use max_tokens instead")
-            self.usd += price
+            self.usd += self._bound if price is None else price  # a reply naming an unpriced id: its bound
+            self._bound = None
         for b in content:
             if b.get("type") == "tool_use":
                 self.calls[canonical_call(b["name"], b.get("input"))] += 1

@@ -4,6 +4,7 @@
     for turn in 1..max_turns:                      # the harness, not the model, bounds the loop
         reply = model(messages, tools)             # the whole history is re-sent every turn
         messages += [reply]
+        if reply.stop_reason == "pause_turn": continue   # a paused server-side turn: send it back as is
         if reply.stop_reason != "tool_use": stop   # the model decided it is done (or was cut off)
         messages += [run every tool_use, answer each id once, in one user message]
     stop: max_turns
@@ -29,9 +30,10 @@ from typing import Any
 from agentlab.caching import with_cache_breakpoints
 from agentlab.client import model_of
 from agentlab.executor import Executor, not_run
-from agentlab.guards import Limits, Stopped
+from agentlab.guards import Limits, Stopped, stopped_by
 from agentlab.hints import task_lang
 from agentlab.interrupts import stop_on_signals
+from agentlab.live.spend import SpendRefused
 from agentlab.meter.middleware import meter_of
 from agentlab.protocols import ContextStrategy, ToolRunner
 from agentlab.run import Run, StopReason
@@ -92,12 +94,23 @@ def run_agent(
                 break
             messages, more = step
             req = with_cache_breakpoints(messages, specs, system, cache) if cache else {"messages": messages, "tools": specs, **extra}
-            reply, content, usage = call_model(client, tr, {"turn": turn}, model=model, max_tokens=max_tokens, **req, **more)
+            request = {"model": model, "max_tokens": max_tokens, **req, **more}
+            if (stopped := budget.before_call(request)) is not None:  # could cross max_usd: not sent
+                turn -= 1
+                break
+            try:
+                reply, content, usage = call_model(client, tr, {"turn": turn}, **request)
+            except SpendRefused as refused:  # the session cap (connect(max_usd=...)) refused it before sending
+                stopped, turn = stopped_by(refused), turn - 1
+                break
             if context:
                 context.after_call(reply, tr, turn)
             messages.append({"role": "assistant", "content": content})
-            text = " ".join(b["text"] for b in content if b["type"] == "text").strip() or text
+            said = " ".join(b["text"] for b in content if b["type"] == "text").strip()
+            text = said if reply.stop_reason == "refusal" else said or text  # a refusal keeps no earlier text
             budget.after_call(content, usage, reply.model)
+            if reply.stop_reason == "pause_turn":  # the server paused a long turn: send it back to continue
+                continue
             if reply.stop_reason != "tool_use":
                 break
             late = budget.check(after_call=True)  # token and USD budgets are known only now
@@ -108,12 +121,30 @@ def run_agent(
             if late:
                 stopped = late
                 break
-        stop = stopped.reason if stopped else StopReason(reply.stop_reason)
-        tr.stop(stop.value, turns=turn, final_text=text, **(stopped.fields() if stopped else {}))
+        stop, unknown = (stopped.reason, {}) if stopped else model_stop(reply.stop_reason if turn else None)
+        tr.stop(stop.value, turns=turn, final_text=text, **(stopped.fields() if stopped else unknown))
     calls = meter.own_calls(start, any_conversation=context is not None)
     return Run.finish(kind="agent", model=model, meter=meter, since=start, started=t0, calls=calls, stop=stop,
                       final_text=text, messages=messages, trace=trace, tool_results=_results(tr),
-                      detail=stopped.detail if stopped else "")
+                      detail=stopped.detail if stopped else unknown.get("detail", ""))
+
+
+def model_stop(stop_reason: str | None) -> tuple[StopReason, dict]:
+    """The typed stop reason for a model's ``stop_reason`` (``end_turn``, ``max_tokens`` even mid-``tool_use``,
+    ``refusal``, ...), and ``UNKNOWN_STOP_REASON`` with a ``detail`` naming it for one this harness does
+    not know (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons): never raises."""
+    try:
+        stop = StopReason(stop_reason)
+    except ValueError:
+        stop = None
+    if stop is None or stop_reason in ("tool_use",) or stop.value not in MODEL_STOPS:
+        return StopReason.UNKNOWN_STOP_REASON, {"detail": f"stop_reason {stop_reason!r}"}
+    return stop, {}
+
+
+MODEL_STOPS = ("end_turn", "max_tokens", "stop_sequence", "refusal", "pause_turn", "model_context_window_exceeded")
+"""The API's stop reasons that end a run as themselves (``tool_use`` continues the loop; ``pause_turn`` too,
+until the turn limit)."""
 
 
 def call_model(client: Any, trace: Any, at: dict, note: dict | None = None, **request: Any) -> tuple[Any, list[dict], dict]:

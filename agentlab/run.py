@@ -63,6 +63,9 @@ class StopReason(str, Enum):
     """The run cost more than ``Limits.max_usd``."""
     INTERRUPTED = "interrupted"
     """SIGINT (Ctrl-C) or SIGTERM ended the run (the trace records it; the exception is re-raised)."""
+    UNKNOWN_STOP_REASON = "unknown_stop_reason"
+    """The model stopped with a ``stop_reason`` this harness does not know (the trace's ``detail`` names it);
+    the answer was paid for, so the run ends typed instead of raising."""
     COMPACTION_FAILED = "compaction_failed"
     """Compaction could not shrink the history: the summary hit its output budget, or a fresh summary
     was already past the threshold (``agentlab.context.Compaction``; observed and limit in the trace)."""

@@ -33,7 +33,7 @@ def test_base_url_reaches_a_compatible_server_without_a_key():
 
 
 def test_bad_mode_is_refused_with_the_choices():
-    with pytest.raises(ValueError, match="mode must be 'auto', 'sim' or 'live'"):
+    with pytest.raises(ValueError, match="mode must be 'auto', 'sim', 'live' or 'replay'"):
         agentlab.connect("offline")
 
 

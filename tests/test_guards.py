@@ -72,12 +72,35 @@ def test_token_budget_stops_after_the_call_that_crosses_it_and_does_not_run_its_
     assert len(run.tool_results) == run.model_calls - 1
 
 
-def test_usd_budget_can_be_passed_by_at_most_one_call(tools, tmp_path):
+def test_usd_budget_stops_before_the_call_whose_upper_bound_would_cross_it(tools, tmp_path):
+    from agentlab.live.spend import upper_bound_usd
+
     run, stop = _run(Looper(), tools, Limits(max_turns=50, max_usd=0.02), tmp_path)
     costs = [t.cost_usd for t in run.turns]
     assert run.stop_reason is StopReason.USD_BUDGET
-    assert sum(costs[:-1]) <= 0.02 < sum(costs)
+    assert sum(costs) <= 0.02  # never passed
+    nxt = {"model": run.model, "max_tokens": 1024, "messages": run.messages,
+           "tools": [t.spec() for t in tools]}
+    assert sum(costs) + upper_bound_usd(nxt) > 0.02  # the next call could have crossed it
     assert stop["guard"] == "max_usd" and stop["observed"] == pytest.approx(sum(costs))
+    assert "could cost up to" in stop["detail"]
+
+
+def test_upper_bound_covers_what_each_call_really_cost(tools, tmp_path):
+    from agentlab.live.spend import upper_bound_usd
+
+    run, _ = _run(Looper(), tools, Limits(max_turns=4), tmp_path)
+    for i, t in enumerate(run.turns):
+        msgs = run.messages[:2 * i + 1]
+        body = {"model": run.model, "max_tokens": 1024, "messages": msgs, "tools": [x.spec() for x in tools]}
+        assert t.cost_usd <= upper_bound_usd(body)
+
+
+def test_usd_budget_refuses_an_unpriced_model_before_its_first_call(tools):
+    client = agentlab.connect("sim", model="claude-mythos-5-1", quiet=True)
+    with pytest.raises(ValueError, match="no known price"):
+        run_agent(client, "Which is warmer, Paris or London?", tools, limits=Limits(max_usd=1.0))
+    assert agentlab.meter_of(client).calls == []
 
 
 def test_a_tool_outside_the_list_never_runs_and_the_repeat_guard_ends_the_run(tools, tmp_path):

@@ -31,7 +31,7 @@ def demos() -> list[tuple[str, object, dict]]:
         ("slow model (3 s a call)", SlowModel(clock, 3.0, Looper()), {"max_wall_s": 10.0, "clock": clock}),
         ("tool outside its list", ToolOutsideList(), {"max_repeats": 2}),
         ("looper, token budget", Looper(), {"max_tokens": 3000}),
-        ("looper, USD budget", Looper(), {"max_usd": 0.01}),
+        ("looper, USD budget", Looper(), {"max_usd": 0.03}),
         ("looper, turn limit only", Looper(), {"max_turns": 6}),
     ]
 

@@ -89,36 +89,73 @@ def from_header(headers: Any, reported_input: int) -> InputBreakdown | None:
     return InputBreakdown(**{**made.parts(), "residual": reported_input - made.parts_total, "source": "simulator"})
 
 
-def count_parts(client: Any, body: dict, reported_input: int) -> InputBreakdown:
-    """Live: split ``body``'s input with ``count_tokens`` on its prefixes (up to five free calls).
+def count_prefixes(client: Any, body: dict) -> dict[str, int] | None:
+    """Live, before the paid call: ``count_tokens`` on ``body``'s prefixes (up to five free calls), or
+    ``None`` when any count fails (a 429, a 400, no network). Counts are never retried (``max_retries=0``)
+    and a failure never reaches the paid call: it is then sent, and metered, without a split.
 
-    ``reported_input`` is the call's real input (``input_tokens`` + cache reads + cache writes).
+    The prefix before the newest message would end in the assistant's turn; a model that refuses
+    prefill (its profile's ``prefill``) rejects that, so for it the newest message is counted as a
+    placeholder of the same shape (each ``tool_result`` with empty content, a text as ``"."``) and
+    its framing is reported inside history.
     """
-    from anthropic import BadRequestError
+    from anthropic import AnthropicError
+
+    from agentlab.sim.profiles import profiles
 
     msgs = list(body.get("messages") or [])
     base = {k: body[k] for k in _COUNT_KEYS if k in body and body[k] is not None}
+    counter = client.with_options(max_retries=0)
 
     def count(messages: list, *keep: str) -> int:
         params = {k: v for k, v in base.items() if k == "model" or k in keep}
         if "tools" not in keep:
             params.pop("tool_choice", None)
-        return client.messages.count_tokens(messages=messages, **params).input_tokens
+        return counter.messages.count_tokens(messages=messages, **params).input_tokens
 
-    task = count(msgs[:1])
-    with_system = count(msgs[:1], "system") if base.get("system") else task
-    with_tools = count(msgs[:1], "system", "tools", "tool_choice", "thinking") if base.get("tools") else with_system
     everything = ("system", "tools", "tool_choice", "thinking")
-    whole = count(msgs, *everything) if len(msgs) > 1 else with_tools
-    last_is_new = len(msgs) > 1 and msgs[-1].get("role") == "user"
-    before_new = whole
-    if last_is_new:
-        try:
-            before_new = count(msgs[:-1], *everything) if len(msgs) > 2 else with_tools
-        except BadRequestError:  # a prefix the API will not count: report the newest message inside history
-            before_new = whole
+    try:
+        task = count(msgs[:1])
+        with_system = count(msgs[:1], "system") if base.get("system") else task
+        with_tools = count(msgs[:1], *everything) if base.get("tools") else with_system
+        whole = count(msgs, *everything) if len(msgs) > 1 else with_tools
+        before_new = whole
+        if len(msgs) > 1 and msgs[-1].get("role") == "user":
+            profile = profiles().get(str(body.get("model", "")))
+            if len(msgs) == 2:
+                before_new = with_tools
+            elif profile is None or profile.prefill:
+                before_new = count(msgs[:-1], *everything)
+            else:
+                before_new = count([*msgs[:-1], _placeholder(msgs[-1])], *everything)
+    except AnthropicError:
+        return None
+    return {"task": task, "with_system": with_system, "with_tools": with_tools, "before_new": before_new,
+            "whole": whole}
+
+
+def _placeholder(message: dict) -> dict:
+    """A user message of the same shape with (almost) no content: its tool_results answer the same ids."""
+    content = message.get("content")
+    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": b["tool_use_id"], "content": ""}
+                                            for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]}
+    return {"role": "user", "content": "."}
+
+
+def from_counts(counts: dict[str, int], body: dict, reported_input: int) -> InputBreakdown:
+    """The split from :func:`count_prefixes`' counts; ``reported_input`` is the call's real input
+    (``input_tokens`` + cache reads + cache writes)."""
+    task, with_system, with_tools = counts["task"], counts["with_system"], counts["with_tools"]
+    before_new, whole = min(counts["before_new"], counts["whole"]), counts["whole"]
     tools_share = with_tools - with_system
     prompt = min(tools_share, tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"))[0]) if tools_share else 0
     made = InputBreakdown(tool_prompt=prompt, tool_definitions=tools_share - prompt, system=with_system - task,
                           task=task, history=before_new - with_tools, new=whole - before_new, source="count_tokens")
     return InputBreakdown(**{**made.parts(), "residual": reported_input - made.parts_total, "source": "count_tokens"})
+
+
+def count_parts(client: Any, body: dict, reported_input: int) -> InputBreakdown | None:
+    """Live: split ``body``'s input with ``count_tokens`` on its prefixes; ``None`` when a count failed."""
+    counts = count_prefixes(client, body)
+    return None if counts is None else from_counts(counts, body, reported_input)

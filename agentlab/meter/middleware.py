@@ -31,7 +31,7 @@ from typing import Any
 from anthropic import Middleware
 from anthropic.types import Message
 
-from agentlab.meter.breakdown import InputBreakdown, count_parts, from_header
+from agentlab.meter.breakdown import InputBreakdown, count_prefixes, from_counts, from_header
 from agentlab.meter.latency import latency_of
 from agentlab.meter.stream import Attempt, record_attempt, tap_stream
 from agentlab.meter.usage import Usage
@@ -118,8 +118,10 @@ def _first_key(msgs: list) -> str:
 
 
 def _resent_reply(msgs: list) -> Any:
-    """The content of the last assistant message before the newest message, or None (a first call)."""
-    for i in range(len(msgs) - 2, -1, -1):  # from the end, without copying the history
+    """The content of the last assistant message before the newest message, or None (a first call).
+    A request ending in the assistant's turn (a ``pause_turn`` reply sent back) re-sends that one."""
+    last = len(msgs) - 1 if msgs and isinstance(msgs[-1], dict) and msgs[-1].get("role") == "assistant" else len(msgs) - 2
+    for i in range(last, -1, -1):  # from the end, without copying the history
         m = msgs[i]
         if isinstance(m, dict) and m.get("role") == "assistant":
             return m.get("content")
@@ -146,6 +148,7 @@ class Meter(Middleware):
         self._lock = threading.Lock()
         self._replies: dict[tuple[str, str], tuple[int, Usage]] = {}  # (first message, reply) -> (conversation, usage)
         self._conversations = 0
+        self._counted: tuple[str | None, dict | None] = (None, None)  # the last body counted, and its counts
 
     def handle(self, request, call_next):  # type: ignore[override]
         if request.method.lower() != "post" or not str(request.url).rstrip("/").endswith("/v1/messages"):
@@ -154,6 +157,7 @@ class Meter(Middleware):
         msgs = body.get("messages") or []
         first = _first_key(msgs)
         resent = _resent_reply(msgs)
+        counts = self._counts(body)  # live parts: counted *before* the paid call, never inside or after it
         t0 = time.perf_counter()
         response = call_next(request)
         wall = time.perf_counter() - t0
@@ -163,23 +167,40 @@ class Meter(Middleware):
         headers = response.http_response.headers
         if request.stream:  # metered when its message_stop passes by, as the caller reads the stream
             tap_stream(response, lambda s: self._record(body, first, resent, headers, s["model"], s["usage"],
-                                                        s["stop_reason"], s["content"], time.perf_counter() - t0, retry))
+                                                        s["stop_reason"], s["content"], time.perf_counter() - t0, retry,
+                                                        counts))
             return response
         msg = response.parse()  # the SDK caches this parse and hands the same Message to the caller
         if not hasattr(msg, "usage"):  # a caller that asked for raw JSON (cast_to=object, dict...)
             msg = Message.model_validate(response.http_response.json())
         content = [b.model_dump(mode="json", exclude_none=True) for b in msg.content]
-        self._record(body, first, resent, headers, msg.model, msg.usage.model_dump(), msg.stop_reason, content, wall, retry)
+        self._record(body, first, resent, headers, msg.model, msg.usage.model_dump(), msg.stop_reason, content, wall, retry,
+                     counts)
         return response
 
+    def _counts(self, body: dict) -> dict | None:
+        """``count_tokens`` prefix counts for ``body`` (once per body: an SDK retry of the paid call reuses
+        them), or ``None`` when not counting or a count failed."""
+        if not self.count_tokens or self.client is None:
+            return None
+        key = json.dumps(body, sort_keys=True, default=str)
+        with self._lock:
+            if self._counted[0] == key:
+                return self._counted[1]
+        counts = count_prefixes(self.client, body)
+        with self._lock:
+            self._counted = (key, counts)
+        return counts
+
     def _record(self, body: dict, first: str, resent: Any, headers: Any, model: str, raw_usage: dict,
-                stop_reason: str | None, content: list[dict], wall: float, retry: bool) -> None:
+                stop_reason: str | None, content: list[dict], wall: float, retry: bool,
+                counts: dict | None = None) -> None:
         """Append one call's :class:`CallRecord`, with its conversation, re-prefill and input parts."""
         tokens = Usage.from_api(raw_usage)
         total = tokens.prompt_total
         parts = from_header(headers, total)
-        if parts is None and self.count_tokens and self.client is not None:  # live: ask count_tokens
-            parts = count_parts(self.client, body, total)
+        if parts is None and counts is not None:  # live: the counts made before the call
+            parts = from_counts(counts, body, total)
         if parts is not None and parts.source == "simulator" and self.check_parts and parts.residual:
             raise PartsMismatch(f"simulated input parts {parts.parts()} add up to {parts.parts_total}, "
                                 f"but usage reports {total} input tokens")

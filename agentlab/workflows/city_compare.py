@@ -16,9 +16,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentlab.loop import model_stop
 from agentlab.run import Run, StopReason
 from agentlab.weather import get_weather, make_save_note
-from agentlab.workflows.step import Steps
+from agentlab.workflows.step import Steps, guarded
 
 PROMPTS = {
     "en": ("Write one short sentence for a note saying which city is warmest, with each city's temperature. "
@@ -31,6 +32,7 @@ PATTERN = "city_compare"
 """The pattern name in the trace header and ``Run.pattern``; every step path starts with it."""
 
 
+@guarded
 def run_workflow(
     client: Any,
     cities: list[str],
@@ -44,8 +46,9 @@ def run_workflow(
     """Run the city task on a fixed code path; returns the same :class:`Run` shape as ``run_agent``.
 
     A lookup that fails stops the run with ``ERROR`` and says why in ``final_text`` (a fixed path has
-    no one to ask); the model's own stop reason is not read: the path ends ``COMPLETED`` once the
-    note is saved.
+    no one to ask). The write call's stop reason is read: ``end_turn`` (or ``stop_sequence``) saves the
+    note and the path ends ``COMPLETED``; any other (``max_tokens``: a cut-off sentence, ``refusal``, an
+    unknown one) ends the run with that typed reason and saves nothing.
     """
     if lang not in PROMPTS:
         raise ValueError(f"run_workflow(lang={lang!r}): the prompt exists in {', '.join(PROMPTS)}")
@@ -59,6 +62,10 @@ def run_workflow(
             temps.append((city, json.loads(looked_up.output)["temp_c"]))
         data = "; ".join(f"{city}: {temp:g}°C" for city, temp in temps)  # the names as the user wrote them
         text = wf.ask(f"{PATTERN}/write", PROMPTS[lang].format(data=data))
+        said = next(r for r in reversed(wf.records) if r.path == f"{PATTERN}/write").turns[-1].stop_reason
+        if said not in ("end_turn", "stop_sequence"):  # cut off, refused or unknown: no note from it
+            stop, unknown = model_stop(said)
+            return wf.finish(stop, text, unknown.get("detail", f"the write call stopped with {said!r}; no note saved"))
         wf.tool(f"{PATTERN}/save_note", save_note, {"text": text})
         run = wf.finish(StopReason.COMPLETED, text)
     run.messages = next(r.messages for r in run.steps if r.path == f"{PATTERN}/write")  # its one conversation

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agentlab.client import model_of
+from agentlab.guards import stopped_by
+from agentlab.live.spend import SpendRefused
 from agentlab.loop import call_model
 from agentlab.meter.middleware import meter_of
 from agentlab.meter.usage import Usage
@@ -32,6 +34,10 @@ from agentlab.trace import Trace
 from agentlab.workflows.parsing import UnparseableOutput, check_bound, parse_json
 
 __all__ = ["Steps", "StepRecord", "GuardStopped", "guarded", "UnparseableOutput", "check_bound", "parse_json"]
+
+
+MAX_PAUSES = 3
+"""How often one step sends a ``pause_turn`` answer back to continue it (every loop is bounded)."""
 
 
 class GuardStopped(Exception):
@@ -150,8 +156,24 @@ class Steps:
         t0 = time.perf_counter()
         request = {"model": self.model, "max_tokens": max_tokens or self.max_tokens,
                    "messages": [{"role": "user", "content": prompt}], **extra}
-        reply, content, usage = call_model(self.client, self, {"turn": call, "step": path},
-                                           {"structured": schema is not None}, **request)
+        if self.budget is not None:
+            with self._lock:
+                stopped = self.budget.before_call(request)  # could cross max_usd: not sent
+            if stopped is not None:
+                self.fail(path, "stopped", f"{stopped.guard}: observed {stopped.observed}, limit {stopped.limit}")
+                raise GuardStopped(self, stopped)
+        try:
+            reply, content, usage = call_model(self.client, self, {"turn": call, "step": path},
+                                               {"structured": schema is not None}, **request)
+            for _ in range(MAX_PAUSES):  # a paused server-side turn: send it back as is to continue it
+                if reply.stop_reason != "pause_turn":
+                    break
+                more = [*request["messages"], {"role": "assistant", "content": content}]
+                reply, content, usage = call_model(self.client, self, {"turn": call, "step": path},
+                                                   {"continues": "pause_turn"}, **{**request, "messages": more})
+        except SpendRefused as refused:  # the session cap refused the call before sending it
+            self.fail(path, "stopped", str(refused))
+            raise GuardStopped(self, stopped_by(refused)) from None
         wall = time.perf_counter() - t0
         with self._lock:
             if self.budget is not None:
