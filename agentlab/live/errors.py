@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentlab.live.cassette import CassetteMismatch
 from agentlab.live.keys import scrub
 
 NEXT_STEP = {
@@ -37,6 +38,8 @@ def explain(err: BaseException, base_url: Any = None) -> str | None:
     if isinstance(err, anthropic.APITimeoutError):
         line = (f"no answer from the API{where} in time (timeout): check your network, or give connect(timeout=...) "
                 "more seconds; to work offline use mode='sim' or a replay cassette")
+    elif isinstance(err, anthropic.APIConnectionError) and isinstance(err.__cause__, CassetteMismatch):
+        line = f"replay stopped: {err.__cause__}"  # the SDK wraps what a transport raises as a connection error
     elif isinstance(err, anthropic.APIConnectionError):
         cause = err.__cause__ or err.__context__
         why = f"{type(cause).__name__}: {cause}" if cause else str(err)

@@ -1,0 +1,195 @@
+"""Record a live run once, replay it offline: vcrpy cassettes at the SDK's transport seam.
+
+``connect("live", record=PATH)`` wraps the client's HTTP transport in a :class:`Recorder`: every
+request and its response (a streamed one too: its server-sent events are read whole, then handed on)
+goes into a vcrpy cassette (YAML, vcrpy's own ``Cassette``, serializer and persister), written after
+every interaction so a crash keeps what happened. Only an allow-list of headers is kept, so the key
+(``x-api-key``), ``authorization`` and cookies never reach the file; bodies are scrubbed of any key
+agentlab knows too. ``connect("replay", cassette=PATH)`` answers from the file through a
+:class:`Replayer` transport, in order, with no network: a request that does not match the next
+recorded one raises :class:`CassetteMismatch` naming the first field that differs.
+
+Recording here, not with ``vcr.use_cassette`` (which patches httpx2's transports process-wide), keeps
+it to the one client that asked, and works the same over the in-process simulator. A cassette from a
+student is untrusted input: vcrpy loads it with its safe YAML loader (no ``!!python`` object tags),
+and :func:`load` checks its shape before any of it is used. vcrpy: https://vcrpy.readthedocs.io
+(8.2.1+ records and plays ``httpx2``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from agentlab.live.keys import scrub
+
+REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
+"""Request headers a cassette keeps (everything else, the key and the SDK's client details, is dropped)."""
+RESPONSE_HEADERS = ("content-type", "request-id", "retry-after", "x-should-retry")
+"""Response headers a cassette keeps (no organisation ids, no cookies, no rate-limit details)."""
+MATCH_ON = ("method", "path", "query", "body")
+"""What a replayed request must share with the recorded one (vcrpy matchers; JSON bodies compared parsed)."""
+
+
+class CassetteMismatch(RuntimeError):
+    """A replayed request differs from the one recorded at that point (or the cassette has run out)."""
+
+
+class BadCassette(ValueError):
+    """A cassette file that is not a readable vcrpy cassette of Messages API calls."""
+
+
+def _vcr_request(request: httpx2.Request, body: bytes) -> Any:
+    from vcr.request import Request
+
+    kept = {k: v for k, v in request.headers.items() if k.lower() in REQUEST_HEADERS}
+    return Request(request.method, str(request.url), scrub(body.decode("utf-8", "replace")).encode(), kept)
+
+
+def _serialize(response: httpx2.Response, raw: bytes) -> dict:
+    headers: dict[str, list[str]] = {}
+    for name, value in response.headers.multi_items():
+        if name.lower() in RESPONSE_HEADERS:
+            headers.setdefault(name.lower(), []).append(value)
+    encoding = response.headers.get("content-encoding", "identity")
+    text = raw.decode("utf-8", "replace") if encoding == "identity" else None  # compressed: kept as sent
+    body = scrub(text).encode() if text is not None else raw
+    if text is None:
+        headers["content-encoding"] = [encoding]
+    return {"status": {"code": response.status_code, "message": response.reason_phrase}, "headers": headers,
+            "body": {"string": body}}
+
+
+def _cassette(path: str | Path, mode: str) -> Any:
+    from vcr.cassette import Cassette
+    from vcr.record_mode import RecordMode
+
+    return Cassette(str(path), record_mode=RecordMode.ALL if mode == "record" else RecordMode.NONE, match_on=_matchers())
+
+
+def _matchers() -> tuple:
+    from vcr import matchers
+
+    return tuple(getattr(matchers, name) for name in MATCH_ON)
+
+
+class Recorder(httpx2.BaseTransport):
+    """A transport that sends through ``inner`` and records every interaction in the cassette at ``path``."""
+
+    def __init__(self, inner: httpx2.BaseTransport, path: str | Path) -> None:
+        self.inner = inner
+        self.path = Path(path)
+        """Where the cassette is written (a new file each session: recording replaces it)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.cassette = _cassette(self.path, "record")
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        body = request.read()
+        response = self.inner.handle_request(request)
+        try:
+            raw = b"".join(response.stream)  # bytes as sent (still encoded): a stream is read whole here
+        finally:
+            response.stream.close()
+        self.cassette.append(_vcr_request(request, body), _serialize(response, raw))
+        self.cassette._save(force=True)  # written as the run goes  # noqa: SLF001 (vcrpy's save)
+        return httpx2.Response(response.status_code, headers=response.headers.multi_items(),
+                               stream=httpx2.ByteStream(raw), extensions=response.extensions, request=request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def load(path: str | Path) -> Any:
+    """The cassette at ``path``, loaded safely and checked; :class:`BadCassette` says what is wrong."""
+    path = Path(path)
+    if not path.is_file():
+        raise BadCassette(f"connect(mode='replay', cassette={str(path)!r}): no such file; record one with "
+                          "connect('live', record=PATH)")
+    cassette = _cassette(path, "replay")
+    try:
+        cassette._load()  # noqa: SLF001 (vcrpy's safe loader)
+    except Exception as e:  # a hand-edited, truncated or hostile file: say so, never run it
+        first = str(e).splitlines()[0][:200] if str(e) else ""
+        raise BadCassette(f"cassette {path.name!r} is not a readable vcrpy cassette ({type(e).__name__}: {first})") from None
+    for i, (req, resp) in enumerate(cassette.data):
+        ok = (isinstance(resp, dict) and isinstance(resp.get("status"), dict)
+              and isinstance(resp["status"].get("code"), int) and isinstance(resp.get("headers"), dict)
+              and isinstance(resp.get("body"), dict) and isinstance(getattr(req, "method", None), str))
+        if not ok:
+            raise BadCassette(f"cassette {path.name!r}: interaction {i + 1} is not a request/response pair "
+                              "as vcrpy records them")
+    if not cassette.data:
+        raise BadCassette(f"cassette {path.name!r} holds no interactions")
+    return cassette
+
+
+def first_difference(got: Any, want: Any, where: str = "") -> str | None:
+    """The first place two JSON values differ, as ``"messages[2].content: recorded ..., sent ..."``."""
+    if isinstance(got, dict) and isinstance(want, dict):
+        for key in [*want, *(k for k in got if k not in want)]:
+            if key not in got or key not in want:
+                side = "recorded only" if key not in got else "sent only"
+                return f"{where}.{key}".lstrip(".") + f" ({side})"
+            found = first_difference(got[key], want[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(got, list) and isinstance(want, list):
+        for i, (g, w) in enumerate(zip(got, want)):
+            found = first_difference(g, w, f"{where}[{i}]")
+            if found:
+                return found
+        if len(got) != len(want):
+            return f"{where or 'body'}: recorded {len(want)} items, sent {len(got)}"
+        return None
+    if got != want:
+        return f"{where.lstrip('.') or 'body'}: recorded {json.dumps(want, ensure_ascii=False)[:80]}, sent {json.dumps(got, ensure_ascii=False)[:80]}"
+    return None
+
+
+class Replayer(httpx2.BaseTransport):
+    """A transport that answers from a cassette, in recorded order, and never touches the network."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.cassette = load(self.path)
+        self.played = 0
+        """Interactions answered so far."""
+
+    def base_url(self) -> str:
+        """Scheme and host the cassette was recorded against (so the client builds the same URLs)."""
+        url = httpx2.URL(self.cassette.data[0][0].uri)
+        return f"{url.scheme}://{url.netloc.decode()}"
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        vreq = _vcr_request(request, request.read())
+        if self.played >= len(self.cassette.data):
+            raise CassetteMismatch(f"cassette {self.path.name!r} has {len(self.cassette.data)} interactions and all "
+                                   f"were played; this run sent one more ({request.method} {request.url.path}). "
+                                   "Replay the same code with the same settings, or record again")
+        want, resp = self.cassette.data[self.played]
+        from vcr.matchers import requests_match
+
+        if not requests_match(vreq, want, _matchers()):
+            raise CassetteMismatch(f"cassette {self.path.name!r}, interaction {self.played + 1}: the request differs "
+                                   f"from the recorded one first at {self._diff(vreq, want)}")
+        self.played += 1
+        headers = [(k, v) for k, vs in resp["headers"].items() for v in vs]
+        body = resp["body"]["string"]
+        return httpx2.Response(resp["status"]["code"], headers=headers,
+                               stream=httpx2.ByteStream(body if isinstance(body, bytes) else str(body).encode()),
+                               request=request)
+
+    @staticmethod
+    def _diff(got: Any, want: Any) -> str:
+        for field in ("method", "path", "query"):
+            if getattr(got, field) != getattr(want, field):
+                return f"{field}: recorded {getattr(want, field)!r}, sent {getattr(got, field)!r}"
+        try:
+            g, w = json.loads(got.body or b"null"), json.loads(want.body or b"null")
+        except (ValueError, TypeError):
+            return "body (not JSON)"
+        return first_difference(g, w) or "body"

@@ -1,0 +1,88 @@
+"""A run recorded live (against a stand-in that answers like the API) replays offline into the same Run."""
+
+import anthropic
+import pytest
+
+import agentlab
+from agentlab import run_agent
+from agentlab.live.cassette import BadCassette, CassetteMismatch
+from agentlab.live.errors import explain
+from live_standin import standin
+
+KEY = "sk-ant-api03-" + "Rk9" * 14 + "-recordtail "
+TASK = "Which is warmer, Paris or London? Save a note."
+
+
+def _record(tmp_path, **options):
+    transport, seen = standin()
+    client = agentlab.connect("live", api_key=KEY, transport=transport, record=tmp_path / "run.yaml", quiet=True,
+                              model="claude-sonnet-5-5", **options)
+    return client, seen
+
+
+def test_a_recorded_run_replays_offline_into_the_same_run_byte_for_byte(tmp_path):
+    live, seen = _record(tmp_path, count_parts=True)
+    recorded = run_agent(live, TASK, agentlab.task_tools(tmp_path / "notes"), trace=tmp_path / "live.jsonl")
+    replay = agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True, model="claude-sonnet-5-5",
+                              count_parts=True)
+    (tmp_path / "notes").rename(tmp_path / "notes-live")
+    replayed = run_agent(replay, TASK, agentlab.task_tools(tmp_path / "notes"), trace=tmp_path / "replay.jsonl")
+    assert (tmp_path / "live.jsonl").read_bytes() == (tmp_path / "replay.jsonl").read_bytes()
+    assert recorded.model_calls >= 3 and replay.agentlab_replayer.played == len(seen)  # count_tokens calls too
+    same = ("final_text", "stop_reason", "messages", "tool_results", "model")
+    assert {k: getattr(recorded, k) for k in same} == {k: getattr(replayed, k) for k in same}
+    assert [(t.input_tokens, t.output_tokens, t.breakdown) for t in recorded.turns] == \
+           [(t.input_tokens, t.output_tokens, t.breakdown) for t in replayed.turns]
+    assert recorded.turns[1].breakdown.source == "count_tokens" and not recorded.estimated
+    saved = (tmp_path / "run.yaml").read_text()
+    assert KEY.strip() not in saved and "authorization" not in saved.lower() and "agentlab-" not in saved
+
+
+def test_a_streamed_call_is_recorded_and_replayed(tmp_path):
+    live, _ = _record(tmp_path)
+    ask = {"model": "claude-sonnet-5-5", "max_tokens": 200, "messages": [{"role": "user", "content": "Say hello."}]}
+    with live.messages.stream(**ask) as s:
+        text = s.get_final_text()
+    replay = agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True)
+    with replay.messages.stream(**ask) as s:
+        assert s.get_final_text() == text and text
+    assert len(agentlab.meter_of(replay).calls) == 1
+
+
+def test_a_request_that_differs_says_which_field_differs_first(tmp_path):
+    live, _ = _record(tmp_path)
+    ask = {"model": "claude-sonnet-5-5", "max_tokens": 50, "messages": [{"role": "user", "content": "Say hello."}]}
+    live.messages.create(**ask)
+    replay = agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True, max_retries=0)
+    with pytest.raises(anthropic.APIConnectionError) as e:
+        replay.messages.create(**{**ask, "messages": [{"role": "user", "content": "Say goodbye."}]})
+    assert isinstance(e.value.__cause__, CassetteMismatch)
+    line = explain(e.value)
+    assert "interaction 1" in line and "messages[0].content: recorded \"Say hello.\", sent \"Say goodbye.\"" in line
+    replay.messages.create(**ask)  # the recorded one still plays
+    with pytest.raises(anthropic.APIConnectionError) as e:
+        replay.messages.create(**ask)
+    assert "all were played" in str(e.value.__cause__)
+
+
+@pytest.mark.parametrize("text", [
+    "!!python/object/apply:os.system ['echo pwned']\n",
+    "interactions:\n- request: !!python/object/apply:os.system ['echo pwned']\n  response: {}\n",
+    "requests: [1]\nresponses: [not a response]\n",
+    "{{{ not yaml",
+])
+def test_a_hostile_or_broken_cassette_is_refused_without_running_anything(tmp_path, text, capfd):
+    path = tmp_path / "evil.yaml"
+    path.write_text(text)
+    with pytest.raises(BadCassette, match="evil.yaml"):
+        agentlab.connect("replay", cassette=path, quiet=True)
+    assert "pwned" not in capfd.readouterr().out
+
+
+def test_replay_needs_a_cassette_and_record_needs_live(tmp_path):
+    with pytest.raises(ValueError, match="needs cassette=PATH"):
+        agentlab.connect("replay", quiet=True)
+    with pytest.raises(ValueError, match="record= goes with mode='live'"):
+        agentlab.connect("sim", record=tmp_path / "x.yaml", quiet=True)
+    with pytest.raises(BadCassette, match="no such file"):
+        agentlab.connect("replay", cassette=tmp_path / "missing.yaml", quiet=True)
