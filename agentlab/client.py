@@ -69,6 +69,28 @@ def resolve_mode(mode: str, base_url: str | None = None) -> Literal["sim", "live
     return "live" if (env_key() or base_url) else "sim"
 
 
+_defaults: dict[str, Any] = {}
+"""What ``use()`` set for this process: the mode, cassette, recording and cap ``connect()`` applies."""
+
+
+def use(mode: str = "auto", *, cassette: str | os.PathLike | None = None, record: str | os.PathLike | None = None,
+        max_usd: float | None = None) -> str:
+    """Set, for every later ``connect()`` in this process that does not say otherwise, where calls go:
+    ``"sim"``, ``"replay"`` (from ``cassette``), ``"live"`` (optionally recording to ``record``, capped at
+    ``max_usd`` for the session) or ``"auto"``. A notebook's parameter cell calls it once. Returns the mode
+    ``connect("auto")`` will now pick."""
+    from agentlab.live.cassette import forget
+
+    resolve_mode(mode)
+    forget()
+    if mode == "replay" and cassette is None:
+        raise ValueError("agentlab.use('replay') needs cassette=PATH: a file recorded with record=PATH in live mode")
+    _defaults.clear()
+    _defaults.update({k: v for k, v in {"mode": mode, "cassette": cassette, "record": record,
+                                        "max_usd": max_usd}.items() if v is not None})
+    return resolve_mode(mode)
+
+
 def _check_options(options: dict) -> None:
     """Refuse a keyword neither connect() nor anthropic.Anthropic() takes, with the closest name."""
     sdk = [n for n in inspect.signature(anthropic.Anthropic.__init__).parameters if n != "self" and not n.startswith("_")]
@@ -121,16 +143,26 @@ def connect(
         max_usd: A USD cap for everything this client sends: a call whose predicted upper bound
             (``agentlab.live.spend``) would take the session past it is not sent (``SpendRefused``;
             ``run_agent`` and the workflows end with ``USD_BUDGET``). An unpriced model is refused.
-        record: Live only: write every request and response to this vcrpy cassette (no key in it).
+        record: Live (or sim): write every request and response to this vcrpy cassette (no key in it).
         cassette: Replay only: the cassette to answer from.
         transport: Live only: the httpx2 transport to send through (default: the network).
         client_options: Passed on to ``anthropic.Anthropic`` (e.g. ``max_retries``, ``timeout``).
     """
     _check_options(client_options)
+    if mode == "auto" and _defaults and policy is None and faults is None and base_url is None:
+        mode = _defaults.get("mode", "auto")  # agentlab.use(...): a notebook's parameter cell
+        if mode == "auto" and not env_key():
+            mode = "sim"
+        if mode == "replay" and cassette is None:
+            cassette = _defaults.get("cassette")
+        if mode == "live" and record is None:
+            record = _defaults.get("record")
+        if mode in ("live", "replay") and max_usd is None:
+            max_usd = _defaults.get("max_usd")
     chosen = resolve_mode(mode, base_url)
-    if (record is not None and chosen != "live") or (cassette is not None and chosen != "replay"):
+    if (record is not None and chosen == "replay") or (cassette is not None and chosen != "replay"):
         raise ValueError(f"connect(mode={mode!r}, {'record' if record is not None else 'cassette'}=...): record= "
-                         "goes with mode='live', cassette= with mode='replay'")
+                         "goes with mode='live' (or 'sim'), cassette= with mode='replay'")
     model = model or default_model(chosen)
     meter = Meter(count_tokens=count_parts)
     chain: list[Any] = [meter]
@@ -154,8 +186,13 @@ def connect(
                              f"Default: {default_model()}.")
         if faults is None:  # the simulator is deterministic: without faults a retry gives the same answer
             client_options.setdefault("max_retries", 0)
+        answer: Any = sim.transport()
+        if record is not None:  # a simulated run recorded too: its replay still says its tokens are estimates
+            from agentlab.live.cassette import Recorder
+
+            answer = Recorder.shared(answer, record)
         client = anthropic.Anthropic(api_key="sim-no-key-needed", base_url=SIM_BASE_URL, middleware=chain,
-                                     http_client=httpx2.Client(transport=sim.transport()), **client_options)
+                                     http_client=httpx2.Client(transport=answer), **client_options)
         client.agentlab_simulator = sim  # type: ignore[attr-defined]
         note = f"agentlab: simulated Claude ({model}), offline; token counts are estimates{spend}. Set ANTHROPIC_API_KEY to go live."
     elif chosen == "replay":
@@ -165,11 +202,12 @@ def connect(
             raise ValueError("connect(mode='replay') needs cassette=PATH: a file recorded with connect('live', record=PATH)")
         if faults is not None or base_url is not None:
             raise ValueError("connect(mode='replay', ...): a replay answers from its cassette; drop faults and base_url")
-        replayer = Replayer(cassette)
+        replayer = Replayer.shared(cassette)  # every client of this process continues the same cassette
         client_options.setdefault("timeout", LIVE_TIMEOUT)
         client = anthropic.Anthropic(api_key="replay-no-key-needed", base_url=replayer.base_url(), middleware=chain,
                                      http_client=httpx2.Client(transport=replayer), **client_options)
         client.agentlab_replayer = replayer  # type: ignore[attr-defined]
+        install_notebook_handler()
         note = (f"agentlab: replaying {Path(cassette).name} ({len(replayer.cassette.data)} recorded calls to "
                 f"{replayer.base_url()}), offline; usage is what was recorded{spend}.")
     else:
@@ -188,7 +226,7 @@ def connect(
             from agentlab.live.cassette import Recorder
 
             inner = transport or httpx2.HTTPTransport()
-            sent = Recorder(inner, record) if record is not None else inner
+            sent = Recorder.shared(inner, record) if record is not None else inner
             client_options["http_client"] = httpx2.Client(transport=sent, timeout=timeout)
         client = anthropic.Anthropic(api_key=key or "no-key-for-local-server", base_url=base_url,
                                      middleware=chain, timeout=timeout, **client_options)

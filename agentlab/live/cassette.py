@@ -25,11 +25,14 @@ from typing import Any
 import httpx2
 
 from agentlab.live.keys import scrub
+from agentlab.sim.wire import BREAKDOWN_HEADER, LATENCY_HEADER, SIM_HEADER
 
 REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
 """Request headers a cassette keeps (everything else, the key and the SDK's client details, is dropped)."""
-RESPONSE_HEADERS = ("content-type", "request-id", "retry-after", "x-should-retry")
-"""Response headers a cassette keeps (no organisation ids, no cookies, no rate-limit details)."""
+RESPONSE_HEADERS = ("content-type", "request-id", "retry-after", "x-should-retry", SIM_HEADER, BREAKDOWN_HEADER,
+                    LATENCY_HEADER)
+"""Response headers a cassette keeps (no organisation ids, no cookies, no rate-limit details); the
+simulator's own, when a simulated run is recorded, so its replay still says its tokens are estimates."""
 MATCH_ON = ("method", "path", "query", "body")
 """What a replayed request must share with the recorded one (vcrpy matchers; JSON bodies compared parsed)."""
 
@@ -76,8 +79,28 @@ def _matchers() -> tuple:
     return tuple(getattr(matchers, name) for name in MATCH_ON)
 
 
+_recorders: dict[Path, "Recorder"] = {}
+_replayers: dict[Path, "Replayer"] = {}
+
+
+def forget() -> None:
+    """Drop the shared recordings and replays (``agentlab.use`` does, so rerunning a notebook starts afresh)."""
+    _recorders.clear()
+    _replayers.clear()
+
+
 class Recorder(httpx2.BaseTransport):
     """A transport that sends through ``inner`` and records every interaction in the cassette at ``path``."""
+
+    @classmethod
+    def shared(cls, inner: httpx2.BaseTransport, path: str | Path) -> "Recorder":
+        """One recording per file in this process: a second client recording to ``path`` appends to it."""
+        key = Path(path).resolve()
+        if key not in _recorders:
+            _recorders[key] = cls(inner, path)
+        recorder = _recorders[key]
+        recorder.inner = inner
+        return recorder
 
     def __init__(self, inner: httpx2.BaseTransport, path: str | Path) -> None:
         self.inner = inner
@@ -153,11 +176,25 @@ def first_difference(got: Any, want: Any, where: str = "") -> str | None:
 class Replayer(httpx2.BaseTransport):
     """A transport that answers from a cassette, in recorded order, and never touches the network."""
 
+    @classmethod
+    def shared(cls, path: str | Path) -> "Replayer":
+        """One replay per file in this process: a second client on ``path`` continues where the first is
+        (a notebook connects more than once); a file changed since is read afresh, from its start."""
+        key = Path(path).resolve()
+        mtime = key.stat().st_mtime_ns if key.is_file() else None
+        known = _replayers.get(key)
+        if known is None or known.mtime != mtime:
+            _replayers[key] = known = cls(path)
+            known.mtime = mtime
+        return known
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.cassette = load(self.path)
         self.played = 0
         """Interactions answered so far."""
+        self.mtime: int | None = None
+        """The file's modification time when it was read (``shared`` rereads a changed file)."""
 
     def base_url(self) -> str:
         """Scheme and host the cassette was recorded against (so the client builds the same URLs)."""

@@ -83,6 +83,25 @@ def test_replay_needs_a_cassette_and_record_needs_live(tmp_path):
     with pytest.raises(ValueError, match="needs cassette=PATH"):
         agentlab.connect("replay", quiet=True)
     with pytest.raises(ValueError, match="record= goes with mode='live'"):
-        agentlab.connect("sim", record=tmp_path / "x.yaml", quiet=True)
+        agentlab.connect("replay", cassette=tmp_path / "x.yaml", record=tmp_path / "x.yaml", quiet=True)
     with pytest.raises(BadCassette, match="no such file"):
         agentlab.connect("replay", cassette=tmp_path / "missing.yaml", quiet=True)
+
+
+def test_a_notebooks_parameter_cell_sends_every_auto_connect_to_the_same_replay(tmp_path):
+    """agentlab.use(...) as the parameter cell calls it: two connects continue one cassette; a rerun restarts it."""
+    from agentlab.client import use
+
+    ask = {"model": "claude-sonnet-5-5", "max_tokens": 30, "messages": [{"role": "user", "content": "Say hello."}]}
+    sim = agentlab.connect("sim", record=tmp_path / "nb.yaml", quiet=True)
+    first, second = sim.messages.create(**ask).content[0].text, sim.messages.create(**ask).content[0].text
+    try:
+        for _ in range(2):  # the notebook run twice in one kernel
+            assert use("replay", cassette=tmp_path / "nb.yaml") == "replay"
+            a, b = agentlab.connect(quiet=True), agentlab.connect(quiet=True)
+            assert a.agentlab_mode == "replay" and a.messages.create(**ask).content[0].text == first
+            assert b.messages.create(**ask).content[0].text == second
+            assert agentlab.meter_of(a).estimated()  # a simulated recording still says so
+        assert use("sim") == "sim" and agentlab.connect(quiet=True).agentlab_mode == "sim"
+    finally:
+        use("auto")
