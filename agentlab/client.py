@@ -74,11 +74,11 @@ _defaults: dict[str, Any] = {}
 
 
 def use(mode: str = "auto", *, cassette: str | os.PathLike | None = None, record: str | os.PathLike | None = None,
-        max_usd: float | None = None) -> str:
+        max_usd: float | None = None) -> None:
     """Set, for every later ``connect()`` in this process that does not say otherwise, where calls go:
     ``"sim"``, ``"replay"`` (from ``cassette``), ``"live"`` (optionally recording to ``record``, capped at
-    ``max_usd`` for the session) or ``"auto"``. A notebook's parameter cell calls it once. Returns the mode
-    ``connect("auto")`` will now pick."""
+    ``max_usd`` for the session) or ``"auto"``. A notebook's parameter cell calls it once (it returns
+    nothing, so the cell shows nothing)."""
     from agentlab.live.cassette import forget
 
     resolve_mode(mode)
@@ -88,7 +88,6 @@ def use(mode: str = "auto", *, cassette: str | os.PathLike | None = None, record
     _defaults.clear()
     _defaults.update({k: v for k, v in {"mode": mode, "cassette": cassette, "record": record,
                                         "max_usd": max_usd}.items() if v is not None})
-    return resolve_mode(mode)
 
 
 def _check_options(options: dict) -> None:
