@@ -94,6 +94,8 @@ class SessionCap(Middleware):
         """The Meter whose calls are the session's spending."""
         self.refused = 0
         """Calls refused so far."""
+        self.in_flight = 0.0
+        """Upper bounds of the calls sent and not yet answered (parallel workers share one client)."""
         self._lock = threading.Lock()
 
     def spent(self) -> float:
@@ -112,10 +114,16 @@ class SessionCap(Middleware):
                                    "price, so the cap cannot be kept; the call was not sent. Pick a priced model "
                                    "(`agentlab models`) or drop max_usd", observed=spent, predicted=None,
                                    limit=self.max_usd)
+            spent += self.in_flight  # calls still running count at their upper bound
             if spent + bound > self.max_usd:
                 self.refused += 1
                 raise SpendRefused(f"session cap max_usd={self.max_usd:g}: spent ${spent:.6f}, and the next call could "
                                    f"cost up to ${bound:.6f} (input estimate + max_tokens at the output price), so it "
                                    f"was not sent. Raise connect(max_usd=...) or make the run smaller",
                                    observed=round(spent, 9), predicted=round(bound, 9), limit=self.max_usd)
-        return call_next(request)
+            self.in_flight += bound
+        try:
+            return call_next(request)
+        finally:
+            with self._lock:
+                self.in_flight -= bound

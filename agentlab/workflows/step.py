@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agentlab.client import model_of
-from agentlab.guards import stopped_by
+from agentlab.guards import Stopped, stopped_by
 from agentlab.live.spend import SpendRefused
-from agentlab.loop import call_model
+from agentlab.loop import call_model, model_stop
 from agentlab.meter.middleware import meter_of
 from agentlab.meter.usage import Usage
 from agentlab.run import Run, StopReason, Turn
@@ -36,6 +36,9 @@ from agentlab.workflows.parsing import UnparseableOutput, check_bound, parse_jso
 __all__ = ["Steps", "StepRecord", "GuardStopped", "guarded", "UnparseableOutput", "check_bound", "parse_json"]
 
 
+ANSWERS = ("end_turn", "max_tokens", "stop_sequence", "pause_turn", "tool_use")
+"""Stop reasons after which a step's text is used (a pattern checks ``max_tokens`` itself, as city_compare
+does); ``refusal`` and unknown ones end the workflow with their typed reason."""
 MAX_PAUSES = 3
 """How often one step sends a ``pause_turn`` answer back to continue it (every loop is bounded)."""
 
@@ -180,6 +183,10 @@ class Steps:
                 self.budget.after_call(content, usage, reply.model)
             self._calls += 1
             index = self._calls
+        if reply.stop_reason not in ANSWERS:  # refused, or a stop reason this harness does not know: end typed
+            stop, _ = model_stop(reply.stop_reason)
+            self.fail(path, "stopped", f"the model stopped with stop_reason {reply.stop_reason!r}")
+            raise GuardStopped(self, Stopped(stop, "stop_reason", reply.stop_reason, "one of " + ", ".join(ANSWERS)))
         tokens = Usage.from_api(reply.usage)
         turn = Turn(index=index, input_tokens=tokens.input_tokens, output_tokens=tokens.output_tokens,
                     reprefill_tokens=0, stop_reason=reply.stop_reason, wall_s=wall, model=reply.model,

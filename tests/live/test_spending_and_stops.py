@@ -141,3 +141,38 @@ def test_the_city_workflow_reads_the_write_calls_stop_reason_and_saves_no_note(t
     run = agentlab.run_workflow(_client(change), ["Paris", "London"], tmp_path / "notes")
     assert run.stop_reason is expected
     assert not any(s.path.endswith("save_note") for s in run.steps)
+
+
+def test_parallel_calls_on_one_capped_client_count_each_other_in_flight():
+    """Calls still running count at their upper bound, so eight at once cannot pass the cap together."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    client = agentlab.connect("sim", quiet=True, max_usd=0.0035)
+    sim, release = client.agentlab_simulator, threading.Event()
+
+    def slow(request):  # every paid call waits inside the server until the test lets them all go
+        release.wait(5)
+        return sim.handle(request)
+
+    client._client = httpx2.Client(transport=httpx2.MockTransport(slow))
+    ask = {"model": "claude-sonnet-5-5", "max_tokens": 100, "messages": [{"role": "user", "content": "Say hello."}]}
+    room = int(0.0035 // upper_bound_usd(ask))
+
+    def call(_):
+        try:
+            client.messages.create(**ask)
+            return "sent"
+        except SpendRefused:
+            return "refused"
+
+    with ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(call, i) for i in range(8)]
+        for _ in range(500):  # the refused return at once, the rest wait (bounded: at most ~5 s)
+            if sum(f.done() for f in futures) >= 8 - room:
+                break
+            threading.Event().wait(0.01)
+        release.set()
+        outcomes = [f.result() for f in futures]
+    assert room >= 1 and outcomes.count("sent") == room and outcomes.count("refused") == 8 - room
+    assert sum(cost_usd(c.model, c.usage) for c in agentlab.meter_of(client).calls) <= 0.0035
