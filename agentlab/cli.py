@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="two or more cities from the bundled data (default: Paris London)")
     c.add_argument("--model", default=None, help=f"model id (default: {_default_model()}; with --live the cheapest active priced model; or $AGENTLAB_MODEL)")
     c.add_argument("--live", action="store_true", help="call the real API (needs ANTHROPIC_API_KEY); default: simulator")
+    c.add_argument("--record", default=None, metavar="CASSETTE", help="with --live: record every call to this file")
+    c.add_argument("--replay", default=None, metavar="CASSETTE", help="answer from a cassette recorded with --record, offline")
+    c.add_argument("--max-usd", type=float, default=None, metavar="USD", help="with --live: the session's spending cap")
     c.add_argument("--png", default="compare.png", help="where to write the figure (default: compare.png)")
     c.add_argument("--out", default="runs", help="folder for traces and notes (default: runs)")
     c.add_argument("--lang", choices=["en", "zh"], default="en", help="task language (default: en)")
@@ -85,8 +88,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if len(args.cities) < 2:
         print(f"agentlab compare: --cities needs two or more cities, got {args.cities}", file=sys.stderr)
         return 2
-    try:
-        client = connect("live" if args.live else "sim", model=args.model)
+    if args.record and not args.live:
+        print("agentlab compare: --record goes with --live (a replay reads a recorded cassette)", file=sys.stderr)
+        return 2
+    mode = "replay" if args.replay else "live" if args.live else "sim"
+    try:  # live and replay count each call's parts (free count_tokens calls), so every row of the table is filled
+        client = connect(mode, model=args.model, count_parts=mode != "sim", record=args.record, cassette=args.replay,
+                         max_usd=args.max_usd)
     except (MissingAPIKey, ValueError) as e:
         print(f"agentlab compare: {e}", file=sys.stderr)
         return 2

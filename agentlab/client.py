@@ -162,7 +162,14 @@ def connect(
     if (record is not None and chosen == "replay") or (cassette is not None and chosen != "replay"):
         raise ValueError(f"connect(mode={mode!r}, {'record' if record is not None else 'cassette'}=...): record= "
                          "goes with mode='live' (or 'sim'), cassette= with mode='replay'")
-    model = model or default_model(chosen)
+    replayer = None
+    if chosen == "replay":
+        from agentlab.live.cassette import Replayer
+
+        if cassette is None:
+            raise ValueError("connect(mode='replay') needs cassette=PATH: a file recorded with connect('live', record=PATH)")
+        replayer = Replayer.shared(cassette)  # every client of this process continues the same cassette
+    model = model or (replayer.recorded_model() if replayer else None) or default_model(chosen)
     meter = Meter(count_tokens=count_parts)
     chain: list[Any] = [meter]
     cap = None
@@ -194,14 +201,9 @@ def connect(
                                      http_client=httpx2.Client(transport=answer), **client_options)
         client.agentlab_simulator = sim  # type: ignore[attr-defined]
         note = f"agentlab: simulated Claude ({model}), offline; token counts are estimates{spend}. Set ANTHROPIC_API_KEY to go live."
-    elif chosen == "replay":
-        from agentlab.live.cassette import Replayer
-
-        if cassette is None:
-            raise ValueError("connect(mode='replay') needs cassette=PATH: a file recorded with connect('live', record=PATH)")
+    elif replayer is not None:
         if faults is not None or base_url is not None:
             raise ValueError("connect(mode='replay', ...): a replay answers from its cassette; drop faults and base_url")
-        replayer = Replayer.shared(cassette)  # every client of this process continues the same cassette
         client_options.setdefault("timeout", LIVE_TIMEOUT)
         client = anthropic.Anthropic(api_key="replay-no-key-needed", base_url=replayer.base_url(), middleware=chain,
                                      http_client=httpx2.Client(transport=replayer), **client_options)

@@ -196,6 +196,17 @@ class Replayer(httpx2.BaseTransport):
         self.mtime: int | None = None
         """The file's modification time when it was read (``shared`` rereads a changed file)."""
 
+    def recorded_model(self) -> str | None:
+        """The model of the first recorded Messages request (the replay's default model)."""
+        for req, _ in self.cassette.data:
+            try:
+                model = json.loads(req.body or b"{}").get("model")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(model, str):
+                return model
+        return None
+
     def base_url(self) -> str:
         """Scheme and host the cassette was recorded against (so the client builds the same URLs)."""
         url = httpx2.URL(self.cassette.data[0][0].uri)

@@ -106,3 +106,16 @@ def test_a_notebooks_parameter_cell_sends_every_auto_connect_to_the_same_replay(
         assert agentlab.connect(quiet=True).agentlab_mode == "sim"
     finally:
         use("auto")
+
+
+def test_compare_replays_a_recorded_live_comparison_with_every_row_filled(tmp_path, capsys):
+    from agentlab.cli import main
+
+    live, _ = _record(tmp_path, count_parts=True)
+    out = tmp_path / "runs"
+    agentlab.compare(live, ["Paris", "London"], out / "notes", trace_dir=out)
+    (out / "notes").rename(tmp_path / "notes-live")
+    capsys.readouterr()
+    assert main(["compare", "--replay", str(tmp_path / "run.yaml"), "--out", str(out), "--png", str(tmp_path / "c.png")]) == 0
+    printed = capsys.readouterr().out
+    assert "unknown" not in printed and "of which history" in printed
