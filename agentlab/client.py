@@ -25,6 +25,7 @@ import httpx2
 
 from agentlab.live.errors import install_notebook_handler
 from agentlab.live.keys import clean_key, env_key, remember
+from agentlab.live.session import check_options, session_defaults, use
 from agentlab.meter.middleware import Meter
 from agentlab.sim.policy import Policy
 from agentlab.sim.server import Simulator, model_catalog
@@ -55,7 +56,7 @@ def default_model(mode: str = "sim") -> str:
 
 
 MODES = ("auto", "sim", "live", "replay")
-"""The modes ``connect`` takes."""
+"""The modes ``connect`` takes (``agentlab.live.session`` has the same tuple)."""
 
 
 def resolve_mode(mode: str, base_url: str | None = None) -> Literal["sim", "live", "replay"]:
@@ -67,39 +68,6 @@ def resolve_mode(mode: str, base_url: str | None = None) -> Literal["sim", "live
     if mode != "auto":
         return mode  # type: ignore[return-value]
     return "live" if (env_key() or base_url) else "sim"
-
-
-_defaults: dict[str, Any] = {}
-"""What ``use()`` set for this process: the mode, cassette, recording and cap ``connect()`` applies."""
-
-
-def use(mode: str = "auto", *, cassette: str | os.PathLike | None = None, record: str | os.PathLike | None = None,
-        max_usd: float | None = None) -> None:
-    """Set, for every later ``connect()`` in this process that does not say otherwise, where calls go:
-    ``"sim"``, ``"replay"`` (from ``cassette``), ``"live"`` (optionally recording to ``record``, capped at
-    ``max_usd`` for the session) or ``"auto"``. A notebook's parameter cell calls it once (it returns
-    nothing, so the cell shows nothing)."""
-    from agentlab.live.cassette import forget
-
-    resolve_mode(mode)
-    forget()
-    if mode == "replay" and cassette is None:
-        raise ValueError("agentlab.use('replay') needs cassette=PATH: a file recorded with record=PATH in live mode")
-    _defaults.clear()
-    _defaults.update({k: v for k, v in {"mode": mode, "cassette": cassette, "record": record,
-                                        "max_usd": max_usd}.items() if v is not None})
-
-
-def _check_options(options: dict) -> None:
-    """Refuse a keyword neither connect() nor anthropic.Anthropic() takes, with the closest name."""
-    sdk = [n for n in inspect.signature(anthropic.Anthropic.__init__).parameters if n != "self" and not n.startswith("_")]
-    ours = [n for n in inspect.signature(connect).parameters if n != "client_options"]
-    for name in options:
-        if name not in sdk or name in ("middleware", "base_url", "api_key"):
-            close = difflib.get_close_matches(name, [*ours, *sdk], n=3, cutoff=0.6)
-            close.sort(key=lambda c: sorted(c) != sorted(name))  # a swapped pair of letters first: modle -> model
-            raise TypeError(f"connect({name}=...): no such option{f'; did you mean {close[0]}=?' if close else ''} "
-                            f"(connect takes {', '.join(ours)}, and passes {', '.join(sdk)} on to anthropic.Anthropic)")
 
 
 def connect(
@@ -147,17 +115,9 @@ def connect(
         transport: Live only: the httpx2 transport to send through (default: the network).
         client_options: Passed on to ``anthropic.Anthropic`` (e.g. ``max_retries``, ``timeout``).
     """
-    _check_options(client_options)
-    if mode == "auto" and _defaults and policy is None and faults is None and base_url is None:
-        mode = _defaults.get("mode", "auto")  # agentlab.use(...): a notebook's parameter cell
-        if mode == "auto" and not env_key():
-            mode = "sim"
-        if mode == "replay" and cassette is None:
-            cassette = _defaults.get("cassette")
-        if mode == "live" and record is None:
-            record = _defaults.get("record")
-        if mode in ("live", "replay") and max_usd is None:
-            max_usd = _defaults.get("max_usd")
+    check_options(client_options, [n for n in inspect.signature(connect).parameters if n != "client_options"])
+    if mode == "auto" and policy is None and faults is None and base_url is None:  # agentlab.client.use(...)
+        mode, cassette, record, max_usd = session_defaults(cassette, record, max_usd)
     chosen = resolve_mode(mode, base_url)
     if (record is not None and chosen == "replay") or (cassette is not None and chosen != "replay"):
         raise ValueError(f"connect(mode={mode!r}, {'record' if record is not None else 'cassette'}=...): record= "
