@@ -24,3 +24,43 @@ def standin(**sim_options):
     """A transport answering like the API (no simulator headers), and the list of requests it saw."""
     handle = strip_sim_headers(Simulator(**sim_options).handle)
     return httpx2.MockTransport(handle), handle.seen
+
+
+def serve_standin(sim=None):
+    """The simulator over real HTTP on 127.0.0.1 (port 0: a free one), answering without its own headers,
+    as ``agentlab serve`` behind a header-stripping proxy would. Returns ``(base_url, stop)``."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    handle = strip_sim_headers((sim or Simulator()).handle)
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _answer(self):
+            body = self.rfile.read(int(self.headers.get("content-length") or 0))
+            request = httpx2.Request(self.command, f"http://127.0.0.1{self.path}", headers=dict(self.headers), content=body)
+            response = handle(request)
+            payload = response.read()
+            self.send_response(response.status_code)
+            for k, v in response.headers.items():
+                if k.lower() not in ("content-length", "transfer-encoding", "connection", "content-encoding"):
+                    self.send_header(k, v)
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_POST = do_GET = _answer
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def stop():
+        server.shutdown()
+        server.server_close()
+
+    return f"http://127.0.0.1:{server.server_address[1]}", stop

@@ -125,3 +125,29 @@ def test_in_a_notebook_an_api_error_prints_one_line_not_a_traceback(capsys):
         assert len(out.strip().splitlines()) == 1
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_a_notebook_run_live_with_a_padded_key_shows_it_nowhere(monkeypatch, tmp_path):
+    """Notebook 00 executed live against the stand-in served over HTTP: no output holds the key."""
+    from pathlib import Path
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    from live_standin import serve_standin
+
+    url, stop = serve_standin()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    monkeypatch.setenv("AGENTLAB_WIDGETS", "static")
+    path = Path(__file__).resolve().parents[2] / "notebooks" / "00_setup_and_your_key.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    try:
+        NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        stop()
+    saved = tmp_path / "executed.ipynb"
+    nbformat.write(nb, saved)
+    text = saved.read_text()
+    assert f"live calls to {url}" in text and mask(KEY) in text  # it ran live, and showed the key masked
+    assert _scan(tmp_path, text) == []
