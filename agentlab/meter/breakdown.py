@@ -89,7 +89,7 @@ def from_header(headers: Any, reported_input: int) -> InputBreakdown | None:
     return InputBreakdown(**{**made.parts(), "residual": reported_input - made.parts_total, "source": "simulator"})
 
 
-def count_prefixes(client: Any, body: dict) -> dict[str, int] | None:
+def count_prefixes(client: Any, body: dict, on_error: Any = None) -> dict[str, int] | None:
     """Live, before the paid call: ``count_tokens`` on ``body``'s prefixes (up to five free calls), or
     ``None`` when any count fails (a 429, a 400, no network). Counts are never retried (``max_retries=0``)
     and a failure never reaches the paid call: it is then sent, and metered, without a split.
@@ -97,7 +97,7 @@ def count_prefixes(client: Any, body: dict) -> dict[str, int] | None:
     The prefix before the newest message would end in the assistant's turn; a model that refuses
     prefill (its profile's ``prefill``) rejects that, so for it the newest message is counted as a
     placeholder of the same shape (each ``tool_result`` with empty content, a text as ``"."``) and
-    its framing is reported inside history.
+    its framing is reported inside history. ``on_error(exception)`` hears of a failed count.
     """
     from anthropic import AnthropicError
 
@@ -128,7 +128,9 @@ def count_prefixes(client: Any, body: dict) -> dict[str, int] | None:
                 before_new = count(msgs[:-1], *everything)
             else:
                 before_new = count([*msgs[:-1], _placeholder(msgs[-1])], *everything)
-    except AnthropicError:
+    except AnthropicError as e:  # a local server without count_tokens, a 429, no network: no split, no retry
+        if on_error is not None:
+            on_error(e)
         return None
     return {"task": task, "with_system": with_system, "with_tools": with_tools, "before_new": before_new,
             "whole": whole}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -149,6 +150,8 @@ class Meter(Middleware):
         self._replies: dict[tuple[str, str], tuple[int, Usage]] = {}  # (first message, reply) -> (conversation, usage)
         self._conversations = 0
         self._counted: tuple[str | None, dict | None] = (None, None)  # the last body counted, and its counts
+        self.count_errors = 0
+        """``count_tokens`` calls that failed (their calls were metered without a split)."""
 
     def handle(self, request, call_next):  # type: ignore[override]
         if request.method.lower() != "post" or not str(request.url).rstrip("/").endswith("/v1/messages"):
@@ -187,10 +190,20 @@ class Meter(Middleware):
         with self._lock:
             if self._counted[0] == key:
                 return self._counted[1]
-        counts = count_prefixes(self.client, body)
+        counts = count_prefixes(self.client, body, self._count_failed)
         with self._lock:
             self._counted = (key, counts)
         return counts
+
+    def _count_failed(self, error: Exception) -> None:
+        """Say once per Meter, in one line, that count_tokens failed and parts go unsplit (e.g. a local
+        Anthropic-compatible server without the endpoint); the paid call goes ahead either way."""
+        self.count_errors += 1
+        if self.count_errors == 1:
+            status = getattr(error, "status_code", None)
+            why = f"HTTP {status}" if status else type(error).__name__
+            print(f"agentlab: count_tokens failed ({why}) at {getattr(self.client, 'base_url', 'the server')}; "
+                  "calls go ahead, but their input is not split into parts", file=sys.stderr)
 
     def _record(self, body: dict, first: str, resent: Any, headers: Any, model: str, raw_usage: dict,
                 stop_reason: str | None, content: list[dict], wall: float, retry: bool,

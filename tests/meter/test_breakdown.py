@@ -81,7 +81,7 @@ def test_count_tokens_split_matches_the_simulators_own_parts(tools, model):
     assert all(r.status_code == 200 for r in statuses)  # no prefix the API refuses: no wasted count
 
 
-def test_a_failing_count_tokens_never_resends_or_loses_the_paid_call(tools):
+def test_a_failing_count_tokens_never_resends_or_loses_the_paid_call(tools, capsys):
     """A 429 on count_tokens (counts come first, never retried) leaves the paid call sent once and recorded."""
     client = agentlab.connect("sim", quiet=True, count_parts=True, max_retries=2)
     strip = _without_parts(client.agentlab_simulator)
@@ -99,6 +99,8 @@ def test_a_failing_count_tokens_never_resends_or_loses_the_paid_call(tools):
     meter = agentlab.meter_of(client)
     assert len(paid) == run.model_calls == len(meter.calls) and len(meter.attempts) == run.model_calls
     assert all(t.breakdown is None for t in run.turns)
+    said = [line for line in capsys.readouterr().err.splitlines() if "count_tokens failed" in line]
+    assert len(said) == 1 and "HTTP 429" in said[0] and meter.count_errors == run.model_calls  # said once
 
 
 def _tampered(sim):
