@@ -152,6 +152,8 @@ class Meter(Middleware):
         self._counted: tuple[str | None, dict | None] = (None, None)  # the last body counted, and its counts
         self.count_errors = 0
         """``count_tokens`` calls that failed (their calls were metered without a split)."""
+        self.count_warned = 0
+        """Of those, the ones the server answered with an error status (the first is said on stderr)."""
 
     def handle(self, request, call_next):  # type: ignore[override]
         if request.method.lower() != "post" or not str(request.url).rstrip("/").endswith("/v1/messages"):
@@ -199,9 +201,12 @@ class Meter(Middleware):
         """Say once per Meter, in one line, that count_tokens failed and parts go unsplit (e.g. a local
         Anthropic-compatible server without the endpoint); the paid call goes ahead either way."""
         self.count_errors += 1
-        if self.count_errors == 1:
-            status = getattr(error, "status_code", None)
-            why = f"HTTP {status}" if status else type(error).__name__
+        status = getattr(error, "status_code", None)
+        if status is None:  # no network, a timeout: the paid call that follows says so itself
+            return
+        self.count_warned += 1
+        if self.count_warned == 1:
+            why = f"HTTP {status}"
             print(f"agentlab: count_tokens failed ({why}) at {getattr(self.client, 'base_url', 'the server')}; "
                   "calls go ahead, but their input is not split into parts", file=sys.stderr)
 
