@@ -60,8 +60,30 @@ def test_assets_without_reveal_js_are_refused_with_the_fix(tmp_path):
         build_kit.build_slides([], tmp_path / "out", assets=tmp_path)
 
 
-def test_the_glossary_pages_are_what_the_glossary_data_generates(tmp_path):
-    for path in build_kit.build_glossary(tmp_path):
-        lang = path.parent.name
-        assert path.read_text("utf-8") == (ROOT / "docs" / lang / "glossary.md").read_text("utf-8"), (
-            f"docs/{lang}/glossary.md is stale: run python scripts/build_kit.py glossary")
+def test_the_generated_pages_are_what_the_notebooks_and_data_generate_now(tmp_path):
+    paths = build_kit.build_pages(tmp_path)
+    assert {p.name for p in paths} == {"glossary.md", "time.md", "simulator_results.md"}
+    for path in paths:
+        lang, stored = path.parent.name, (ROOT / "docs" / path.parent.name / path.name).read_text("utf-8")
+        stale = f"docs/{lang}/{path.name} is stale: run python scripts/build_kit.py pages"
+        if path.name != "time.md":
+            assert path.read_text("utf-8") == stored, stale
+            continue
+        # Minutes follow words and cells, which small prose edits move: the stated minutes must stay within 10.
+        now = {r["notebook"]: r["minutes"] for r in build_kit.time_estimates()}
+        said = dict(re.findall(r"^\| (\d\d_\w+) \|.*\| (\d+) \|$", stored, re.M))
+        assert set(said) == set(now) and all(abs(int(said[k]) - now[k]) <= 10 for k in now), (stale, said, now)
+
+
+def test_time_estimates_count_every_notebook_its_points_and_its_questions():
+    rows = {r["notebook"]: r for r in build_kit.time_estimates()}
+    assert len(rows) == len(list((ROOT / "notebooks").glob("*.ipynb")))
+    assert rows["02_the_loop"]["points"] == 9 and rows["02_the_loop"]["questions"] == 4
+    assert sum(build_kit.graded_points().values()) == sum(r["points"] for r in rows.values())
+    assert all(r["minutes"] % 5 == 0 and r["minutes"] > 0 for r in rows.values())
+
+
+def test_the_simulator_page_lists_every_marked_paragraph_in_both_languages():
+    pages = build_kit.simulator_pages()
+    for lang, marker in build_kit.MARKER.items():
+        assert pages[lang].count(marker) >= 8 + 1, lang  # the intro names it once

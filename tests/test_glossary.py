@@ -52,3 +52,11 @@ def test_the_kits_glossary_page_lists_every_term(lang):
     page = (ROOT / "docs" / lang / "glossary.md").read_text("utf-8")
     missing = [t["en"] for t in GLOSSARY if t["en"] not in page or t["zh"] not in page]
     assert not missing, f"docs/{lang}/glossary.md lacks {missing}: regenerate it with scripts/build_kit.py glossary"
+
+
+def test_the_chinese_kit_pages_use_no_rejected_variant():
+    for path in sorted((ROOT / "docs" / "zh-CN").glob("*.md")):
+        if path.name == "glossary.md":  # it lists the variants on purpose
+            continue
+        found = [variant for variant, _ in REJECTED if variant in path.read_text("utf-8")]
+        assert not found, f"docs/zh-CN/{path.name}: rejected variants {found}"
