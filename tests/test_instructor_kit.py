@@ -91,3 +91,10 @@ def test_answer_08_without_malformed_actions_react_sends_fewer_input_tokens_in_a
 
     m = means(compare_styles(seeds=range(2), malformed=0.0))
     assert m["react"]["input_tokens"] < m["native"]["input_tokens"] and m["react"]["turns"] == m["native"]["turns"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_syllabus_states_the_points_the_graders_give(lang):
+    text = (DOCS / lang / "syllabus.md").read_text("utf-8")
+    total = sum(build_kit.graded_points().values())
+    assert re.search(rf"`make grade`[，,] ?(共 )?{total} (points|分)", text), f"{lang} syllabus: the graders give {total} points"
