@@ -22,7 +22,8 @@ class StopReason(str, Enum):
     the loop), then the harness's own."""
 
     END_TURN = "end_turn"
-    """The model answered without asking for a tool: its turn, and the task, are over."""
+    """The model answered without asking for a tool: its turn is over. Whether the task is done is not
+    the model's to say: the harness decides that (notebook 05), e.g. by checking the note was saved."""
     MAX_TOKENS = "max_tokens"
     """The model hit the request's ``max_tokens`` mid-answer."""
     STOP_SEQUENCE = "stop_sequence"

@@ -2,7 +2,7 @@
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
 
-Each function gets a trace's events: a list of dicts, the header first, then one dict per event,
+Exercises 12.1 to 12.3 get a trace's events (12.4 gets token counts): a list of dicts, the header first, then one dict per event,
 the last one the `stop` event. Read a trace file into that list with plain JSON (one
 `json.loads(line)` per line of the file) or with `agentlab.read_trace(path)`, which does only that
 and checks the header. The answers are yours to compute: the lab's helpers that would read them off
@@ -92,4 +92,35 @@ def extra_turn_cost(events: list[dict], prices: dict) -> dict:
     first, last = usages[0], usages[-1]
     return {"calls": len(usages), "first_tokens": tokens(first), "last_tokens": tokens(last),
             "first_usd": usd(first), "last_usd": usd(last), "growth": tokens(last) / tokens(first)}
+    ### END SOLUTION
+
+
+SUMMARY_TOKENS = 50
+"""What a sub-agent hands back to the orchestrator (a short answer), in tokens, for exercise 12.4."""
+
+
+def fan_out_costs(n_parts: int, shared: int, part: int, overhead: int) -> dict[str, int]:
+    """Exercise 12.4: input tokens of one agent against an orchestrator with one sub-agent per part.
+
+    A job has `n_parts` parts; every agent that works on any part must read the `shared` context
+    (a brief, a codebase, a contract: `shared` tokens); each part brings `part` tokens of tool
+    results; every call also sends `overhead` tokens (tool prompt and definitions). Count input tokens:
+    - "one agent": n_parts + 1 calls in one window; call k (k = 1 .. n_parts + 1) sends
+      overhead + shared + (k - 1) * part (it re-sends every part read so far);
+    - "sub-agents": each of the n_parts sub-agents makes 2 calls in a clean window,
+      overhead + shared, then overhead + shared + part; the orchestrator makes n_parts + 1 calls,
+      call k sending overhead + (k - 1) * SUMMARY_TOKENS (it never reads the shared context itself).
+    Return {"one agent": ..., "sub-agents": ...}. n_parts < 1 or a negative size: raise ValueError
+    naming the argument and its value.
+    """
+    ### BEGIN SOLUTION
+    for name, value in (("shared", shared), ("part", part), ("overhead", overhead)):
+        if value < 0:
+            raise ValueError(f"fan_out_costs({name}={value}): token counts cannot be negative")
+    if n_parts < 1:
+        raise ValueError(f"fan_out_costs(n_parts={n_parts}): a job has at least one part")
+    one = sum(overhead + shared + (k - 1) * part for k in range(1, n_parts + 2))
+    subs = n_parts * (2 * (overhead + shared) + part)
+    orchestrator = sum(overhead + (k - 1) * SUMMARY_TOKENS for k in range(1, n_parts + 2))
+    return {"one agent": one, "sub-agents": subs + orchestrator}
     ### END SOLUTION

@@ -180,3 +180,38 @@ def test_extra_turn_cost_on_fresh_and_cached_traces(fresh, tmp_path):
     with pytest.raises(ValueError):
         ex12.extra_turn_cost(agentlab.read_trace(tmp_path / "cached.jsonl")[:1] + [{"event": "stop", "reason": "error"}],
                              PRICES)
+
+
+def _costs(n, shared, part, overhead, summary=50):
+    """Exercise 12.4's stated count, worked out here for the random cases."""
+    one = (n + 1) * (overhead + shared) + part * n * (n + 1) // 2
+    subs = n * (2 * (overhead + shared) + part) + (n + 1) * overhead + summary * n * (n + 1) // 2
+    return {"one agent": one, "sub-agents": subs}
+
+
+@pytest.mark.exercise("12.4")
+@pytest.mark.points(1)
+def test_fan_out_costs_on_a_worked_case_and_bad_input():
+    assert ex12.fan_out_costs(2, 100, 1_000, 500) == {"one agent": 4_800, "sub-agents": 6_050}
+    for bad in ({"n_parts": 0}, {"shared": -1}):
+        args = {"n_parts": 2, "shared": 100, "part": 1_000, "overhead": 500, **bad}
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            ex12.fan_out_costs(**args)
+
+
+@pytest.mark.exercise("12.4")
+@pytest.mark.points(1)
+def test_sub_agents_lose_when_every_agent_needs_the_same_large_context():
+    shared_heavy = ex12.fan_out_costs(4, 20_000, 300, 500)
+    parts_heavy = ex12.fan_out_costs(8, 200, 3_000, 500)
+    assert shared_heavy["sub-agents"] > shared_heavy["one agent"], "each sub-agent re-reads the shared context"
+    assert parts_heavy["sub-agents"] < parts_heavy["one agent"], "clean windows stop re-sending other parts"
+
+
+@pytest.mark.exercise("12.4")
+@pytest.mark.points(1)
+def test_fan_out_costs_on_random_jobs():
+    rng = random.Random()
+    for _ in range(50):
+        n, shared, part, overhead = rng.randint(1, 12), rng.randint(0, 30_000), rng.randint(0, 5_000), rng.randint(0, 3_000)
+        assert ex12.fan_out_costs(n, shared, part, overhead) == _costs(n, shared, part, overhead), (n, shared, part, overhead)

@@ -1,0 +1,250 @@
+"""Build the instructor kit's generated parts: reveal.js slides from the notebooks, and the glossary pages.
+
+    python scripts/build_kit.py slides [--out build/slides] [--assets DIR] [NOTEBOOK ...]
+    python scripts/build_kit.py pages             # docs/<lang>/glossary.md, time.md, simulator_results.md
+
+Slides come from nbconvert's reveal.js exporter (nbconvert is the Jupyter project's own converter, so
+the slides follow the notebooks' markdown and code exactly). The build fetches nothing: every script
+and style sheet the HTML loads is a relative path (``reveal.js/`` and ``require.js`` beside the HTML),
+and the exporter's CDN links (jQuery, MathJax, Mermaid) are removed, since no notebook needs them;
+the "white" theme takes its fonts from reveal.js's own folder (the default "simple" theme imports web fonts). To
+show the slides without a network, put reveal.js 4+ and require.js there, e.g. ``npm install reveal.js
+requirejs`` and pass ``--assets node_modules``; the build copies them beside the slides.
+
+The notebooks carry no slide metadata (they are stored as students use them); the build assigns it in
+memory: a heading starts a slide, the sentence before a code cell starts a vertical sub-slide with
+that cell, everything else continues the slide it is on. Stored notebooks have no outputs, so the
+slides show the code, not its results: run the notebook in class for those.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+GLOSSARY = ROOT / "docs" / "glossary.json"
+REVEAL_PREFIX = "reveal.js"
+REQUIRE_JS = "require.js"
+_EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>')
+_MERMAID = re.compile(r"<script type=\"module\">\s*import mermaid from '';.*?</script>", re.S)
+
+
+def slide_types(nb) -> None:
+    """Give each cell of ``nb`` (an nbformat node, changed in place) a reveal.js slide type."""
+    cells = nb.cells
+    for i, cell in enumerate(cells):
+        text = cell.source.lstrip()
+        if cell.cell_type == "markdown" and text.startswith("#") and not text.startswith("###"):
+            kind = "slide"
+        elif cell.cell_type == "markdown" and i + 1 < len(cells) and cells[i + 1].cell_type == "code":
+            kind = "subslide"
+        else:
+            kind = "-"
+        cell.metadata["slideshow"] = {"slide_type": kind}
+
+
+def title_of(nb, fallback: str) -> str:
+    """The notebook's first heading, without its #s."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and cell.source.lstrip().startswith("#"):
+            return cell.source.lstrip().splitlines()[0].lstrip("#").strip()
+    return fallback
+
+
+def offline_html(html: str) -> str:
+    """The exporter's page without its CDN scripts (jQuery, MathJax, Mermaid): only relative paths remain."""
+    html = _MERMAID.sub("", _EMPTY_SCRIPT.sub("", html))
+    return html.replace("if(MathJax.Hub.getAllJax(", "if(window.MathJax && MathJax.Hub.getAllJax(")
+
+
+def build_slides(notebooks: list[Path], out: Path, assets: Path | None = None) -> list[Path]:
+    """Write one ``<lang>-<name>.slides.html`` per notebook into ``out``; copy reveal.js/require.js from ``assets``."""
+    import nbformat
+    from nbconvert import SlidesExporter
+
+    exporter = SlidesExporter(reveal_url_prefix=REVEAL_PREFIX, require_js_url=REQUIRE_JS, reveal_theme="white",
+                              jquery_url="", mathjax_url="", mermaid_js_url="")
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in notebooks:
+        nb = nbformat.read(path, as_version=4)
+        slide_types(nb)
+        html, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title_of(nb, path.stem)}})
+        lang = "zh-CN" if path.parent.name == "zh-CN" else "en"
+        target = out / f"{lang}-{path.stem}.slides.html"
+        target.write_text(offline_html(html), encoding="utf-8")
+        written.append(target)
+    if assets is not None:
+        _copy_assets(Path(assets), out)
+    return written
+
+
+def _copy_assets(assets: Path, out: Path) -> None:
+    reveal = assets / "reveal.js"
+    require = next(iter(sorted(assets.glob("requirejs/require.js"))), None) or assets / "require.js"
+    if not (reveal / "dist" / "reveal.js").exists() or not require.exists():
+        raise SystemExit(f"--assets {assets}: expected reveal.js/dist/reveal.js and requirejs/require.js "
+                         "(run `npm install reveal.js requirejs` and pass its node_modules)")
+    shutil.copytree(reveal / "dist", out / REVEAL_PREFIX / "dist", dirs_exist_ok=True)
+    shutil.copytree(reveal / "plugin", out / REVEAL_PREFIX / "plugin", dirs_exist_ok=True)
+    shutil.copy(require, out / REQUIRE_JS)
+
+
+def glossary_pages(glossary: dict) -> dict[str, str]:
+    """The glossary as a markdown table, once per language: lang -> page text."""
+    head = {"en": ("# Glossary (English -> Chinese)\n\nOne Chinese term per concept, as the zh-CN notebooks use it. "
+                   "Generated from `docs/glossary.json` by `scripts/build_kit.py glossary`; a test keeps the "
+                   "notebooks to it.\n\n| English | 中文 | do not write | note |\n|---|---|---|---|\n"),
+            "zh-CN": ("# 术语表（英文 -> 中文）\n\n每个概念只用一个中文术语，与中文版笔记本一致。本页由 `scripts/build_kit.py glossary` "
+                      "从 `docs/glossary.json` 生成；有一个测试检查笔记本遵守它。\n\n| English | 中文 | 不要写成 | 说明 |\n|---|---|---|---|\n")}
+    rows = "".join(f"| {t['en']} | {t['zh']} | {', '.join(t['rejected']) or '-'} | {t['note'] or '-'} |\n"
+                   for t in glossary["terms"])
+    return {lang: text + rows for lang, text in head.items()}
+
+
+MARKER = {"en": "**[scripted model]**", "zh-CN": "**[脚本模型]**"}
+"""The notebooks' one marker for a result that holds because of how our simulated model is written."""
+# Minutes per notebook, a stated rule (not a measurement of students): reading at 100 words a minute
+# (technical prose, read with the code), 1.5 minutes per code cell (run it, read its output), 4 minutes
+# per ungraded question, 5 minutes per graded point. Rounded to 5 minutes.
+READ_WPM, PER_CELL, PER_QUESTION, PER_POINT = 100, 1.5, 4, 5
+
+
+def _notebooks(lang: str) -> list[Path]:
+    return sorted((NOTEBOOKS if lang == "en" else NOTEBOOKS / lang).glob("*.ipynb"))
+
+
+def graded_points() -> dict[str, int]:
+    """Exercise id -> points, read from the graders' ``@pytest.mark.points`` / ``exercise`` markers."""
+    import ast
+
+    points: dict[str, int] = {}
+    for path in sorted((ROOT / "exercises" / "tests").glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                continue
+            marks = {d.func.attr: d.args[0].value for d in node.decorator_list
+                     if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.args
+                     and isinstance(d.args[0], ast.Constant)}
+            if "points" in marks and "exercise" in marks:
+                points[marks["exercise"]] = points.get(marks["exercise"], 0) + marks["points"]
+    return points
+
+
+def ungraded_questions(cells: list[dict]) -> int:
+    """Numbered items under the Recall and Change-predict-run headings of the exercises cell."""
+    count = 0
+    for cell in cells:
+        section = None
+        for line in "".join(cell["source"]).splitlines():
+            if line.startswith("### "):
+                section = line[4:].startswith(("Recall", "Change")) or line[4:].startswith(("回顾", "修改"))
+            elif section and re.match(r"\d+\. ", line):
+                count += 1
+    return count
+
+
+def time_estimates() -> list[dict]:
+    """One row per notebook: the counts the rule uses and the minutes it gives."""
+    points = graded_points()
+    rows = []
+    for path in _notebooks("en"):
+        cells = json.loads(path.read_text("utf-8"))["cells"]
+        words = sum(len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+        code = sum(c["cell_type"] == "code" for c in cells)
+        number = str(int(path.name[:2]))
+        pts = sum(v for k, v in points.items() if k.split(".")[0] == number)
+        questions = ungraded_questions(cells)
+        raw = words / READ_WPM + code * PER_CELL + questions * PER_QUESTION + pts * PER_POINT
+        rows.append({"notebook": path.stem, "words": words, "code cells": code, "questions": questions,
+                     "points": pts, "minutes": int(5 * round(raw / 5))})
+    return rows
+
+
+def time_pages(rows: list[dict]) -> dict[str, str]:
+    head = {"en": ("# Time per notebook\n\nA stated rule, not a measurement of students: "
+                   f"{READ_WPM} words of prose a minute, {PER_CELL} minutes per code cell, {PER_QUESTION} per "
+                   f"ungraded question, {PER_POINT} per graded point, rounded to 5 minutes. Generated by "
+                   "`scripts/build_kit.py pages`; a test regenerates it.\n\n"
+                   "| notebook | words | code cells | ungraded questions | graded points | minutes |\n|---|---|---|---|---|---|\n"),
+            "zh-CN": ("# 每本笔记本的时间\n\n这是一条写明的规则，而不是对学生的测量：每分钟读 "
+                      f"{READ_WPM} 个英文词的正文，每个代码单元格 {PER_CELL} 分钟，每道不计分的题 {PER_QUESTION} 分钟，"
+                      f"每个评分练习的分数 {PER_POINT} 分钟，四舍五入到 5 分钟。由 `scripts/build_kit.py pages` 生成；"
+                      "有一个测试会重新生成并比对。\n\n"
+                      "| 笔记本 | 词数 | 代码单元格 | 不计分的题 | 评分练习分数 | 分钟 |\n|---|---|---|---|---|---|\n")}
+    body = "".join(f"| {r['notebook']} | {r['words']} | {r['code cells']} | {r['questions']} | {r['points']} | "
+                   f"{r['minutes']} |\n" for r in rows)
+    total = sum(r["minutes"] for r in rows)
+    foot = {"en": f"\nTotal: {total} minutes ({total / 60:.1f} hours) of student work.\n",
+            "zh-CN": f"\n合计：学生用时 {total} 分钟（{total / 60:.1f} 小时）。\n"}
+    return {lang: head[lang] + body + foot[lang] for lang in head}
+
+
+def simulator_pages() -> dict[str, str]:
+    """Every paragraph of the notebooks that carries the marker, by notebook, in each language."""
+    head = {"en": ("# Results that belong to the simulator\n\nEach paragraph below states a result that holds "
+                   f"because of how our simulated (scripted) model is written, marked {MARKER['en']} in the "
+                   "notebook. It is not a fact about Claude: rerun the cell before it with `ANTHROPIC_API_KEY` "
+                   "set to see what a real model does. Beyond these, every token count is the simulator's "
+                   "estimate and every latency an assumed rate (each notebook's **Limits.** says so). "
+                   "Generated by `scripts/build_kit.py pages`.\n"),
+            "zh-CN": ("# 属于模拟器的结果\n\n下面每一段陈述的结果之所以成立，是因为我们的模拟（脚本）模型就是这样写的，"
+                      f"在笔记本中标为 {MARKER['zh-CN']}。它不是关于 Claude 的事实：设置 `ANTHROPIC_API_KEY` 后重新运行"
+                      "它前面的单元格，就能看到真实模型会怎么做。除此之外，所有令牌数都是模拟器的估算值，所有延迟都是"
+                      "假定的速率（每本笔记本的 **局限。** 都写明了）。由 `scripts/build_kit.py pages` 生成。\n")}
+    pages = {}
+    for lang, text in head.items():
+        for path in _notebooks(lang):
+            cells = json.loads(path.read_text("utf-8"))["cells"]
+            joiner = " " if lang == "en" else ""
+            found = [p for c in cells if c["cell_type"] == "markdown"
+                     for p in "".join(c["source"]).split("\n\n") if MARKER[lang] in p]
+            if found:
+                text += f"\n## {path.stem}\n\n" + "".join(
+                    f"- {joiner.join(line.strip() for line in p.splitlines())}\n" for p in found)
+        pages[lang] = text
+    return pages
+
+
+def build_pages(docs: Path = ROOT / "docs") -> list[Path]:
+    """Write the kit's generated pages into ``docs/<lang>/``."""
+    glossary = json.loads(GLOSSARY.read_text("utf-8"))
+    generated = {"glossary.md": glossary_pages(glossary), "time.md": time_pages(time_estimates()),
+                 "simulator_results.md": simulator_pages()}
+    written = []
+    for name, by_lang in generated.items():
+        for lang, page in by_lang.items():
+            target = docs / lang / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(page, encoding="utf-8")
+            written.append(target)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    slides = sub.add_parser("slides", help="reveal.js slides from notebooks (default: every notebook, both editions)")
+    slides.add_argument("notebooks", nargs="*", type=Path)
+    slides.add_argument("--out", type=Path, default=ROOT / "build" / "slides")
+    slides.add_argument("--assets", type=Path, default=None, help="a node_modules with reveal.js and requirejs")
+    sub.add_parser("pages", help="docs/<lang>/glossary.md, time.md and simulator_results.md")
+    args = parser.parse_args(argv)
+    if args.what == "pages":
+        paths = build_pages()
+    else:
+        notebooks = args.notebooks or sorted(NOTEBOOKS.glob("*.ipynb")) + sorted((NOTEBOOKS / "zh-CN").glob("*.ipynb"))
+        paths = build_slides(notebooks, args.out, args.assets)
+    for p in paths:
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

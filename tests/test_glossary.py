@@ -1,0 +1,62 @@
+"""One Chinese term per concept: docs/glossary.json names it, and the zh-CN notebooks keep to it.
+
+A zh-CN markdown cell (or a Chinese figure label) that uses a rejected variant fails here, naming the
+notebook, the cell, the variant and the term to write instead. The kit's two glossary pages list every term.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GLOSSARY = json.loads((ROOT / "docs" / "glossary.json").read_text("utf-8"))["terms"]
+ZH_NOTEBOOKS = sorted((ROOT / "notebooks" / "zh-CN").glob("*.ipynb"))
+REJECTED = [(variant, term) for term in GLOSSARY for variant in term["rejected"]]
+
+
+def test_every_term_has_an_english_and_a_chinese_name_and_no_rejected_variant_is_a_chosen_term():
+    chosen = {t["zh"] for t in GLOSSARY}
+    for term in GLOSSARY:
+        assert term["en"] and term["zh"] and isinstance(term["rejected"], list), term
+    assert len({t["en"] for t in GLOSSARY}) == len(GLOSSARY), "an English term is listed twice"
+    clash = [v for v, _ in REJECTED if v in chosen]
+    assert not clash, f"rejected variants that are also chosen terms: {clash}"
+
+
+@pytest.mark.parametrize("path", ZH_NOTEBOOKS, ids=[p.name for p in ZH_NOTEBOOKS])
+def test_the_chinese_notebooks_markdown_uses_no_rejected_variant(path):
+    cells = json.loads(path.read_text("utf-8"))["cells"]
+    found = [f"cell {i}: {variant!r} (write {term['zh']!r} for {term['en']!r})"
+             for i, c in enumerate(cells) if c["cell_type"] == "markdown"
+             for variant, term in REJECTED if variant in "".join(c["source"])]
+    assert not found, f"zh-CN/{path.name} uses rejected variants from docs/glossary.json: " + "; ".join(found)
+
+
+def test_the_chinese_figure_labels_use_no_rejected_variant():
+    for path in sorted((ROOT / "agentlab" / "data" / "i18n" / "zh-CN").glob("*.json")):
+        text = path.read_text("utf-8")
+        found = [variant for variant, _ in REJECTED if variant in text]
+        assert not found, f"{path.name}: rejected variants {found}"
+
+
+def test_a_rejected_variant_would_be_caught():
+    variant, term = next((v, t) for v, t in REJECTED if t["en"] == "guard")
+    assert variant in "数据流" + variant and term["zh"] == "护栏"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_the_kits_glossary_page_lists_every_term(lang):
+    page = (ROOT / "docs" / lang / "glossary.md").read_text("utf-8")
+    missing = [t["en"] for t in GLOSSARY if t["en"] not in page or t["zh"] not in page]
+    assert not missing, f"docs/{lang}/glossary.md lacks {missing}: regenerate it with scripts/build_kit.py glossary"
+
+
+def test_the_chinese_kit_pages_use_no_rejected_variant():
+    for path in sorted((ROOT / "docs" / "zh-CN").glob("*.md")):
+        if path.name == "glossary.md":  # it lists the variants on purpose
+            continue
+        found = [variant for variant, _ in REJECTED if variant in path.read_text("utf-8")]
+        assert not found, f"docs/zh-CN/{path.name}: rejected variants {found}"

@@ -1,0 +1,100 @@
+"""The instructor kit in docs/: both languages, every notebook covered, and the answer key's figures true.
+
+The answer key answers every ungraded question the notebooks ask (as many numbered answers per
+notebook as it has questions, in each language); a sample of its measured answers is rerun here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import agentlab
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+LANGS = ("en", "zh-CN")
+PAGES = {"README.md", "syllabus.md", "time.md", "answer_key.md", "glossary.md", "simulator_results.md"}
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+_spec = importlib.util.spec_from_file_location("build_kit", ROOT / "scripts" / "build_kit.py")
+build_kit = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(build_kit)
+
+
+def test_both_languages_have_the_same_pages_and_every_required_one():
+    en, zh = ({p.name for p in (DOCS / lang).glob("*.md")} for lang in LANGS)
+    assert en == zh and PAGES <= en, (en, zh)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_answer_key_answers_every_ungraded_question_of_every_notebook(lang):
+    key = (DOCS / lang / "answer_key.md").read_text("utf-8")
+    sections = dict(re.findall(r"^## (\d\d) [^\n]*\n(.*?)(?=^## |\Z)", key, re.S | re.M))
+    for path in NOTEBOOKS:
+        asked = build_kit.ungraded_questions(json.loads(path.read_text("utf-8"))["cells"])
+        answered = len(re.findall(r"^\d+\. ", sections.get(path.name[:2], ""), re.M))
+        assert answered == asked, f"{lang} answer key, notebook {path.name[:2]}: {answered} answers, {asked} questions"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_syllabus_spans_six_weeks_and_gives_objectives_for_every_notebook(lang):
+    text = (DOCS / lang / "syllabus.md").read_text("utf-8")
+    assert len(re.findall(r"^\| [1-6] \|", text, re.M)) == 6
+    for path in NOTEBOOKS:
+        assert re.search(rf"^- \*\*{path.name[:2]} ", text, re.M), f"{lang} syllabus: no objectives for {path.name[:2]}"
+
+
+def test_answer_02_a_run_capped_at_three_turns_saved_the_note_it_never_reported(tmp_path):
+    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), agentlab.city_task(["Paris", "London"]),
+                             agentlab.task_tools(tmp_path), max_turns=3)
+    assert run.stop_reason.value == "max_turns" and run.model_calls == 3 and (tmp_path / "notes.md").exists()
+
+
+def test_answer_04_a_plan_longer_than_max_subtasks_is_refused_before_any_worker():
+    from agentlab.experiments.patterns import data_line
+    from agentlab.workflows import run_orchestrator
+
+    run = run_orchestrator(agentlab.connect("sim", quiet=True), "Which is warmer today, Paris, Madrid or Oslo?",
+                           worker_system="Write one sentence on the city's weather.",
+                           synth_system="Combine the parts into one short note.",
+                           context=lambda s: data_line([s["title"]]), max_subtasks=2)
+    assert run.stop_reason.value == "unparseable_output" and "max_subtasks=2" in run.detail
+
+
+def test_answer_05_a_4_second_model_under_a_10_second_limit_makes_3_calls_and_is_seen_at_12(tmp_path):
+    from agentlab.experiments.who_decides import TASK
+    from agentlab.guards import Limits
+    from agentlab.sim.models.misbehaving import FakeClock, Looper, SlowModel
+
+    clock = FakeClock()
+    client = agentlab.connect("sim", policy=SlowModel(clock, latency_s=4.0, policy=Looper()), quiet=True)
+    run = agentlab.run_agent(client, TASK, agentlab.task_tools(tmp_path), trace=tmp_path / "slow.jsonl",
+                             limits=Limits(max_turns=50, max_wall_s=10.0, clock=clock))
+    stop = agentlab.read_trace(tmp_path / "slow.jsonl")[-1]
+    assert (run.stop_reason.value, run.model_calls, stop["observed"]) == ("max_wall_time", 3, 12.0)
+
+
+def test_answer_07_two_readers_share_a_wave_and_the_writer_waits():
+    from agentlab.executor import waves
+    from agentlab.experiments import coupling
+
+    writer, reader = coupling.note_tools([], declared=True)
+    assert waves([reader, reader, writer]) == [[0, 1], [2]]
+
+
+def test_answer_08_without_malformed_actions_react_sends_fewer_input_tokens_in_as_many_turns():
+    from agentlab.experiments.react_vs_native import compare_styles, means
+
+    m = means(compare_styles(seeds=range(2), malformed=0.0))
+    assert m["react"]["input_tokens"] < m["native"]["input_tokens"] and m["react"]["turns"] == m["native"]["turns"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_syllabus_states_the_points_the_graders_give(lang):
+    text = (DOCS / lang / "syllabus.md").read_text("utf-8")
+    total = sum(build_kit.graded_points().values())
+    assert re.search(rf"`make grade`[，,] ?(共 )?{total} (points|分)", text), f"{lang} syllabus: the graders give {total} points"
