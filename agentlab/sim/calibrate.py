@@ -14,7 +14,8 @@ target is about; server-side steps add tokens no request body shows.
 
 Components: real usage is one number, so a component's error is measured on the requests that carry
 it (``tools``: custom tool definitions, hence the tool-use prompt; ``thinking``; ``images``: image or
-document blocks; ``structured``: ``output_config.format``; ``server``: server-side tools), next to
+document blocks; ``structured``: ``output_config.format``; ``server``: server-side tools, MCP servers,
+containers and server-side compaction, whose summarising step the body does not show), next to
 ``plain`` requests that carry none of them.
 """
 
@@ -136,7 +137,9 @@ def groups_of(body: dict) -> tuple[str, ...]:
     if isinstance(body.get("output_config"), dict) and body["output_config"].get("format"):
         found.append("structured")
     if any(isinstance(t, dict) and t.get("type", "custom") != "custom" for t in tools) or body.get("mcp_servers") \
-            or body.get("container") or kinds & {"server_tool_use", "mcp_tool_use", "web_search_tool_result"}:
+            or body.get("container") or kinds & {"server_tool_use", "mcp_tool_use", "web_search_tool_result", "compaction"} \
+            or any(isinstance(e, dict) and str(e.get("type", "")).startswith("compact")
+                   for e in (body.get("context_management") or {}).get("edits") or []):
         found.append("server")
     return tuple(found) or ("plain",)
 
