@@ -98,6 +98,8 @@ def _build(row: dict, rows: dict[str, dict], data: dict) -> Profile:
 def _measured(row: dict, data: dict) -> tuple[dict, str]:
     """The model's measured figures: its own where it has recordings, else its tokenizer generation's stand-in's."""
     table = data["measured"]
+    if row["id"] not in table["recorded"]:
+        return {}, f"{row['name']}: no recording, so no measured figure (its figures are as published or stood in)"
     own = {k: v for k, v in table["by_model"].get(row["id"], {}).items() if not k.startswith("_")}
     stand_in = table["stand_in"][str(float(row["tokenizer"]))]
     if stand_in == row["id"]:
