@@ -50,6 +50,8 @@ class Profile:
     """Source (URL and what it says) of each figure, by field."""
     aliases: tuple[str, ...] = ()
     """Other exact ids of the same model (dated snapshots)."""
+    system_messages: bool = False
+    """Whether ``role: "system"`` messages are accepted inside ``messages`` (recorded for Opus 4.8 and Fable 5)."""
     measured: dict = field(default_factory=dict)
     """Figures measured on recorded real traffic (``measured`` in the data file): hidden prompts, tool-use wrappers."""
     measured_note: str = ""
@@ -86,13 +88,15 @@ def _build(row: dict, rows: dict[str, dict], data: dict) -> Profile:
     sources["tool_prompt"] = src[row.get("tool_prompt_source", "tool_prompt")]
     measured, measured_note = _measured(row, data)
     sources["measured"] = data["measured"]["source"]
+    if row.get("system_messages_source"):
+        sources["system_messages"] = src[row["system_messages_source"]]
     return Profile(
         id=row["id"], name=row["name"], status=row["status"], context_window=row["context_window"],
         max_output=row["max_output"], tool_prompt=(prompt["auto_none"], prompt["any_tool"]), tool_prompt_note=note,
         tokenizer=float(row["tokenizer"]), forced_tool_choice=row["forced_tool_choice"], prefill=row["prefill"],
         sampling=row["sampling"], thinking=row["thinking"], thinking_types=tuple(row["thinking_types"]),
         thinking_between_tools=row["thinking_between_tools"], sources=sources, aliases=tuple(row.get("aliases", ())),
-        measured=measured, measured_note=measured_note)
+        measured=measured, measured_note=measured_note, system_messages=bool(row.get("system_messages", False)))
 
 
 def _measured(row: dict, data: dict) -> tuple[dict, str]:

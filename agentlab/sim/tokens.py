@@ -130,10 +130,13 @@ def tool_def_tokens(spec: dict, *, model: str | None = None) -> int:
 
 
 def referenced_tools(body: dict) -> set[str]:
-    """Names of the tools a ``tool_reference`` block in the messages has loaded (tool search)."""
+    """Names of the tools a ``tool_reference`` (tool search) or ``tool_addition`` block in the messages has loaded."""
     names = set()
     for m in body.get("messages") or []:
         for b in m.get("content") if isinstance(m.get("content"), list) else []:
+            tool = b.get("tool") if isinstance(b, dict) and b.get("type") == "tool_addition" else None
+            if isinstance(tool, dict):  # a system message's tool_addition (recorded on Opus 4.8, Fable 5)
+                names.add(tool.get("name"))
             inner = b.get("content") if isinstance(b, dict) and b.get("type") == "tool_result" else None
             names |= {r.get("tool_name") for r in inner if isinstance(r, dict) and r.get("type") == "tool_reference"} \
                 if isinstance(inner, list) else set()
