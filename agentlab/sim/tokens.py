@@ -126,7 +126,17 @@ def tool_def_tokens(spec: dict, *, model: str | None = None) -> int:
     if not isinstance(spec, dict):
         return TOOL_FRAME
     text = text_tokens(str(spec.get("name", ""))) + text_tokens(str(spec.get("description", "")))
-    return TOOL_FRAME + _scaled(text + _schema_tokens(spec.get("input_schema") or {}), model)
+    return TOOL_FRAME + _scaled(text + _schema_tokens(spec.get("input_schema") or {}), model) + server_tool_prompt(spec)
+
+
+def server_tool_prompt(spec: dict) -> int:
+    """The hidden prompt of an Anthropic-defined tool (``web_search_...``, ``code_execution_...``), measured on
+    recorded real traffic (``profiles.json`` ``measured.server_tools``); 0 for a custom or unmeasured tool."""
+    kind = str(spec.get("type") or "custom")
+    if kind == "custom":
+        return 0
+    table = profile_data()["measured"]["server_tools"]
+    return next((int(v["tokens"]) for k, v in table.items() if not k.startswith("_") and kind.startswith(k)), 0)
 
 
 def referenced_tools(body: dict) -> set[str]:

@@ -50,3 +50,13 @@ def test_a_deferred_tool_costs_nothing_until_a_reference_loads_it():
 def test_no_recorded_accepted_request_is_refused_except_for_a_model_retired_since():
     refused = refusals(replay(bundled()["records"]))
     assert [r.model for r in refused] == ["claude-3-opus-latest"]
+
+
+def test_a_server_tool_counts_its_measured_hidden_prompt_and_an_unmeasured_one_only_its_definition():
+    from agentlab.sim.tokens import server_tool_prompt
+
+    ask = {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "News?"}]}
+    search = estimate_input_tokens({**ask, "tools": [{"type": "web_search_20250305", "name": "web_search"}]})
+    fetch = estimate_input_tokens({**ask, "tools": [{"type": "web_fetch_20250910", "name": "web_fetch"}]})
+    assert server_tool_prompt({"type": "web_search_20250305"}) == 2140 and search - fetch >= 2140 - 5
+    assert server_tool_prompt({"name": "custom"}) == 0 and server_tool_prompt({"type": "web_fetch_20250910"}) == 0
