@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--model", default=None, help="model id to price (default: claude-sonnet-5-5, or $AGENTLAB_MODEL)")
     v.add_argument("--workflow", action="store_true", help="preview the workflow instead of the agent")
     v.add_argument("--cache", action="store_true", help="the agent with prompt-cache breakpoints")
+    from agentlab.sim.calibrate_report import add_command as add_calibrate
+
+    add_calibrate(sub)  # agentlab calibrate: the simulator against recorded real traffic
     try:
         from agentlab.grading.cli import add_commands
     except ImportError:  # grading is optional for the core commands

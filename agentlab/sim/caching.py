@@ -36,6 +36,9 @@ from agentlab.sim.tokens import (
     REQUEST_FRAME,
     SYSTEM_FRAME,
     content_tokens,
+    hidden_prompt_tokens,
+    loaded,
+    referenced_tools,
     tool_def_tokens,
     tool_prompt_overhead,
 )
@@ -99,8 +102,12 @@ def request_blocks(body: dict, memo: dict[bytes, int] | None = None) -> list[_Bl
     tools = body.get("tools") or []
     if tools:
         lead += tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"))[0]
+    lead += hidden_prompt_tokens(body)  # thinking, JSON outputs, task_budget: hidden prompts, before everything too
+    refs = referenced_tools(body) if tools else set()
     for i, t in enumerate(tools):
-        add(t, lead * (i == 0), lambda t=t: tool_def_tokens(t, model=model), f"tools.{i}")
+        on = loaded(t, refs)  # a deferred tool costs nothing until referenced: part of its cache key
+        add(t if on else ("deferred", t), lead * (i == 0), lambda t=t, on=on: tool_def_tokens(t, model=model) if on else 0,
+            f"tools.{i}")
     lead = 0 if tools else lead
     system = body.get("system")
     if system:

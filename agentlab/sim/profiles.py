@@ -9,7 +9,7 @@ validator (limits, forced ``tool_choice``, prefill, sampling, thinking) and the 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
@@ -50,6 +50,12 @@ class Profile:
     """Source (URL and what it says) of each figure, by field."""
     aliases: tuple[str, ...] = ()
     """Other exact ids of the same model (dated snapshots)."""
+    system_messages: bool = False
+    """Whether ``role: "system"`` messages are accepted inside ``messages`` (recorded for Opus 4.8 and Fable 5)."""
+    measured: dict = field(default_factory=dict)
+    """Figures measured on recorded real traffic (``measured`` in the data file): hidden prompts, tool-use wrappers."""
+    measured_note: str = ""
+    """Whose measured figures these are: this model's own, or the stand-in model's (and why)."""
 
     @property
     def retired(self) -> bool:
@@ -80,12 +86,33 @@ def _build(row: dict, rows: dict[str, dict], data: dict) -> Profile:
         ("limits", "limits_source"), ("tokenizer", "tokenizer_source"), ("forced_tool_choice", "forced_source"),
         ("prefill", "prefill_source"), ("sampling", "sampling_source"), ("thinking", "thinking_source"))}
     sources["tool_prompt"] = src[row.get("tool_prompt_source", "tool_prompt")]
+    measured, measured_note = _measured(row, data)
+    sources["measured"] = data["measured"]["source"]
+    if row.get("system_messages_source"):
+        sources["system_messages"] = src[row["system_messages_source"]]
     return Profile(
         id=row["id"], name=row["name"], status=row["status"], context_window=row["context_window"],
         max_output=row["max_output"], tool_prompt=(prompt["auto_none"], prompt["any_tool"]), tool_prompt_note=note,
         tokenizer=float(row["tokenizer"]), forced_tool_choice=row["forced_tool_choice"], prefill=row["prefill"],
         sampling=row["sampling"], thinking=row["thinking"], thinking_types=tuple(row["thinking_types"]),
-        thinking_between_tools=row["thinking_between_tools"], sources=sources, aliases=tuple(row.get("aliases", ())))
+        thinking_between_tools=row["thinking_between_tools"], sources=sources, aliases=tuple(row.get("aliases", ())),
+        measured=measured, measured_note=measured_note, system_messages=bool(row.get("system_messages", False)))
+
+
+def _measured(row: dict, data: dict) -> tuple[dict, str]:
+    """The model's measured figures: its own where it has recordings, else its tokenizer generation's stand-in's."""
+    table = data["measured"]
+    if row["id"] not in table["recorded"]:
+        return {}, f"{row['name']}: no recording, so no measured figure (its figures are as published or stood in)"
+    own = {k: v for k, v in table["by_model"].get(row["id"], {}).items() if not k.startswith("_")}
+    stand_in = table["stand_in"][str(float(row["tokenizer"]))]
+    if stand_in == row["id"]:
+        return own, f"{row['name']}: measured on its own recordings"
+    borrowed = {k: v for k, v in table["by_model"][stand_in].items() if not k.startswith("_")}
+    missing = sorted(set(borrowed) - set(own))
+    note = f"{row['name']}: " + ("measured on its own recordings" if not missing else
+                                 f"{', '.join(missing)} from {stand_in} (no fit recording of this model shows it)")
+    return {**borrowed, **own}, note
 
 
 @lru_cache(maxsize=1)

@@ -85,14 +85,23 @@ def _block_tokens(block: Any) -> int:
     return text_tokens(json.dumps(block, ensure_ascii=False))  # other block types: count their JSON
 
 
+def measured(model: str | None, name: str) -> int:
+    """A figure measured on recorded real traffic for ``model`` (``profiles.json`` ``measured``; 0 when none)."""
+    p = profile(model) if model else None
+    return int(p.measured.get(name, 0)) if p else 0
+
+
 def content_tokens(content: Any, *, model: str | None = None) -> int:
     """Estimated tokens in a message's ``content`` (a string or a list of blocks), for ``model``'s tokenizer."""
     if isinstance(content, str):
         return _scaled(text_tokens(content), model)
     if not isinstance(content, list):
         return 0
-    # scaled block by block, so a request counted whole and counted as blocks (the prompt cache) agree exactly
-    return sum(image_tokens(b) if isinstance(b, dict) and b.get("type") == "image" else _scaled(_block_tokens(b), model)
+    # scaled block by block, so a request counted whole and counted as blocks (the prompt cache) agree exactly;
+    # a tool_use block also costs its model's measured wrapper (the recordings: about 60 tokens a round trip)
+    wrapper = measured(model, "tool_use_block")
+    return sum(image_tokens(b) if isinstance(b, dict) and b.get("type") == "image"
+               else _scaled(_block_tokens(b), model) + (wrapper if isinstance(b, dict) and b.get("type") == "tool_use" else 0)
                for b in content)
 
 
@@ -117,7 +126,38 @@ def tool_def_tokens(spec: dict, *, model: str | None = None) -> int:
     if not isinstance(spec, dict):
         return TOOL_FRAME
     text = text_tokens(str(spec.get("name", ""))) + text_tokens(str(spec.get("description", "")))
-    return TOOL_FRAME + _scaled(text + _schema_tokens(spec.get("input_schema") or {}), model)
+    return TOOL_FRAME + _scaled(text + _schema_tokens(spec.get("input_schema") or {}), model) + server_tool_prompt(spec)
+
+
+def server_tool_prompt(spec: dict) -> int:
+    """The hidden prompt of an Anthropic-defined tool (``web_search_...``, ``code_execution_...``), measured on
+    recorded real traffic (``profiles.json`` ``measured.server_tools``); 0 for a custom or unmeasured tool."""
+    kind = str(spec.get("type") or "custom")
+    if kind == "custom":
+        return 0
+    table = profile_data()["measured"]["server_tools"]
+    return next((int(v["tokens"]) for k, v in table.items() if not k.startswith("_") and kind.startswith(k)), 0)
+
+
+def referenced_tools(body: dict) -> set[str]:
+    """Names of the tools a ``tool_reference`` (tool search) or ``tool_addition`` block in the messages has loaded."""
+    names = set()
+    for m in body.get("messages") or []:
+        for b in m.get("content") if isinstance(m.get("content"), list) else []:
+            tool = b.get("tool") if isinstance(b, dict) and b.get("type") == "tool_addition" else None
+            if isinstance(tool, dict):  # a system message's tool_addition (recorded on Opus 4.8, Fable 5)
+                names.add(tool.get("name"))
+            inner = b.get("content") if isinstance(b, dict) and b.get("type") == "tool_result" else None
+            names |= {r.get("tool_name") for r in inner if isinstance(r, dict) and r.get("type") == "tool_reference"} \
+                if isinstance(inner, list) else set()
+    return names
+
+
+def loaded(spec: object, referenced: set[str]) -> bool:
+    """Whether a tool definition is in the model's context: a ``defer_loading`` tool only once referenced
+    (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool: deferred tools are not
+    loaded into context until a search returns a reference to them)."""
+    return not (isinstance(spec, dict) and spec.get("defer_loading") and spec.get("name") not in referenced)
 
 
 def tool_prompt_overhead(model: str, tool_choice: dict | None) -> tuple[int, str]:
@@ -130,8 +170,28 @@ def tool_prompt_overhead(model: str, tool_choice: dict | None) -> tuple[int, str
         fb = profile_data()["fallback_tool_prompt"]
         p = profile(fb["from"])
         assert p is not None, "profiles.json: fallback_tool_prompt names no profile"
-        return p.tool_prompt[forced], f"{p.name} figure stands in: {model!r} has no profile"
-    return p.tool_prompt[forced], (p.tool_prompt_note or f"{p.name} (published figure)")
+        return p.tool_prompt[forced] + measured(p.id, "tool_prompt_offset"), f"{p.name} figure stands in: {model!r} has no profile"
+    offset = measured(model, "tool_prompt_offset")
+    note = p.tool_prompt_note or f"{p.name} (published figure)"
+    return p.tool_prompt[forced] + offset, note + (f", {offset:+d} measured on recorded traffic ({p.measured_note})" if offset else "")
+
+
+def hidden_prompt_tokens(body: dict) -> int:
+    """Hidden system-prompt tokens besides the tool-use prompt: thinking on, JSON outputs (plus their schema),
+    ``task_budget``; each figure measured on recorded real traffic for the model (``measured``)."""
+    model = str(body.get("model", ""))
+    n = 0
+    thinking = body.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
+        n += measured(model, f"thinking_{thinking['type']}")
+    config = body.get("output_config")
+    if isinstance(config, dict):
+        fmt = config.get("format")
+        if isinstance(fmt, dict):
+            n += measured(model, "structured_output") + _scaled(_schema_tokens(fmt.get("schema") or {}), model)
+        if config.get("task_budget"):
+            n += measured(model, "task_budget")
+    return n
 
 
 COMPONENTS = ("tool_prompt", "tool_definitions", "system", "task", "history", "new")
@@ -143,7 +203,7 @@ def input_parts(body: dict) -> dict[str, int]:
 
     - ``tool_prompt``: the hidden tool-use system prompt (only when ``tools`` is set);
     - ``tool_definitions``: the ``tools`` list (names, descriptions, schemas);
-    - ``system``: the ``system`` prompt;
+    - ``system``: the ``system`` prompt and the hidden prompts of thinking, JSON outputs, ``task_budget``;
     - ``task``: the first message (the user's task) plus the request's own framing;
     - ``history``: every later message except the newest user message: earlier turns' assistant
       replies and tool results, re-sent;
@@ -157,6 +217,7 @@ def input_parts(body: dict) -> dict[str, int]:
     system = body.get("system")
     if system:
         parts["system"] = SYSTEM_FRAME + content_tokens(system, model=model)
+    parts["system"] += hidden_prompt_tokens(body)
     msgs = body.get("messages") or []
     sizes = [MESSAGE_FRAME + content_tokens(m.get("content", ""), model=model) for m in msgs]
     parts["task"] = REQUEST_FRAME + (sizes[0] if sizes else 0)
@@ -165,7 +226,8 @@ def input_parts(body: dict) -> dict[str, int]:
     parts["history"] = sum(sizes[1:-1] if last_is_new else sizes[1:])
     tools = body.get("tools") or []
     if tools:
-        parts["tool_definitions"] = sum(tool_def_tokens(t, model=model) for t in tools)
+        refs = referenced_tools(body)
+        parts["tool_definitions"] = sum(tool_def_tokens(t, model=model) for t in tools if loaded(t, refs))
         parts["tool_prompt"] = tool_prompt_overhead(model, body.get("tool_choice"))[0]
     return parts
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from agentlab.sim.errors import SimAPIError, invalid
+from agentlab.sim.profiles import profile
 from agentlab.sim.structured import check_output_config
 from agentlab.sim.validate_blocks import validate_blocks
 from agentlab.sim.validate_tools import validate_tool_choice, validate_tools
@@ -51,7 +52,7 @@ def validate_messages_request(
     if not count_tokens:
         _check_max_tokens(body["max_tokens"])
     messages = body["messages"]
-    _check_message_shapes(messages)
+    _check_message_shapes(messages, _takes_system_messages(body["model"]))
     tool_names = validate_tools(body.get("tools"))
     validate_tool_choice(body.get("tool_choice"), tool_names)
     check_output_config(body.get("output_config"))  # JSON outputs: see structured.py
@@ -82,7 +83,13 @@ def _check_max_tokens(max_tokens: object) -> None:
         raise invalid("max_tokens: Input should be greater than or equal to 0")
 
 
-def _check_message_shapes(messages: object) -> None:
+def _takes_system_messages(model: str) -> bool:
+    """Whether ``model``'s profile accepts ``system`` messages mid-conversation (recorded: Opus 4.8, Fable 5)."""
+    p = profile(model)
+    return bool(p and p.system_messages)
+
+
+def _check_message_shapes(messages: object, system_ok: bool = False) -> None:
     if not isinstance(messages, list):
         # Reconstructed, not quoted: pydantic's wording for a non-list field.
         raise invalid("messages: Input should be a valid list")
@@ -90,10 +97,10 @@ def _check_message_shapes(messages: object) -> None:
         # Quoted: https://github.com/devoxx/DevoxxGenieIDEAPlugin/issues/567
         raise invalid("messages: at least one message is required")
     for index, message in enumerate(messages):
-        _check_message_shape(index, message)
+        _check_message_shape(index, message, system_ok)
 
 
-def _check_message_shape(index: int, message: object) -> None:
+def _check_message_shape(index: int, message: object, system_ok: bool = False) -> None:
     where = f"messages.{index}"
     if not isinstance(message, dict):
         # Reconstructed, not quoted: pydantic's wording for a non-object item.
@@ -102,14 +109,14 @@ def _check_message_shape(index: int, message: object) -> None:
         if field not in message:
             # Reconstructed, not quoted: same form as the quoted "max_tokens: Field required".
             raise invalid(f"{where}.{field}: Field required")
-    if message["role"] == "system":
+    if message["role"] == "system" and not system_ok:
         # Quoted: https://github.com/aaronrussell/anthropix/issues/2
         # and https://github.com/CherryHQ/cherry-studio/issues/12316
         raise invalid(
             'messages: Unexpected role "system". The Messages API accepts a top-level '
             '`system` parameter, not "system" as an input message role.'
         )
-    if message["role"] not in ROLES:
+    if message["role"] not in ROLES and message["role"] != "system":
         # Reconstructed, not quoted: pydantic's wording for a literal field.
         raise invalid(f"{where}.role: Input should be 'user' or 'assistant'")
     if not isinstance(message["content"], (str, list)):
@@ -143,13 +150,34 @@ def _tool_use_ids(message: dict) -> list[str]:
 
 def _check_tool_use_pairing(messages: list[dict]) -> None:
     """Every tool_use is answered by a tool_result at the start of the very next message, and
-    every tool_result answers a tool_use of the message just before it."""
+    every tool_result answers a tool_use of the message just before it.
+
+    Checked on the conversation as the API reads it: ``system`` messages set aside, and consecutive
+    messages of one role merged into one (recorded: two assistant messages in a row, the first's
+    ``tool_use`` answered after the second, answered 200 -- pydantic/pydantic-ai's
+    test_cross_provider_capability_replay cassettes). Errors name the first merged message's index."""
+    messages = _merged(messages)
     for index, message in enumerate(messages):
         if message["role"] == "assistant" and index + 1 < len(messages):
-            _check_tool_uses_answered(index, message, messages[index + 1])
+            _check_tool_uses_answered(message["index"], message, messages[index + 1])
         if message["role"] == "user":
             previous = messages[index - 1] if index > 0 else None
-            _check_tool_results_expected(index, message, previous)
+            _check_tool_results_expected(message["index"], message, previous)
+
+
+def _merged(messages: list[dict]) -> list[dict]:
+    """Consecutive same-role messages as one (content as blocks), ``system`` messages left out; keeps the index."""
+    out: list[dict] = []
+    for i, message in enumerate(messages):
+        if message["role"] == "system":
+            continue
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        if out and out[-1]["role"] == message["role"]:
+            out[-1]["content"] = out[-1]["content"] + blocks
+        else:
+            out.append({"role": message["role"], "content": blocks, "index": i})
+    return out
 
 
 def _check_tool_uses_answered(index: int, assistant: dict, following: dict) -> None:

@@ -24,21 +24,23 @@ def test_published_get_weather_request_is_403_tokens_with_the_346_token_tool_pro
     assert estimate_input_tokens(body) - tool_prompt_overhead("claude-opus-4-6", None)[0] + 346 == 403
 
 
-def test_tool_overhead_depends_on_model_and_tool_choice():
-    assert tool_prompt_overhead("claude-sonnet-4-6", None)[0] == 497
-    assert tool_prompt_overhead("claude-sonnet-4-6", {"type": "any"})[0] == 589
+def test_tool_overhead_is_the_published_figure_plus_the_offset_measured_on_recordings():
+    # published (auto, forced) + measured offset: Sonnet 4.x takes Sonnet 4.5's +20 (profiles.json "measured")
+    assert tool_prompt_overhead("claude-sonnet-4-6", None)[0] == 497 + 20
+    assert tool_prompt_overhead("claude-sonnet-4-6", {"type": "any"})[0] == 589 + 20
     assert tool_prompt_overhead("claude-opus-4-7", {"type": "tool", "name": "x"})[0] == 804
-    assert tool_prompt_overhead("claude-opus-4-0", None)[0] == 313
+    assert tool_prompt_overhead("claude-opus-4-0", None)[0] == 313  # no recording of Opus 4: no measured figure
+    assert "measured on recorded traffic" in tool_prompt_overhead("claude-sonnet-4-6", None)[1]
 
 
 def test_models_without_a_published_figure_say_what_stands_in():
     n, source = tool_prompt_overhead("claude-sonnet-5-5", None)
-    assert n == 354 and source.startswith("Claude Sonnet 5 figure stands in")
+    assert n == 354 and source.startswith("Claude Sonnet 5 figure stands in")  # no recording of Sonnet 5.5: nothing measured
 
 
 def test_an_id_without_a_profile_is_not_matched_by_prefix():
     n, source = tool_prompt_overhead("claude-opus-4-7-20990101", None)  # a prefix match would give 675
-    assert n == 497 and "has no profile" in source
+    assert n == 497 + 20 and "has no profile" in source  # Sonnet 4.6's figure + its (stand-in) measured offset
 
 
 def test_chinese_text_counts_per_character():

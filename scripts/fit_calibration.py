@@ -1,0 +1,75 @@
+"""Measure the estimator's hidden-prompt and tool-use figures on the FIT part of the calibration set.
+
+For each model with fit recordings, prints the median of ``real - estimate`` on the requests that
+isolate one figure, and the figure that would remove it (the current figure plus that residual):
+
+- ``tool_prompt_offset``: tools defined, no tool call in the history (the published tool-use prompt's gap);
+- ``tool_use_block``: per ``tool_use`` block in the history (each round trip's wrapper), after the above;
+- ``thinking_enabled`` / ``thinking_adaptive``: a one-message request with ``thinking`` on, no tools;
+- ``structured_output``: ``output_config.format`` (JSON outputs), no tools, one message;
+- ``task_budget``: ``output_config.task_budget``.
+
+Run it, copy the figures it prints into ``agentlab/sim/data/profiles.json`` (``measured``), run it
+again: a fitted figure's residual is then about 0. Only core requests (no server-side work) count, and
+never the held-out part, which ``agentlab calibrate`` reports on.
+
+    PYTHONPATH=. python scripts/fit_calibration.py
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from agentlab.sim.calibrate import bundled, replay
+from agentlab.sim.profiles import profile
+
+
+def _kinds(body: dict) -> list[str]:
+    return [b.get("type") for m in body["messages"] if isinstance(m.get("content"), list) for b in m["content"]
+            if isinstance(b, dict)]
+
+
+def _clean(body: dict, row) -> bool:
+    """Core requests without images (whose counts the figures do not cover)."""
+    return row.core and "images" not in row.groups
+
+
+def subsets(body: dict, row) -> dict[str, float]:
+    """The figures this request measures, with the weight of each (tool_use: per block)."""
+    if not _clean(body, row):
+        return {}
+    kinds, tools = _kinds(body), body.get("tools")
+    thinking = (body.get("thinking") or {}).get("type")
+    oc = body.get("output_config") or {}
+    plain = len(body["messages"]) == 1 and not oc.get("format") and not oc.get("task_budget")
+    out = {}
+    if tools and not thinking and not oc.get("format") and not oc.get("task_budget"):
+        n = kinds.count("tool_use")
+        out["tool_use_block" if n else "tool_prompt_offset"] = n or 1
+    if not tools and plain and thinking in ("enabled", "adaptive"):
+        out[f"thinking_{thinking}"] = 1
+    if not tools and not thinking and len(body["messages"]) == 1 and oc.get("format"):
+        out["structured_output"] = 1
+    if not tools and not thinking and oc.get("task_budget"):
+        out["task_budget"] = 1
+    return out
+
+
+def main() -> None:
+    records = [r for r in bundled()["records"] if r["split"] == "fit"]
+    rows = replay(records)
+    found: dict[tuple[str, str], list[float]] = {}
+    for rec, row in zip(records, rows):
+        if row.estimate is None or row.real is None:
+            continue
+        for name, weight in subsets(rec["request"], row).items():
+            found.setdefault((row.model, name), []).append((row.real - row.estimate) / weight)
+    for (model, name), residuals in sorted(found.items()):
+        p = profile(model)
+        current = p.measured.get(name, 0) if p else 0
+        med = statistics.median(residuals)
+        print(f"{model:20} {name:20} n={len(residuals):3}  residual median {med:+7.1f}  -> figure {current + med:.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""``agentlab calibrate``: the simulator replayed against recorded real traffic, offline."""
+
+import json
+
+import pytest
+
+from agentlab.cli import main
+from agentlab.sim.calibrate import Row, bundled, groups_of, real_tokens, replay, summary
+from agentlab.sim.calibrate_report import rows_for, table
+
+
+def test_bundled_set_names_its_source_commit_and_licence_and_carries_no_headers():
+    data = bundled()
+    assert data["source"] == "https://github.com/pydantic/pydantic-ai" and len(data["commit"]) == 40
+    assert "MIT License" in data["licence"] and "Permission is hereby granted" in data["licence"]
+    text = json.dumps(data["records"])
+    assert "sk-ant" not in text and "headers" not in data["records"][0]
+    assert {r["split"] for r in data["records"]} == {"fit", "held_out"}
+
+
+def test_split_keeps_each_cassette_on_one_side():
+    sides: dict[str, set] = {}
+    for r in bundled()["records"]:
+        sides.setdefault(r["cassette"], set()).add(r["split"])
+    assert all(len(s) == 1 for s in sides.values())
+
+
+def test_real_tokens_add_cache_reads_and_writes():
+    assert real_tokens({"input_tokens": 3, "cache_creation_input_tokens": 10, "cache_read_input_tokens": 100}) == 113
+    assert real_tokens(None) is None
+
+
+def test_server_tools_are_not_core():
+    body = {"tools": [{"type": "web_search_20250305", "name": "web_search"}], "messages": []}
+    assert groups_of(body) == ("server",)
+    assert Row("c", "m", "fit", 100, 90, groups=groups_of(body)).core is False
+    assert groups_of({"messages": [{"role": "user", "content": "hi"}]}) == ("plain",)
+
+
+def test_calibrate_prints_per_model_error_on_the_held_out_set(capsys):
+    assert main(["calibrate"]) == 0
+    out = capsys.readouterr().out
+    assert "held_out" in out and "claude-sonnet-4-5" in out and "median" in out and "p90" in out
+
+
+def test_calibrate_reads_an_instructors_own_cassette(tmp_path, capsys):
+    cassette = {"interactions": [{
+        "request": {"uri": "https://api.anthropic.com/v1/messages", "method": "POST", "parsed_body": {
+            "model": "claude-opus-4-6", "max_tokens": 10, "system": "You are a scientist",
+            "messages": [{"role": "user", "content": "Hello, Claude"}]}},
+        "response": {"status": {"code": 200}, "parsed_body": {"usage": {"input_tokens": 14, "output_tokens": 3}}}}]}
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(cassette))
+    rows = rows_for([str(path)])
+    assert len(rows) == 1 and rows[0].real == 14 and rows[0].estimate == 14 and rows[0].error == 0
+    assert main(["calibrate", str(path)]) == 0
+    assert "your cassettes" in capsys.readouterr().out
+
+
+def test_a_refused_request_is_listed_with_the_reason():
+    rec = {"cassette": "x", "split": "yours", "model": "claude-opus-4-6", "status": 200, "usage": {"input_tokens": 9},
+           "request": {"model": "claude-opus-4-6", "max_tokens": 10, "messages": [{"role": "robot", "content": "hi"}]}}
+    (row,) = replay([rec])
+    assert row.refused.startswith("400 ") and "role" in row.refused and row.estimate is None
+    assert "refused by the simulator though the API answered 200: 1" in table([row])
+
+
+def test_summary_reports_median_p90_and_signed_bias():
+    rows = [Row("c", "m", "fit", 100, e) for e in (90, 95, 100, 110, 150)]
+    s = summary(rows)["m"]
+    assert s["n"] == 5 and s["median_abs"] == pytest.approx(0.10) and s["bias"] == pytest.approx(0.0)
+    assert s["p90_abs"] == pytest.approx(0.5)
+
+
+def test_figure_draws_one_bar_per_model_and_the_target_line():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from agentlab.sim.calibrate_report import figure
+
+    fig = figure([Row("c", "a", "fit", 100, 90), Row("c", "b", "fit", 100, 130)])
+    ax = fig.axes[0]
+    assert len(ax.patches) == 2 and len(ax.lines) == 1
