@@ -40,12 +40,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="agentlab", description="A teaching lab for the LLM agent loop.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    c = sub.add_parser("compare", help="run the city task as agent and as workflow; print a table, write a PNG")
+    c = sub.add_parser("compare", help="run the city task as agent and as workflow; print a table (and a PNG with --png)")
     c.add_argument("--cities", nargs="+", type=_city, default=["Paris", "London"], metavar="CITY",
                    help="two or more cities from the bundled data (default: Paris London)")
     c.add_argument("--model", default=None, help=f"model id (default: {_default_model()}, or $AGENTLAB_MODEL)")
     c.add_argument("--live", action="store_true", help="call the real API (needs ANTHROPIC_API_KEY); default: simulator")
-    c.add_argument("--png", default="compare.png", help="where to write the figure (default: compare.png)")
+    c.add_argument("--png", default=None, metavar="FILE",
+                   help="also draw the figure to FILE, e.g. compare.png (default: the table only, which needs no matplotlib)")
     c.add_argument("--out", default="runs", help="folder for traces and notes (default: runs)")
     c.add_argument("--lang", choices=["en", "zh"], default="en", help="task language (default: en)")
 
@@ -103,6 +104,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"task: {agent.messages[0]['content']}\n")
     print(comparison_table([agent, workflow]))
     print(f"\nagent answer:    {agent.final_text}\nworkflow answer: {workflow.final_text}")
+    if not args.png:
+        print(f"\ntraces: {out}/agent.jsonl, {out}/workflow.jsonl   (add --png compare.png for the figure)")
+        return 0
     import matplotlib
 
     matplotlib.use("Agg")

@@ -3,6 +3,7 @@ import os
 import pytest
 
 import agentlab
+from notebook_store import NotebookStore
 from agentlab.meter.middleware import CHECK_PARTS_ENV
 from agentlab.trace import CHECK_TRACE_ENV
 
@@ -43,3 +44,28 @@ def context_lab(tmp_path_factory):
 
     workdir = tmp_path_factory.mktemp("context-lab")
     return workdir, compare_tactics(n_cities=30, workdir=workdir)
+
+
+def _store_folder(config):
+    """One folder for the whole run: the controller's base temp dir, which every xdist worker's sits in."""
+    base = config._tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "executed-notebooks"
+
+
+@pytest.fixture(scope="session")
+def notebook_store(pytestconfig) -> NotebookStore:
+    """Every notebook executed once per run and edition, shared by the tests that read it (tests/notebook_store.py)."""
+    return NotebookStore(_store_folder(pytestconfig))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Where the headless notebook runs spent their time (the per-notebook part of the suite's durations)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or not hasattr(config, "_tmp_path_factory"):
+        return
+    folder = _store_folder(config)
+    rows = NotebookStore(folder).timings() if folder.exists() else []
+    if rows:
+        terminalreporter.section("notebooks executed headless, once each (wall s)")
+        for name, seconds, ok in rows:
+            terminalreporter.write_line(f"{seconds:8.1f}  {name}{'' if ok else '  (failed)'}")
+        terminalreporter.write_line(f"{sum(r[1] for r in rows):8.1f}  total, {len(rows)} notebooks")
