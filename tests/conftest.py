@@ -59,9 +59,10 @@ def notebook_store(pytestconfig) -> NotebookStore:
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    """Where the headless notebook runs spent their time (the per-notebook part of the suite's durations)."""
+    """Where the notebook runs spent their time: each headless run, and each browser step (from the reports)."""
     if os.environ.get("PYTEST_XDIST_WORKER") or not hasattr(config, "_tmp_path_factory"):
         return
+    _browser_steps(terminalreporter)
     folder = _store_folder(config)
     rows = NotebookStore(folder).timings() if folder.exists() else []
     if rows:
@@ -69,3 +70,20 @@ def pytest_terminal_summary(terminalreporter, config):
         for name, seconds, ok in rows:
             terminalreporter.write_line(f"{seconds:8.1f}  {name}{'' if ok else '  (failed)'}")
         terminalreporter.write_line(f"{sum(r[1] for r in rows):8.1f}  total, {len(rows)} notebooks")
+
+
+def _browser_steps(terminalreporter) -> None:
+    rows = [(rep.nodeid.rsplit("[", 1)[-1].rstrip("]"), dict(rep.user_properties)["steps"])
+            for key in ("passed", "failed") for rep in terminalreporter.stats.get(key, [])
+            if rep.when == "call" and "steps" in dict(rep.user_properties)]
+    if not rows:
+        return
+    names = list(dict.fromkeys(step for _, steps in rows for step in steps))
+    terminalreporter.section("real-browser test, seconds per step")
+    terminalreporter.write_line(f"{'notebook':34}" + "".join(f"{n[:12]:>13}" for n in names) + f"{'total':>8}")
+    for nb, steps in sorted(rows, key=lambda r: -sum(r[1].values())):
+        terminalreporter.write_line(f"{nb[:34]:34}" + "".join(f"{steps.get(n, 0):13.1f}" for n in names)
+                                    + f"{sum(steps.values()):8.1f}")
+    terminalreporter.write_line(f"{'all ' + str(len(rows)):34}" + "".join(f"{sum(s.get(n, 0) for _, s in rows):13.1f}"
+                                                                        for n in names)
+                                + f"{sum(sum(s.values()) for _, s in rows):8.1f}")
