@@ -35,7 +35,7 @@ lab: $(STAMP)  ## open JupyterLab on the repository (exercises/ too), showing no
 	  --ServerApp.root_dir="$(CURDIR)" --ContentsManager.preferred_dir=notebooks
 
 test: $(STAMP)  ## every test, notebooks and the real-browser test included, on every core (pytest-xdist)
-	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup
+	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup --durations=20
 
 test-browser: $(STAMP)  ## only the real-browser test (also part of `make test`): JupyterLab in headless Chromium
 	$(PY) -m pytest -q tests/browser
