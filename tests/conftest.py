@@ -87,3 +87,28 @@ def _browser_steps(terminalreporter) -> None:
     terminalreporter.write_line(f"{'all ' + str(len(rows)):34}" + "".join(f"{sum(s.get(n, 0) for _, s in rows):13.1f}"
                                                                         for n in names)
                                 + f"{sum(sum(s.values()) for _, s in rows):8.1f}")
+
+
+BROWSER_TESTS = "tests/browser/"
+"""Every test under here shares one JupyterLab, one Chromium and one build/ folder: one xdist worker runs them all."""
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` that also holds under pytest >= 9.2, whose node ids xdist 3.8 cannot suffix.
+
+    xdist marks a test's group by appending ``@group`` to its node id, which pytest 9.2's structured
+    ids ignore, so ``xdist_group`` marks alone no longer keep a group on one worker. Here the browser
+    tests form one group by their path; any ``@group`` suffix xdist does manage to add still counts.
+    Tests that read one notebook's run need no group: the notebook store's lock has the second wait.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class Scheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(BROWSER_TESTS):
+                return "browser"
+            return super()._split_scope(nodeid)
+
+    return Scheduling(config, log)

@@ -180,7 +180,11 @@ class NotebookStore:
 
 
 def xdist_group(path: Path):
-    """The xdist group of every test that reads this notebook's run: one worker runs them all, so none waits."""
+    """The xdist group of every test that reads this notebook's run, so one worker would run them all and none wait.
+
+    Under pytest >= 9.2 xdist 3.8 cannot apply it (see ``pytest_xdist_make_scheduler`` in conftest.py);
+    the store's lock still has a second reader wait for the one run instead of running it again.
+    """
     import pytest
 
     return pytest.mark.xdist_group(f"notebook:{path.parent.name}/{path.name}")

@@ -25,7 +25,7 @@ import pytest
 
 from .conftest import ROOT, SHOTS
 
-pytestmark = pytest.mark.xdist_group("browser")  # one JupyterLab, one Chromium: every test here on one xdist worker, in file order
+pytestmark = pytest.mark.xdist_group("browser")  # one JupyterLab, one Chromium: one xdist worker, in file order (conftest.py's scheduler enforces it by path)
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("**/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
