@@ -3,16 +3,30 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+UV_BOOT := build/uv
 LAB_ARGS ?=
+TEST_JOBS ?= auto
 
 .PHONY: lab test test-browser demo grade venv clean
 
 venv: $(STAMP)
 
+# .venv with uv (seconds, not minutes): the one on PATH, else uv from PyPI into build/uv/ with pip;
+# plain venv + pip when neither works (no uv wheel for this platform, say).
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	@set -e; py=$$($(PYTHON) -c 'import sys; print(sys.executable)'); uv=$$(command -v uv || true); \
+	if [ -z "$$uv" ] && [ -x $(UV_BOOT)/bin/uv ]; then uv=$(UV_BOOT)/bin/uv; fi; \
+	if [ -z "$$uv" ] && $(PYTHON) -m pip install --quiet --disable-pip-version-check --upgrade --target $(UV_BOOT) uv \
+	   >/dev/null 2>&1; then uv=$(UV_BOOT)/bin/uv; fi; \
+	if [ -n "$$uv" ] && "$$uv" venv --quiet --allow-existing --python "$$py" $(VENV) \
+	   && "$$uv" pip install --quiet --python $(PY) -e '.[dev]'; then \
+	  echo "make: .venv installed with $$uv"; \
+	else \
+	  echo "make: uv unavailable or failed; installing .venv with pip (minutes)"; \
+	  $(PYTHON) -m venv --clear $(VENV); \
+	  $(PY) -m pip install --quiet --upgrade pip; \
+	  $(PY) -m pip install --quiet -e '.[dev]'; \
+	fi
 	touch $(STAMP)
 
 lab: $(STAMP)  ## open JupyterLab on the repository (exercises/ too), showing notebooks/ first
@@ -20,14 +34,14 @@ lab: $(STAMP)  ## open JupyterLab on the repository (exercises/ too), showing no
 	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) \
 	  --ServerApp.root_dir="$(CURDIR)" --ContentsManager.preferred_dir=notebooks
 
-test: $(STAMP)  ## every test, notebooks included
-	$(PY) -m pytest -q
+test: $(STAMP)  ## every test, notebooks and the real-browser test included, on every core (pytest-xdist)
+	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup --durations=20
 
 test-browser: $(STAMP)  ## only the real-browser test (also part of `make test`): JupyterLab in headless Chromium
 	$(PY) -m pytest -q tests/browser
 
 demo: $(STAMP)  ## the city task as agent and as workflow, side by side
-	$(PY) -m agentlab compare
+	$(PY) -m agentlab compare --png compare.png
 
 grade: $(STAMP)  ## grade your exercises
 	$(PY) -m pytest -q --tb=short exercises

@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="agentlab", description="A teaching lab for the LLM agent loop.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    c = sub.add_parser("compare", help="run the city task as agent and as workflow; print a table, write a PNG")
+    c = sub.add_parser("compare", help="run the city task as agent and as workflow; print a table (and a PNG with --png)")
     c.add_argument("--cities", nargs="+", type=_city, default=["Paris", "London"], metavar="CITY",
                    help="two or more cities from the bundled data (default: Paris London)")
     c.add_argument("--model", default=None, help=f"model id (default: {_default_model()}; with --live the cheapest active priced model; or $AGENTLAB_MODEL)")
@@ -48,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--record", default=None, metavar="CASSETTE", help="with --live: record every call to this file")
     c.add_argument("--replay", default=None, metavar="CASSETTE", help="answer from a cassette recorded with --record, offline")
     c.add_argument("--max-usd", type=float, default=None, metavar="USD", help="with --live: the session's spending cap")
-    c.add_argument("--png", default="compare.png", help="where to write the figure (default: compare.png)")
+    c.add_argument("--png", default=None, metavar="FILE",
+                   help="also draw the figure to FILE, e.g. compare.png (default: the table only, which needs no matplotlib)")
     c.add_argument("--out", default="runs", help="folder for traces and notes (default: runs)")
     c.add_argument("--lang", choices=["en", "zh"], default="en", help="task language (default: en)")
 
@@ -110,6 +111,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"task: {agent.messages[0]['content']}\n")
     print(comparison_table([agent, workflow]))
     print(f"\nagent answer:    {agent.final_text}\nworkflow answer: {workflow.final_text}")
+    if not args.png:
+        print(f"\ntraces: {out}/agent.jsonl, {out}/workflow.jsonl   (add --png compare.png for the figure)")
+        return 0
     import matplotlib
 
     matplotlib.use("Agg")

@@ -3,6 +3,7 @@ import os
 import pytest
 
 import agentlab
+from notebook_store import NotebookStore
 from agentlab.meter.middleware import CHECK_PARTS_ENV
 from agentlab.trace import CHECK_TRACE_ENV
 
@@ -43,3 +44,71 @@ def context_lab(tmp_path_factory):
 
     workdir = tmp_path_factory.mktemp("context-lab")
     return workdir, compare_tactics(n_cities=30, workdir=workdir)
+
+
+def _store_folder(config):
+    """One folder for the whole run: the controller's base temp dir, which every xdist worker's sits in."""
+    base = config._tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "executed-notebooks"
+
+
+@pytest.fixture(scope="session")
+def notebook_store(pytestconfig) -> NotebookStore:
+    """Every notebook executed once per run and edition, shared by the tests that read it (tests/notebook_store.py)."""
+    return NotebookStore(_store_folder(pytestconfig))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Where the notebook runs spent their time: each headless run, and each browser step (from the reports)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or not hasattr(config, "_tmp_path_factory"):
+        return
+    _browser_steps(terminalreporter)
+    folder = _store_folder(config)
+    rows = NotebookStore(folder).timings() if folder.exists() else []
+    if rows:
+        terminalreporter.section("notebooks executed headless, once each (wall s)")
+        for name, seconds, ok in rows:
+            terminalreporter.write_line(f"{seconds:8.1f}  {name}{'' if ok else '  (failed)'}")
+        terminalreporter.write_line(f"{sum(r[1] for r in rows):8.1f}  total, {len(rows)} notebooks")
+
+
+def _browser_steps(terminalreporter) -> None:
+    rows = [(rep.nodeid.rsplit("[", 1)[-1].rstrip("]"), dict(rep.user_properties)["steps"])
+            for key in ("passed", "failed") for rep in terminalreporter.stats.get(key, [])
+            if rep.when == "call" and "steps" in dict(rep.user_properties)]
+    if not rows:
+        return
+    names = list(dict.fromkeys(step for _, steps in rows for step in steps))
+    terminalreporter.section("real-browser test, seconds per step")
+    terminalreporter.write_line(f"{'notebook':34}" + "".join(f"{n[:12]:>13}" for n in names) + f"{'total':>8}")
+    for nb, steps in sorted(rows, key=lambda r: -sum(r[1].values())):
+        terminalreporter.write_line(f"{nb[:34]:34}" + "".join(f"{steps.get(n, 0):13.1f}" for n in names)
+                                    + f"{sum(steps.values()):8.1f}")
+    terminalreporter.write_line(f"{'all ' + str(len(rows)):34}" + "".join(f"{sum(s.get(n, 0) for _, s in rows):13.1f}"
+                                                                        for n in names)
+                                + f"{sum(sum(s.values()) for _, s in rows):8.1f}")
+
+
+BROWSER_TESTS = "tests/browser/"
+"""Every test under here shares one JupyterLab, one Chromium and one build/ folder: one xdist worker runs them all."""
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` that also holds under pytest >= 9.2, whose node ids xdist 3.8 cannot suffix.
+
+    xdist marks a test's group by appending ``@group`` to its node id, which pytest 9.2's structured
+    ids ignore, so ``xdist_group`` marks alone no longer keep a group on one worker. Here the browser
+    tests form one group by their path; any ``@group`` suffix xdist does manage to add still counts.
+    Tests that read one notebook's run need no group: the notebook store's lock has the second wait.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class Scheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(BROWSER_TESTS):
+                return "browser"
+            return super()._split_scope(nodeid)
+
+    return Scheduling(config, log)

@@ -1,39 +1,29 @@
 """Every claim notebook 02's prose makes, checked on the notebook's own variables.
 
-The notebook's code cells run here, in order, in one namespace (the same code the student runs);
-each test then checks one sentence of the prose against what those cells computed. A sentence that
-stops being true fails here, with the figure that broke it.
+The notebook runs once, in a real kernel, in the notebook store (tests/notebook_store.py), the same run
+test_notebooks.py executes; each test then checks one sentence of the prose against the variables
+those cells left. A sentence that stops being true fails here, with the figure that broke it.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from notebook_store import xdist_group
+
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_the_loop.ipynb"
+pytestmark = xdist_group(NOTEBOOK)
 
 
 @pytest.fixture(scope="module")
-def nb(tmp_path_factory):
-    import os
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    saved = {k: os.environ.pop(k, None) for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
-    cells = [c for c in json.loads(NOTEBOOK.read_text("utf-8"))["cells"] if c["cell_type"] == "code"]
-    ns: dict = {"__name__": "notebook_02"}
-    try:
-        for cell in cells:
-            exec(compile("".join(cell["source"]), f"{NOTEBOOK.name} cell", "exec"), ns)
-            plt.close("all")
-    finally:
-        os.environ.update({k: v for k, v in saved.items() if v is not None})
-    return ns
+def nb(notebook_store):
+    """The notebook's variables after its run in the notebook store (the same run test_notebooks.py checks)."""
+    done = notebook_store.get(NOTEBOOK)
+    if done.error:
+        pytest.fail(f"{NOTEBOOK.name} did not run to the end, so its claims cannot be checked:\n{done.error}", pytrace=False)
+    return done.ns
 
 
 def test_the_two_city_run_takes_four_calls_one_per_tool_then_the_answer(nb):

@@ -1,4 +1,8 @@
-"""Every notebook runs top to bottom, headless and offline, and is stored without outputs."""
+"""Every notebook of both editions runs top to bottom, headless and offline, and is stored without outputs.
+
+The run itself is the shared one from the notebook store (tests/notebook_store.py): executed once per
+edition, then read here, by the claim tests and by the figure tests alike.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +10,27 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+
+from notebook_store import xdist_group
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
-CELL_TIMEOUT_S = 120
+BOTH_EDITIONS = NOTEBOOKS + sorted((NOTEBOOK_DIR / "zh-CN").glob("*.ipynb"))
 
 
 def test_there_are_notebooks() -> None:
     assert NOTEBOOKS, f"no notebooks found in {NOTEBOOK_DIR}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs_offline(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("path", [pytest.param(p, marks=xdist_group(p), id=str(p.relative_to(NOTEBOOK_DIR)))
+                                  for p in BOTH_EDITIONS])
+def test_notebook_runs_offline(path: Path, notebook_store) -> None:
     """Execute every cell on the simulator (no API key, so connect() picks sim); a failing cell fails the test."""
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # the kernel inherits this environment
-    monkeypatch.setenv("AGENTLAB_WIDGETS", "static")  # no widget frontend here: widgets show their static copy
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                            resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
-    try:
-        client.execute()
-    except CellExecutionError as e:
-        pytest.fail(f"{path.name}: a cell failed:\n{e}", pytrace=False)
+    done = notebook_store.get(path)
+    if done.error:
+        pytest.fail(f"{path.relative_to(NOTEBOOK_DIR)}: a cell failed:\n{done.error}", pytrace=False)
+    ran = [c for c in done.nb.cells if c.cell_type == "code"]
+    assert all(c.get("execution_count") for c in ran), f"{path.name}: some code cells never ran"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])

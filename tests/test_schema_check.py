@@ -56,3 +56,12 @@ def test_the_compare_demo_does_not_import_jsonschema(tmp_path):
             "agentlab.compare(c, ['Paris', 'London'], 'notes'); print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert out.stdout.strip() == "False"
+
+
+def test_a_schema_beyond_the_small_checker_imports_jsonschema_without_the_iri_grammar(tmp_path):
+    """jsonschema's format module would build rfc3987_syntax's 38 parsers (~1 s); no check here uses them."""
+    code = ("import sys; from agentlab.schema_check import first_error; "
+            "e = first_error({'type': 'object', 'properties': {'n': {'type': 'integer', 'minimum': 1}}}, {'n': 0}); "
+            "print(e.validator, 'jsonschema' in sys.modules, 'rfc3987_syntax' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert out.stdout.split() == ["minimum", "True", "False"]

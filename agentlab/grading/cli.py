@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 from agentlab.grading.credentials import is_credential, scrub_environment
-from agentlab.grading.gradebook import gradebook
 from agentlab.grading.release import SolutionMarkerError, release_student
 
 
@@ -82,6 +81,8 @@ def run_gradebook(args: argparse.Namespace) -> int:
         env = dict(os.environ)
         scrub_environment(env)
         os.execve(sys.executable, [sys.executable, "-m", "agentlab", *sys.argv[1:]], env)
+    from agentlab.grading.gradebook import gradebook  # here, not at the top: it imports pytest (~0.15 s per `agentlab` command)
+
     try:
         rows = gradebook(submissions, instructor, out, per_student_timeout=args.timeout, jobs=args.jobs,
                          resume=args.resume)

@@ -100,7 +100,8 @@ def lab(tmp_path_factory) -> Lab:
     cmd = [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
            f"--ServerApp.root_dir={ROOT}", f"--LabApp.user_settings_dir={settings}",
-           f"--LabApp.workspaces_dir={home / 'workspaces'}", "--LabApp.news_url=", "--ServerApp.open_browser=False"]
+           f"--LabApp.workspaces_dir={home / 'workspaces'}", "--LabApp.news_url=", "--ServerApp.open_browser=False",
+           "--LabApp.expose_app_in_browser=True"]  # window.jupyterapp: the test opens notebooks with Lab's own commands
     if os.geteuid() == 0:
         cmd.append("--allow-root")
     log = (home / "lab.log").open("w")
@@ -164,3 +165,31 @@ def workdir() -> Path:
     for old in SHOTS.glob("*.png"):
         old.unlink()
     return WORK
+
+
+class LabPage:
+    """One Chromium tab with JupyterLab loaded (once per run), in which the test opens each notebook."""
+
+    def __init__(self, browser, lab: Lab) -> None:
+        self.browser, self.lab, self.page = browser, lab, None
+        self.reload()
+
+    def reload(self) -> None:
+        """A fresh tab on a fresh workspace: after a failure left a dialog or a broken page behind."""
+        if self.page is not None:
+            self.page.close()
+        self.page = self.browser.new_page(viewport={"width": 1400, "height": 1000})
+        self.page.goto(f"{self.lab.url}/lab/workspaces/agentlab_test?reset&token={self.lab.token}", timeout=120_000)
+        self.page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.hasCommand('docmanager:open')",
+                                    timeout=120_000)
+        self.page.evaluate("async () => { await window.jupyterapp.restored; return true; }")
+
+
+@pytest.fixture(scope="session")
+def lab_page(browser, lab):
+    """JupyterLab in one headless Chromium tab, loaded once for every notebook (not once per notebook)."""
+    held = LabPage(browser, lab)
+    try:
+        yield held
+    finally:
+        held.page.close()

@@ -5,6 +5,11 @@ the server says its kernel is idle and the page shows every code cell executed, 
 output, every cell that draws a figure shows an image, and for each trace stepper, moving its slider
 changes what it shows. A scratch notebook made here (build/, never committed) exercises the widgets
 whatever the course notebooks contain. Screenshots: build/browser-screenshots/.
+
+JupyterLab loads once (the ``lab_page`` fixture); each notebook is opened in it with JupyterLab's own
+``docmanager:open`` command (what double-clicking it in the file browser does), in a fresh kernel,
+and closed afterwards, kernel shut down. How long each step took goes into the test report
+(``steps`` property) and the run's summary.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import nbformat
 import pytest
 
 from .conftest import ROOT, SHOTS
+
+pytestmark = pytest.mark.xdist_group("browser")  # one JupyterLab, one Chromium: one xdist worker, in file order (conftest.py's scheduler enforces it by path)
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("**/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
@@ -67,6 +74,12 @@ def _kernel_state(lab, rel: str) -> str | None:
     return None
 
 
+POLL_MS = 300
+"""How often the page and the server are polled while a notebook runs."""
+STABLE_POLLS = 4
+"""Polls in a row that must find everything done (about a second): not a gap between two queued cells."""
+
+
 def _wait_until_done(page, lab, rel: str, n_code: int) -> list[dict]:
     """Poll the server (kernel idle) and the page (no cell queued, every code cell numbered), bounded by RUN_S."""
     deadline, stable = time.monotonic() + RUN_S, 0
@@ -77,11 +90,11 @@ def _wait_until_done(page, lab, rel: str, n_code: int) -> list[dict]:
         errored = any(c["errors"] for c in cells)
         if _kernel_state(lab, rel) == "idle" and not queued and (numbered == n_code or errored):
             stable += 1
-            if stable >= 3:  # three polls in a row: not a gap between two queued cells
+            if stable >= STABLE_POLLS:
                 return cells
         else:
             stable = 0
-        page.wait_for_timeout(1000)
+        page.wait_for_timeout(POLL_MS)
     pytest.fail(f"{rel}: cells still running after {RUN_S} s (prompts: {[c['prompt'] for c in cells]})")
 
 
@@ -129,8 +142,33 @@ def _control_reruns_the_experiment(page, name: str) -> None:
     assert after != before, f"{name}: the experiment reran but its figure was not redrawn"
 
 
+class _Steps:
+    """Seconds spent in each step of one notebook's run, in order."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._t = time.monotonic()
+
+    def done(self, step: str) -> None:
+        now = time.monotonic()
+        self.seconds[step] = round(self.seconds.get(step, 0.0) + now - self._t, 2)
+        self._t = now
+
+
+def _open(page, rel: str) -> None:
+    """Open the notebook in the running JupyterLab (its docmanager:open command), in front."""
+    page.evaluate("async p => { await window.jupyterapp.commands.execute('docmanager:open', {path: p}); return true; }", rel)
+
+
+def _close_all(page) -> None:
+    """Close every tab without a save prompt: the run's outputs are not saved (the copy is thrown away)."""
+    page.evaluate("""() => { for (const w of Array.from(window.jupyterapp.shell.widgets('main'))) {
+        if (w.context && w.context.model) { w.context.model.dirty = false; }
+        w.close(); } return true; }""")
+
+
 @pytest.mark.parametrize("source", CASES)
-def test_notebook_runs_in_jupyterlab_in_chromium(source, lab, browser, workdir) -> None:
+def test_notebook_runs_in_jupyterlab_in_chromium(source, lab, lab_page, workdir, record_property) -> None:
     if source is None:
         path = _scratch(workdir)
         name = path.stem
@@ -142,18 +180,20 @@ def test_notebook_runs_in_jupyterlab_in_chromium(source, lab, browser, workdir) 
         name = str(rel_src.with_suffix("")).replace("/", "_")
     rel = path.relative_to(ROOT).as_posix()
     code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page, steps = lab_page.page, _Steps()
     try:
-        # a workspace of its own per notebook, so no tab from an earlier notebook is restored
-        page.goto(f"{lab.url}/lab/workspaces/{name.replace('-', '_')}/tree/{rel}?reset&token={lab.token}", timeout=120_000)
+        _open(page, rel)
         page.locator(f"{PANEL} .jp-Notebook .jp-Cell").first.wait_for(timeout=120_000)
+        steps.done("open")
         deadline = time.monotonic() + 120
         while _kernel_state(lab, rel) != "idle":  # the kernel must be up before "Run All"
             if time.monotonic() > deadline:
                 pytest.fail(f"{rel}: no idle kernel within 120 s (state {_kernel_state(lab, rel)!r})")
-            page.wait_for_timeout(500)
+            page.wait_for_timeout(200)
+        steps.done("kernel start")
         _run_all(page)
         cells = _wait_until_done(page, lab, rel, len(code))
+        steps.done("run all cells")
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
         assert len(cells) == len(code), f"{rel}: the page shows {len(cells)} code cells, the file has {len(code)}"
         errors = [(i, c["errors"]) for i, c in enumerate(cells) if c["errors"]]
@@ -168,18 +208,25 @@ def test_notebook_runs_in_jupyterlab_in_chromium(source, lab, browser, workdir) 
         if first_image.count():
             first_image.scroll_into_view_if_needed(timeout=30_000)
             page.screenshot(path=str(SHOTS / f"{name}--first-figure.png"))
+        steps.done("checks + screenshots")
         if any("trace_stepper(" in src for src in code):
             assert any(c["steppers"] for c in cells), f"{rel}: a cell calls trace_stepper but no stepper is shown"
             _slider_changes_the_stepper(page, name)
+            steps.done("stepper slider")
         if any("city_experiment(" in src for src in code):
             _control_reruns_the_experiment(page, name)
+            steps.done("experiment control")
     finally:
         try:
+            _close_all(page)
+        except Exception:  # a dialog or a broken page: start the next notebook on a fresh JupyterLab
+            lab_page.reload()
+        finally:
             for s in lab.api("/api/sessions"):
                 if s.get("path") == rel:
                     lab.api(f"/api/sessions/{s['id']}", method="DELETE")
-        finally:
-            page.close()
+        steps.done("close + kernel shutdown")
+        record_property("steps", steps.seconds)
 
 
 def test_screenshots_are_saved(browser) -> None:

@@ -1,0 +1,190 @@
+"""Each notebook executed once per test run, headless on the simulator, and read by every test that needs it.
+
+``NotebookStore.get(path)`` runs the notebook in a real ``python3`` kernel (nbclient, as Jupyter runs it:
+from the notebook's own folder, no API key, widgets in their static form) the first time any test asks,
+and hands back the same :class:`Executed` to the execution test, the claim tests and the figure tests.
+Under pytest-xdist the store lives in a folder all workers share; a lock file per notebook makes the
+second worker that asks wait for the first one's result instead of running the notebook again.
+
+Two cells are added in memory only (never written to notebooks/): one in front that records, for
+every figure an agentlab plot function localizes, the language it drew in and the text left English,
+and one at the end that prints that record and saves the notebook's variables (each one that pickles)
+for the claim tests. A failing cell stops the run; every reader then sees that failure.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import pickle
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+CELL_TIMEOUT_S = 180
+"""Longest one cell may run, in seconds (a bound against a hung kernel, not a speed claim)."""
+
+RECORD = '''\
+import agentlab.views.i18n as _i18n
+_i18n_seen = []
+_i18n_localize = _i18n.localize
+def _recording_localize(fig, lang=None):
+    out = _i18n_localize(fig, lang)
+    _i18n_seen.append({"lang": lang or _i18n.language(), "left": _i18n.untranslated(fig, as_drawn=True)})
+    return out
+_i18n.localize = _recording_localize  # plot modules import it after this cell, so they get this one
+'''
+SAVE = '''\
+import json as _json, pickle as _pickle, types as _types
+print("I18N-RECORD " + _json.dumps(_i18n_seen, ensure_ascii=False))
+_saved, _skipped = {}, []
+for _k, _v in list(globals().items()):
+    if _k.startswith("_") or _k in ("In", "Out", "exit", "quit", "get_ipython") or isinstance(_v, _types.ModuleType):
+        continue
+    try:
+        _saved[_k] = _pickle.dumps(_v)
+    except Exception as _e:
+        _skipped.append(f"{_k} ({type(_e).__name__})")
+with open(%r, "wb") as _f:
+    _pickle.dump({"values": _saved, "skipped": _skipped}, _f)
+'''
+ADDED_IN_FRONT = 1
+"""Cells the store puts before the notebook's own (cell i of the notebook is cell i + 1 of the run)."""
+
+
+class Namespace(Mapping):
+    """The notebook's variables after its last cell; each is unpickled when a test first reads it."""
+
+    def __init__(self, name: str, values: dict[str, bytes], skipped: list[str]) -> None:
+        self._name, self._values, self._skipped, self._loaded = name, values, skipped, {}
+
+    def __getitem__(self, key: str):
+        if key not in self._loaded:
+            if key not in self._values:
+                raise KeyError(f"{self._name} left no variable {key!r} that could be saved "
+                               f"(not picklable: {', '.join(self._skipped) or 'none'})")
+            self._loaded[key] = pickle.loads(self._values[key])
+        return self._loaded[key]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+@dataclass
+class Executed:
+    """One notebook after one headless run."""
+
+    path: Path
+    """The notebook file that was run (notebooks/ or notebooks/zh-CN/)."""
+    nb: nbformat.NotebookNode | None
+    """The executed notebook with its outputs, the two added cells included (None if the kernel never started)."""
+    error: str | None
+    """Why the run stopped early (the failing cell and its traceback), or None when every cell ran."""
+    seconds: float
+    """Wall time of the run, kernel start included."""
+    ns: Namespace = field(repr=False, default=None)  # type: ignore[assignment]
+    """The variables after the last cell (empty when the run failed)."""
+
+    def figures_localized(self) -> list[dict]:
+        """For every figure a plot function localized: {"lang": language drawn in, "left": texts still English}."""
+        for out in (self.nb.cells[-1].get("outputs", []) if self.nb and not self.error else []):
+            for line in out.get("text", "").splitlines():
+                if line.startswith("I18N-RECORD "):
+                    return json.loads(line[len("I18N-RECORD "):])
+        raise AssertionError(f"{self.path.name}: the record cell printed nothing (error: {self.error})")
+
+    def outputs(self, index: int) -> list:
+        """The outputs of the notebook's own cell ``index`` (its position in the file)."""
+        return self.nb.cells[index + ADDED_IN_FRONT].get("outputs", [])
+
+
+def kernel_env() -> dict[str, str]:
+    """The kernel's environment: this one without any key, base URL, model or language override."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("ANTHROPIC_") and k not in ("AGENTLAB_MODEL", "AGENTLAB_LANG")}
+    env["AGENTLAB_WIDGETS"] = "static"  # no widget frontend here: widgets show their static copy
+    return env
+
+
+class NotebookStore:
+    """Executed notebooks keyed by path (and content), in a folder shared by every xdist worker."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self._mine: dict[Path, Executed] = {}
+
+    def _key(self, path: Path) -> str:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+        return f"{path.parent.name}--{path.stem}--{digest}"
+
+    def get(self, path: Path) -> Executed:
+        """The notebook at ``path`` executed once: run it here, or wait for and read the run another worker made."""
+        path = path.resolve()
+        if path in self._mine:
+            return self._mine[path]
+        key = self._key(path)
+        with open(self.folder / f"{key}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, even if this process dies
+            meta = self.folder / f"{key}.json"
+            if not meta.exists():
+                self._execute(path, key)
+            done = self._read(path, key)
+        self._mine[path] = done
+        return done
+
+    def _execute(self, path: Path, key: str) -> None:
+        from nbclient import NotebookClient
+        from nbclient.exceptions import CellExecutionError
+
+        values = self.folder / f"{key}.ns.pickle"
+        nb = nbformat.read(path, as_version=4)
+        nb.cells = [nbformat.v4.new_code_cell(RECORD), *nb.cells, nbformat.v4.new_code_cell(SAVE % str(values))]
+        client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
+                                resources={"metadata": {"path": str(path.parent)}})
+        error, t0 = None, time.perf_counter()
+        try:
+            client.execute(env=kernel_env())
+        except CellExecutionError as e:
+            error = str(e)
+        except Exception as e:  # a kernel that died or timed out: the readers still get a reason, not a hang
+            error = f"{type(e).__name__}: {e}"
+        seconds = time.perf_counter() - t0
+        nbformat.write(nb, self.folder / f"{key}.ipynb")
+        (self.folder / f"{key}.json").write_text(json.dumps(
+            {"path": str(path), "error": error, "seconds": round(seconds, 2), "pid": os.getpid()}))
+
+    def _read(self, path: Path, key: str) -> Executed:
+        meta = json.loads((self.folder / f"{key}.json").read_text())
+        nb = nbformat.read(self.folder / f"{key}.ipynb", as_version=4)
+        values = self.folder / f"{key}.ns.pickle"
+        saved = pickle.loads(values.read_bytes()) if values.exists() and not meta["error"] else {"values": {}, "skipped": []}
+        return Executed(path, nb, meta["error"], meta["seconds"], Namespace(path.name, saved["values"], saved["skipped"]))
+
+    def timings(self) -> list[tuple[str, float, bool]]:
+        """(notebook, seconds, ran cleanly) for every run in the store, slowest first."""
+        rows = []
+        for meta in self.folder.glob("*.json"):
+            m = json.loads(meta.read_text())
+            p = Path(m["path"])
+            rows.append((f"{p.parent.name}/{p.name}", m["seconds"], m["error"] is None))
+        return sorted(rows, key=lambda r: -r[1])
+
+
+def xdist_group(path: Path):
+    """The xdist group of every test that reads this notebook's run, so one worker would run them all and none wait.
+
+    Under pytest >= 9.2 xdist 3.8 cannot apply it (see ``pytest_xdist_make_scheduler`` in conftest.py);
+    the store's lock still has a second reader wait for the one run instead of running it again.
+    """
+    import pytest
+
+    return pytest.mark.xdist_group(f"notebook:{path.parent.name}/{path.name}")

@@ -1,0 +1,84 @@
+"""Nothing heavy is imported before a function needs it (issue 23): a first command answers at once.
+
+matplotlib, pandas, genai-prices, jsonschema and ipywidgets each cost a good part of a second or more
+to import; ``import agentlab``, a notebook's first cell and ``agentlab compare``'s text table must not
+pay for the ones they do not use. Each check runs in a fresh interpreter (this one has them all loaded).
+benchmarks/startup.py measures what that saves, in CPU time against ``import anthropic``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("matplotlib", "pandas", "genai_prices", "jsonschema", "ipywidgets")
+"""Top-level packages that are slow to import and needed only by some functions."""
+PROBE = "\nimport sys; print('LOADED ' + ' '.join(m for m in {heavy!r} if m in sys.modules))"
+
+
+def _loaded(code: str, cwd: Path, *argv: str) -> set[str]:
+    """The HEAVY packages a fresh interpreter has imported after running ``code``."""
+    out = subprocess.run([sys.executable, "-c", code + PROBE.format(heavy=HEAVY), *argv], cwd=cwd,
+                         capture_output=True, text=True, timeout=300, env=_env())
+    assert out.returncode == 0, out.stderr[-2000:]
+    line = next(ln for ln in out.stdout.splitlines() if ln.startswith("LOADED"))
+    return set(line.split()[1:])
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def _first_cell(path: Path) -> str:
+    cell = next(c for c in json.loads(path.read_text("utf-8"))["cells"] if c["cell_type"] == "code")
+    return "\n".join(ln for ln in "".join(cell["source"]).splitlines() if not ln.lstrip().startswith(("%", "!")))
+
+
+def _imported_by_name(code: str) -> set[str]:
+    """Top-level packages the code itself imports (``import pandas as pd``: pandas)."""
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_import_agentlab_imports_none_of_the_heavy_packages(tmp_path):
+    assert _loaded("import agentlab", tmp_path) == set()
+
+
+def test_connecting_and_running_the_agent_imports_none_of_the_heavy_packages(tmp_path):
+    code = ("import agentlab; c = agentlab.connect('sim', quiet=True); "
+            "run = agentlab.run_agent(c, agentlab.city_task(['Paris', 'London']), agentlab.task_tools('notes')); "
+            "assert run.model_calls == 4")
+    assert _loaded(code, tmp_path) == set()
+
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_a_notebooks_first_cell_imports_only_the_heavy_packages_it_names(path, tmp_path):
+    """The zh-CN twin has the same code (test_zh_notebooks.py), so this covers both editions."""
+    code = _first_cell(path)
+    extra = _loaded(code, tmp_path) - _imported_by_name(code)
+    assert not extra, f"{path.name}'s first cell imports {sorted(extra)} without using them; import them where needed"
+
+
+def test_agentlab_compare_prints_its_table_without_matplotlib_pandas_or_jsonschema(tmp_path):
+    code = "import sys; from agentlab.cli import main; assert main(sys.argv[1:]) == 0"
+    loaded = _loaded(code, tmp_path, "compare", "--out", str(tmp_path / "runs"))
+    assert loaded <= {"genai_prices"}, f"`agentlab compare` imported {sorted(loaded)}"  # prices are in its table
+    assert not list(tmp_path.glob("*.png")), "without --png, compare draws no figure"
