@@ -86,7 +86,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return 2
     try:
         client = connect("live" if args.live else "sim", model=args.model)
-    except MissingAPIKey as e:
+    except (MissingAPIKey, ValueError) as e:  # no key, or a --model typo: one line with the fix, not a traceback
         print(f"agentlab compare: {e}", file=sys.stderr)
         return 2
     out = Path(args.out)
