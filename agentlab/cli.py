@@ -99,7 +99,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     try:  # live and replay count each call's parts (free count_tokens calls), so every row of the table is filled
         client = connect(mode, model=args.model, count_parts=mode != "sim", record=args.record, cassette=args.replay,
                          max_usd=args.max_usd)
-    except (MissingAPIKey, ValueError) as e:
+    except (MissingAPIKey, ValueError) as e:  # no key, or a --model typo: one line with the fix, not a traceback
         print(f"agentlab compare: {e}", file=sys.stderr)
         return 2
     out = Path(args.out)

@@ -10,8 +10,12 @@ Conflict rule: call B (later in the turn) waits for call A when A writes a name 
 or A reads a name B writes. Calls are grouped into *waves*; a wave runs concurrently, waves run in
 order. ``Executor(parallel=True, respect_state=False)`` is the naive version that ignores the rule.
 
-Every call is answered exactly once, in the order asked. A tool with ``timeout=`` that takes longer
-is answered as an ``is_error`` result (its thread cannot be killed; it is abandoned, still running).
+Every call is answered exactly once, in the order asked, whatever the tool returns. A tool that takes
+longer than its ``timeout=`` (or, without one, ``DEFAULT_TIMEOUT_S``) is answered as an ``is_error``
+result (its thread cannot be killed; it is abandoned, still running). A result over
+``DEFAULT_RESULT_CAP`` characters is answered as an ``is_error`` naming its size and the cap (a
+request carrying it could not fit any context window, and past 32 MB the API refuses the whole
+request); text UTF-8 cannot encode (a lone surrogate) is sent as a visible ``\\uXXXX`` escape.
 Errors come in one of two styles: ``"readable"`` (``run_tool``: what was wrong, what to do) or
 ``"raw"`` (``run_tool_raw``: the Python traceback).
 """
@@ -26,6 +30,22 @@ from typing import Any
 from agentlab.hints import hint
 from agentlab.tools import Tool, ToolOutcome, run_tool, run_tool_raw, toolset
 from agentlab.trace import Trace
+
+
+DEFAULT_TIMEOUT_S = 60.0
+"""Seconds a tool without ``timeout=`` may take before it is answered as timed out (``Executor.default_timeout_s``)."""
+DEFAULT_RESULT_CAP = 1_000_000
+"""Characters of a tool result sent to the model at most (``Executor.result_cap``): about 250,000 tokens,
+more than any model's context window, so a longer result could never be read whole anyway."""
+
+
+def escape_unencodable(text: str) -> str:
+    """``text`` with every lone surrogate (which UTF-8, the trace and the API cannot carry) as a visible ``\\udXXX``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def conflicts(a: Tool | None, b: Tool | None) -> bool:
@@ -64,6 +84,10 @@ class Executor:
     """Cut longer results to this many characters (readable style adds a note saying so)."""
     lang: str = "en"
     """Language of the readable hints the harness adds (``"en"`` or ``"zh"``)."""
+    default_timeout_s: float | None = DEFAULT_TIMEOUT_S
+    """Seconds a tool without its own ``timeout=`` may take (``None``: unbounded, as before issue 22)."""
+    result_cap: int | None = DEFAULT_RESULT_CAP
+    """A longer result is answered as ``is_error`` naming its size and this cap (``None``: no cap)."""
 
     def __post_init__(self) -> None:
         if self.errors not in ("readable", "raw"):
@@ -72,6 +96,10 @@ class Executor:
             raise ValueError(f"Executor(lang={self.lang!r}): lang must be 'en' or 'zh'")
         if self.max_result_chars is not None and (not isinstance(self.max_result_chars, int) or self.max_result_chars < 1):
             raise ValueError(f"Executor(max_result_chars={self.max_result_chars!r}): give a whole number >= 1, or None")
+        if self.result_cap is not None and (not isinstance(self.result_cap, int) or isinstance(self.result_cap, bool) or self.result_cap < 1):
+            raise ValueError(f"Executor(result_cap={self.result_cap!r}): give a whole number of characters >= 1, or None")
+        if self.default_timeout_s is not None and (isinstance(self.default_timeout_s, bool) or not isinstance(self.default_timeout_s, (int, float)) or not self.default_timeout_s > 0):
+            raise ValueError(f"Executor(default_timeout_s={self.default_timeout_s!r}): give seconds > 0, e.g. 60, or None")
 
     def __call__(self, content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,
                  turn: int = 0) -> list[dict]:
@@ -101,7 +129,7 @@ class Executor:
 
     def _run_wave(self, wave: list[int], blocks: list[dict], by_name: dict[str, Tool], outcomes: list) -> None:
         """Run the calls of one wave, each in its own thread when concurrent or timed, and wait for each."""
-        threaded = [i for i in wave if len(wave) > 1 or (by_name.get(blocks[i]["name"]) and by_name[blocks[i]["name"]].timeout)]
+        threaded = [i for i in wave if len(wave) > 1 or self._limit(by_name, blocks[i]["name"])]
         threads = {}
         for i in wave:
             if i not in threaded:
@@ -112,12 +140,27 @@ class Executor:
             threads[i].start()
         t0 = time.monotonic()
         for i, th in threads.items():
-            limit = by_name[blocks[i]["name"]].timeout if blocks[i]["name"] in by_name else None
+            limit = self._limit(by_name, blocks[i]["name"])
             th.join(None if limit is None else max(0.0, limit - (time.monotonic() - t0)))
             if th.is_alive():
                 outcomes[i] = self._timed_out(blocks[i]["name"], limit)
 
+    def _limit(self, by_name: dict[str, Tool], name: str) -> float | None:
+        """Seconds the named tool may take: its own ``timeout=``, else the default (an unknown tool is not run)."""
+        t = by_name.get(name)
+        return None if t is None else (t.timeout or self.default_timeout_s)
+
     def _one(self, by_name: dict[str, Tool], block: dict) -> ToolOutcome:
+        """One call, capped and made encodable: whatever the tool returned, the run goes on."""
+        out = self._call(by_name, block)
+        content = out.content if isinstance(out.content, str) else str(out.content)
+        if self.result_cap is not None and len(content) > self.result_cap:
+            return ToolOutcome(hint(f"{block['name']} returned {len(content):,} characters, over the cap of "
+                                    f"{self.result_cap:,} (Executor(result_cap=...)); return less, e.g. a summary "
+                                    "or one page of the data", self.lang), True)
+        return ToolOutcome(escape_unencodable(content), out.is_error)
+
+    def _call(self, by_name: dict[str, Tool], block: dict) -> ToolOutcome:
         """One call in the chosen error style, its result cut to ``max_result_chars``."""
         name, inp = block["name"], block.get("input")
         if self.errors == "raw":

@@ -4,12 +4,20 @@ Python turns SIGINT into ``KeyboardInterrupt``; SIGTERM, by default, kills the p
 chance to write anything. ``stop_on_signals`` makes SIGTERM raise ``Terminated`` for the length of
 a run (main thread only: Python allows signal handlers nowhere else), and writes
 ``stop reason="interrupted"`` naming the signal before the exception goes on up.
+
+A run in another thread gets no signal: Ctrl-C interrupts the main thread, which may then end the
+program while the run's (daemon) thread is still going. So every run inside ``stop_on_signals`` is
+registered, and at interpreter exit any still without its ``stop`` gets one
+(``reason="interrupted"``, ``detail`` saying the process exited), written from the exiting thread
+(traces are thread-safe).
 """
 
 from __future__ import annotations
 
+import atexit
 import signal
 import threading
+import weakref
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -24,11 +32,34 @@ def _raise_terminated(signum, frame):  # noqa: ARG001
     raise Terminated("SIGTERM")
 
 
+_running: "weakref.WeakSet" = weakref.WeakSet()
+"""The traces of runs inside ``stop_on_signals`` right now, in any thread."""
+
+
+def stop_unfinished_runs() -> int:
+    """Write ``stop reason="interrupted"`` into every registered run's trace that has none; how many (run at exit)."""
+    stopped = 0
+    for trace in list(_running):
+        if not trace.stopped:
+            try:
+                trace.stop(StopReason.INTERRUPTED.value,
+                           detail="the process exited while this run was still going (in a thread no signal reaches)")
+                stopped += 1
+            except Exception:  # noqa: BLE001 -- at exit, one broken trace must not keep the others from their stop
+                pass
+    return stopped
+
+
+atexit.register(stop_unfinished_runs)
+
+
 @contextmanager
 def stop_on_signals(trace) -> Iterator[None]:
-    """Within the block, SIGINT/SIGTERM write the trace's ``stop`` event, then propagate."""
+    """Within the block, SIGINT/SIGTERM write the trace's ``stop`` event, then propagate; in any thread, an
+    exit of the process before the run ends writes it too."""
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _raise_terminated) if main else None
+    _running.add(trace)
     try:
         yield
     except KeyboardInterrupt as e:
@@ -36,5 +67,6 @@ def stop_on_signals(trace) -> Iterator[None]:
             trace.stop(StopReason.INTERRUPTED.value, signal="SIGTERM" if isinstance(e, Terminated) else "SIGINT")
         raise
     finally:
+        _running.discard(trace)
         if main:
             signal.signal(signal.SIGTERM, previous)

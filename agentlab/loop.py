@@ -23,6 +23,7 @@ results: their side effects happen, and ``final_text`` is whatever the model las
 
 from __future__ import annotations
 
+import difflib
 import time
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,14 @@ def run_agent(
         raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
     if limits is not None and max_turns != DEFAULT_MAX_TURNS:
         raise ValueError(f"run_agent(max_turns={max_turns!r}, limits=...): give the turn limit once, as Limits(max_turns=...)")
+    if model is not None and not isinstance(model, str):
+        raise TypeError(f"run_agent(model={model!r}): give the model id as a string, e.g. model='claude-sonnet-4-5'")
+    known = getattr(getattr(client, "agentlab_simulator", None), "models", None)  # a simulator client knows its ids
+    if model is not None and known is not None and model not in known:
+        close = difflib.get_close_matches(model, sorted(known), n=3, cutoff=0.6)
+        raise ValueError(f"run_agent(model={model!r}): no such model on the simulator; "
+                         + (f"did you mean {' or '.join(map(repr, close))}?" if close else f"the models are {', '.join(sorted(known))}.")
+                         + " (`agentlab models` lists them)")
     budget = (limits or Limits(max_turns=max_turns)).start()
     executor = executor or Executor(lang=task_lang(task))  # readable errors in the task's language
     model = model or model_of(client)

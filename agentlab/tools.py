@@ -20,6 +20,7 @@ import inspect
 import json
 import re
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
@@ -61,6 +62,15 @@ class Tool:
 
     def __call__(self, **kwargs: Any) -> Any:
         return self.fn(**kwargs)
+
+    def keys(self):  # reached when a Tool itself is sent to the API (the SDK takes it for a mapping)
+        raise TypeError(f"the agentlab Tool {self.name!r} was sent to the API as it is; the API takes its definition: "
+                        f"pass tools=[{self.name}.spec()] to client.messages.create (run_agent does this for you)")
+
+    items = keys
+
+
+Mapping.register(Tool)  # so the SDK's JSON encoder asks keys() above, instead of saying "not JSON serializable"
 
 
 @dataclass(frozen=True)
@@ -181,10 +191,22 @@ def run_tool(tools: dict[str, Tool], name: str, tool_input: Any) -> ToolOutcome:
 
 def toolset(tools: list[Tool]) -> dict[str, Tool]:
     """Index tools by name, refusing duplicates (the API rejects duplicate names too)."""
+    if isinstance(tools, Tool):
+        raise TypeError(f"tools={tools.name!r} is one Tool; give a list of tools: tools=[{tools.name}]")
+    if isinstance(tools, str):
+        raise TypeError(f"tools={tools!r} is a string; give a list of Tool objects made with @tool, "
+                        f"e.g. tools=[{tools.split(',')[0].strip() or 'get_weather'}] (the function itself, not its name)")
+    if isinstance(tools, dict) and all(isinstance(t, Tool) for t in tools.values()):
+        tools = list(tools.values())
+    if not isinstance(tools, (list, tuple)):
+        raise TypeError(f"tools={tools!r} is a {type(tools).__name__}; give a list of Tool objects made with @tool, "
+                        "e.g. tools=[get_weather, save_note]")
     out: dict[str, Tool] = {}
     for t in tools:
         if not isinstance(t, Tool):
-            raise TypeError(f"tools must be Tool objects made with @tool, got {t!r}")
+            hint = (f"; decorate {t.__name__} with @tool" if callable(t) and hasattr(t, "__name__") else
+                    "; pass the tool itself, not its name" if isinstance(t, str) else "")
+            raise TypeError(f"tools must be Tool objects made with @tool, got {t!r}{hint}")
         if t.name in out:
             raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")
         out[t.name] = t

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -71,6 +72,9 @@ EVENTS: dict[str, EventKind] = {
     "compaction": EventKind("the history was summarised into one message, or the summary was over budget (refused)",
                             ("turn",), ("tokens_before", "messages_before", "summary_tokens", "summary",
                                         "refused", "output_tokens", "limit")),
+    "api_attempt": EventKind("an HTTP attempt at the model failed (an API error, an injected fault), or came as the SDK's "
+                             "retry of one: its status, the API's error type, whether it was a retry",
+                             ("status", "retry"), ("error_type",)),
     "stop": EventKind("the run ended, and why (a guard's name, value seen and limit when the harness stopped it)",
                       ("reason",), ("turns", "final_text", "detail", "steps", "guard", "observed", "limit",
                                     "signal", "error", "parse_failures")),
@@ -107,33 +111,53 @@ def check_trace(events: list[dict]) -> None:
         raise TraceFormatError(f"check_trace: a trace ends with exactly one stop event; its kinds are {kinds}")
 
 
+_open = threading.local()  # per thread: the traces inside a ``with Trace(...)`` block, innermost last
+
+
+def current_trace() -> "Trace | None":
+    """The innermost trace this thread is running inside (``with Trace(...)``) and not yet stopped, if any.
+
+    How code below the loop (the meter's failed and retried attempts) writes into the run's trace."""
+    for trace in reversed(getattr(_open, "stack", [])):
+        if not trace.stopped:
+            return trace
+    return None
+
+
 class Trace:
-    """Collects events in memory and, when given a path, appends each one to disk at once."""
+    """Collects events in memory and, when given a path, appends each one to disk at once.
+
+    Thread-safe (one lock per trace: a signal or exit handler may write ``stop`` from another thread).
+    Text that UTF-8 cannot encode (a lone surrogate from a tool) is written as a JSON ``\\uXXXX``
+    escape, so the line stays valid JSON and reads back as the same string."""
 
     def __init__(self, path: str | Path | None = None, **header: Any) -> None:
         self.path = Path(path) if path is not None else None
         self.events: list[dict] = []
         self._fh = None
         self._check = bool(os.environ.get(CHECK_TRACE_ENV))
+        self._lock = threading.RLock()
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = self.path.open("w", encoding="utf-8")
+            self._fh = self.path.open("w", encoding="utf-8", errors="backslashreplace")
         self._write({"format": FORMAT, "version": VERSION, **header})
 
     def _write(self, record: dict) -> None:
-        self.events.append(record)
-        if self._fh is not None:
-            self._fh.write(_encode(record) + "\n")
-            if record.get("event", "stop") in _FLUSH_BEFORE:
-                self._fh.flush()
+        with self._lock:
+            self.events.append(record)
+            if self._fh is not None:
+                self._fh.write(_encode(record) + "\n")
+                if record.get("event", "stop") in _FLUSH_BEFORE:
+                    self._fh.flush()
 
     def event(self, kind: str, **fields: Any) -> None:
         """Append one event; refuses anything after ``stop`` (and, when checking, one that breaks :data:`EVENTS`)."""
-        if self.stopped:
-            raise TraceFormatError(f"event {kind!r} after the stop event; a trace ends at its stop")
-        if self._check:
-            check_event(kind, fields)
-        self._write({"event": kind, **fields})
+        with self._lock:
+            if self.stopped:
+                raise TraceFormatError(f"event {kind!r} after the stop event; a trace ends at its stop")
+            if self._check:
+                check_event(kind, fields)
+            self._write({"event": kind, **fields})
 
     @property
     def stopped(self) -> bool:
@@ -142,22 +166,27 @@ class Trace:
 
     def stop(self, reason: str, **fields: Any) -> None:
         """Write the closing ``stop`` event and close the file."""
-        self.event("stop", reason=reason, **fields)
-        self.close()
+        with self._lock:
+            self.event("stop", reason=reason, **fields)
+            self.close()
 
     def close(self) -> None:
         """Close the file (the in-memory events stay)."""
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        with self._lock:
+            if self._fh is not None:
+                self._fh.close()
+                self._fh = None
 
     def __enter__(self) -> "Trace":
+        _open.stack = [*getattr(_open, "stack", []), self]
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if exc is not None and not self.stopped:
-            self.stop("error", error=f"{type(exc).__name__}: {exc}")
-        self.close()
+        _open.stack = [t for t in getattr(_open, "stack", []) if t is not self]
+        with self._lock:
+            if exc is not None and not self.stopped:
+                self.stop("error", error=f"{type(exc).__name__}: {exc}")
+            self.close()
 
 
 def read_trace(path: str | Path) -> list[dict]:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from agentlab.sandbox import Folder, SandboxPathError
 from agentlab.tools import Tool, ToolError, tool
 
 
@@ -97,8 +98,12 @@ def make_get_weather(forecast_days: int = 0) -> Tool:
 
 
 def make_save_note(notes_dir: str | Path) -> Tool:
-    """A ``save_note`` tool that appends to ``notes.md`` inside ``notes_dir`` and nowhere else."""
-    folder = Path(notes_dir).resolve()
+    """A ``save_note`` tool that appends to ``notes.md`` inside ``notes_dir`` and nowhere else.
+
+    The file is opened relative to the open folder without following a link, under the folder's lock
+    (``agentlab.sandbox.Folder``): a ``notes.md`` swapped for a symlink or a hard link is refused, even
+    mid-run, and concurrent notes are all kept."""
+    box = Folder(notes_dir)
 
     @tool(name="save_note")
     def save_note(text: str) -> str:
@@ -107,12 +112,12 @@ def make_save_note(notes_dir: str | Path) -> Tool:
         Args:
             text: The note to save.
         """
-        folder.mkdir(parents=True, exist_ok=True)
-        target = (folder / "notes.md").resolve()
-        if target.parent != folder:  # a symlinked notes.md must not lead out of the sandbox
-            raise ToolError("The notes file points outside the notes folder; refusing to write.")
-        with target.open("a", encoding="utf-8") as fh:
-            fh.write(text.rstrip() + "\n")
+        if not isinstance(text, str):
+            raise ToolError(f"save_note(text={text!r}): text must be a string, e.g. \"Paris is warmer\".")
+        try:
+            box.append(["notes.md"], text.rstrip() + "\n", "notes.md")
+        except SandboxPathError as e:
+            raise ToolError(f"The notes file may point outside the notes folder; refusing to write: {e}") from None
         return f"Saved note ({len(text)} characters)."
 
     return save_note

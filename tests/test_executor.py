@@ -36,11 +36,24 @@ def test_parallel_executor_runs_independent_calls_at_the_same_time():
     assert not any(r.get("is_error") for r in results)
 
 
-def test_serial_executor_answers_in_order_without_threads():
+def test_serial_executor_without_a_default_timeout_answers_in_order_without_threads():
     seen = []
-    results = Executor()(turn_of(3), [slow_tool(0, sleep=lambda s: seen.append(threading.current_thread().name))])
+    results = Executor(default_timeout_s=None)(turn_of(3), [slow_tool(0, sleep=lambda s: seen.append(threading.current_thread().name))])
     assert [r["tool_use_id"] for r in results] == ["toolu_00", "toolu_01", "toolu_02"]
     assert set(seen) == {threading.main_thread().name}
+
+
+def test_serial_executor_runs_one_call_at_a_time_in_order_under_its_default_timeout():
+    running, overlap, order = [0], [], []
+
+    def sleep(_):
+        running[0] += 1
+        overlap.append(running[0])
+        order.append(threading.current_thread().name)
+        running[0] -= 1
+
+    results = Executor()(turn_of(3), [slow_tool(0, sleep=sleep)])
+    assert [r["tool_use_id"] for r in results] == ["toolu_00", "toolu_01", "toolu_02"] and max(overlap) == 1
 
 
 def test_hidden_coupling_naive_parallel_reports_the_stale_count_with_no_error():
@@ -113,3 +126,61 @@ def test_bad_executor_options_name_the_field(kwargs, field):
 def test_bad_tool_state_or_timeout_is_refused_naming_the_field(kwargs, field):
     with pytest.raises(ValueError, match=f"@tool\\({field}="):
         tool(**kwargs)
+
+
+def _one_call_run(tmp_path, fn, **executor):
+    import agentlab
+    from agentlab.tools import tool
+
+    @tool(name="probe")
+    def probe(city: str) -> str:
+        """Return whatever the probe returns.
+
+        Args:
+            city: Any city.
+        """
+        return fn()
+
+    calls = iter([[{"type": "tool_use", "id": "toolu_1", "name": "probe", "input": {"city": "Paris"}}], "done"])
+    client = agentlab.connect("sim", policy=agentlab.FunctionModel(lambda m, r: next(calls)), quiet=True)
+    return agentlab.run_agent(client, "go", [probe], trace=tmp_path / "t.jsonl", executor=Executor(**executor))
+
+
+def test_a_run_survives_a_tool_result_with_a_lone_surrogate(tmp_path):
+    from agentlab.trace import read_trace
+
+    run = _one_call_run(tmp_path, lambda: "bytes \udcff read as text")
+    assert run.stop_reason.value == "end_turn"
+    result = [e for e in read_trace(tmp_path / "t.jsonl") if e.get("event") == "tool_result"][0]
+    assert result["content"] == "bytes \\udcff read as text" and not result["is_error"]
+
+
+def test_a_tool_result_over_the_cap_is_an_error_naming_the_size_and_the_cap(tmp_path):
+    from agentlab.trace import read_trace
+
+    run = _one_call_run(tmp_path, lambda: "x" * 1001, result_cap=1000)
+    result = [e for e in read_trace(tmp_path / "t.jsonl") if e.get("event") == "tool_result"][0]
+    assert run.stop_reason.value == "end_turn" and result["is_error"]
+    assert "1,001 characters" in result["content"] and "cap of 1,000" in result["content"]
+
+
+def test_the_default_cap_is_on_and_bounds_a_32_mb_result():
+    from agentlab.executor import DEFAULT_RESULT_CAP
+
+    assert Executor().result_cap == DEFAULT_RESULT_CAP and DEFAULT_RESULT_CAP * 4 < 32_000_000
+
+
+def test_a_tool_without_timeout_is_bounded_by_the_default(tmp_path):
+    from agentlab.trace import read_trace
+
+    release = threading.Event()
+    run = _one_call_run(tmp_path, lambda: release.wait(30) and "late", default_timeout_s=0.2)
+    release.set()
+    result = [e for e in read_trace(tmp_path / "t.jsonl") if e.get("event") == "tool_result"][0]
+    assert run.stop_reason.value == "end_turn" and result["is_error"] and "0.2 s" in result["content"]
+
+
+@pytest.mark.parametrize("field, value", [("result_cap", 0), ("result_cap", True), ("default_timeout_s", -1), ("default_timeout_s", "60")])
+def test_executor_refuses_a_bad_cap_or_timeout(field, value):
+    with pytest.raises(ValueError, match=field):
+        Executor(**{field: value})

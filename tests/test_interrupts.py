@@ -36,3 +36,41 @@ def test_a_signal_during_a_tool_ends_the_trace_with_an_interrupted_stop(tmp_path
     last = read_trace(tmp_path / "t.jsonl")[-1]
     assert (last["event"], last["reason"], last["signal"]) == ("stop", "interrupted", name)
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is put back after the run
+
+
+def test_a_run_in_a_daemon_thread_gets_a_stop_when_the_process_exits(tmp_path):
+    import subprocess
+    import sys
+
+    code = f"""
+import threading, time, agentlab
+from agentlab.tools import tool
+
+@tool
+def hang(city: str) -> str:
+    '''Wait a long time.
+
+    Args:
+        city: Any city.
+    '''
+    time.sleep(60)
+    return "never"
+
+model = agentlab.FunctionModel(lambda messages, tools: [{{"type": "tool_use", "id": "toolu_1", "name": "hang", "input": {{"city": "Paris"}}}}])
+client = agentlab.connect("sim", policy=model, quiet=True)
+started = threading.Event()
+def run():
+    agentlab.run_agent(client, "go", [hang], trace={str(tmp_path / 't.jsonl')!r})
+threading.Thread(target=run, daemon=True).start()
+import os
+for _ in range(1200):  # bounded: at most 60 s for the run to reach its tool
+    if os.path.exists({str(tmp_path / 't.jsonl')!r}) and 'tool_call' in open({str(tmp_path / 't.jsonl')!r}).read():
+        break
+    time.sleep(0.05)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    from agentlab.trace import read_trace
+
+    last = read_trace(tmp_path / "t.jsonl")[-1]
+    assert last["event"] == "stop" and last["reason"] == "interrupted" and "process exited" in last["detail"]

@@ -20,6 +20,6 @@ def test_every_third_party_module_the_package_imports_is_declared():
                 for d in PROJECT["project"]["dependencies"]}
     imported = set()
     for path in (ROOT / "agentlab").rglob("*.py"):
-        imported |= set(re.findall(r"^\s*(?:import|from)\s+(httpx2|anthropic|jsonschema|genai_prices|pandas|matplotlib)\b",
+        imported |= set(re.findall(r"^\s*(?:import|from)\s+(httpx2|anthropic|jsonschema|genai_prices|pandas|matplotlib|uvicorn|h11)\b",
                                    path.read_text("utf-8"), re.M))
     assert imported <= declared, f"imported but not declared in pyproject.toml: {imported - declared}"

@@ -69,6 +69,9 @@ def _runs(tmp: Path) -> dict[str, Path]:
     paths["marked"] = tmp / "marked.jsonl"
     run_agent(sim, agentlab.city_task(["Paris", "London"]), tools, trace=paths["marked"],
               executor=MarkingExecutor(untrusted=frozenset({"get_weather"})))
+    paths["faulted"] = tmp / "faulted.jsonl"  # a 429 on the first call, retried by the SDK
+    run_agent(agentlab.connect("sim", faults="at=1:429,retry_after=0.01", quiet=True, max_retries=2),
+              agentlab.city_task(["Paris", "London"]), tools, trace=paths["faulted"])
     paths["react"] = tmp / "react.jsonl"
     run_react(agentlab.connect("sim", policy=ReactWriter(malformed=1.0, seed=0), quiet=True),
               agentlab.city_task(["Paris", "London"]), tools, trace=paths["react"])
@@ -141,3 +144,18 @@ def _table() -> str:
 def test_the_readme_lists_the_event_kinds_as_the_table_has_them():
     readme = (ROOT / "README.md").read_text("utf-8")
     assert _table() in readme, "README.md's table of trace events differs from agentlab.trace.EVENTS; paste:\n" + _table()
+
+
+def test_a_fault_and_its_retry_are_in_the_trace(course_traces):
+    attempts = [e for e in course_traces["faulted"] if e.get("event") == "api_attempt"]
+    assert [(a["status"], a["retry"], a["error_type"]) for a in attempts] == [(429, False, "rate_limit_error"), (200, True, None)]
+    kinds = [e["event"] for e in course_traces["faulted"][1:]]
+    assert kinds.index("request") < kinds.index("api_attempt") < kinds.index("response")
+
+
+def test_a_lone_surrogate_is_escaped_in_the_file_and_reads_back(tmp_path):
+    path = tmp_path / "t.jsonl"
+    with Trace(path) as tr:
+        tr.event("tool_result", turn=1, content="bad \ud800 text", is_error=False)
+        tr.stop("end_turn")
+    assert "\\ud800" in path.read_text("utf-8") and read_trace(path)[1]["content"] == "bad \ud800 text"

@@ -37,6 +37,7 @@ from agentlab.meter.latency import latency_of
 from agentlab.meter.stream import Attempt, record_attempt, tap_stream
 from agentlab.meter.usage import Usage
 from agentlab.sim.wire import SIM_HEADER
+from agentlab.trace import current_trace
 
 CHECK_PARTS_ENV = "AGENTLAB_CHECK_PARTS"
 """When set (the test suite sets it), every simulated call checks that its parts add up to ``input_tokens``."""
@@ -167,6 +168,11 @@ class Meter(Middleware):
         response = call_next(request)
         wall = time.perf_counter() - t0
         retry = record_attempt(self, request, response, wall)
+        if retry or not response.http_response.is_success:  # faults and retries go into the run's trace too
+            trace = current_trace()
+            if trace is not None:
+                a = self.attempts[-1]
+                trace.event("api_attempt", status=a.status, retry=a.retry, error_type=a.error_type)
         if not response.http_response.is_success:
             return response
         headers = response.http_response.headers

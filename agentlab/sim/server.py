@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
+import sys
 import threading
 import time
 import traceback
@@ -43,6 +46,10 @@ from agentlab.sim.wire import BREAKDOWN_HEADER, LATENCY_HEADER, SIM_HEADER
 MAX_BODY_BYTES = 32_000_000
 """Largest request body the Messages API takes: 32 MB (https://platform.claude.com/docs/en/api/overview#request-size-limits,
 as cited by the SDK maintainers in https://github.com/anthropics/anthropic-sdk-python/issues/938)."""
+MAX_JSON_DEPTH = 128
+"""Deepest nesting of arrays and objects a request body may have. A limit of this simulator, not a
+documented API one: without it a body nested about 990 deep breaks the JSON parser's (and every
+validator's) recursion, and we answer 400 where the real API's limit is unknown."""
 DEFAULT_MODEL: str = profile_data()["default"]
 """The model used when none is given (``data/profiles.json``; ``AGENTLAB_MODEL`` overrides it, see ``client.default_model``)."""
 
@@ -83,19 +90,24 @@ class Simulator:
         return httpx2.MockTransport(self.handle)
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
-        """Answer one HTTP request as the Messages API would.
+        """Answer one HTTP request as the Messages API would (waiting out a seeded "slow" fault).
 
         Thread-safe: each request takes its number under a lock, then is answered outside it, so
         parallel workflows' calls really overlap (a policy that waits for another call cannot deadlock).
         """
+        response, delay = self.answer(request)
+        if delay:
+            time.sleep(delay)
+        return response
+
+    def answer(self, request: httpx2.Request) -> tuple[httpx2.Response, float]:
+        """``handle`` without the wait: the response and the seconds a "slow" fault holds it back
+        (``agentlab serve`` waits those on its event loop, not in a thread)."""
         with self._lock:
             self.counter += 1
             n = self.counter
         response = self._answer(request, n)
-        delay = self.faults.delay(n) if self.faults else 0.0
-        if delay:
-            time.sleep(delay)
-        return response
+        return response, (self.faults.delay(n) if self.faults else 0.0)
 
     def _answer(self, request: httpx2.Request, n: int) -> httpx2.Response:
         seed = _digest(n, request)
@@ -132,12 +144,10 @@ class Simulator:
                                        headers={**headers, "content-type": "text/event-stream; charset=utf-8"})
             return httpx2.Response(200, json=message, headers=headers)
         except SimAPIError as e:
-            return httpx2.Response(e.status, json=e.envelope(request_id), headers={**headers, **(e.headers or {})})
+            return _error_response(e, request_id, {**headers, **(e.headers or {})})
         except Exception as e:  # a bug in a policy (a student's FunctionModel, say): say where, as a 500
-            where = traceback.extract_tb(e.__traceback__)[-1]
-            err = SimAPIError("api_error", f"the simulated model's policy raised {type(e).__name__}: {e} "
-                                           f"(at {where.filename}:{where.lineno}, in {where.name})")
-            return httpx2.Response(err.status, json=err.envelope(request_id), headers=headers)
+            err = SimAPIError("api_error", f"the simulated model's policy raised {type(e).__name__}: {str(e)[:300]}{_where(e)}")
+            return _error_response(err, request_id, headers)
 
     def _checked(self, body: Any, version: str, counting: bool) -> tuple[dict, int, list | None]:
         """``body`` validated for its model and API version (a continued thread expanded to the full request),
@@ -157,10 +167,22 @@ class Simulator:
 
     @staticmethod
     def _parse(request: httpx2.Request) -> Any:
+        content = request.content or b"null"
+        at = _lone_surrogate(content) if b"\\u" in content else None
+        if at is not None:  # the real API's words: https://github.com/anthropics/claude-code/issues/3277
+            raise invalid(f"The request body is not valid JSON: no low surrogate in string: line 1 column {at + 1} (char {at})")
         try:
-            return json.loads(request.content or b"null")
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise invalid(f"The request body is not valid JSON: {getattr(e, 'msg', e)} at position {getattr(e, 'pos', 0)}.") from None
+            body = json.loads(content, parse_constant=_no_constant)
+        except RecursionError:
+            raise invalid(f"The request body is not valid JSON: nested too deeply (this simulator takes at most {MAX_JSON_DEPTH} levels).") from None
+        except json.JSONDecodeError as e:
+            raise invalid(f"The request body is not valid JSON: {e.msg} at position {e.pos}.") from None
+        except ValueError as e:  # bad UTF-8, NaN/Infinity, or an integer of more than 4,300 digits
+            said = "an integer has more than 4300 digits" if "digits" in str(e) else str(e)[:200]
+            raise invalid(f"The request body is not valid JSON: {said}.") from None
+        if _deeper_than(body, MAX_JSON_DEPTH):
+            raise invalid(f"The request body is not valid JSON for this API: nested more than {MAX_JSON_DEPTH} levels deep (this simulator's limit).")
+        return body
 
     def _elapse(self, payload: dict) -> str:
         """The response's simulated latency in ms (header value); a ``SimClock`` moves on by that much."""
@@ -168,3 +190,58 @@ class Simulator:
         if hasattr(self.clock, "advance"):
             self.clock.advance(seconds)  # type: ignore[attr-defined]
         return f"{seconds * 1000:.1f}"
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_SURROGATE_ESCAPE = re.compile(rb"(\\+)u[dD]([89a-fA-F])[0-9a-fA-F]{2}")
+
+
+def _where(e: BaseException) -> str:
+    """Where ``e`` was raised, if in a student's code: file name and line, never a path of this package or Python's."""
+    skip = (_PACKAGE, sys.prefix, sys.base_prefix, sys.exec_prefix)
+    for frame in reversed(traceback.extract_tb(e.__traceback__)):
+        name = os.path.abspath(frame.filename)
+        if not name.startswith(skip) and not frame.filename.startswith("<frozen"):
+            return f" (at {os.path.basename(frame.filename)}:{frame.lineno}, in {frame.name})"
+    return ""
+
+
+def _error_response(err: SimAPIError, request_id: str, headers: dict) -> httpx2.Response:
+    """The error in the API's envelope; text that cannot be encoded as UTF-8 is escaped, never a crash."""
+    envelope = err.envelope(request_id)
+    body = json.dumps(envelope, ensure_ascii=True, separators=(",", ":")).encode()
+    return httpx2.Response(err.status, content=body, headers={**headers, "content-type": "application/json"})
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _lone_surrogate(content: bytes) -> int | None:
+    """Byte offset of the first ``\\uD800``-``\\uDFFF`` escape not in a high-low pair (``None``: all paired)."""
+    high_at = high_end = None
+    for m in _SURROGATE_ESCAPE.finditer(content):
+        if len(m.group(1)) % 2 == 0:  # an escaped backslash, then the letters "uD8..": text, not an escape
+            continue
+        at, is_high = m.end(1) - 1, m.group(2) in b"89abAB"
+        if high_at is not None:
+            if not is_high and at == high_end:
+                high_at = None
+                continue
+            return high_at
+        if not is_high:
+            return at
+        high_at, high_end = at, m.end()
+    return high_at
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` deep (iterative: any depth is safe to ask)."""
+    stack = [(value, 1)]
+    while stack:  # bounded: each container is pushed once
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
