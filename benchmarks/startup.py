@@ -30,10 +30,11 @@ TARGETS = {"compare": 1.3, "notebook": 1.5}
 
 
 def first_cell(notebook: Path) -> str:
-    """The source of a notebook's first code cell, with IPython magics dropped."""
-    nb = json.loads(notebook.read_text("utf-8"))
-    cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
-    src = "".join(cell["source"])
+    """What a student runs first: the parameter cell (tagged ``parameters``) and the first code cell after it,
+    with IPython magics dropped."""
+    cells = [c for c in json.loads(notebook.read_text("utf-8"))["cells"] if c["cell_type"] == "code"]
+    n = next(i for i, c in enumerate(cells) if "parameters" not in c.get("metadata", {}).get("tags", []))
+    src = "\n".join("".join(c["source"]) for c in cells[:n + 1])
     return "\n".join(l for l in src.splitlines() if not l.lstrip().startswith(("%", "!")))
 
 

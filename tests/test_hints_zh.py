@@ -18,6 +18,7 @@ from agentlab.hints import hint, task_lang
 from agentlab.executor import Executor
 from agentlab.react import parse_action
 from agentlab.tools import Tool, run_tool, tool
+from agentlab.weather import make_save_note
 
 PACKAGE = Path(agentlab.__file__).parent
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -75,6 +76,15 @@ def _parse_error(text: str) -> str:
     return str(e.value)
 
 
+def _notes_link_refused() -> str:
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="agentlab-hints-"))
+    (folder / "notes").mkdir()
+    (folder / "notes" / "notes.md").symlink_to(folder / "outside.md")
+    return _run(make_save_note(folder / "notes"), {"text": "hi"})
+
+
 def _no_forecast() -> str:
     from agentlab.experiments.variants import get_forecast
 
@@ -92,7 +102,9 @@ WORDINGS = {
     "tools.py: {where} must be of type ": lambda: _run(_schema_tool(), None),
     "tools.py: {where}: {err.message}": lambda: _run(_schema_tool(), {"city": "O"}),
     "weather.py: Unknown city ": lambda: _run(agentlab.get_weather, {"city": "Atlantis"}),
-    "weather.py: The notes file points ou": lambda: "The notes file points outside the notes folder; refusing to write.",
+    "weather.py: The notes file may point": lambda: _notes_link_refused(),
+    "executor.py: {block['name']} returned": lambda: Executor(result_cap=5)._one(
+        {"get_weather": agentlab.get_weather}, {"name": "get_weather", "input": {"city": "Paris"}}).content,
     "experiments/variants.py: No forecast for ": _no_forecast,
     "executor.py: [truncated: {cap} of {le": lambda: "[truncated: 5 of 56 characters shown]",
     "executor.py: {name} did not answer wi": lambda: "get_weather did not answer within 0.5 s and was abandoned; try again",

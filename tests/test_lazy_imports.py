@@ -40,8 +40,11 @@ def _env() -> dict[str, str]:
 
 
 def _first_cell(path: Path) -> str:
-    cell = next(c for c in json.loads(path.read_text("utf-8"))["cells"] if c["cell_type"] == "code")
-    return "\n".join(ln for ln in "".join(cell["source"]).splitlines() if not ln.lstrip().startswith(("%", "!")))
+    """What a student runs first: the parameter cell (tagged ``parameters``) and the first cell after it."""
+    cells = [c for c in json.loads(path.read_text("utf-8"))["cells"] if c["cell_type"] == "code"]
+    n = next(i for i, c in enumerate(cells) if "parameters" not in c.get("metadata", {}).get("tags", []))
+    src = "\n".join("".join(c["source"]) for c in cells[:n + 1])
+    return "\n".join(ln for ln in src.splitlines() if not ln.lstrip().startswith(("%", "!")))
 
 
 def _imported_by_name(code: str) -> set[str]:

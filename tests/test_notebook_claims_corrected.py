@@ -8,9 +8,6 @@ Results that hold only because of how our simulated model is written carry the m
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import anthropic
@@ -111,21 +108,33 @@ def test_end_turn_ends_the_loop_though_the_task_asked_for_a_note_that_was_never_
     assert "task, are over" not in Path(importlib.import_module("agentlab.run").__file__).read_text("utf-8")
 
 
-# 04: warmed up, the measured speed-up stays near its ideal, in a fresh interpreter too
+# 04: every pattern is warmed up before any timing, so a cold first call cannot inflate the table.
+# Checked by order of events, not by wall time (a busy machine moves the measured ratios, not the order).
 
-def test_04_in_a_fresh_interpreter_the_notebooks_speed_table_stays_near_its_ideal():
+def test_04_every_pattern_runs_once_untimed_before_the_speed_table_starts_timing(monkeypatch):
+    import time as real_time
+
+    from agentlab.experiments import speedup
+
+    events: list[tuple[str, object]] = []
+    real_runs = speedup._runs
+
+    def spied_runs(client, cities):
+        return {name: ((lambda w, run=run, name=name: (events.append(("run", name)), run(w))[1]), ideal)
+                for name, (run, ideal) in real_runs(client, cities).items()}
+
+    def perf_counter():
+        events.append(("timer", None))
+        return real_time.perf_counter()
+
+    monkeypatch.setattr(speedup, "_runs", spied_runs)
+    monkeypatch.setattr(speedup, "time", type("T", (), {"perf_counter": staticmethod(perf_counter)}))
+    table = speedup.speedup_table(latency=0.001, sizes=(2,), reps=1)
+    first_timer = events.index(("timer", None))
+    warmed = {name for kind, name in events[:first_timer] if kind == "run"}
+    assert warmed == set(table["pattern"]) == {"sectioning", "voting", "orchestrator"}
     cells = [_src(c) for c in _cells(EN / "04_five_patterns.ipynb") if c["cell_type"] == "code"]
-    upto = next(i for i, s in enumerate(cells) if "speedup_table(" in s and "import" not in s)
-    before = "\n".join(cells[:upto])  # the notebook as a fresh kernel runs it, up to the speed cell
-    code = (f"import matplotlib\nmatplotlib.use('Agg')\n{before}\n" + cells[upto].rstrip().rsplit("\n", 1)[0]
-            + "\nprint(speed.to_json(orient='records'))")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    rows = json.loads(out.stdout.strip().splitlines()[-1])
-    for row in rows:  # without the warm-up the first orchestrator row read 8x to 24x against an ideal of 1.33
-        assert 1 < row["speed-up"] <= 1.25 * row["ideal"], row
+    assert any("speedup_table(" in c for c in cells), "notebook 04 builds its table with speedup_table"
 
 
 # 06: a traceback fails every case but the timeouts, for our rule-based reader
