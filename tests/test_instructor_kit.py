@@ -25,11 +25,31 @@ build_kit = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(build_kit)
 
 
+STUDENT_EDITION = (ROOT / "README.md").read_text("utf-8") == (
+    ROOT / "agentlab" / "grading" / "STUDENT_README.md").read_text("utf-8")
+"""A student edition (its README is the student README) ships the kit without its answer key."""
+needs_answer_key = pytest.mark.skipif(STUDENT_EDITION, reason="student edition: the answer key stays with the instructor")
+
+
 def test_both_languages_have_the_same_pages_and_every_required_one():
     en, zh = ({p.name for p in (DOCS / lang).glob("*.md")} for lang in LANGS)
-    assert en == zh and PAGES <= en, (en, zh)
+    required = PAGES - {"answer_key.md"} if STUDENT_EDITION else PAGES
+    assert en == zh and required <= en, (en, zh)
 
 
+def test_the_student_edition_leaves_the_answer_key_out(tmp_path):
+    from agentlab.grading.release import release_student
+
+    src = tmp_path / "course"
+    for rel in ("docs/en/answer_key.md", "docs/zh-CN/answer_key.md", "docs/en/syllabus.md", "README.md"):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text("x\n", "utf-8")
+    release_student(src, tmp_path / "student")
+    released = {p.relative_to(tmp_path / "student").as_posix() for p in (tmp_path / "student").rglob("*") if p.is_file()}
+    assert released == {"docs/en/syllabus.md", "README.md"}
+
+
+@needs_answer_key
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_answer_key_answers_every_ungraded_question_of_every_notebook(lang):
     key = (DOCS / lang / "answer_key.md").read_text("utf-8")

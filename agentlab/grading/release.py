@@ -17,8 +17,15 @@ from agentlab.grading.solutions import SolutionMarkerError, strip_code, strip_te
 
 SKIP_NAMES = {".git", ".venv", "__pycache__", ".pytest_cache", ".ipynb_checkpoints", "runs", "notes", "build"}
 """Files and folders never copied (plus anything ending in ``.egg-info``)."""
+INSTRUCTOR_ONLY = {"answer_key.md"}
+"""Names under ``docs/`` that stay with the instructor: the instructor kit's answers to the ungraded questions."""
 STUDENT_README = Path(__file__).with_name("STUDENT_README.md")
 """Replaces the instructor's README.md in the student edition."""
+
+
+def _instructor_only(rel: Path) -> bool:
+    """The instructor kit's answer key (``docs/<lang>/answer_key.md``): never in the student edition."""
+    return rel.parts[0] == "docs" and rel.name in INSTRUCTOR_ONLY
 
 
 def _generated(rel: Path) -> bool:
@@ -57,7 +64,7 @@ def release_student(src_repo: Path, out_dir: Path) -> ReleaseReport:
     plan: list[tuple[Path, str | None]] = []  # (relative path, new text or None = copy as is)
     report = ReleaseReport(out_dir=out)
     for rel in _files(src, skip=out):
-        if _generated(rel):
+        if _generated(rel) or _instructor_only(rel):
             continue
         new_text, exercises = _transform(src / rel, rel.as_posix())
         if rel.as_posix() == "README.md" and STUDENT_README.is_file():
