@@ -91,10 +91,9 @@ def test_a_header_block_that_never_ends_is_answered_408_and_closed(port, monkeyp
 
 def test_a_connection_that_sends_nothing_is_closed(port, monkeypatch):
     monkeypatch.setattr(asgi, "HEADER_TIMEOUT_S", 0.3)
-    with _silent_connection(port) as s:
-        start = time.monotonic()
+    with _silent_connection(port) as s:  # its 10 s socket timeout bounds the wait: no clock asserted
         got = _read_all(s)
-    assert got.startswith(b"HTTP/1.1 408 ") and time.monotonic() - start < 9
+    assert got.startswith(b"HTTP/1.1 408 ") and b"within 0.3 s" in got  # the configured limit fired, not a default
 
 
 def test_a_body_that_stops_arriving_is_answered_408(port, monkeypatch):
@@ -133,16 +132,17 @@ def test_keep_alive_serves_many_requests_on_one_connection(port):
             assert got.startswith(b"HTTP/1.1 200 ")
 
 
-def test_the_server_starts_listening_quickly(tmp_path):
-    """Start-up well under a second above the interpreter on an idle machine; asserted loosely (busy CI)."""
+def test_the_server_starts_listening_in_a_fresh_interpreter(tmp_path):
+    """A fresh interpreter gets a listening port; how fast is a benchmark's figure, not a test's."""
     import subprocess
 
-    code = ("import time; t=time.perf_counter(); from agentlab.sim.serve import make_server; "
+    code = ("import socket; from agentlab.sim.serve import make_server; "
             "from agentlab.sim.server import Simulator; s=make_server(Simulator(), port=0); "
-            "print(time.perf_counter()-t)")
+            "port = s.server_address[1]; "
+            "socket.create_connection(('127.0.0.1', port), timeout=10).close(); print(port)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert float(done.stdout) < 30  # a loose bound: the measured figure is in the report, not asserted
+    assert int(done.stdout) > 0
 
 
 def test_json_answers_are_json(port):
