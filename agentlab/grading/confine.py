@@ -89,7 +89,7 @@ def _namespaces(hide: list[str], reveal: list[str]) -> None:
     if _libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET) != 0:
         raise OSError(ctypes.get_errno(), "unshare(mount, network namespaces)")
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
-    # e.g. Python under /root/.pyenv with /root at 0700: cover /root with an empty tmpfs and put
+    # e.g. a pyenv Python in root's home (mode 0700): cover that home with an empty tmpfs and put
     # back only the Python installation, so the uid can import the standard library and no more
     handles = [(path, barred(path), os.open(path, getattr(os, "O_PATH", os.O_RDONLY))) for path in reveal]
     covered: set[str] = set()
