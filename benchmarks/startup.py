@@ -68,7 +68,7 @@ def main() -> None:
         "python -m agentlab compare --png": ("figure", [py, "-m", "agentlab", "compare", "--out", str(tmp / "runs"),
                                                         "--png", str(tmp / "compare.png")]),
     }
-    for nb in sorted((repo / "notebooks").glob("0[12]_*.ipynb")):
+    for nb in sorted((repo / "notebooks").glob("*.ipynb")):
         commands[f"{nb.stem}: first cell"] = ("notebook", [py, "-c", first_cell(nb)])
     best: dict[str, tuple[float, float]] = {}
     for _ in range(args.repeat):

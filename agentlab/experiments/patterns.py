@@ -11,9 +11,7 @@ by the same check: the answer gives every city's temperature and names the warme
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from agentlab.loop import run_agent
 from agentlab.run import Run
@@ -21,6 +19,9 @@ from agentlab.views.figures import bars
 from agentlab.views.i18n import localize
 from agentlab.weather import city_task, lookup, task_tools
 from agentlab.workflows import Link, run_chain, run_evaluator, run_orchestrator, run_router, run_sections, run_vote
+
+if TYPE_CHECKING:  # imported where a table is built, not at import: pandas takes about 0.25 s to load
+    import pandas as pd
 
 CITIES_SCHEMA = {"type": "object", "properties": {"cities": {"type": "array", "items": {"type": "string"}}},
                  "required": ["cities"], "additionalProperties": False}
@@ -77,6 +78,8 @@ def solved(run: Run, cities: list[str]) -> bool:
 
 def pattern_table(runs: dict[str, Run], cities: list[str]) -> pd.DataFrame:
     """One row per run: model calls, tokens, cost, wall time, stop reason and whether it solved the task."""
+    import pandas as pd
+
     return pd.DataFrame([{"run": name, "model calls": r.model_calls, "input tokens": r.input_tokens,
                           "output tokens": r.output_tokens, "cost (USD)": r.cost_usd,
                           "wall time (s)": round(r.wall_s, 3), "stop": r.stop_reason.value,

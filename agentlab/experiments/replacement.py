@@ -9,9 +9,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from agentlab.experiments.variants import check, variant_tools, variants
 from agentlab.loop import run_agent
@@ -22,6 +20,9 @@ from agentlab.views.i18n import localize
 from agentlab.weather import city_task, task_tools
 from agentlab.workflows import run_workflow
 from agentlab.workflows.city_compare import PROMPTS
+
+if TYPE_CHECKING:  # imported where a table is built, not at import: pandas takes about 0.25 s to load
+    import pandas as pd
 
 
 def workflow_prompt(cities: list[str]) -> str:
@@ -50,6 +51,8 @@ def input_split(client: Any, run: Run, prompt: str, tools: list[Tool]) -> dict[s
 
 def side_by_side(client: Any, cities: list[str], folder: str | Path) -> pd.DataFrame:
     """The city task both ways on one client; columns ``agent`` and ``workflow``, rows ``FIGURES``."""
+    import pandas as pd
+
     folder = Path(folder)
     tools = task_tools(folder / "agent")
     agent = run_agent(client, city_task(cities), tools, trace=folder / "agent.jsonl")
@@ -70,6 +73,8 @@ def _row(variant: str, side: str, run: Run, ok: bool, why: str) -> dict:
 
 def variant_table(client: Any, folder: str | Path) -> pd.DataFrame:
     """Every variant run by the agent and by the fixed workflow, each checked from its saved note."""
+    import pandas as pd
+
     rows = []
     for v in variants():
         for side in ("agent", "workflow"):
@@ -85,6 +90,8 @@ def variant_table(client: Any, folder: str | Path) -> pd.DataFrame:
 
 def success_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Per side: variants run, successes, success rate, mean cost and mean model calls."""
+    import pandas as pd
+
     g = table.groupby("side", sort=False)
     return pd.DataFrame({"variants": g.size(), "succeeded": g["success"].sum(),
                          "success rate": g["success"].mean(), "mean cost (USD)": g["cost (USD)"].mean(),
@@ -93,6 +100,8 @@ def success_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 def plot_variants(table: pd.DataFrame) -> Any:
     """Left: which variants each side solved; right: mean cost per side (from ``variant_table``)."""
+    import pandas as pd
+
     import matplotlib.pyplot as plt
 
     fig, (grid, cost) = plt.subplots(1, 2, figsize=(9.5, 3.4), constrained_layout=True,

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, Callable
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable
 
 from agentlab.client import connect
 from agentlab.experiments.patterns import data_line
@@ -28,6 +26,9 @@ from agentlab.sim.models.slow import Latency
 from agentlab.views.i18n import localize
 from agentlab.weather import city_names
 from agentlab.workflows import run_orchestrator, run_sections, run_vote
+
+if TYPE_CHECKING:  # imported where a table is built, not at import: pandas takes about 0.25 s to load
+    import pandas as pd
 
 WORKER = "Write one sentence on the city's weather."
 
@@ -49,6 +50,8 @@ def _runs(client: Any, cities: list[str]) -> dict[str, tuple[Callable[[int], Any
 
 def speedup_table(latency: float = 0.05, sizes: tuple[int, ...] = (2, 4, 8), reps: int = 3) -> pd.DataFrame:
     """Median wall seconds serial (1 worker) and parallel (n workers), their ratio, and the ideal ratio."""
+    import pandas as pd
+
     client = connect("sim", policy=Latency(seconds=latency), quiet=True)
     for run, _ in _runs(client, city_names()[:min(sizes)]).values():
         run(1)  # warm-up, untimed (see the module docstring)

@@ -53,6 +53,15 @@ def turns_table(run: Run) -> Any:
     return pd.DataFrame(rows).set_index("turn")
 
 
+def steps_table(run: Any) -> Any:
+    """A pandas DataFrame, one row per step of a workflow run: its path, status, tokens and error (cut to 70
+    characters): the per-step view of the same meter that measures an agent."""
+    import pandas as pd
+
+    return pd.DataFrame([{"step": s.path, "status": s.status, "input tokens": s.input_tokens,
+                          "output tokens": s.output_tokens, "error": s.error[:70]} for s in run.steps])
+
+
 def input_shares(turn: Any) -> dict[str, float]:
     """Percent of one turn's input in each part, plus ``"fixed"`` (tool prompt, definitions, system, task)
     and ``"tools"`` (tool prompt + definitions: what offering tools costs on every call)."""
