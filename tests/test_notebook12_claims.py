@@ -116,13 +116,15 @@ def test_the_setup_sentence_points_at_the_printed_line_not_stderr():
 
 
 def test_the_stop_table_cell_builds_with_warnings_as_errors(traces):
+    import ast
     import warnings
 
-    import pandas as pd
-
+    cell = ast.parse(_code("capstone-15"))  # the cell imports pandas, then builds the table in its last line
+    scope = {"traces": traces}
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a pandas dtype warning (e.g. fillna("") on float columns) fails here
-        table = eval(_code("capstone-15"), {"pd": pd, "traces": traces})
+        exec(compile(ast.Module(cell.body[:-1], []), "cell", "exec"), scope)
+        table = eval(compile(ast.Expression(cell.body[-1].value), "cell", "eval"), scope)
     assert list(table.index) == list(capstone.NAMES)
     assert table.loc["looper", "observed"] == 3 and table.loc["agent", "guard"] == ""
 
