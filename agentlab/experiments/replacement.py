@@ -100,9 +100,8 @@ def success_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 def plot_variants(table: pd.DataFrame) -> Any:
     """Left: which variants each side solved; right: mean cost per side (from ``variant_table``)."""
-    import pandas as pd
-
     import matplotlib.pyplot as plt
+    import pandas as pd
 
     fig, (grid, cost) = plt.subplots(1, 2, figsize=(9.5, 3.4), constrained_layout=True,
                                      gridspec_kw={"width_ratios": [2, 1]})
