@@ -88,7 +88,7 @@ def _kill_uid(uid: int) -> list[int]:
 
 
 def _wait_any() -> None:
-    while True:
+    while True:  # bounded: reap() calls it after SIGKILLing every child, so it collects the dead and stops at none
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
