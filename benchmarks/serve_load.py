@@ -10,7 +10,10 @@ Two servers run in child processes on loopback (127.0.0.1 only), each answering 
   the same moment and send one request each; how many got an answer (the rest were reset or timed
   out), and the whole burst's requests per second.
 
-Targets: 200 and 500 concurrent clients all answered; >= 300 requests/s sequential; the current server
+* start-up: seconds from spawning ``python -m agentlab serve`` until its port accepts, best of 5, beside
+  a bare interpreter that only binds a socket; the difference is the server's own.
+
+Targets: start-up under 1 s of its own; 200 and 500 concurrent clients all answered; >= 300 requests/s sequential; the current server
 no slower than the baseline (issue 22). Prints each figure and the ratio current/baseline. Every loop
 is bounded in count and time; only loopback is used.
 Run: ``.venv/bin/python benchmarks/serve_load.py`` (``--quick`` for a short smoke run).
@@ -96,6 +99,35 @@ def _start(kind: str) -> tuple[subprocess.Popen, int]:
     raise RuntimeError(f"{kind} server did not start on port {port}")
 
 
+def _until_listening(argv: list[str], port: int, timeout: float = 60.0) -> float:
+    """Seconds from spawning ``argv`` until ``port`` accepts a connection (the child is then killed)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while time.perf_counter() - start < timeout:
+            try:
+                socket.create_connection((HOST, port), timeout=0.5).close()
+                return time.perf_counter() - start
+            except OSError:
+                time.sleep(0.005)
+        raise RuntimeError(f"{argv} did not listen on port {port} within {timeout} s")
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
+def startup(reps: int = 5) -> tuple[float, float]:
+    """Best of ``reps``: a bare interpreter that binds a socket, and ``python -m agentlab serve`` (both until the port accepts)."""
+    bare, serve = [], []
+    for _ in range(reps):
+        port = _free_port()
+        bare.append(_until_listening([sys.executable, "-c", f"import socket, time; s = socket.create_server(({HOST!r}, {port})); "
+                                      "time.sleep(60)"], port))
+        port = _free_port()
+        serve.append(_until_listening([sys.executable, "-m", "agentlab", "serve", "--port", str(port)], port))
+    return min(bare), min(serve)
+
+
 def cpu_seconds(pid: int) -> float | None:
     """CPU time (user + system) a process has used so far, from /proc (``None`` where there is no /proc)."""
     try:
@@ -179,6 +211,10 @@ def main() -> int:
     if args.serve:
         (serve_current if args.serve == "current" else serve_baseline)(args.port)
         return 0
+    bare, served = startup(1 if args.quick else 5)
+    print(f"start-up (best of {1 if args.quick else 5}): bare interpreter {bare:.3f} s, `python -m agentlab serve` "
+          f"{served:.3f} s, its own {served - bare:.3f} s (target < 1 s: {'met' if served - bare < 1 else 'NOT met'})",
+          flush=True)
     seconds, bursts, reps = (1.0, [50], 1) if args.quick else (args.seconds, args.clients, max(1, args.reps))
     bodies = city_requests()
     runs: dict[str, list] = {"baseline": [], "current": []}

@@ -81,3 +81,12 @@ def test_agentlab_compare_prints_its_table_without_matplotlib_pandas_or_jsonsche
     loaded = _loaded(code, tmp_path, "compare", "--out", str(tmp_path / "runs"))
     assert loaded <= {"genai_prices"}, f"`agentlab compare` imported {sorted(loaded)}"  # prices are in its table
     assert not list(tmp_path.glob("*.png")), "without --png, compare draws no figure"
+
+
+def test_building_the_cli_parser_imports_no_command_implementation(tmp_path):
+    """``agentlab serve`` builds the whole parser first: grading and calibrate register without importing their code."""
+    code = ("import sys, agentlab.cli as c; c.build_parser(); "
+            "mods = ('agentlab.grading.release', 'agentlab.grading.credentials', 'agentlab.sim.calibrate', "
+            "'agentlab.sim.calibrate_report'); "
+            "loaded = [m for m in mods if m in sys.modules]; assert not loaded, loaded")
+    assert _loaded(code, tmp_path) == set()

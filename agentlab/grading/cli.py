@@ -12,8 +12,8 @@ import os
 import sys
 from pathlib import Path
 
-from agentlab.grading.credentials import is_credential, scrub_environment
-from agentlab.grading.release import SolutionMarkerError, release_student
+# The implementations (release, credentials, gradebook) are imported by the handlers, not here: ``agentlab``
+# builds its parser with these commands on every run, ``agentlab serve`` included (issue 22: start-up).
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -46,6 +46,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_release_student(args: argparse.Namespace) -> int:
+    from agentlab.grading.release import SolutionMarkerError, release_student
+
     src, out = Path(args.src), Path(args.out_dir)
     if not src.is_dir():
         return _error(f"--src {src}: no such folder; pass the instructor repo (the folder holding exercises/)")
@@ -66,6 +68,8 @@ def run_release_student(args: argparse.Namespace) -> int:
 
 
 def run_gradebook(args: argparse.Namespace) -> int:
+    from agentlab.grading.credentials import is_credential, scrub_environment
+
     submissions, instructor, out = Path(args.submissions_dir), Path(args.instructor), Path(args.out)
     if not submissions.is_dir():
         return _error(f"SUBMISSIONS_DIR {submissions}: no such folder; pass the folder holding one "

@@ -1,7 +1,8 @@
 """``agentlab calibrate``: the simulator's measured error against recorded real traffic, as a table and a figure.
 
 The measuring is ``calibrate.py``; this module prints it (per model, per request kind, the refusals)
-and draws it. ``cli.py`` only registers the subcommand (:func:`add_command`).
+and draws it. ``agentlab/cli.py`` registers the subcommand without importing this module (start-up) and
+calls :func:`run`.
 """
 
 from __future__ import annotations
@@ -75,17 +76,6 @@ def figure(rows: list[Row]):
     ax.set_title("Simulated input tokens vs recorded real usage")
     fig.tight_layout()
     return fig
-
-
-def add_command(sub) -> None:
-    """Register ``agentlab calibrate`` on the CLI's subparsers."""
-    c = sub.add_parser("calibrate", help="the simulator's token estimate against recorded real API traffic, per model")
-    c.add_argument("cassettes", nargs="*", metavar="CASSETTE",
-                   help="vcrpy cassette files of real traffic (default: the bundled set from pydantic/pydantic-ai)")
-    c.add_argument("--split", choices=["held_out", "fit", "all"], default="held_out",
-                   help="part of the bundled set to report on (default: held_out, the part not fitted on)")
-    c.add_argument("--png", default=None, help="also write the figure here")
-    c.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
