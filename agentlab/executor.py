@@ -177,6 +177,7 @@ class Executor:
 
     def _timed_out(self, name: str, limit: float) -> ToolOutcome:
         if self.errors == "raw":
-            return ToolOutcome("Traceback (most recent call last):\n  File \"executor.py\", in _run_wave\n"
-                               "TimeoutError", True)
+            # what Python would print, minus the harness's own frames: no answer names the package's files
+            return ToolOutcome(f"Traceback (most recent call last):\n  File \"<tool {name}>\", in {name}\n"
+                               f"TimeoutError: no answer within {limit:g} s", True)
         return ToolOutcome(hint(f"{name} did not answer within {limit:g} s and was abandoned; try again", self.lang), True)

@@ -221,6 +221,27 @@ def _state_names(kind: str, value: Any) -> frozenset[str]:
     return frozenset(names)
 
 
+def _traceback_without_package_files(e: BaseException, name: str) -> str:
+    """``e``'s traceback as Python prints it, each frame in agentlab's own files shown as ``<tool NAME>``.
+
+    A student's tool keeps its frames (file, line, code); the harness's frames and a bundled tool's
+    would name this package's files on the server, which no answer may (issue 22).
+    """
+    import traceback
+    from pathlib import Path
+
+    package = str(Path(__file__).resolve().parent)
+    lines = ["Traceback (most recent call last):"]
+    for frame in traceback.extract_tb(e.__traceback__):
+        if str(Path(frame.filename).resolve()).startswith(package):
+            if lines[-1] != f'  File "<tool {name}>", in {name}':
+                lines.append(f'  File "<tool {name}>", in {name}')
+        else:
+            lines.append(traceback.format_list([frame])[0].rstrip("\n"))
+    lines.extend(ln.rstrip("\n") for ln in traceback.format_exception_only(type(e), e))
+    return "\n".join(lines).strip()
+
+
 def run_tool_raw(tools: dict[str, Tool], name: str, tool_input: Any) -> ToolOutcome:
     """The *raw traceback* error style: what a naive harness sends back, for contrast with ``run_tool``.
 
@@ -228,10 +249,8 @@ def run_tool_raw(tools: dict[str, Tool], name: str, tool_input: Any) -> ToolOutc
     answered with its Python traceback (``KeyError`` for an unknown tool, ``TypeError`` for a missing
     argument, whatever the function raises for a wrong type).
     """
-    import traceback
-
     try:
         result = tools[name].fn(**tool_input)
-    except Exception:  # the point of this style: the model gets exactly what Python printed
-        return ToolOutcome(traceback.format_exc().strip(), True)
+    except Exception as e:  # the point of this style: the model gets what Python printed
+        return ToolOutcome(_traceback_without_package_files(e, name), True)
     return ToolOutcome(result if isinstance(result, str) else json.dumps(result, ensure_ascii=False))

@@ -86,7 +86,8 @@ def test_a_hanging_tool_is_answered_as_an_error_after_its_timeout():
             (result,) = executor([{"type": "tool_use", "id": "t1", "name": "hang", "input": {}}], [hang])
             assert result["is_error"] is True and "did not answer within 0.01 s" in result["content"]
         (raw,) = Executor(errors="raw")([{"type": "tool_use", "id": "t1", "name": "hang", "input": {}}], [hang])
-        assert raw["content"].startswith("Traceback") and raw["content"].endswith("TimeoutError")
+        assert raw["content"].startswith("Traceback") and "TimeoutError: no answer within 0.01 s" in raw["content"]
+        assert "executor.py" not in raw["content"] and '<tool hang>' in raw["content"]
     finally:
         release.set()
 
@@ -184,3 +185,22 @@ def test_a_tool_without_timeout_is_bounded_by_the_default(tmp_path):
 def test_executor_refuses_a_bad_cap_or_timeout(field, value):
     with pytest.raises(ValueError, match=field):
         Executor(**{field: value})
+
+
+def test_raw_style_tracebacks_name_none_of_the_packages_own_files():
+    import os
+
+    def broken(x: int) -> str:
+        """Fails in the student's own code."""
+        raise ValueError("boom")
+
+    package = os.path.dirname(agentlab.__file__)
+    blocks = [{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"location": "Paris"}},
+              {"type": "tool_use", "id": "t2", "name": "broken", "input": {"x": 1}}]
+    wrong_kw, own = (r["content"] for r in Executor(errors="raw")(blocks, [agentlab.get_weather, agentlab.tool(broken)]))
+    for content in (wrong_kw, own):
+        assert content.startswith("Traceback (most recent call last)")
+        files = [ln.split('"')[1] for ln in content.splitlines() if ln.startswith('  File "')]
+        assert files and not any(f.startswith(package) or f in ("tools.py", "executor.py") for f in files), files
+    assert "unexpected keyword argument 'location'" in wrong_kw
+    assert "ValueError: boom" in own and __file__ in own  # the student's frame stays: that is the raw style's point
