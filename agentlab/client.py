@@ -147,9 +147,9 @@ def connect(
         sim = Simulator(policy, parallel=parallel, faults=faults)
         if model not in sim.models:
             close = difflib.get_close_matches(model, sorted(sim.models), n=3)
-            raise ValueError(f"connect(model={model!r}): no such model; the simulator answers to the models the "
-                             f"installed anthropic SDK lists{', e.g. ' + ', '.join(close) if close else ''}. "
-                             f"Default: {default_model()}.")
+            hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "`agentlab models` lists them"
+            raise ValueError(f"connect(model={model!r}): no such model; {hint} (the simulator answers to the models the "
+                             f"installed anthropic SDK lists; default: {default_model()})")
         if faults is None:  # the simulator is deterministic: without faults a retry gives the same answer
             client_options.setdefault("max_retries", 0)
         answer: Any = sim.transport()

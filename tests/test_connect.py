@@ -91,8 +91,14 @@ def test_stop_reason_covers_every_sdk_stop_reason():
 
 
 def test_unknown_model_in_sim_mode_is_refused_early_with_suggestions():
-    with pytest.raises(ValueError, match=r"connect\(model='claude-sonet-4-6'\): no such model.*claude-sonnet-4-6"):
+    with pytest.raises(ValueError, match=r"connect\(model='claude-sonet-4-6'\): no such model; did you mean 'claude-sonnet-4-6'"):
         agentlab.connect("sim", model="claude-sonet-4-6")
+
+
+def test_unknown_model_far_from_every_id_points_to_the_list_instead_of_guessing():
+    with pytest.raises(ValueError, match=r"connect\(model='gpt-4o'\): no such model; `agentlab models` lists them") as e:
+        agentlab.connect("sim", model="gpt-4o")
+    assert "did you mean" not in str(e.value)
 
 
 def test_offline_notice_is_a_plain_line_once_per_kernel_in_a_notebook(monkeypatch, capsys):
