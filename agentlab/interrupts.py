@@ -10,11 +10,18 @@ program while the run's (daemon) thread is still going. So every run inside ``st
 registered, and at interpreter exit any still without its ``stop`` gets one
 (``reason="interrupted"``, ``detail`` saying the process exited), written from the exiting thread
 (traces are thread-safe).
+
+SIGTERM, which would kill the process before any exit hook, gets the same: when this module is imported
+in the main thread and SIGTERM still has Python's default (kill), a handler is installed that writes
+the ``stop`` for every registered run, in any thread, then restores the default and sends SIGTERM
+again, so the process still ends exactly as it would have (killed by SIGTERM, status -15). A handler
+someone else installed is left alone. A run in the main thread replaces it for its length (above).
 """
 
 from __future__ import annotations
 
 import atexit
+import os
 import signal
 import threading
 import weakref
@@ -51,6 +58,23 @@ def stop_unfinished_runs() -> int:
 
 
 atexit.register(stop_unfinished_runs)
+
+
+def _stop_runs_then_die(signum, frame):  # noqa: ARG001
+    """Default SIGTERM, after every registered run has its ``stop`` (the runs are in other threads)."""
+    for trace in list(_running):
+        if not trace.stopped:
+            try:
+                trace.stop(StopReason.INTERRUPTED.value, signal="SIGTERM",
+                           detail="SIGTERM ended the process while this run was going in another thread")
+            except Exception:  # noqa: BLE001 -- one broken trace must not keep the others from their stop
+                pass
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+    signal.signal(signal.SIGTERM, _stop_runs_then_die)
 
 
 @contextmanager

@@ -31,11 +31,12 @@ def test_a_signal_during_a_tool_ends_the_trace_with_an_interrupted_stop(tmp_path
         return "not reached"
 
     client = agentlab.connect("sim", policy=ScriptedModel([[{"type": "tool_use", "name": "wait_for_signal"}]]), quiet=True)
+    before = signal.getsignal(signal.SIGTERM)
     with pytest.raises(exc):
         run_agent(client, "go", [wait_for_signal], trace=tmp_path / "t.jsonl")
     last = read_trace(tmp_path / "t.jsonl")[-1]
     assert (last["event"], last["reason"], last["signal"]) == ("stop", "interrupted", name)
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handler is put back after the run
+    assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back after the run
 
 
 def test_a_run_in_a_daemon_thread_gets_a_stop_when_the_process_exits(tmp_path):
@@ -74,3 +75,44 @@ for _ in range(1200):  # bounded: at most 60 s for the run to reach its tool
 
     last = read_trace(tmp_path / "t.jsonl")[-1]
     assert last["event"] == "stop" and last["reason"] == "interrupted" and "process exited" in last["detail"]
+
+
+def test_sigterm_writes_a_stop_for_a_run_in_another_thread_and_still_kills_the_process(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    trace = tmp_path / "t.jsonl"
+    code = f"""
+import threading, time, agentlab
+from agentlab.tools import tool
+
+@tool
+def hang(city: str) -> str:
+    '''Wait a long time.
+
+    Args:
+        city: Any city.
+    '''
+    time.sleep(60)
+    return "never"
+
+model = agentlab.FunctionModel(lambda messages, tools: [{{"type": "tool_use", "id": "toolu_1", "name": "hang", "input": {{"city": "Paris"}}}}])
+client = agentlab.connect("sim", policy=model, quiet=True)
+worker = threading.Thread(target=agentlab.run_agent, args=(client, "go", [hang]), kwargs={{"trace": {str(trace)!r}}}, daemon=True)
+worker.start()
+worker.join(120)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60  # bounded: the run reaches its tool, then SIGTERM
+        while time.monotonic() < deadline and not (trace.exists() and "tool_call" in trace.read_text("utf-8")):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == -signal.SIGTERM, err  # the process ends as default SIGTERM ends it
+    last = read_trace(trace)[-1]
+    assert (last["event"], last["reason"], last["signal"]) == ("stop", "interrupted", "SIGTERM")
+    assert "another thread" in last["detail"]
