@@ -20,7 +20,9 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, TypeVar
+
+T = TypeVar("T")
 
 FORMAT = "agentlab-trace"
 VERSION = 1
@@ -181,8 +183,23 @@ class Trace:
         _open.stack = [*getattr(_open, "stack", []), self]
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def carried(self, fn: Callable[[], T]) -> Callable[[], T]:
+        """``fn`` wrapped so that in whichever thread runs it (a parallel step's worker) this trace is the
+        current one: the meter's failed and retried attempts made there are written here too."""
+        def run() -> T:
+            _open.stack = [*getattr(_open, "stack", []), self]
+            try:
+                return fn()
+            finally:
+                self.leave()
+        return run
+
+    def leave(self) -> None:
+        """Stop being this thread's current trace (the file stays open: a guard may still write the stop)."""
         _open.stack = [t for t in getattr(_open, "stack", []) if t is not self]
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.leave()
         with self._lock:
             if exc is not None and not self.stopped:
                 self.stop("error", error=f"{type(exc).__name__}: {exc}")

@@ -119,11 +119,12 @@ class Steps:
         """The run's guards (``Limits.start()``), checked before every model call; ``None``: no guards."""
 
     def __enter__(self) -> "Steps":
+        self.trace.__enter__()  # the current trace of this thread: failed and retried attempts are written to it
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if isinstance(exc, GuardStopped):  # @guarded writes the stop event with the guard's figures
-            return
+            return self.trace.leave()
         self.trace.__exit__(exc_type, exc, tb)
 
     def event(self, kind: str, **fields: Any) -> None:
@@ -242,7 +243,7 @@ class Steps:
         record. The stage waits at most ``timeout`` seconds per wave of ``max_workers`` jobs."""
         outcomes: dict[str, StepRecord | None] = {}
         pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix=f"agentlab-{self.pattern}")
-        futures = {pool.submit(fn): path for path, fn in jobs}
+        futures = {pool.submit(self.trace.carried(fn)): path for path, fn in jobs}
         waves = -(-len(jobs) // max_workers)
         done, late = wait(futures, timeout=timeout * waves)
         pool.shutdown(wait=False, cancel_futures=True)  # never wait for a straggler

@@ -94,3 +94,13 @@ def test_latency_wrapper_waits_before_answering_without_sleeping_in_tests():
     assert waits == [0.25]
     with pytest.raises(ValueError, match="seconds=-1"):
         Latency(seconds=-1)
+
+
+def test_a_fault_in_a_parallel_worker_is_in_the_workflows_trace(tmp_path):
+    client = agentlab.connect("sim", faults="at=1:429,retry_after=0.01", quiet=True, max_retries=2)
+    path = tmp_path / "sections.jsonl"
+    run = run_sections(client, {"a": "Say hi.", "b": "Say bye."}, max_workers=2, trace=path)
+    assert run.stop_reason is StopReason.COMPLETED
+    attempts = [e for e in agentlab.read_trace(path) if e.get("event") == "api_attempt"]
+    assert [(a["status"], a["error_type"]) for a in attempts if not a["retry"]] == [(429, "rate_limit_error")]
+    assert any(a["retry"] and a["status"] == 200 for a in attempts), attempts
