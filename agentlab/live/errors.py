@@ -52,6 +52,8 @@ def explain(err: BaseException, base_url: Any = None) -> str | None:
         message = (body.get("error") or {}).get("message") if isinstance(body.get("error"), dict) else None
         retry = err.response.headers.get("retry-after") if err.response is not None else None
         hint = NEXT_STEP.get(status) or NEXT_STEP.get(500 if status >= 500 else 400)
+        if status == 404 and isinstance(message, str) and message.startswith("model: "):
+            hint = _model_hint(message.removeprefix("model: ").strip()) or hint
         wait = f" (the API asks to wait {retry} s)" if retry and status in (429, 529) else ""
         line = f"the API{where} answered HTTP {status}{' ' + kind if kind else ''}: {message or err.message}. {hint}{wait}"
     elif isinstance(err, anthropic.APIError):
@@ -61,6 +63,20 @@ def explain(err: BaseException, base_url: Any = None) -> str | None:
     request = getattr(err, "request", None)
     sent = [request.headers.get(h, "") for h in ("x-api-key", "authorization")] if request is not None else []
     return scrub(" ".join(line.split()), [k.removeprefix("Bearer ") for k in sent if k])
+
+
+def _model_hint(asked: str) -> str | None:
+    """For the API's 404 ``model: <id>`` (as recorded in pydantic-ai's count_tokens_error cassette): the
+    close ids among the models the course knows (``agentlab models``), or None when none is close."""
+    import difflib
+
+    from agentlab.sim.server import model_catalog
+
+    close = difflib.get_close_matches(asked, model_catalog()["models"], n=3, cutoff=0.6)
+    if not close:
+        return None
+    return (f"no model {asked!r}: did you mean {' or '.join(map(repr, close))}? (`agentlab models` lists the ids "
+            "the course knows; your account may not have all of them)")
 
 
 def install_notebook_handler() -> bool:

@@ -151,3 +151,15 @@ def test_a_notebook_run_live_with_a_padded_key_shows_it_nowhere(monkeypatch, tmp
     text = saved.read_text()
     assert f"live calls to {url}" in text and mask(KEY) in text  # it ran live, and showed the key masked
     assert _scan(tmp_path, text) == []
+
+
+def test_a_misspelt_model_on_the_live_api_gets_the_close_ids():
+    def handle(request):  # the API's answer to an unknown model, as recorded (pydantic-ai cassette count_tokens_error)
+        return httpx2.Response(404, json={"type": "error", "error": {"type": "not_found_error",
+                                                                    "message": "model: claude-sonet-4-5"}})
+
+    client = agentlab.connect("live", api_key=KEY, transport=httpx2.MockTransport(handle), quiet=True, max_retries=0)
+    with pytest.raises(anthropic.NotFoundError) as e:
+        agentlab.run_agent(client, "hi", [], model="claude-sonet-4-5")
+    line = explain(e.value)
+    assert "did you mean 'claude-sonnet-4-5'" in line and "agentlab models" in line and "\n" not in line
