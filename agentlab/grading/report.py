@@ -37,6 +37,8 @@ class GradedTest:
     """``passed``, ``failed``, ``error`` (setup/teardown), ``skipped`` or ``not run``."""
     reason: str = ""
     """One readable line saying why the points were lost; empty when passed."""
+    detail: str = ""
+    """The whole failure message and a short traceback ending at the student's frame; empty when passed."""
 
 
 @dataclass

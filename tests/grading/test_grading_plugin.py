@@ -12,17 +12,23 @@ from agentlab.grading.release import release_student
 pytestmark = pytest.mark.timeout(600)
 
 
-def table_line(stdout: str, test: str) -> str:
+def table_line(stdout: str, exercise: str) -> str:
     table = stdout.split("= points =")[1]
-    return next(line for line in table.splitlines() if line.split()[1:2] == [test])
+    return next(line for line in table.splitlines() if line.split()[:1] == [exercise])
+
+
+def failing_line(stdout: str, test: str) -> str:
+    table = stdout.split("= points =")[1]
+    return next(line.strip() for line in table.splitlines() if line.strip().startswith(test + ":"))
 
 
 def test_instructor_edition_gets_full_marks(course, run_pytest):
     (course / "out").mkdir()
     result = run_pytest(course, "exercises", "--grade-json", "out/grade.json")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Total: 8/8 points" in result.stdout
-    assert "by exercise: 1.1 2/2, 1.2 3/3, 2.1 3/3" in result.stdout
+    assert result.stdout.splitlines()[-1] == "Total: 8/8 points"
+    assert [table_line(result.stdout, ex).split()[:2] for ex in ("1.1", "1.2", "2.1")] == [
+        ["1.1", "2/2"], ["1.2", "3/3"], ["2.1", "3/3"]]
     assert "test_not_graded" not in result.stdout.split("points ===")[1]  # ungraded tests stay out of the table
     report = json.loads((course / "out" / "grade.json").read_text())
     assert report["complete"] is True
@@ -38,8 +44,9 @@ def test_student_edition_gets_zero_with_the_exercise_text(course, tmp_path, run_
     student = tmp_path / "student"
     release_student(course, student)
     result = run_pytest(student, "exercises", "--grade-json", "grade.json")
-    assert result.returncode == 1
-    assert "Total: 0/8 points" in result.stdout
+    assert result.returncode == 0, result.stdout  # grading worked; the score is no error
+    assert result.stdout.splitlines()[-1] == "Total: 0/8 points"
+    assert "Traceback" not in result.stdout and "FAILED" not in result.stdout
     expected = {
         "test_add": "NotImplementedError: Exercise 1.1: return the sum of a and b.",
         "test_count_words_simple":
@@ -47,8 +54,9 @@ def test_student_edition_gets_zero_with_the_exercise_text(course, tmp_path, run_
         "test_stops_at_done":
             'NotImplementedError: Exercise 2.1: call each step until one returns "done"; return how many steps ran.',
     }
-    for test, reason in expected.items():
-        assert table_line(result.stdout, test).endswith(reason)
+    for ex, module in (("1.1", "exercises/ex01_basics.py, notebook 01"), ("1.2", "exercises/ex01_basics.py, notebook 01"),
+                       ("2.1", "exercises/ex02_loop.py, notebook 02")):
+        assert table_line(result.stdout, ex).endswith(f"not started: exercise {ex} in {module}")
     report = json.loads((student / "grade.json").read_text())
     assert {ex: v["earned"] for ex, v in report["exercises"].items()} == {"1.1": 0, "1.2": 0, "2.1": 0}
     assert {t["name"]: t["reason"] for t in report["tests"] if t["name"] in expected} == expected
@@ -58,9 +66,28 @@ def test_failure_line_is_the_assertion_message(course, run_pytest):
     module = course / "exercises" / "ex01_basics.py"
     module.write_text(module.read_text().replace("text.split()", 'text.split(" ")'))
     result = run_pytest(course, "exercises")
-    line = table_line(result.stdout, "test_count_words_extra_spaces")
-    assert "0/2" in line and line.endswith("count_words('  two   words ') should return 2, got 7")
-    assert "Total: 6/8 points" in result.stdout
+    line = failing_line(result.stdout, "test_count_words_extra_spaces")
+    assert line.endswith("count_words('  two   words ') should return 2, got 7")
+    assert table_line(result.stdout, "1.2").split()[1:] == ["1/3", "1", "of", "2", "tests", "fail:"]
+    assert result.stdout.splitlines()[-1] == "Total: 6/8 points"
+
+
+def test_first_problem_in_full_with_a_traceback_that_stops_in_the_students_code(course, run_pytest):
+    (course / "exercises" / "ex02_loop.py").write_text(
+        "import json\n\ndef run_until_done(steps):\n    \"\"\"Exercise 2.1: loop.\"\"\"\n"
+        "    return json.loads('{' + 'x' * 300)\n")
+    result = run_pytest(course, "exercises")
+    assert result.returncode == 0
+    first = result.stdout.split("= points =")[1].split("\n", 1)[1].split("\n\n")[0]
+    assert first.splitlines()[0] == "first problem to fix: exercise 2.1, test_stops_at_done"
+    assert "exercises/ex02_loop.py:5 in run_until_done" in first and "json/decoder.py" not in first
+    assert "exercises/tests/test_ex02_loop.py:" in first and "Traceback" not in first
+    assert "JSONDecodeError: Expecting property name enclosed in double quotes" in first
+
+
+def test_grading_that_failed_is_a_non_zero_exit(course, run_pytest):
+    (course / "exercises" / "tests" / "test_eager.py").write_text("import exercises.missing_module\n")
+    assert run_pytest(course, "exercises", "--continue-on-collection-errors").returncode != 0
 
 
 def test_timeouts_and_load_errors_are_readable(course, run_pytest):
@@ -71,7 +98,7 @@ def test_timeouts_and_load_errors_are_readable(course, run_pytest):
         "@pytest.mark.points(1)\ndef test_x():\n    assert add(1, 1) == 2\n")
     result = run_pytest(course, "exercises", "--continue-on-collection-errors", "--grade-json", "g.json",
                         "--grade-floor", "1")
-    assert table_line(result.stdout, "test_stops_at_done").endswith(
+    assert failing_line(result.stdout, "test_stops_at_done").endswith(
         "took longer than 2 s: an endless loop, or a very busy machine; run it again to check")
     assert ("could not load exercises/tests/test_eager.py: ModuleNotFoundError: No module named "
             "'exercises.missing_module'") in result.stdout
@@ -101,3 +128,12 @@ def test_failure_line_formats():
     assert failure_line(KeyError("role")) == "KeyError: 'role'"
     assert failure_line(NotImplementedError()) == "NotImplementedError"
     assert len(failure_line(ValueError("x" * 1000))) <= 160
+
+
+def test_an_api_error_reads_as_the_apis_own_message():
+    class BadRequestError(Exception):
+        status_code = 400
+        body = {"type": "error", "error": {"type": "invalid_request_error", "message": "messages.1: tool_use ids need a tool_result"}}
+
+    err = BadRequestError("Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', ...")
+    assert failure_line(err) == "BadRequestError: 400 invalid_request_error: messages.1: tool_use ids need a tool_result"

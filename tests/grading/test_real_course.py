@@ -27,11 +27,12 @@ pytestmark = pytest.mark.skipif(
     reason="student edition: the reference solutions these tests grade are not here")
 
 
-def _grade(repo: Path, tmp_path: Path) -> dict:
+def _grade(repo: Path, tmp_path: Path) -> tuple[dict, subprocess.CompletedProcess]:
+    """What `make grade` runs (the Makefile's grade line), plus --grade-json."""
     report = tmp_path / f"grade-{repo.name}.json"
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "exercises",
-                    "--grade-json", str(report)], cwd=repo, capture_output=True, text=True, timeout=1500)
-    return json.loads(report.read_text())
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider", "exercises",
+                           "--grade-json", str(report)], cwd=repo, capture_output=True, text=True, timeout=1500)
+    return json.loads(report.read_text()), done
 
 
 def _solution_lines() -> list[str]:
@@ -51,16 +52,27 @@ def student(tmp_path_factory) -> Path:
 
 @pytest.mark.timeout(300)
 def test_instructor_edition_scores_full_marks(tmp_path):
-    totals = _grade(ROOT, tmp_path)["total"]
+    report, done = _grade(ROOT, tmp_path)
+    totals = report["total"]
     assert totals["earned"] == totals["possible"] > 0, totals
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == f"Total: {POSSIBLE}/{POSSIBLE} points"
 
 
 @pytest.mark.timeout(300)
 def test_student_edition_scores_zero_with_a_reason_per_exercise(student, tmp_path):
-    report = _grade(student, tmp_path)
+    report, done = _grade(student, tmp_path)
     assert report["total"]["earned"] == 0 and report["total"]["possible"] > 0
     for test in report["tests"]:
         assert test["reason"].startswith("NotImplementedError: Exercise "), test
+    # what an untouched student edition prints: short, one line per exercise, the total last, exit 0
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert len(lines) + 1 <= 40, done.stdout  # + make's own echo of the command
+    assert lines[-1] == f"Total: 0/{POSSIBLE} points"
+    assert "exercises/ex01_round_trip.py, notebook 01" in done.stdout and "Traceback" not in done.stdout
+    assert "FAILED" not in done.stdout and "NotImplementedError" not in done.stdout
+    exercises = sorted({t["exercise"] for t in report["tests"]})
+    assert sum("  not started: exercise " in line for line in lines) == len(exercises)
 
 
 def _text(repo: Path, strip_solutions: bool = False) -> str:

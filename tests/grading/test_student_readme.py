@@ -18,3 +18,26 @@ def test_student_edition_has_the_student_readme_and_nothing_generated(tmp_path):
     assert not (student / "compare.png").exists()
     stray = [p for p in student.rglob("*.png") if p.relative_to(student).parts[0] != "docs"]
     assert not stray, f"generated figures in the student edition: {stray}"  # docs/ holds the README's own figure
+
+
+def test_student_readme_states_the_real_time_limit_and_the_kernel_restart():
+    from agentlab.grading.plugin import FLOOR_S
+    from agentlab.grading.release import STUDENT_README
+
+    text = " ".join(STUDENT_README.read_text("utf-8").split())
+    assert f"longer than {FLOOR_S:g} s" in text
+    assert "restart the notebook's kernel" in text and "%autoreload 2" in text
+
+
+def test_every_notebooks_exercise_section_says_to_restart_the_kernel_in_both_editions():
+    import json
+
+    repo = Path(__file__).resolve().parents[2]
+    notebooks = sorted((repo / "notebooks").glob("[0-9]*.ipynb")) + sorted((repo / "notebooks" / "zh-CN").glob("[0-9]*.ipynb"))
+    assert len(notebooks) >= 24
+    for path in notebooks:
+        cells = json.loads(path.read_text("utf-8"))["cells"]
+        section = next("".join(c["source"]) for c in cells if c["cell_type"] == "markdown" and "make grade" in "".join(c["source"]))
+        module = next(m for m in (repo / "exercises").glob(f"ex{path.name[:2]}_*.py"))
+        assert f"`exercises/{module.name}`" in section and "%autoreload 2" in section, path
+        assert ("重启内核" if "zh-CN" in path.parts else "restart the kernel") in section, path
