@@ -13,6 +13,10 @@ function that calls it for you. A call whose stack holds a frame of the student'
 "<why>; agentlab.loop.run_agent is the reference"; calls from the test itself or from fixtures run
 the real function. Everything is restored after the test.
 
+A thread started from the student's code (``threading``, ``concurrent.futures``) counts as the
+student's, so handing the reference to a thread pool does not hide the call; a forked process
+keeps the guards and the stack it was forked from.
+
 Limit: this grades honest work; code that hides where it comes from (``exec`` with a made-up file
 name and module name) is not recognised as the student's.
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 import importlib
 import re
 import sys
+import threading
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -74,7 +79,8 @@ def forbidden(names: list[str], why: str) -> Iterator[None]:
                 continue
             swapped.append((func, func.__code__))
             func.__code__ = _guard_code(func, dotted, why)
-        yield
+        with _marked_threads():
+            yield
     finally:
         for func, code in reversed(swapped):
             func.__code__ = code
@@ -88,7 +94,7 @@ def _guard_code(func: types.FunctionType, dotted: str, why: str) -> types.CodeTy
     message = f"{why}; {dotted} is the reference, not an answer"
 
     def check(args: tuple, kwargs: dict):
-        if from_student(sys._getframe(2)):
+        if from_student(sys._getframe(2)) or getattr(threading.current_thread(), _MARK, False):
             raise ForbiddenCall(message)
         return real(*args, **kwargs)
 
@@ -108,6 +114,25 @@ def _guard_code(func: types.FunctionType, dotted: str, why: str) -> types.CodeTy
     inner = next(c for c in outer.__code__.co_consts if isinstance(c, types.CodeType))
     return inner.replace(co_name=func.__code__.co_name, co_qualname=func.__code__.co_qualname,
                          co_firstlineno=func.__code__.co_firstlineno)
+
+
+_MARK = "_agentlab_started_by_student"
+
+
+@contextmanager
+def _marked_threads() -> Iterator[None]:
+    """A thread started while the student's code is on the stack (or from such a thread) counts as theirs."""
+    start = threading.Thread.start
+
+    def marking_start(self, *args, **kwargs):
+        setattr(self, _MARK, from_student(sys._getframe(1)) or getattr(threading.current_thread(), _MARK, False))
+        return start(self, *args, **kwargs)
+
+    threading.Thread.start = marking_start
+    try:
+        yield
+    finally:
+        threading.Thread.start = start
 
 
 def _slot(func: types.FunctionType) -> str:

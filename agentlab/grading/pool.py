@@ -88,7 +88,10 @@ class _Worker:
         cmd = [sys.executable, "-m", "pytest", "exercises", "-q", "-s", "--no-header", "-p", "no:cacheprovider",
                "-p", "agentlab.grading.plugin", "-p", "agentlab.grading.worker", f"--grade-worker={write_end}", "--continue-on-collection-errors",
                f"--rootdir={stage.repo}"]
-        self.proc = subprocess.Popen(cmd, cwd=stage.repo, env=stage.environment(), stdin=subprocess.PIPE,
+        env = stage.environment()
+        if self.uid is not None:
+            env["AGENTLAB_GRADE_UID"] = str(self.uid)  # the uid the worker's student sandboxes run as
+        self.proc = subprocess.Popen(cmd, cwd=stage.repo, env=env, stdin=subprocess.PIPE,
                                      stdout=self.log, stderr=subprocess.STDOUT, pass_fds=(write_end,),
                                      text=True, start_new_session=True)
         os.close(write_end)

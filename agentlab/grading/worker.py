@@ -28,10 +28,11 @@ import select
 import signal
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from agentlab.grading import confine, reap
+from agentlab.grading import bwrap, confine, lazy, reap, rpc
 from agentlab.grading.plugin import BY_ID_KEY, REPORT_KEY, first_line, set_limit, timeout_message
 
 GRACE_S = 5.0
@@ -60,40 +61,87 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     report = session.config.stash[REPORT_KEY]
     items = [i for i in session.items if i.nodeid in session.config.stash[BY_ID_KEY]]
     out = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
+    uid = os.environ.get("AGENTLAB_GRADE_UID", "")
+    boxes = _Sandboxes(uid=int(uid) if uid.isdigit() else None)
+    boxes.prepare()
     gc.freeze()  # the warm objects stay put: forks copy fewer pages
     out.write(json.dumps({"ready": True, "tests": [vars(t) for t in report.tests],
                           "load_errors": report.load_errors}) + "\n")
     for line in sys.stdin:
         if line.strip():
             job = json.loads(line)
-            out.write(json.dumps({"student": job["student"], "tests": _grade(items, job)}) + "\n")
+            out.write(json.dumps({"student": job["student"], "tests": _grade(items, job, boxes)}) + "\n")
+    boxes.close()
     return True
 
 
-def _grade(items: list[pytest.Item], job: dict) -> list[dict]:
+class _Sandboxes:
+    """The worker's student sandboxes: one per student, the next one started (and warming up) ahead."""
+
+    def __init__(self, uid: int | None) -> None:
+        self.uid, self.count = uid, 0
+        self.base = Path.cwd().resolve().parent / "homes"  # the stage's homes folder (worker cwd = stage/repo)
+        self.lab = Path(os.environ.get("PYTHONPATH", "").split(os.pathsep)[0] or ".").resolve()
+        self.spare: bwrap.StudentSandbox | None = None
+
+    def _new(self) -> bwrap.StudentSandbox:
+        self.count += 1
+        return bwrap.StudentSandbox(self.base / f"sandbox-{os.getpid()}-{self.count}", self.lab, self.uid)
+
+    def take(self) -> bwrap.StudentSandbox:
+        box, self.spare = (self.spare or self._new()), None
+        return box
+
+    def prepare(self) -> None:
+        if self.spare is None:
+            self.spare = self._new()
+
+    def close(self) -> None:
+        if self.spare is not None:
+            self.spare.close()
+
+
+def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]:
+    files = {Path(path).name: Path(path).read_bytes() for path in job["modules"].values()}
+    box = boxes.take()
+    modules = box.put(files)
+    boxes.prepare()  # the next student's sandbox warms up while this one is graded
     results, spent = [], 0.0
-    for item in items:
-        limit = float(job["limits"].get(item.nodeid, 60))
-        if spent >= job["budget"]:
-            results.append({"nodeid": item.nodeid, "outcome": "not run", "seconds": 0,
-                            "reason": f"not run: the {job['budget']:g} s time limit for the whole submission was used up"})
-            continue
-        result = _run_one(item, job, limit)  # the whole limit, so its message is the same every run
-        spent += result["seconds"]
-        results.append(result)
+    try:
+        for item in items:
+            limit = float(job["limits"].get(item.nodeid, 60))
+            if spent >= job["budget"]:
+                results.append({"nodeid": item.nodeid, "outcome": "not run", "seconds": 0,
+                                "reason": f"not run: the {job['budget']:g} s time limit for the whole submission was used up"})
+                continue
+            if not box.ready():  # the student's code killed its server, or a test timed out: a fresh one
+                box.close()
+                box = boxes._new()
+                modules = box.put(files)
+                box.ready()
+            result = _run_one(item, job, limit, box, modules)  # the whole limit, so its message is the same every run
+            if result.get("timed_out"):  # or the sandbox is gone
+                box.close()
+                box = boxes._new()
+                modules = box.put(files)
+            spent += result["seconds"]
+            results.append({k: v for k, v in result.items() if k != "timed_out"})
+    finally:
+        box.close()
     return results
 
 
-def _run_one(item: pytest.Item, job: dict, limit: float) -> dict:
+def _run_one(item: pytest.Item, job: dict, limit: float, box, modules: dict) -> dict:
     nonce = os.urandom(16).hex()
     read_end, write_end = os.pipe()
-    jail = confine.Jail(home=job["home"], cpu_seconds=int(limit + GRACE_S) + 1, uid=job.get("uid"),
-                        hide=job.get("hide", []), reveal=job.get("reveal", []), keep_fds=(write_end,))
+    channel = (box.proc.stdout.fileno(), box.proc.stdin.fileno())
+    jail = confine.Jail(home=job["home"], cpu_seconds=int(limit + GRACE_S) + 1, uid=None,
+                        keep_fds=(write_end, *channel))
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_end)
-        _child(item, job, jail, limit, nonce, write_end)
+        _child(item, jail, limit, nonce, write_end, box, modules)
     os.close(write_end)
     data, timed_out = _read_until(read_end, start + limit + GRACE_S)
     os.close(read_end)
@@ -102,13 +150,14 @@ def _run_one(item: pytest.Item, job: dict, limit: float) -> dict:
     _, status = os.waitpid(pid, 0)
     seconds = time.monotonic() - start
     reap.reap(None)  # the subreaper inherits every descendant that outlived the test: all die here
-    result = {"nodeid": item.nodeid, "seconds": round(seconds, 3)}
+    result = {"nodeid": item.nodeid, "seconds": round(seconds, 3), "timed_out": timed_out}
     answers = []
     for line in data.splitlines():
         try:
             message = json.loads(line)
             if message.get("nonce") == nonce and message.get("nodeid") == item.nodeid:
                 answers.append((str(message["outcome"]), first_line(str(message.get("reason", "")))))
+                result["timed_out"] = result["timed_out"] or message.get("lost") is True  # a new sandbox next
         except (ValueError, KeyError, TypeError, AttributeError):
             continue  # not the test's answer: whatever else was written to the pipe is ignored
     if len(set(answers)) == 1 and answers[0][0] in ("passed", "failed", "error", "skipped"):
@@ -118,13 +167,23 @@ def _run_one(item: pytest.Item, job: dict, limit: float) -> dict:
     return {**result, "outcome": "failed", "reason": _died(status, timed_out, limit)}
 
 
-def _child(item: pytest.Item, job: dict, jail: confine.Jail, limit: float, nonce: str, fd: int) -> None:
-    # Everything the verdict needs is bound here, before the student's code can run and patch modules.
-    write, dumps, exit_ = os.write, json.dumps, os._exit
+def _child(item: pytest.Item, jail: confine.Jail, limit: float, nonce: str, fd: int, box, modules: dict) -> None:
+    """The trusted test process: runs the instructor's test; the student's functions run in ``box``."""
     try:
         confine.enter(jail)
-        sys.meta_path[:] = [m for m in sys.meta_path if not isinstance(m, _Exercises)]
-        sys.meta_path.insert(0, _Exercises(job["modules"]))
+        peer = rpc.Peer(os.fdopen(box.proc.stdout.fileno(), "rb", closefd=False),
+                        os.fdopen(box.proc.stdin.fileno(), "wb", closefd=False), "t")
+        token = peer.token = os.urandom(16).hex()
+        markers = list(item.iter_markers("forbids"))
+        why = next((m.kwargs["why"] for m in markers if "why" in m.kwargs), "")
+        peer.wfile.write((json.dumps({"op": "start", "token": token, "modules": modules, "limit": limit,
+                                      "forbids": [n for m in markers for n in m.args], "why": why}) + "\n").encode())
+        peer.wfile.flush()
+        while True:  # skip what an earlier test's sandboxed process left in the pipe
+            message = peer.receive()
+            if message.get("k") == "started" and message.get("token") == token:
+                break
+        lazy.remote = peer
         set_limit(item, limit)
         from _pytest.runner import runtestprotocol
 
@@ -133,14 +192,15 @@ def _child(item: pytest.Item, job: dict, jail: confine.Jail, limit: float, nonce
         if outcome != "passed":  # the plugin's reading of the failure is the readable one
             grade = item.config.stash[BY_ID_KEY].get(item.nodeid)
             reason = grade.reason if grade is not None and grade.reason else reason
-        answer = {"nonce": nonce, "nodeid": item.nodeid, "outcome": outcome, "reason": reason}
+        peer.end()
+        answer = {"nonce": nonce, "nodeid": item.nodeid, "outcome": outcome, "reason": reason, "lost": peer.closed}
     except BaseException as e:  # noqa: BLE001 - whatever happens, answer once
         answer = {"nonce": nonce, "nodeid": item.nodeid, "outcome": "error",
                   "reason": f"the grader could not run this test: {type(e).__name__}: {e}"}
     try:
-        write(fd, dumps(answer).encode()[: _READ_MAX - 1] + b"\n")
+        os.write(fd, json.dumps(answer).encode()[: _READ_MAX - 1] + b"\n")
     finally:
-        exit_(0)
+        os._exit(0)
 
 
 def _verdict(reports: list) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""A hostile class: each submission tries one way to raise its grade, lower another's or read secrets.
+"""A hostile class (25+ submissions): each tries one way to raise its grade, lower another's or read secrets.
 
 One gradebook run over all of them (as root each runs as an unprivileged uid in its own namespaces;
 see agentlab.grading.confine); each test below checks what became of one attack.
@@ -21,73 +21,84 @@ from agentlab.grading.release import release_student
 
 SECRET = "sk-ant-api03-NOT-A-REAL-KEY-7f3a"
 
-pytestmark = [pytest.mark.timeout(600),
+pytestmark = [pytest.mark.timeout(900),
               pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox")]
 
-STUB_HEADER = "import os, sys, json, glob, atexit, pathlib, time\n"
+STUB_HEADER = "import os, sys, json, glob, gc, atexit, pathlib, time, threading\n"
+EVIDENCE = "EVIDENCE "
+"""An attack that gathers something reports it as its import error, which lands in the notes."""
 
 ATTACKS = {
-    # patches the grading plugin (and pytest's report) when imported, to mark every test passed
-    "patch_plugin": '''
-import agentlab.grading.plugin as p
-def _record(grade, report, call):
+    # replaces the grading worker's verdict function and the plugin's recorder, as the issue's cheat did
+    "patch_verdict": '''
+import agentlab.grading.worker as w, agentlab.grading.plugin as p
+w._verdict = lambda reports: ("passed", "")
+def _record(grade, report, call, *rest):
     grade.outcome, grade.earned, grade.reason = "passed", grade.points, ""
 p._record = _record
 import _pytest.reports as r
 r.TestReport.passed = property(lambda self: True)
 ''',
-    # an exit hook that rewrites every results file it can find and writes "passed" to every pipe
-    "exit_hook": '''
-def _forge():
-    for path in glob.glob("/tmp/**/grade*.json", recursive=True) + glob.glob("**/*.json", recursive=True):
-        try:
-            pathlib.Path(path).write_text(json.dumps({"total": {"earned": 8, "possible": 8}}))
-        except OSError:
-            pass
-    for fd in range(3, 64):
+    # walks its own stack for the per-test secret and the result pipe, writes a forged "passed" everywhere
+    "stack_secret": '''
+_hits = []
+f = sys._getframe()
+while f is not None:
+    for k, v in f.f_locals.items():
+        if k in ("nonce", "token", "fd", "write_end"):
+            _hits.append(k)
+    nonce = f.f_locals.get("nonce") or f.f_locals.get("token")
+    for fd in range(0, 64):
         for nodeid in ("exercises/tests/test_ex01_basics.py::test_add",):
             try:
-                os.write(fd, (json.dumps({"nodeid": nodeid, "outcome": "passed", "reason": ""}) + "\\n").encode())
+                os.write(fd, (json.dumps({"nonce": nonce, "nodeid": nodeid, "outcome": "passed", "reason": ""}) + "\\n").encode())
             except OSError:
                 pass
-atexit.register(_forge)
-_forge()
+    f = f.f_back
 ''',
-    # reads the instructor's solutions through sys.executable's path and through the repo path
-    "read_solutions": '''
+    # registers a pytest hook at run time that turns every failure into a pass
+    "pytest_hook": '''
+import pytest
+class _Cheat:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        report.outcome = "passed"
+        return report
+_configs = [o for o in gc.get_objects() if type(o).__name__ == "Config" and hasattr(o, "pluginmanager")]
+for c in _configs:
+    c.pluginmanager.register(_Cheat(), "cheat")
+''',
+    # looks for any other readable copy of the instructor repo on the machine and takes its solutions
+    "other_copy": '''
 _found = []
-try:
-    for root in [pathlib.Path(sys.executable).resolve().parents[i] for i in range(4)] + [pathlib.Path(REPO)]:
-        for pattern in ("exercises/ex01_basics.py", "*/exercises/ex01_basics.py"):
-            try:
-                paths = list(root.glob(pattern))
-            except OSError:
-                continue
-            for path in paths:
-                try:
-                    exec(path.read_text(), globals())
+for root in ["/", "/tmp", "/root", "/home", "/work", "/srv", "/opt", COPY, REPO] + [str(pathlib.Path(sys.executable).resolve().parents[i]) for i in range(4)]:
+    for pattern in ("exercises/ex01_basics.py", "*/exercises/ex01_basics.py", "*/*/exercises/ex01_basics.py"):
+        try:
+            for path in pathlib.Path(root).glob(pattern):
+                text = path.read_text()
+                if "BEGIN SOLUTION" in text:
+                    exec(text, globals())
                     _found.append(str(path))
-                except OSError:
-                    pass
-finally:
-    pathlib.Path(REPORT + ".read_solutions").write_text(json.dumps(_found))
+        except OSError:
+            pass
+if _found:
+    raise ImportError("EVIDENCE " + json.dumps(_found))
 ''',
-    # a double-forked, setsid process that outlives the test and keeps writing
+    # a double-forked, setsid process that outlives the test and keeps trying to write the CSV
     "survivor": '''
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
         for _ in range(600):
             try:
-                with open(REPORT + ".survivor", "a") as f:
-                    f.write(f"{time.time()}\\n")
                 pathlib.Path(CSV).write_text("survivor,8,8,8,24,8,\\n")
             except OSError:
                 pass
             time.sleep(0.1)
     os._exit(0)
 ''',
-    # prints every environment variable it can find: its own, /proc/self, its parent's and every ancestor's
+    # reads every environment it can find: its own, /proc/self, every process's
     "env_reader": '''
 _seen = [json.dumps(dict(os.environ))]
 for pid in ["self"] + [str(p) for p in range(1, 1 << 16) if os.path.exists(f"/proc/{p}/environ")]:
@@ -95,33 +106,83 @@ for pid in ["self"] + [str(p) for p in range(1, 1 << 16) if os.path.exists(f"/pr
         _seen.append(open(f"/proc/{pid}/environ", "rb").read().decode(errors="replace"))
     except OSError:
         pass
-pathlib.Path(REPORT + ".env_reader").write_text("\\n".join(_seen))
+_all = "\\n".join(_seen)
+raise ImportError("EVIDENCE " + json.dumps({"environments": len(_seen), "path": "PATH" in _all, "key": "sk-ant" in _all, "token": "TOKEN" in _all}))
+''',
+    # fills every writable place it can reach
+    "disk_fill": '''
+_written = 0
+for folder in {"/tmp", os.getcwd(), os.environ.get("HOME", "/tmp"), os.environ.get("TMPDIR", "/tmp"), REPO, os.path.dirname(CSV)}:
+    for n in range(8):
+        try:
+            with open(os.path.join(folder, f"agentlab-fill-{n}"), "wb") as f:
+                for _ in range(64):
+                    f.write(b"x" * (1 << 20))
+                    _written += 1 << 20
+        except (OSError, ValueError):
+            pass
+raise ImportError("EVIDENCE " + json.dumps({"written_mib": _written >> 20}))
 ''',
 }
 
+THREADED = '''"""Warm-up exercises, answered by the reference from a thread pool."""
+import concurrent.futures, threading
+import agentlab.reference as reference
 
-def _module(course: Path, attack: str, tmp: Path, spy: Path, csv_path: Path) -> str:
+
+def add(a, b):
+    """Exercise 1.1: return the sum of a and b."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(reference.add, a, b).result()
+
+
+def count_words(text):
+    """Exercise 1.2: count the words in text, splitting on any whitespace."""
+    out = []
+    t = threading.Thread(target=lambda: out.append(reference.count_words(text)))
+    t.start()
+    t.join()
+    return out[0]
+'''
+
+
+def _module(course: Path, attack: str, student: Path, constants: str) -> str:
     """The student-edition ex01 with the attack prepended (so its answers are stubs)."""
-    constants = f"REPO = {str(course)!r}\nREPORT = {str(spy / 'attack')!r}\nCSV = {str(csv_path)!r}\n"
-    return STUB_HEADER + constants + ATTACKS[attack] + "\n" + (tmp / "student/exercises/ex01_basics.py").read_text()
+    return STUB_HEADER + constants + ATTACKS[attack] + "\n" + (student / "exercises/ex01_basics.py").read_text()
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory, course_template):
     tmp = tmp_path_factory.mktemp("hostile")
-    spy = Path(tempfile.mkdtemp(prefix="agentlab-attack-"))
-    os.chmod(spy, 0o777)  # a world-writable spot where an attack reports what it saw
-    course = course_template
+    course = Path(shutil.copytree(course_template, tmp / "course"))
+    # a reference the exercise 1 tests forbid, for the thread attack
+    (course / "agentlab" / "reference.py").write_text(
+        "def add(a, b):\n    return a + b\n\n\ndef count_words(text):\n    return len(text.split())\n")
+    test01 = course / "exercises" / "tests" / "test_ex01_basics.py"
+    test01.write_text(test01.read_text().replace(
+        "import pytest\n", "import pytest\n\npytestmark = pytest.mark.forbids('agentlab.reference.add', "
+        "'agentlab.reference.count_words', why='write it yourself')\n", 1))
+    copy = Path(tempfile.mkdtemp(prefix="agentlab-copy-"))  # another readable copy of the instructor repo
+    shutil.copytree(course, copy / "course-copy")
+    for folder in [copy, *copy.rglob("*")]:
+        os.chmod(folder, 0o755 if folder.is_dir() else 0o644)
     release_student(course, tmp / "student")
     out = tmp / "out" / "gradebook.csv"
     out.parent.mkdir()
     klass = tmp / "class"
+    constants = f"REPO = {str(course)!r}\nCOPY = {str(copy)!r}\nCSV = {str(out)!r}\n"
     for attack in ATTACKS:
-        (klass / attack).mkdir(parents=True)
-        (klass / attack / "ex01_basics.py").write_text(_module(course, attack, tmp, spy, out))
+        for variant in ("", "_and_loop"):  # each attack on its own, and once more with an honest ex02 beside it
+            (klass / f"{attack}{variant}").mkdir(parents=True)
+            (klass / f"{attack}{variant}" / "ex01_basics.py").write_text(_module(course, attack, tmp / "student", constants))
+            if variant:
+                shutil.copy(course / "exercises/ex02_loop.py", klass / f"{attack}{variant}")
     solved = (course / "exercises/ex01_basics.py").read_text()
     ex02 = (course / "exercises/ex02_loop.py").read_text()
     extras = {
+        "threads": {"ex01_basics.py": THREADED, "ex02_loop.py": ex02},
+        "always_equal": {"ex01_basics.py": "class _Eq(int):\n    def __eq__(self, other):\n        return True\n\n"
+                                           "def add(a, b):\n    return _Eq(0)\n\ndef count_words(text):\n    return _Eq(0)\n"},
         "extra_test_module": {"ex01_basics.py": (tmp / "student/exercises/ex01_basics.py").read_text(),
                               "ex99_test.py": "import pytest\n@pytest.mark.points(100)\ndef test_free():\n    pass\n",
                               "conftest.py": "raise SystemExit('sabotage')\n",
@@ -129,10 +190,17 @@ def graded(tmp_path_factory, course_template):
         "os_exit": {"ex01_basics.py": solved.replace("    secret_words = text.split()",
                                                      "    import os; os._exit(3)\n    secret_words = text.split()"),
                     "ex02_loop.py": ex02},
+        "kills_its_server": {"ex01_basics.py": solved.replace("    secret_total = a + b",
+                                                              "    import os, signal; os.kill(os.getppid(), signal.SIGKILL)\n    secret_total = a + b"),
+                             "ex02_loop.py": ex02},
         "memory_hog": {"ex01_basics.py": solved.replace("    secret_total = a + b",
                                                         "    hog = bytearray(3 << 30)\n    secret_total = a + b"),
                        "ex02_loop.py": ex02},
-        # and one that imports standard modules the worker never loaded: they must be readable
+        "honest_alice": {"ex01_basics.py": solved, "ex02_loop.py": ex02},
+        "honest_bob": {"ex01_basics.py": solved.replace("text.split()", 'text.split(" ")')},
+        "honest_carol": {"ex02_loop.py": ex02},
+        "exits_at_import": {"ex01_basics.py": "import os\nos._exit(0)\n", "ex02_loop.py": ex02},
+        # and one that imports standard modules the server never loaded: they must be readable
         "zz_next_student": {"ex01_basics.py": "import colorsys, fractions, wave, tomllib\n" + solved,
                             "ex02_loop.py": ex02},
     }
@@ -140,6 +208,7 @@ def graded(tmp_path_factory, course_template):
         for rel, text in files.items():
             (klass / name / rel).parent.mkdir(parents=True, exist_ok=True)
             (klass / name / rel).write_text(text)
+    assert len(list(klass.iterdir())) >= 25
     os.environ["ANTHROPIC_API_KEY"] = SECRET
     os.environ["COURSE_SERVICE_TOKEN"] = SECRET
     try:
@@ -151,8 +220,8 @@ def graded(tmp_path_factory, course_template):
     csv_text = out.read_text()
     time.sleep(1.5)  # time for a survivor to show itself
     rows = {r["student"]: r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))}
-    yield {"rows": rows, "csv_text": csv_text, "out": out, "tmp": spy, "finished": finished}
-    shutil.rmtree(spy, ignore_errors=True)
+    yield {"rows": rows, "csv_text": csv_text, "out": out, "finished": finished, "course": course, "copy": copy}
+    shutil.rmtree(copy, ignore_errors=True)
 
 
 def _score(graded, student):
@@ -160,49 +229,69 @@ def _score(graded, student):
     return r["1.1"], r["1.2"], r["2.1"]
 
 
-def test_patching_the_plugin_or_pytest_earns_nothing(graded):
-    assert _score(graded, "patch_plugin") == ("0", "0", "0")
-    assert "NotImplementedError: Exercise 1.1" in graded["rows"]["patch_plugin"]["notes"]
+def _evidence(graded, student) -> dict | list:
+    import json
+
+    notes = graded["rows"][student]["notes"]
+    assert EVIDENCE in notes, notes
+    return json.loads(notes.split(EVIDENCE, 1)[1].split(";")[0].removesuffix("..."))
 
 
-def test_an_exit_hook_or_forged_pipe_messages_earn_nothing(graded):
-    assert _score(graded, "exit_hook") == ("0", "0", "0")
+@pytest.mark.parametrize("attack", ["patch_verdict", "stack_secret", "pytest_hook", "other_copy", "env_reader",
+                                    "disk_fill", "survivor"])
+def test_an_attack_on_the_grader_scores_zero(graded, attack):
+    assert _score(graded, attack) == ("0", "0", "0"), graded["rows"][attack]["notes"]
+    assert _score(graded, attack + "_and_loop") == ("0", "0", "3"), graded["rows"][attack + "_and_loop"]["notes"]
 
 
-def test_only_the_courses_exercise_modules_are_taken(graded):
-    row = graded["rows"]["extra_test_module"]
-    assert _score(graded, "extra_test_module") == ("0", "0", "0")
-    assert "ignored ex99_test.py (not an exercise of this course)" in row["notes"]
-    assert row["possible"] == "8"  # its 100-point test was never collected
+def test_patching_the_verdict_or_pytest_changes_nothing_the_grader_reads(graded):
+    assert "NotImplementedError: Exercise 1.1" in graded["rows"]["patch_verdict"]["notes"]
+    assert "NotImplementedError: Exercise 1.1" in graded["rows"]["pytest_hook"]["notes"]  # no pytest to hook into
 
 
-def test_the_instructors_solutions_cannot_be_read(graded):
-    assert _score(graded, "read_solutions") == ("0", "0", "0")
-    seen = graded["tmp"] / "attack.read_solutions"
-    assert seen.exists() and json_list(seen) == []  # the attack ran and found nothing to read
+def test_no_copy_of_the_instructors_repo_is_readable(graded):
+    assert "NotImplementedError: Exercise 1.1" in graded["rows"]["other_copy"]["notes"]  # found nothing: no EVIDENCE
+    assert EVIDENCE not in graded["rows"]["other_copy"]["notes"]
+
+
+def test_forbids_holds_in_threads_the_submission_starts(graded):
+    notes = graded["rows"]["threads"]["notes"]
+    assert _score(graded, "threads") == ("0", "0", "3"), notes
+    assert "write it yourself; agentlab.reference.add is the reference" in notes
+    assert "1.2: IndexError" in notes  # the refused call raised in the thread, which so returned nothing
+
+
+def test_an_object_that_equals_everything_earns_nothing(graded):
+    assert _score(graded, "always_equal") == ("0", "0", "0"), graded["rows"]["always_equal"]["notes"]
+
+
+def test_disk_filling_stays_inside_the_sandbox(graded):
+    written = _evidence(graded, "disk_fill")["written_mib"]
+    from agentlab.grading.bwrap import TMP_BYTES, available
+
+    if available() is None:
+        assert written <= TMP_BYTES >> 20  # only the private, size-capped /tmp was writable
+    for folder in (graded["course"], graded["out"].parent, Path(tempfile.gettempdir())):
+        assert not list(folder.glob("agentlab-fill-*")), folder
 
 
 def test_nothing_a_submission_starts_outlives_it(graded):
-    log = graded["tmp"] / "attack.survivor"
-    assert log.exists(), "the survivor never ran"
-    stamps = [float(x) for x in log.read_text().split()]
-    assert max(stamps) < graded["finished"], "a process of the submission was still writing after the gradebook ended"
     assert graded["out"].read_text() == graded["csv_text"]
     assert "survivor,8" not in graded["csv_text"]
     assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _uid(p) in student_uids()]
 
 
 def test_no_secret_reaches_a_submission(graded):
-    seen = (graded["tmp"] / "attack.env_reader").read_text()
-    assert "PATH" in seen  # it did read environments
-    assert SECRET not in seen
+    seen = _evidence(graded, "env_reader")
+    assert seen["path"] and not seen["key"] and not seen["token"], seen  # it read environments: no key in any
     assert SECRET not in graded["csv_text"]
 
 
 def test_a_crash_costs_only_its_own_test(graded):
     r = graded["rows"]["os_exit"]
     assert _score(graded, "os_exit") == ("2", "0", "3")
-    assert "exited with code 3 before it reported" in r["notes"]
+    assert "exited with code 3 before it returned" in r["notes"]
+    assert _score(graded, "kills_its_server") == ("0", "3", "3"), graded["rows"]["kills_its_server"]["notes"]
 
 
 def test_memory_is_capped(graded):
@@ -211,7 +300,11 @@ def test_memory_is_capped(graded):
     assert "1.1: MemoryError" in r["notes"]
 
 
-def test_the_next_student_is_graded_untouched(graded):
+def test_honest_rows_are_untouched(graded):
+    assert _score(graded, "honest_alice") == ("2", "3", "3") and graded["rows"]["honest_alice"]["notes"] == ""
+    assert _score(graded, "honest_bob") == ("2", "1", "0")
+    assert _score(graded, "honest_carol") == ("0", "0", "3")
+    assert _score(graded, "exits_at_import") == ("0", "0", "3")
     assert _score(graded, "zz_next_student") == ("2", "3", "3")
     assert graded["rows"]["zz_next_student"]["notes"] == ""
 
@@ -235,13 +328,11 @@ def test_without_root_leftovers_still_die_and_crashes_stay_local(course, tmp_pat
     from agentlab.grading import confine
 
     monkeypatch.setattr(confine, "is_root", lambda: False)
-    spy = tmp_path / "spy"
-    spy.mkdir()
     release_student(course, tmp_path / "student")
     solved = (course / "exercises/ex01_basics.py").read_text()
     ex02 = (course / "exercises/ex02_loop.py").read_text()
     out = tmp_path / "gradebook.csv"
-    survivor = STUB_HEADER + f"REPORT = {str(spy / 'attack')!r}\nCSV = {str(out)!r}\n" + ATTACKS["survivor"]
+    survivor = STUB_HEADER + f"CSV = {str(out)!r}\n" + ATTACKS["survivor"]
     klass = tmp_path / "class"
     for name, files in {"survivor": {"ex01_basics.py": survivor + solved, "ex02_loop.py": ex02},
                         "os_exit": {"ex01_basics.py": solved.replace("    secret_words = text.split()",
@@ -254,6 +345,5 @@ def test_without_root_leftovers_still_die_and_crashes_stay_local(course, tmp_pat
     finished = time.time()
     time.sleep(1.5)
     rows = {r["student"]: r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))}
-    assert (rows["survivor"]["total"], rows["os_exit"]["total"]) == ("8", "5")
-    stamps = [float(x) for x in (spy / "attack.survivor").read_text().split()]
-    assert max(stamps) < finished, "a double-forked setsid process outlived its test"
+    assert (rows["survivor"]["total"], rows["os_exit"]["total"]) == ("8", "5"), [r["notes"] for r in rows.values()]
+    assert "survivor,8" not in out.read_text(), "a double-forked setsid process outlived its test"

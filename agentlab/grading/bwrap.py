@@ -1,0 +1,149 @@
+"""Start a student's sandbox (``agentlab.grading.student_server``) with Debian's bubblewrap.
+
+bubblewrap (``bwrap``, what Flatpak uses) builds the sandbox from an allow-list: the Python
+installation and the virtual environment read-only, the system's shared libraries read-only, the
+staged lab read-only at ``/lab``, the student's own folder read-only at ``/student``, a private
+``/tmp`` capped at ``TMP_BYTES``, its own ``/proc`` and ``/dev``, and nothing else: no other file of
+the machine (so no copy of the instructor's repository, wherever it is), no network
+(``--unshare-net``), its own pid, IPC and UTS namespaces, an empty environment. As root the
+server drops to a fresh uid per worker before any student code runs; otherwise bwrap runs in a
+user namespace as the caller.
+
+Where ``bwrap`` is missing or namespaces are not allowed, ``sandbox_command`` returns a plain
+command and ``notice`` says so in one line (the student grading their own work needs no sandbox;
+a class gradebook does).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import site
+import subprocess
+import sys
+from pathlib import Path
+
+TMP_BYTES = 64 << 20
+"""Size of the sandbox's private /tmp (its only writable place)."""
+STUDENT_DIR = "/student"
+"""Where the student's folder appears inside the sandbox."""
+LAB_DIR = "/lab"
+"""Where the staged lab package appears inside the sandbox."""
+
+
+def python_roots() -> list[str]:
+    """The folders of the Python installation and venv (outermost only)."""
+    paths = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                                  *site.getsitepackages())})
+    return [p for p in paths if not any(p != q and p.startswith(q + os.sep) for q in paths)]
+
+
+def _system_libs() -> list[str]:
+    return [p for p in ("/usr/lib", "/usr/lib64", "/usr/lib32") if os.path.isdir(p) and not os.path.islink(p)]
+
+
+@functools.lru_cache(maxsize=1)
+def available() -> str | None:
+    """None if bwrap works here, else the one-line reason it does not."""
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return "bubblewrap (bwrap) is not installed"
+    cmd = [exe, *_namespaces(), "--ro-bind", "/", "/", "true"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"bwrap could not start ({e})"
+    if done.returncode != 0:
+        return f"bwrap cannot create namespaces here ({(done.stderr.strip().splitlines() or ['?'])[-1]})"
+    return None
+
+
+def notice() -> str | None:
+    """The one line to print when grading without the sandbox."""
+    why = available()
+    return None if why is None else (f"note: {why}; student code runs in a separate process without the "
+                                     "bubblewrap sandbox (apt-get install bubblewrap for the full isolation)")
+
+
+def _namespaces() -> list[str]:
+    ns = ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
+    if os.geteuid() != 0:
+        ns.insert(0, "--unshare-user")
+    return ns
+
+
+def sandbox_command(lab: Path, student: Path, uid: int | None) -> tuple[list[str], dict[str, str], bool]:
+    """(argv, environment, sandboxed) that starts the student server for ``student``'s folder."""
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONPATH": LAB_DIR, "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "HOME": "/tmp",
+           "TMPDIR": "/tmp", "MPLCONFIGDIR": "/tmp"}
+    server = [sys.executable, "-m", "agentlab.grading.student_server"]
+    if available() is not None:
+        env.update(PYTHONPATH=str(lab), HOME=str(student), TMPDIR=str(student), MPLCONFIGDIR=str(student))
+        return server + (["--uid", str(uid)] if uid is not None else []), env, False
+    cmd = ["bwrap", *_namespaces(), "--clearenv"]
+    for k, v in env.items():
+        cmd += ["--setenv", k, v]
+    parents = sorted({str(a) for root in [*python_roots(), *_system_libs()] for a in Path(root).parents if str(a) != "/"},
+                     key=lambda a: a.count("/"))
+    for folder in parents:  # e.g. /root is 0700: inside, the folders on the way to Python are 0755 and empty
+        cmd += ["--perms", "0755", "--dir", folder]
+    for root in python_roots():
+        cmd += ["--ro-bind", root, root]
+    for lib in _system_libs():
+        cmd += ["--ro-bind", lib, lib]
+    for link, target in (("/lib", "usr/lib"), ("/lib64", "usr/lib64"), ("/bin", "usr/bin")):
+        if os.path.islink(link):
+            cmd += ["--symlink", target, link]
+    if sys.executable not in python_roots() and not any(sys.executable.startswith(r + os.sep) for r in python_roots()):
+        cmd += ["--ro-bind", sys.executable, sys.executable]
+    cmd += ["--ro-bind", str(lab), LAB_DIR, "--ro-bind", str(student), STUDENT_DIR,
+            "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+            "--chdir", STUDENT_DIR]
+    if uid is not None:
+        cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    cmd += ["--", *server, "--pidns"] + (["--uid", str(uid)] if uid is not None else [])
+    return cmd, env, True
+
+
+class StudentSandbox:
+    """One running student server over an (initially empty) folder; files are put in before use."""
+
+    def __init__(self, folder: Path, lab: Path, uid: int | None) -> None:
+        self.folder = folder
+        folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+        os.chmod(folder, 0o755)
+        cmd, env, self.sandboxed = sandbox_command(lab, folder, uid)
+        self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, cwd=folder, start_new_session=True)
+        self._ready = False
+
+    def path_of(self, name: str) -> str:
+        """Where a file put in the folder appears inside the sandbox."""
+        return f"{STUDENT_DIR}/{name}" if self.sandboxed else str(self.folder / name)
+
+    def put(self, files: dict[str, bytes]) -> dict[str, str]:
+        """Write the student's modules into the folder; module name -> path inside the sandbox."""
+        out = {}
+        for name, data in files.items():
+            (self.folder / name).write_bytes(data)
+            os.chmod(self.folder / name, 0o644)
+            out[name.removesuffix(".py")] = self.path_of(name)
+        return out
+
+    def ready(self) -> bool:
+        """Wait for the server's ready line (once); False if it died instead."""
+        if not self._ready:
+            line = self.proc.stdout.readline()
+            self._ready = line.startswith(b'{"k": "ready"}')
+        return self._ready and self.proc.poll() is None
+
+    def close(self) -> None:
+        for step in (lambda: self.proc.stdin.close(), lambda: os.killpg(self.proc.pid, 9), self.proc.wait,
+                     lambda: self.proc.stdout.close()):
+            try:
+                step()
+            except (OSError, ValueError, ProcessLookupError):
+                pass
+        shutil.rmtree(self.folder, ignore_errors=True)

@@ -1,0 +1,172 @@
+"""The process that runs a student's functions: inside the sandbox, never in the grader's process.
+
+Started by the worker (``agentlab.grading.worker``) through ``agentlab.grading.bwrap`` as
+``python -m agentlab.grading.student_server [--uid N] [--pidns]`` with stdin/stdout as its only
+channel. It imports the lab once, says ``{"k": "ready"}``, then for each graded test reads one
+``{"op": "start", "token", "modules", "forbids", "why", "limit"}`` line and forks a child that
+drops to the student's uid (``--uid``), caps memory, CPU, files and processes, maps
+``exercises.exNN_*`` to the student's files, guards the forbidden functions
+(``agentlab.grading.forbid``) and answers the trusted test's requests (``agentlab.grading.rpc``)
+until it says ``end``. The child is killed after ``limit`` seconds; with ``--pidns`` (a pid
+namespace of its own) everything it started dies with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.abc
+import importlib.util
+import json
+import os
+import re
+import resource
+import signal
+import sys
+import time
+
+from agentlab.grading import forbid, rpc
+
+MEMORY_BYTES = 1 << 30
+"""Address space a test's sandboxed process may add to the warm server's."""
+MAX_PROCESSES = 64
+"""Processes the student's uid may have at once."""
+MAX_FILE_BYTES = 32 << 20
+"""Largest file a test may write (the sandbox's /tmp is size-capped as well)."""
+_EXERCISE = re.compile(r"exercises\.(ex\d+_\w*)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="student_server")
+    parser.add_argument("--uid", type=int, default=None)
+    parser.add_argument("--pidns", action="store_true")
+    args = parser.parse_args(argv)
+    from agentlab.grading.warmup import warm_up
+
+    warm_up()
+    stdin, stdout = os.fdopen(0, "rb", buffering=0), os.fdopen(1, "wb", buffering=0)
+    stdout.write(b'{"k": "ready"}\n')
+    while True:
+        line = stdin.readline(1 << 20)  # unbuffered: nothing meant for a test's child is read here
+        if not line:
+            return 0
+        try:
+            start = json.loads(line)
+        except ValueError:
+            continue  # stale bytes of an earlier test
+        if not isinstance(start, dict) or start.get("op") != "start":
+            continue
+        pid = os.fork()
+        if pid == 0:
+            _child(start, args.uid)
+        status = _wait(pid, float(start.get("limit", 60)) + 5, args.pidns)
+        gone = {"k": "gone", "token": str(start.get("token", "")), "why": _why(status)}
+        stdout.write(json.dumps(gone).encode() + b"\n")
+
+
+def _why(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        return f"was killed by {name}" + (" (out of memory, or its time was up?)" if sig == signal.SIGKILL else "")
+    return f"exited with code {os.WEXITSTATUS(status) if os.WIFEXITED(status) else status}"
+
+
+def _wait(pid: int, seconds: float, pidns: bool) -> int:
+    deadline, status = time.monotonic() + seconds, 0
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.02)
+    else:
+        _kill(lambda: os.killpg(pid, signal.SIGKILL))
+        _, status = os.waitpid(pid, 0)
+    if pidns:  # everything else in our pid namespace is the test's: none of it outlives the test
+        _kill(lambda: os.kill(-1, signal.SIGKILL))
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
+            break
+    return status
+
+
+def _kill(how) -> None:
+    try:
+        how()
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _child(start: dict, uid: int | None) -> None:
+    code = 0
+    try:
+        os.setsid()
+        if uid is not None:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        cpu = int(float(start.get("limit", 60))) + 6
+        for limit, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, MAX_FILE_BYTES),
+                             (resource.RLIMIT_NPROC, MAX_PROCESSES), (resource.RLIMIT_CORE, 0),
+                             (resource.RLIMIT_AS, _vm_size() + MEMORY_BYTES)):
+            _soft, hard = resource.getrlimit(limit)
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(limit, (value, value))
+        sys.meta_path.insert(0, _Exercises({str(k): str(v) for k, v in dict(start.get("modules", {})).items()}))
+        channel_in, channel_out = os.dup(0), os.dup(1)  # the channel moves off 0/1: a print() is not a message
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        sys.stdin, sys.stdout, sys.stderr = (open(os.devnull, mode) for mode in ("r", "w", "w"))
+        stdin, stdout = os.fdopen(channel_in, "rb"), os.fdopen(channel_out, "wb")
+        peer = rpc.Peer(stdin, stdout, "s", handler=_module_get)
+        names = [str(n) for n in start.get("forbids", [])]
+        with forbid.forbidden(names, str(start.get("why", "")) or "this exercise asks you to write it yourself"):
+            peer.send({"k": "started", "token": str(start.get("token", ""))})
+            peer.serve()
+    except rpc.ChannelClosed:
+        pass
+    except BaseException:  # noqa: BLE001 - a broken sandbox child just ends; the trusted test sees it hang up
+        code = 1
+    os._exit(code)
+
+
+def _module_get(module: str, name: str, args: list, kwargs: dict):
+    """``exercises.<module>.<name>``: imported from the student's file on first use."""
+    if not re.fullmatch(r"ex\d+_\w*", module):
+        raise ModuleNotFoundError(f"No module named 'exercises.{module}'")
+    return getattr(importlib.import_module(f"exercises.{module}"), name)
+
+
+def _vm_size() -> int:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 2 << 30
+
+
+class _Exercises(importlib.abc.MetaPathFinder):
+    def __init__(self, modules: dict[str, str]) -> None:
+        self.modules = modules
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "exercises":
+            return importlib.util.spec_from_loader("exercises", loader=None, is_package=True)
+        match = _EXERCISE.fullmatch(fullname)
+        if not match:
+            return None
+        file = self.modules.get(match[1])
+        if file is None:
+            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+        return importlib.util.spec_from_file_location(fullname, file)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
