@@ -7,7 +7,8 @@ Then ``jobs`` students at a time go to warm workers (``agentlab.grading.pool``) 
 graded test in its own confined process. The score is decided here, in a process that never runs
 student code: only the instructor's test ids count, with the instructor's points. Rows go to the
 CSV as students finish (``resume=True`` keeps the rows of an interrupted run); at the end the CSV
-is rewritten in student order, so the same class graded twice gives the same file.
+is rewritten in student order, so the same class graded twice gives the same file. Next to it go a
+Markdown feedback file per student, a class summary and a plot of the totals (``summary``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from agentlab.grading.pool import Pool, Ready, report_of
 from agentlab.grading.report import GradeReport, fmt_points
 from agentlab.grading.sandbox import Stage
 from agentlab.grading.submissions import Submission, SubmissionError, find_submissions, read_modules
+from agentlab.grading.summary import is_zh_cn, write_reports
 from agentlab.grading.table import CsvWriter, Progress, Row, resumable, write_csv
 
 NOTES_MAX = 1000
@@ -77,6 +79,9 @@ def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
                 clock.end(row)
     ordered = [rows[s.student] for s in submissions if s.student in rows]
     write_csv(out_csv, ordered, exercises)
+    possible = {ex: p for ex, (_e, p) in baseline.exercises().items()}
+    write_reports(ordered, exercises, possible, out_csv,
+                  {s.student: "zh-CN" if is_zh_cn(s.path) else "en" for s in submissions})
     return ordered
 
 
@@ -141,7 +146,7 @@ def _row(student: str, baseline: GradeReport, report: GradeReport | None, notes:
         if reason or not notes:  # a run-wide note already explains tests that never ran
             lost[(expected.exercise, reason or "not run")] += 1
     notes = notes + [f"{ex}: {why}" + (f" ({n} tests)" if n > 1 else "") for (ex, why), n in lost.items()]
-    text = "; ".join(notes)
+    full = text = "; ".join(notes)
     if len(text) > NOTES_MAX:
         text = text[: NOTES_MAX - 3] + "..."
-    return Row(student, points, sum(points.values()), baseline.total()[1], text)
+    return Row(student, points, sum(points.values()), baseline.total()[1], text, full)

@@ -23,14 +23,14 @@ def become_subreaper() -> bool:
     return _libc is not None and _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
 
 
-def reap(uid: int | None, children: bool = True) -> int:
+def reap(uid: int | None, children: bool = True, keep: tuple[int, ...] = ()) -> int:
     """Kill every process of ``uid`` (as root) and, with ``children``, every child of ours still around.
 
-    Returns how many were seen. Only a worker that has no child it wants to keep passes ``children``.
+    Returns how many were seen. Children whose pid is in ``keep`` (the worker's sandboxes) are spared.
     """
     killed = 0
     for _ in range(200):  # bounded: each round kills all it sees, forks included (kill(-1) is atomic)
-        found = _children() if children else []
+        found = [p for p in _children() if p not in keep] if children else []
         if uid is not None:
             found += _kill_uid(uid)
         for pid in found:
@@ -38,8 +38,14 @@ def reap(uid: int | None, children: bool = True) -> int:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        if children:
+        if children and not keep:
             _wait_any()
+        elif children:  # wait only for those killed: a sandbox's exit status stays its Popen's
+            for pid in found:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
         if not found:
             break
         killed += len(found)

@@ -31,7 +31,9 @@ class Row:
     possible: float
     """Points possible over all exercises."""
     notes: str
-    """Short reasons for the points lost; empty for full marks."""
+    """Short reasons for the points lost; empty for full marks (cut for the CSV cell)."""
+    feedback: str = ""
+    """The same reasons, never cut (the student's feedback file); empty for a row read back from a CSV."""
 
 
 def write_csv(path: Path, rows: list[Row], exercises: list[str]) -> None:

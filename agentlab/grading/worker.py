@@ -119,7 +119,7 @@ def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]
                 box = boxes._new()
                 modules = box.put(files)
                 box.ready()
-            result = _run_one(item, job, limit, box, modules)  # the whole limit, so its message is the same every run
+            result = _run_one(item, job, limit, box, modules, boxes)  # the whole limit, so its message is the same every run
             if result.get("timed_out"):  # or the sandbox is gone
                 box.close()
                 box = boxes._new()
@@ -131,7 +131,7 @@ def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]
     return results
 
 
-def _run_one(item: pytest.Item, job: dict, limit: float, box, modules: dict) -> dict:
+def _run_one(item: pytest.Item, job: dict, limit: float, box, modules: dict, boxes: _Sandboxes) -> dict:
     nonce = os.urandom(16).hex()
     read_end, write_end = os.pipe()
     channel = (box.proc.stdout.fileno(), box.proc.stdin.fileno())
@@ -149,7 +149,8 @@ def _run_one(item: pytest.Item, job: dict, limit: float, box, modules: dict) -> 
         _kill(pid)
     _, status = os.waitpid(pid, 0)
     seconds = time.monotonic() - start
-    reap.reap(None)  # the subreaper inherits every descendant that outlived the test: all die here
+    keep = tuple(b.proc.pid for b in (box, boxes.spare) if b is not None)
+    reap.reap(None, keep=keep)  # the subreaper inherits every descendant that outlived the test: all die here
     result = {"nodeid": item.nodeid, "seconds": round(seconds, 3), "timed_out": timed_out}
     answers = []
     for line in data.splitlines():

@@ -155,3 +155,24 @@ def test_submission_layouts(tmp_path):
     preferred = PurePosixPath("exercises/ex01_a.py")
     assert choose_modules([PurePosixPath("x/ex01_a.py"), preferred]) == [preferred]
     assert isinstance(subs[0], Submission)
+
+
+def test_feedback_files_summary_and_plot_next_to_the_csv(tmp_path):
+    from agentlab.grading.summary import class_summary, feedback_markdown, write_reports
+    from agentlab.grading.table import Row
+
+    long = "; ".join(f"2.1: reason number {i} " + "x" * 60 for i in range(30))
+    rows = [Row("ann", {"1.1": 2, "2.1": 0}, 2, 5, long[:1000], long),
+            Row("li", {"1.1": 1, "2.1": 3}, 4, 5, "1.1: almost"),
+            Row("zed", {"1.1": 0, "2.1": 0}, 0, 5, "no exNN_*.py exercise modules found")]
+    possible = {"1.1": 2, "2.1": 3}
+    write_reports(rows, ["1.1", "2.1"], possible, tmp_path / "book.csv", {"li": "zh-CN"})
+    ann = (tmp_path / "book-feedback" / "ann.md").read_text("utf-8")
+    assert "| 1.1 | 2/2 |" in ann and "reason number 29" in ann  # every reason, none cut
+    assert "总分：4/5 分" in (tmp_path / "book-feedback" / "li.md").read_text("utf-8")
+    summary = (tmp_path / "book-summary.md").read_text("utf-8")
+    assert "mean: 2.00" in summary and "median: 2" in summary
+    assert "| 1.1 | 2 | 1 | 1 | 1 | 1.00 |" in summary and "missing (no readable exercise module): zed" in summary
+    assert (tmp_path / "book-totals.png").read_bytes()[:4] == b"\x89PNG"
+    assert feedback_markdown(Row("x", {}, 0, 0, ""), [], {}).rstrip().endswith("every graded test passed.")
+    assert class_summary([], [], {}).startswith("# Class summary")
