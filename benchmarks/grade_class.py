@@ -1,6 +1,11 @@
 """Grade N copies of the reference solution with `gradebook -j J`; print seconds per student.
 
-    .venv/bin/python benchmarks/grade_class.py [--students 20] [--jobs 2]
+    .venv/bin/python benchmarks/grade_class.py [--students 30] [--jobs 2]
+
+Baseline, measured in the same run first: one `make grade` of the instructor edition (plain pytest,
+student code in the test's own process, no sandbox), i.e. what grading one student costs with no
+isolation at all. The gradebook's seconds per student are printed against it (target: at most
+1.5 s per student on 2 cores).
 
 Prints the start-up (workers warming up + grading the instructor's solutions), the seconds per
 student once warm, the measured total, the projected time for a class of 100 (start-up +
@@ -30,9 +35,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--students", type=int, default=20)
+    parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
+    import subprocess
+    import sys
+
+    b0 = time.monotonic()
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "exercises"], cwd=ROOT,
+                   capture_output=True, timeout=1800, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    baseline = time.monotonic() - b0
+    print(f"baseline: one in-process `make grade` of the instructor edition: {baseline:.1f} s", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         klass = Path(tmp) / "class"
         for i in range(args.students):
@@ -61,7 +74,8 @@ def main() -> None:
     print(f"start-up (workers + instructor baseline): {warm:.1f} s")
     print(f"per student (wall clock, {args.jobs} at a time): {per_student:.2f} s; "
           f"per student per worker: {per_student * args.jobs:.2f} s")
-    print(f"measured total for {len(rows)}: {total:.1f} s")
+    print(f"measured total for {len(rows)}: {total:.1f} s = {total / len(rows):.2f} s per student, start-up "
+          f"included (target <= 1.5); {total / len(rows) / baseline:.2f} x the in-process baseline")
     print(f"projected for 100 students: {warm + 100 * per_student:.0f} s (target: under 180 s on 2 cores)")
     print(f"CPU time, all processes: {cpu:.1f} s = {cpu / len(rows):.2f} core-s per student (start-up included); "
           f"on {args.jobs} otherwise idle cores 100 students need about {100 * cpu / len(rows) / args.jobs:.0f} s")

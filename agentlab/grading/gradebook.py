@@ -19,6 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from agentlab.grading import bwrap
 from agentlab.grading.credentials import scrub_environment
 from agentlab.grading.plugin import FLOOR_S, time_limit
 from agentlab.grading.pool import Pool, Ready, report_of
@@ -54,6 +55,8 @@ def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
     if not submissions:
         raise ValueError(f"no submissions in {submissions_dir}: expected one folder or .zip file per student")
     scrub_environment()  # before any worker starts: nothing below inherits a key
+    if bwrap.notice():
+        progress(bwrap.notice())
     jobs = jobs or os.cpu_count() or 1
     with Stage(instructor_repo) as stage, Pool(stage, min(jobs, len(submissions)), []) as pool:
         pool.hide = stage.hidden_paths(submissions_dir, out_csv.parent)
