@@ -8,12 +8,13 @@ client) once, then, instead of running them, reads jobs from stdin, one JSON lin
     {"student": ..., "modules": {"ex02_loop": "/path/ex02_loop.py"}, "home": ..., "uid": 61001,
      "hide": [...], "limits": {nodeid: seconds}, "budget": seconds}
 
-For every graded test it forks a child that confines itself (``agentlab.grading.confine``), maps
-``exercises.exNN_*`` to the student's files, runs that one test and writes one JSON line on a
-private pipe. The worker waits at most the test's limit (plus ``GRACE_S``), kills the child and
-everything it started, and answers on descriptor FD with one JSON line per student: each test's
-outcome, reason and seconds. The worker itself never imports a student's module: an exercise
-module imported outside a test (at collection) raises ImportError here.
+For every graded test it forks a *trusted* child that runs the instructor's test and writes one
+JSON line on a private pipe; the student's functions never run in it: ``lazy_import`` hands the
+test proxies (``agentlab.grading.rpc``) for functions living in the student's sandbox
+(``agentlab.grading.bwrap``, one per student, the next one warming up ahead). The worker waits at
+most the test's limit (plus ``GRACE_S``), kills the child, and answers on descriptor FD with one
+JSON line per student: each test's outcome, reason and seconds. The worker itself never imports a
+student's module: an exercise module imported outside a test (at collection) raises ImportError.
 """
 
 from __future__ import annotations
