@@ -2,7 +2,8 @@
 
 bubblewrap (``bwrap``, what Flatpak uses) builds the sandbox from an allow-list: the Python
 installation and the virtual environment read-only, the system's shared libraries read-only, the
-staged lab read-only at ``/lab``, the student's own folder read-only at ``/student``, a private
+staged lab read-only at ``/lab``, the student's own folder read-only at ``/student``, a scratch
+folder for the tests' own folders (``tmp_path``) writable at the same path as outside, a private
 ``/tmp`` capped at ``TMP_BYTES``, its own ``/proc`` and ``/dev``, and nothing else: no other file of
 the machine (so no copy of the instructor's repository, wherever it is), no network
 (``--unshare-net``), its own pid, IPC and UTS namespaces, an empty environment. As root the
@@ -22,6 +23,7 @@ import shutil
 import site
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 TMP_BYTES = 64 << 20
@@ -73,8 +75,9 @@ def _namespaces() -> list[str]:
     return ns
 
 
-def sandbox_command(lab: Path, student: Path, uid: int | None) -> tuple[list[str], dict[str, str], bool]:
-    """(argv, environment, sandboxed) that starts the student server for ``student``'s folder."""
+def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path) -> tuple[list[str], dict[str, str], bool]:
+    """(argv, environment, sandboxed) that starts the student server for ``student``'s folder; ``scratch`` is
+    bound writable at its own path, so a folder a test hands the student's code means the same inside."""
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONPATH": LAB_DIR, "PYTHONDONTWRITEBYTECODE": "1",
            "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "HOME": "/tmp",
            "TMPDIR": "/tmp", "MPLCONFIGDIR": "/tmp"}
@@ -101,6 +104,10 @@ def sandbox_command(lab: Path, student: Path, uid: int | None) -> tuple[list[str
     cmd += ["--ro-bind", str(lab), LAB_DIR, "--ro-bind", str(student), STUDENT_DIR,
             "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
             "--chdir", STUDENT_DIR]
+    for folder in reversed(scratch.parents[:-1]):  # after /tmp's tmpfs, which would hide them; bwrap makes them 0700
+        if str(folder) != "/tmp":
+            cmd += ["--perms", "0755", "--dir", str(folder)]
+    cmd += ["--bind", str(scratch), str(scratch)]
     if uid is not None:
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     cmd += ["--", *server, "--pidns"] + (["--uid", str(uid)] if uid is not None else [])
@@ -112,9 +119,15 @@ class StudentSandbox:
 
     def __init__(self, folder: Path, lab: Path, uid: int | None) -> None:
         self.folder = folder
-        folder.mkdir(mode=0o755, parents=True, exist_ok=True)
-        os.chmod(folder, 0o755)
-        cmd, env, self.sandboxed = sandbox_command(lab, folder, uid)
+        """The student's files (read-only inside, at ``STUDENT_DIR``)."""
+        self.scratch = folder.with_name(folder.name + "-scratch")
+        """The tests' own folders (``tmp_path``): writable inside, at the same path as outside."""
+        self.uid = uid
+        """The uid the student's code runs as (None: the caller's)."""
+        for path in (folder, self.scratch):
+            path.mkdir(mode=0o755, parents=True, exist_ok=True)
+            os.chmod(path, 0o755)
+        cmd, env, self.sandboxed = sandbox_command(lab, folder, uid, self.scratch)
         self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, cwd=folder, start_new_session=True)
         self._ready = False
@@ -147,3 +160,11 @@ class StudentSandbox:
             except (OSError, ValueError, ProcessLookupError):
                 pass
         shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def test_folder(self, name: str) -> Path:
+        """A new folder for one test under ``scratch``, owned by the student's uid (its ``tmp_path``)."""
+        path = Path(tempfile.mkdtemp(prefix=f"{name[:40]}-", dir=self.scratch))
+        if self.uid is not None:
+            os.chown(path, self.uid, self.uid)
+        return path

@@ -12,9 +12,11 @@ code can use the simulated client it was given and nothing else of the process t
 A ``Proxy`` of a student's object has no ``==`` of its own (it compares by identity), so an object
 that claims to equal everything earns nothing.
 
-Lists and dicts passed as top-level arguments are copied back after every message from the sandbox,
-so a student function that changes its argument in place is seen doing it (and a test that checks
-"the input is untouched" still can).
+Lists and dicts passed as top-level arguments stay linked to their copy in the sandbox: whenever the
+copy changes (during the call, or later, e.g. in a tool the student's function built around it),
+the next message from the sandbox carries it back, so a student function that changes its argument
+in place is seen doing it (and a test that checks "the input is untouched" still can). Only a
+change goes back: what the test itself changes afterwards is never overwritten by a stale copy.
 """
 
 from __future__ import annotations
@@ -112,6 +114,7 @@ class Peer:
         self.objects: dict[int, Any] = {}
         self.synced: dict[int, Any] = {}  # trusted: containers sent that the sandbox copies back
         self.mirrors: dict[int, Any] = {}  # sandbox: the copies of those containers
+        self.mirrored: dict[int, str] = {}  # sandbox: each copy as last sent or received (only a change goes back)
         self.handler = handler  # sandbox: handles {"op": "module_call", ...}
         self.lock = threading.RLock()
 
@@ -195,6 +198,7 @@ class Peer:
             raise ChannelClosed(f"unknown value tag {tag!r}")
         if "sync" in data and self.side == "s":
             self.mirrors[int(data["sync"])] = out
+            self.mirrored[int(data["sync"])] = json.dumps(self.encode(out), ensure_ascii=False)
         return out
 
     def error(self, e: BaseException) -> dict:
@@ -222,7 +226,14 @@ class Peer:
     # -- messages -----------------------------------------------------------------------------
     def send(self, message: dict) -> None:
         if self.side == "s" and self.mirrors:
-            message["sync"] = {str(k): self.encode(v) for k, v in self.mirrors.items()}
+            changed = {}
+            for k, v in self.mirrors.items():
+                value = self.encode(v)
+                text = json.dumps(value, ensure_ascii=False)
+                if text != self.mirrored.get(k):
+                    changed[str(k)], self.mirrored[k] = value, text
+            if changed:
+                message["sync"] = changed
         data = json.dumps(message, ensure_ascii=False, allow_nan=True).encode() + b"\n"
         try:
             self.wfile.write(data)

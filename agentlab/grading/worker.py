@@ -52,6 +52,19 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--grade-worker") is not None:
         sys.meta_path.insert(0, _Exercises({}))  # nothing of a student's is importable in the worker
         reap.become_subreaper()
+        config.pluginmanager.register(_TestFolders(), "agentlab-grading-test-folders")
+
+
+class _TestFolders:
+    """Worker only: ``tmp_path`` is a folder the student's sandbox sees at the same path and may write to
+    (a test that hands it to the student's function, then looks inside, sees what the function wrote)."""
+
+    box: bwrap.StudentSandbox | None = None
+    """The sandbox of the test being run (set in the trusted fork)."""
+
+    @pytest.fixture
+    def tmp_path(self, request: pytest.FixtureRequest) -> Path:
+        return _TestFolders.box.test_folder(re.sub(r"[^\w]", "_", request.node.name))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -186,6 +199,7 @@ def _child(item: pytest.Item, jail: confine.Jail, limit: float, nonce: str, fd: 
             if message.get("k") == "started" and message.get("token") == token:
                 break
         lazy.remote = peer
+        _TestFolders.box = box
         set_limit(item, limit)
         from _pytest.runner import runtestprotocol
 

@@ -92,9 +92,6 @@ def test_student_edition_holds_no_solution_text(student):
     assert not leaked, f"solution lines found in the student edition: {leaked[:3]}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 18, open: through the sandbox the reference solutions score 84/87 in the gradebook: 3.1 saves its note "
-    "in the test's tmp_path, which the sandbox cannot see, and 11.1's guard comparison differs (not yet found why)"))
 @pytest.mark.timeout(1800)  # a generous bound on a loaded machine; speed is measured in benchmarks/grade_class.py
 def test_sample_class_grades_into_the_expected_csv(student, tmp_path):
     klass = tmp_path / "class"
