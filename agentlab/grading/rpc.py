@@ -26,6 +26,7 @@ import builtins
 import dataclasses
 import importlib
 import json
+import sys
 import threading
 from pathlib import Path, PurePath
 from typing import Any, BinaryIO
@@ -34,6 +35,8 @@ MAX_LINE = 32 << 20
 """Longest message accepted, in bytes."""
 ALLOWED_CLASSES = ("agentlab.", "anthropic.", "pydantic.")
 """Modules whose dataclasses and pydantic models are rebuilt by value."""
+_ONLY_HELD_HERE = 2
+"""``sys.getrefcount`` of a copy held by ``Peer.mirrors`` alone (the dict, and getrefcount's argument)."""
 
 
 class RemoteError(Exception):
@@ -227,11 +230,13 @@ class Peer:
     def send(self, message: dict) -> None:
         if self.side == "s" and self.mirrors:
             changed = {}
-            for k, v in self.mirrors.items():
-                value = self.encode(v)
+            for k in list(self.mirrors):
+                value = self.encode(self.mirrors[k])
                 text = json.dumps(value, ensure_ascii=False)
                 if text != self.mirrored.get(k):
                     changed[str(k)], self.mirrored[k] = value, text
+                if sys.getrefcount(self.mirrors[k]) <= _ONLY_HELD_HERE:  # nothing in the sandbox holds it: it cannot change again
+                    del self.mirrors[k], self.mirrored[k]
             if changed:
                 message["sync"] = changed
         data = json.dumps(message, ensure_ascii=False, allow_nan=True).encode() + b"\n"
