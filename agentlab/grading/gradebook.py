@@ -62,12 +62,13 @@ def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
         pool.hide = stage.hidden_paths(submissions_dir, out_csv.parent)
         baseline, limits = _baseline(stage, pool, per_student_timeout, test_floor, progress)
         exercises = list(baseline.exercises())
+        possible = {ex: p for ex, (_e, p) in baseline.exercises().items()}
         done = resumable(out_csv, exercises) if resume else {}
         if done:
             progress(f"resuming: {len(done)} students already in {out_csv}")
         todo = [s for s in submissions if s.student not in done]
         rows = dict(done)
-        writer = CsvWriter(out_csv, exercises, list(done.values()))
+        writer = CsvWriter(out_csv, possible, list(done.values()))
         clock = Progress(len(todo), progress)
 
         def one(submission: Submission) -> Row:
@@ -81,8 +82,7 @@ def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
                 writer.add(row)
                 clock.end(row)
     ordered = [rows[s.student] for s in submissions if s.student in rows]
-    write_csv(out_csv, ordered, exercises)
-    possible = {ex: p for ex, (_e, p) in baseline.exercises().items()}
+    write_csv(out_csv, ordered, possible)
     write_reports(ordered, exercises, possible, out_csv,
                   {s.student: "zh-CN" if is_zh_cn(s.path) else "en" for s in submissions})
     return ordered

@@ -1,6 +1,7 @@
 """The gradebook CSV: one row per student, written as students finish, readable back to resume.
 
-Columns: student, one per exercise, total, possible, notes. Cells a student controls (the folder
+Columns: student; for each exercise its points and its points possible (``1.1``, ``1.1 possible``);
+total, possible, notes. Cells a student controls (the folder
 name, the notes) that start with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return get a
 leading ``'`` so a spreadsheet never reads them as a formula.
 """
@@ -36,19 +37,24 @@ class Row:
     """The same reasons, never cut (the student's feedback file); empty for a row read back from a CSV."""
 
 
-def write_csv(path: Path, rows: list[Row], exercises: list[str]) -> None:
-    """Columns: student, one per exercise, total, possible, notes. Written whole, then moved in place."""
+def columns(exercises: list[str]) -> list[str]:
+    """The header: student, then each exercise's points and points possible, total, possible, notes."""
+    return ["student", *(c for ex in exercises for c in (ex, f"{ex} possible")), "total", "possible", "notes"]
+
+
+def write_csv(path: Path, rows: list[Row], possible: dict[str, float]) -> None:
+    """The whole table (``possible``: exercise id -> points possible, in column order); written, then moved in place."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
-        writer.writerow(["student", *exercises, "total", "possible", "notes"])
+        writer.writerow(columns(list(possible)))
         for r in rows:
-            writer.writerow(_cells(r, exercises))
+            writer.writerow(_cells(r, possible))
     os.replace(tmp, path)
 
 
-def _cells(r: Row, exercises: list[str]) -> list[str]:
-    return [_cell(r.student), *(fmt_points(r.points.get(ex, 0)) for ex in exercises),
+def _cells(r: Row, possible: dict[str, float]) -> list[str]:
+    return [_cell(r.student), *(fmt_points(p) for ex, of in possible.items() for p in (r.points.get(ex, 0), of)),
             fmt_points(r.total), fmt_points(r.possible), _cell(r.notes)]
 
 
@@ -65,7 +71,7 @@ def resumable(path: Path, exercises: list[str]) -> dict[str, Row]:
             header = list(table[0]) if table else []
     except (OSError, ValueError):
         return {}
-    if header != ["student", *exercises, "total", "possible", "notes"]:
+    if header != columns(exercises):
         return {}
     rows = {}
     for r in table:
@@ -81,13 +87,13 @@ def resumable(path: Path, exercises: list[str]) -> dict[str, Row]:
 class CsvWriter:
     """Appends each finished row at once (flushed to disk), after the header and any resumed rows."""
 
-    def __init__(self, path: Path, exercises: list[str], rows: list[Row]) -> None:
-        self.path, self.exercises, self.lock = path, exercises, threading.Lock()
-        write_csv(path, rows, exercises)
+    def __init__(self, path: Path, possible: dict[str, float], rows: list[Row]) -> None:
+        self.path, self.possible, self.lock = path, possible, threading.Lock()
+        write_csv(path, rows, possible)
 
     def add(self, row: Row) -> None:
         with self.lock, open(self.path, "a", newline="", encoding="utf-8") as f:
-            csv.writer(f).writerow(_cells(row, self.exercises))
+            csv.writer(f).writerow(_cells(row, self.possible))
             f.flush()
             os.fsync(f.fileno())
 

@@ -75,7 +75,9 @@ def test_gradebook_over_a_class(course, tmp_path):
                      jobs=2, progress=messages.append)
 
     table = list(csv.DictReader(out.open(newline="", encoding="utf-8")))
-    assert list(table[0]) == ["student", "1.1", "1.2", "2.1", "total", "possible", "notes"]
+    assert list(table[0]) == ["student", "1.1", "1.1 possible", "1.2", "1.2 possible", "2.1", "2.1 possible",
+                              "total", "possible", "notes"]
+    assert {(r["1.1 possible"], r["1.2 possible"], r["2.1 possible"]) for r in table} == {("2", "3", "3")}
     scores = {r["student"]: (r["1.1"], r["1.2"], r["2.1"], r["total"], r["possible"]) for r in table}
     assert scores == {
         "alice": ("2", "3", "3", "8", "8"),
@@ -114,8 +116,8 @@ def test_gradebook_over_a_class(course, tmp_path):
 def test_an_interrupted_run_keeps_its_rows_and_resumes(course, tmp_path):
     make_class(course, tmp_path / "class")
     out = tmp_path / "gradebook.csv"
-    header = "student,1.1,1.2,2.1,total,possible,notes\r\n"
-    out.write_text(header + "alice,2,3,3,8,8,\r\nbob,0,0,0,0,8,graded before the break\r\n", newline="")
+    header = "student,1.1,1.1 possible,1.2,1.2 possible,2.1,2.1 possible,total,possible,notes\r\n"
+    out.write_text(header + "alice,2,2,3,3,3,3,8,8,\r\nbob,0,2,0,3,0,3,0,8,graded before the break\r\n", newline="")
     for name in ("carol", "dave", "erin", "frank"):
         shutil.rmtree(tmp_path / "class" / name)
     messages = []
@@ -128,11 +130,11 @@ def test_an_interrupted_run_keeps_its_rows_and_resumes(course, tmp_path):
 
 def test_rows_are_on_disk_as_soon_as_a_student_is_done(tmp_path):
     path = tmp_path / "g.csv"
-    writer = CsvWriter(path, ["1.1"], [])
+    writer = CsvWriter(path, {"1.1": 2}, [])
     writer.add(Row("=cmd|' /C calc'!A0", {"1.1": 1}, 1, 2, "-2+3"))
     writer.add(Row("\tab", {"1.1": 0}, 0, 2, "@SUM(A1)"))
-    assert path.read_text().splitlines() == ["student,1.1,total,possible,notes",
-                                             "'=cmd|' /C calc'!A0,1,1,2,'-2+3", "'\tab,0,0,2,'@SUM(A1)"]
+    assert path.read_text().splitlines() == ["student,1.1,1.1 possible,total,possible,notes",
+                                             "'=cmd|' /C calc'!A0,1,2,1,2,'-2+3", "'\tab,0,2,0,2,'@SUM(A1)"]
 
 
 def test_submission_layouts(tmp_path):
