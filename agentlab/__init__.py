@@ -89,6 +89,12 @@ def __dir__() -> list[str]:
     return sorted(__all__)
 
 
+if "AGENTLAB_FORBIDS" in __import__("os").environ:  # a process a student's code started during a graded test
+    from agentlab.grading.forbid import guard_started_process
+
+    guard_started_process()
+
+
 if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eagerly
     from agentlab.caching import with_cache_breakpoints
     from agentlab.client import MissingAPIKey, connect, default_model, model_of

@@ -15,15 +15,20 @@ the real function. Everything is restored after the test.
 
 A thread started from the student's code (``threading``, ``concurrent.futures``) counts as the
 student's, so handing the reference to a thread pool does not hide the call; a forked process
-keeps the guards and the stack it was forked from.
+keeps the guards and the stack it was forked from. A new Python process started while the guards
+are on (``subprocess``, ``multiprocessing``'s spawn) inherits ``ENV`` and guards the same functions
+from the moment it imports ``agentlab``; there every call counts as the student's, since the student
+started the process.
 
 Limit: this grades honest work; code that hides where it comes from (``exec`` with a made-up file
-name and module name) is not recognised as the student's.
+name and module name, a process started with an emptied environment) is not recognised as the student's.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
+import os
 import re
 import sys
 import threading
@@ -33,6 +38,10 @@ from contextlib import contextmanager
 
 STUDENT_MODULE = re.compile(r"(?:^|[\\/.])ex\d+_\w*(?:\.py)?$")
 """Matches an exercise module's name (``exercises.ex02_loop``) or file (``.../ex02_loop.py``)."""
+
+
+ENV = "AGENTLAB_FORBIDS"
+"""Set while guards are on (JSON: the names and the why): how a process the student starts inherits them."""
 
 
 class ForbiddenCall(AssertionError):
@@ -72,6 +81,7 @@ def from_student(frame: types.FrameType | None) -> bool:
 def forbidden(names: list[str], why: str) -> Iterator[None]:
     """Guard each named function for the duration of the ``with`` block."""
     swapped: list[tuple[types.FunctionType, types.CodeType]] = []
+    before = os.environ.get(ENV)
     try:
         for dotted in names:
             func = resolve(dotted)
@@ -79,22 +89,44 @@ def forbidden(names: list[str], why: str) -> Iterator[None]:
                 continue
             swapped.append((func, func.__code__))
             func.__code__ = _guard_code(func, dotted, why)
+        if names:
+            os.environ[ENV] = json.dumps({"names": list(names), "why": why})
         with _marked_threads():
             yield
     finally:
         for func, code in reversed(swapped):
             func.__code__ = code
             func.__globals__.pop(_slot(func), None)
+        if before is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = before
 
 
-def _guard_code(func: types.FunctionType, dotted: str, why: str) -> types.CodeType:
+def guard_started_process() -> None:
+    """In a process started while guards were on (``ENV`` set): guard the same functions for good, every
+    call refused (``agentlab/__init__`` calls this on import)."""
+    try:
+        spec = json.loads(os.environ.get(ENV, ""))
+        names, why = [str(n) for n in spec["names"]], str(spec["why"])
+    except (ValueError, TypeError, KeyError):
+        return
+    for dotted in names:
+        try:
+            func = resolve(dotted)
+        except ValueError:
+            continue
+        func.__code__ = _guard_code(func, dotted, why, always=True)
+
+
+def _guard_code(func: types.FunctionType, dotted: str, why: str, always: bool = False) -> types.CodeType:
     """A code object with the function's free variables that checks the caller, then runs a copy."""
     real = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
     real.__kwdefaults__ = func.__kwdefaults__
     message = f"{why}; {dotted} is the reference, not an answer"
 
     def check(args: tuple, kwargs: dict):
-        if from_student(sys._getframe(2)) or getattr(threading.current_thread(), _MARK, False):
+        if always or from_student(sys._getframe(2)) or getattr(threading.current_thread(), _MARK, False):
             raise ForbiddenCall(message)
         return real(*args, **kwargs)
 

@@ -147,10 +147,11 @@ def build_course(root: Path) -> Path:
         (root / rel).write_text(text, encoding="utf-8")
     (root / "notebooks").mkdir()
     write_notebook(root / "notebooks" / "01_intro.ipynb")
-    # only the grading package: the real agentlab/__init__.py imports the whole lab (seconds per run)
+    # only the grading package, under the real agentlab/__init__.py (it imports nothing until a name is
+    # used; it also turns on the guards in a process a submission starts during a forbids test)
     shutil.copytree(REPO / "agentlab" / "grading", root / "agentlab" / "grading",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "agentlab" / "__init__.py").write_text('"""Stand-in for the real package."""\n')
+    shutil.copy(REPO / "agentlab" / "__init__.py", root / "agentlab" / "__init__.py")
     return root
 
 

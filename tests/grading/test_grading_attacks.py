@@ -146,6 +146,27 @@ def count_words(text):
 '''
 
 
+PROCESSES = '''"""Warm-up exercises, answered by the reference in a Python process of their own."""
+import subprocess, sys
+
+
+def _reference(call):
+    done = subprocess.run([sys.executable, "-c", f"import agentlab.reference as r; print(r.{call})"],
+                          capture_output=True, text=True, timeout=30)
+    return int(done.stdout) if done.returncode == 0 else done.stderr.strip().splitlines()[-1]
+
+
+def add(a, b):
+    """Exercise 1.1: return the sum of a and b."""
+    return _reference(f"add({a!r}, {b!r})")
+
+
+def count_words(text):
+    """Exercise 1.2: count the words in text, splitting on any whitespace."""
+    return _reference(f"count_words({text!r})")
+'''
+
+
 def _module(course: Path, attack: str, student: Path, constants: str) -> str:
     """The student-edition ex01 with the attack prepended (so its answers are stubs)."""
     return STUB_HEADER + constants + ATTACKS[attack] + "\n" + (student / "exercises/ex01_basics.py").read_text()
@@ -181,6 +202,7 @@ def graded(tmp_path_factory, course_template):
     ex02 = (course / "exercises/ex02_loop.py").read_text()
     extras = {
         "threads": {"ex01_basics.py": THREADED, "ex02_loop.py": ex02},
+        "processes": {"ex01_basics.py": PROCESSES, "ex02_loop.py": ex02},
         "always_equal": {"ex01_basics.py": "class _Eq(int):\n    def __eq__(self, other):\n        return True\n\n"
                                            "def add(a, b):\n    return _Eq(0)\n\ndef count_words(text):\n    return _Eq(0)\n"},
         "extra_test_module": {"ex01_basics.py": (tmp / "student/exercises/ex01_basics.py").read_text(),
@@ -259,6 +281,12 @@ def test_forbids_holds_in_threads_the_submission_starts(graded):
     assert _score(graded, "threads") == ("0", "0", "3"), notes
     assert "write it yourself; agentlab.reference.add is the reference" in notes
     assert "1.2: IndexError" in notes  # the refused call raised in the thread, which so returned nothing
+
+
+def test_forbids_holds_in_python_processes_the_submission_starts(graded):
+    notes = graded["rows"]["processes"]["notes"]
+    assert _score(graded, "processes") == ("0", "0", "3"), notes
+    assert "write it yourself; agentlab.reference.add is the reference" in notes, notes  # the refusal, from the child
 
 
 def test_an_object_that_equals_everything_earns_nothing(graded):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -89,3 +90,15 @@ def test_library_answers_score_nothing_in_the_course(tmp_path):
     assert {ex: table[ex] for ex in ("1.1", "1.2", "2.1", "2.2")} == {"1.1": "0/5", "1.2": "3/3", "2.1": "0/6", "2.2": "3/3"}, out[-3000:]
     assert "Exercise 1.1 asks you to build the tool_result message yourself; agentlab.loop.execute_tools is the" in out
     assert "Exercise 2.1 asks you to write the loop yourself; agentlab.loop.run_agent is the reference" in out
+
+
+def test_a_python_process_started_under_the_guards_refuses_the_reference_and_the_guards_leave_no_trace():
+    code = "import agentlab.loop as L; L.execute_tools([], [])"
+    with forbidden(["agentlab.loop.execute_tools"], WHY):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode != 0 and f"{WHY}; agentlab.loop.execute_tools is the reference" in done.stderr
+    assert "AGENTLAB_FORBIDS" not in os.environ
+    after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert after.returncode == 0, after.stderr
