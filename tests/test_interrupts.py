@@ -39,11 +39,7 @@ def test_a_signal_during_a_tool_ends_the_trace_with_an_interrupted_stop(tmp_path
     assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back after the run
 
 
-def test_a_run_in_a_daemon_thread_gets_a_stop_when_the_process_exits(tmp_path):
-    import subprocess
-    import sys
-
-    code = f"""
+HANGING_RUN = """
 import threading, time, agentlab
 from agentlab.tools import tool
 
@@ -57,8 +53,17 @@ def hang(city: str) -> str:
     time.sleep(60)
     return "never"
 
-model = agentlab.FunctionModel(lambda messages, tools: [{{"type": "tool_use", "id": "toolu_1", "name": "hang", "input": {{"city": "Paris"}}}}])
+model = agentlab.FunctionModel(lambda messages, tools: [{"type": "tool_use", "id": "toolu_1", "name": "hang", "input": {"city": "Paris"}}])
 client = agentlab.connect("sim", policy=model, quiet=True)
+"""
+"""A script's start: a simulated client whose model calls ``hang``, a tool that sleeps for a minute."""
+
+
+def test_a_run_in_a_daemon_thread_gets_a_stop_when_the_process_exits(tmp_path):
+    import subprocess
+    import sys
+
+    code = HANGING_RUN + f"""
 started = threading.Event()
 def run():
     agentlab.run_agent(client, "go", [hang], trace={str(tmp_path / 't.jsonl')!r})
@@ -83,22 +88,7 @@ def test_sigterm_writes_a_stop_for_a_run_in_another_thread_and_still_kills_the_p
     import time
 
     trace = tmp_path / "t.jsonl"
-    code = f"""
-import threading, time, agentlab
-from agentlab.tools import tool
-
-@tool
-def hang(city: str) -> str:
-    '''Wait a long time.
-
-    Args:
-        city: Any city.
-    '''
-    time.sleep(60)
-    return "never"
-
-model = agentlab.FunctionModel(lambda messages, tools: [{{"type": "tool_use", "id": "toolu_1", "name": "hang", "input": {{"city": "Paris"}}}}])
-client = agentlab.connect("sim", policy=model, quiet=True)
+    code = HANGING_RUN + f"""
 worker = threading.Thread(target=agentlab.run_agent, args=(client, "go", [hang]), kwargs={{"trace": {str(trace)!r}}}, daemon=True)
 worker.start()
 worker.join(120)

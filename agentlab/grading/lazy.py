@@ -9,7 +9,12 @@ under that test's time limit, and its error becomes that test's failure line.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
+import re
 from typing import Any
+
+_EXERCISE = re.compile(r"exercises\.(ex\d+_\w*)")
 
 
 remote = None
@@ -38,3 +43,23 @@ class LazyModule:
 def lazy_import(name: str) -> Any:
     """``lazy_import("exercises.ex02_loop").run_loop(...)`` imports the module at that call."""
     return LazyModule(name)
+
+
+class ExerciseFinder(importlib.abc.MetaPathFinder):
+    """First on ``sys.meta_path``: ``exercises.exNN_*`` is imported from ``modules`` (module name -> file)
+    and from nowhere else; ``package=True`` also provides the ``exercises`` package itself (the sandbox,
+    where there is no ``exercises`` folder)."""
+
+    def __init__(self, modules: dict[str, str], package: bool = False) -> None:
+        self.modules, self.package = modules, package
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "exercises" and self.package:
+            return importlib.util.spec_from_loader("exercises", loader=None, is_package=True)
+        match = _EXERCISE.fullmatch(fullname)
+        if not match:
+            return None
+        file = self.modules.get(match[1])
+        if file is None:
+            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+        return importlib.util.spec_from_file_location(fullname, file)

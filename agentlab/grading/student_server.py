@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.abc
-import importlib.util
 import json
 import os
 import re
@@ -26,7 +24,7 @@ import signal
 import sys
 import time
 
-from agentlab.grading import forbid, rpc
+from agentlab.grading import forbid, lazy, rpc
 
 MEMORY_BYTES = 1 << 30
 """Address space a test's sandboxed process may add to the warm server's."""
@@ -36,7 +34,6 @@ MAX_FILE_BYTES = 32 << 20
 """Largest file a test may write (the sandbox's /tmp is size-capped as well)."""
 POLL_S = 0.02
 """How often the end of a test's process is checked where it cannot be waited for directly."""
-_EXERCISE = re.compile(r"exercises\.(ex\d+_\w*)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,7 +126,8 @@ def _child(start: dict, uid: int | None) -> None:
             _soft, hard = resource.getrlimit(limit)
             value = value if hard == resource.RLIM_INFINITY else min(value, hard)
             resource.setrlimit(limit, (value, value))
-        sys.meta_path.insert(0, _Exercises({str(k): str(v) for k, v in dict(start.get("modules", {})).items()}))
+        sys.meta_path.insert(0, lazy.ExerciseFinder({str(k): str(v) for k, v in dict(start.get("modules", {})).items()},
+                                                   package=True))
         channel_in, channel_out = os.dup(0), os.dup(1)  # the channel moves off 0/1: a print() is not a message
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -164,22 +162,6 @@ def _vm_size() -> int:
     except OSError:
         pass
     return 2 << 30
-
-
-class _Exercises(importlib.abc.MetaPathFinder):
-    def __init__(self, modules: dict[str, str]) -> None:
-        self.modules = modules
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname == "exercises":
-            return importlib.util.spec_from_loader("exercises", loader=None, is_package=True)
-        match = _EXERCISE.fullmatch(fullname)
-        if not match:
-            return None
-        file = self.modules.get(match[1])
-        if file is None:
-            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
-        return importlib.util.spec_from_file_location(fullname, file)
 
 
 if __name__ == "__main__":

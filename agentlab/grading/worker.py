@@ -20,8 +20,6 @@ student's module: an exercise module imported outside a test (at collection) rai
 from __future__ import annotations
 
 import gc
-import importlib.abc
-import importlib.util
 import json
 import os
 import re
@@ -38,7 +36,6 @@ from agentlab.grading.plugin import BY_ID_KEY, REPORT_KEY, first_line, set_limit
 
 GRACE_S = 5.0
 """Extra wall-clock time after a test's limit before the worker kills it (pytest-timeout goes first)."""
-_EXERCISE = re.compile(r"exercises\.(ex\d+_\w*)")
 _READ_MAX = 1 << 16
 
 
@@ -50,7 +47,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--grade-worker") is not None:
-        sys.meta_path.insert(0, _Exercises({}))  # nothing of a student's is importable in the worker
+        sys.meta_path.insert(0, lazy.ExerciseFinder({}))  # nothing of a student's is importable in the worker
         reap.become_subreaper()
         config.pluginmanager.register(_TestFolders(), "agentlab-grading-test-folders")
 
@@ -269,18 +266,3 @@ def _died(status: int, timed_out: bool, limit: float) -> str:
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
     return f"the test process exited with code {code} before it reported (os._exit or a crash)"
 
-
-class _Exercises(importlib.abc.MetaPathFinder):
-    """``exercises.exNN_*`` comes from the student's files (in a test's child) or nowhere (worker)."""
-
-    def __init__(self, modules: dict[str, str]) -> None:
-        self.modules = modules
-
-    def find_spec(self, fullname, path=None, target=None):
-        match = _EXERCISE.fullmatch(fullname)
-        if not match:
-            return None
-        file = self.modules.get(match[1])
-        if file is None:
-            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
-        return importlib.util.spec_from_file_location(fullname, file)
