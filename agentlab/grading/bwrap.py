@@ -88,9 +88,11 @@ def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path) ->
     cmd = ["bwrap", *_namespaces(), "--clearenv"]
     for k, v in env.items():
         cmd += ["--setenv", k, v]
-    parents = sorted({str(a) for root in [*python_roots(), *_system_libs()] for a in Path(root).parents if str(a) != "/"},
-                     key=lambda a: a.count("/"))
-    for folder in parents:  # e.g. /root is 0700: inside, the folders on the way to Python are 0755 and empty
+    # /tmp's tmpfs first: the venv or the grading stage may live under /tmp, and a later tmpfs would hide them
+    cmd += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
+    parents = sorted({str(a) for root in [*python_roots(), *_system_libs(), str(scratch)] for a in Path(root).parents
+                      if str(a) not in ("/", "/tmp")}, key=lambda a: a.count("/"))
+    for folder in parents:  # e.g. /root is 0700: inside, the folders on the way are 0755 and empty (bwrap would make them 0700)
         cmd += ["--perms", "0755", "--dir", folder]
     for root in python_roots():
         cmd += ["--ro-bind", root, root]
@@ -101,13 +103,8 @@ def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path) ->
             cmd += ["--symlink", target, link]
     if sys.executable not in python_roots() and not any(sys.executable.startswith(r + os.sep) for r in python_roots()):
         cmd += ["--ro-bind", sys.executable, sys.executable]
-    cmd += ["--ro-bind", str(lab), LAB_DIR, "--ro-bind", str(student), STUDENT_DIR,
-            "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev",
+    cmd += ["--ro-bind", str(lab), LAB_DIR, "--ro-bind", str(student), STUDENT_DIR, "--bind", str(scratch), str(scratch),
             "--chdir", STUDENT_DIR]
-    for folder in reversed(scratch.parents[:-1]):  # after /tmp's tmpfs, which would hide them; bwrap makes them 0700
-        if str(folder) != "/tmp":
-            cmd += ["--perms", "0755", "--dir", str(folder)]
-    cmd += ["--bind", str(scratch), str(scratch)]
     if uid is not None:
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     cmd += ["--", *server, "--pidns"] + (["--uid", str(uid)] if uid is not None else [])
