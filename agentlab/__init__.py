@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 # (the autograder) does not pay for the SDK and jsonschema imports (~2 s) it never uses.
 _WHERE = {
     "connect": "client", "default_model": "client", "model_of": "client", "MissingAPIKey": "client",
+    "use": "live.session", "SpendRefused": "live.spend", "CassetteMismatch": "live.cassette",
     "run_agent": "loop", "execute_tools": "loop", "run_workflow": "workflows",
     "compare": "experiments.comparison", "comparison_table": "experiments.comparison",
     "Run": "run", "Turn": "run", "StopReason": "run",
@@ -40,8 +41,9 @@ _WHERE = {
 }
 
 __all__ = [
-    # connect: one real SDK client, simulated or live
-    "connect", "default_model", "model_of", "MissingAPIKey",
+    # connect: one real SDK client, simulated or live; use: where every later connect() goes (a
+    # notebook's parameter cell), a live run refused before it would cross its cap, a replay that differs
+    "connect", "default_model", "model_of", "MissingAPIKey", "use", "SpendRefused", "CassetteMismatch",
     # the loop and the workflow
     "run_agent", "execute_tools", "run_workflow", "compare", "comparison_table",
     "Run", "Turn", "StopReason",
@@ -98,6 +100,9 @@ if "AGENTLAB_FORBIDS" in __import__("os").environ:  # a process a student's code
 if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eagerly
     from agentlab.caching import with_cache_breakpoints
     from agentlab.client import MissingAPIKey, connect, default_model, model_of
+    from agentlab.live.cassette import CassetteMismatch
+    from agentlab.live.session import use
+    from agentlab.live.spend import SpendRefused
     from agentlab.context import (
         ClearToolResults,
         Compaction,
