@@ -232,8 +232,8 @@ def main() -> int:
         print(f"{kind:9s} sequential {rps:8.1f} req/s (one keep-alive connection, city task)   "
               f"{shown}   server CPU per request {cpu}", flush=True)
     (b_rps, b_burst), (c_rps, c_burst) = results["baseline"], results["current"]
-    ratios = ", ".join(f"{c} concurrent {cr / max(br, 1e-9):.1f}x" for c, (_, br), (_, cr) in zip(bursts, b_burst, c_burst))
-    print(f"ratio current/baseline (median of {reps}): sequential {c_rps / b_rps:.1f}x, {ratios}")
+    ratios = ", ".join(f"{c} concurrent {cr / max(br, 1e-9):.2f}x" for c, (_, br), (_, cr) in zip(bursts, b_burst, c_burst))
+    print(f"ratio current/baseline (median of {reps}): sequential {c_rps / b_rps:.2f}x, {ratios}")
     all_ok = all(ok == c for c, (ok, _) in zip(bursts, c_burst))
     print(f"targets: sequential >= {TARGET_RPS} req/s: {'met' if c_rps >= TARGET_RPS else 'NOT met'}; "
           f"{'/'.join(map(str, bursts))} concurrent all answered (fewest of {reps}): {'met' if all_ok else 'NOT met'}; "
