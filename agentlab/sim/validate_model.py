@@ -6,6 +6,10 @@
   https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5#forced-tool-use-is-not-supported);
 * assistant prefill (a final ``assistant`` message) on a model that refuses it;
 * a ``thinking.type`` the model does not take (Sonnet 5.5 takes ``adaptive`` and ``between_tools``);
+* manual thinking (``enabled``) with ``budget_tokens`` under 1,024 or not below ``max_tokens``, or with
+  a forced ``tool_choice`` (Messages only: not checked for count_tokens)
+  (https://platform.claude.com/docs/en/build-with-claude/extended-thinking, "max tokens and context
+  window size" and "extended thinking with tool use": only ``auto`` and ``none`` go with thinking);
 * a ``thinking`` block whose signature this simulator did not issue for this model and conversation,
   on a model whose thinking blocks are tied to them (Sonnet 5.5).
 """
@@ -43,6 +47,8 @@ def check_model_rules(body: dict, p: Profile, *, count_tokens: bool = False) -> 
         # Quoted: https://github.com/langchain-ai/deepagents/issues/1585 and https://github.com/cortexkit/magic-context/issues/511
         raise invalid("This model does not support assistant message prefill. The conversation must end with a user message.")
     _check_thinking(body.get("thinking"), p)
+    if not count_tokens:  # recorded: count_tokens took adaptive thinking with a forced tool (pydantic-ai cassette)
+        _check_thinking_limits(body)
     if p.thinking_between_tools:
         _check_signatures(body, p)
 
@@ -70,6 +76,26 @@ def _check_thinking(thinking: object, p: Profile) -> None:
     accepted = ", ".join(f"'{t}'" for t in p.thinking_types) or "none"
     # Reconstructed, not quoted.
     raise invalid(f"thinking.type: '{kind}' is not supported for {p.id}; it accepts {accepted}")
+
+
+def _check_thinking_limits(body: dict) -> None:
+    thinking = body.get("thinking")
+    kind = thinking.get("type") if isinstance(thinking, dict) else None
+    if kind == "enabled":
+        budget = thinking.get("budget_tokens")
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1024:
+            # Quoted: https://github.com/danny-avila/LibreChat/issues/8346 and https://github.com/themaximalist/llm.js/issues/30
+            raise invalid("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
+        if budget >= body["max_tokens"]:
+            # Quoted: https://github.com/anthropics/claude-code/issues/8756. Not modelled: the interleaved-thinking
+            # beta, under which the docs let the budget exceed max_tokens.
+            raise invalid("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
+                          "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size")
+    choice = body.get("tool_choice")
+    if kind == "enabled" and isinstance(choice, dict) and choice.get("type") in ("any", "tool"):
+        # Quoted: https://github.com/run-llama/llama_index/issues/19641. Manual thinking only: the docs state it
+        # for extended thinking; for adaptive thinking neither the docs nor the recordings say.
+        raise invalid("Thinking may not be enabled when tool_choice forces tool use.")
 
 
 def signature(model: str, conversation_key: str, thinking: str) -> str:

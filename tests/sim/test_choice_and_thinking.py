@@ -89,3 +89,27 @@ def test_thinking_disabled_on_sonnet_5_5_points_to_between_tools():
     with pytest.raises(anthropic.BadRequestError, match="between_tools"):
         _client(model="claude-sonnet-5-5").messages.create(model="claude-sonnet-5-5", max_tokens=100, messages=ASK,
                                                            thinking={"type": "disabled"})
+
+
+MANUAL = {"type": "enabled", "budget_tokens": 1024}
+
+
+@pytest.mark.parametrize("thinking, max_tokens, said", [
+    ({"type": "enabled", "budget_tokens": 500}, 2000, "budget_tokens: Input should be greater than or equal to 1024"),
+    ({"type": "enabled", "budget_tokens": 2000}, 2000, "`max_tokens` must be greater than `thinking.budget_tokens`"),
+])
+def test_a_manual_thinking_budget_outside_the_documented_bounds_is_the_api_400(thinking, max_tokens, said):
+    with pytest.raises(anthropic.BadRequestError, match=said):
+        _client(model="claude-sonnet-4-5").messages.create(model="claude-sonnet-4-5", max_tokens=max_tokens,
+                                                           messages=ASK, thinking=thinking)
+
+
+@pytest.mark.parametrize("choice", [{"type": "any"}, {"type": "tool", "name": "save_note"}])
+def test_manual_thinking_with_a_forced_tool_is_the_api_400_and_auto_is_fine(choice):
+    client = _client(model="claude-sonnet-4-5")
+    with pytest.raises(anthropic.BadRequestError, match="Thinking may not be enabled when tool_choice forces tool use"):
+        client.messages.create(model="claude-sonnet-4-5", max_tokens=2000, messages=ASK, tools=TOOLS, thinking=MANUAL,
+                               tool_choice=choice)
+    ok = client.messages.create(model="claude-sonnet-4-5", max_tokens=2000, messages=ASK, tools=TOOLS, thinking=MANUAL,
+                                tool_choice={"type": "auto"})
+    assert ok.stop_reason in ("tool_use", "end_turn")
