@@ -298,7 +298,8 @@ class Peer:
             return self.serve(until_answer=True)
 
     def serve(self, until_answer: bool = False) -> Any:
-        while True:
+        while True:  # one message a round; ends with the answer, an "end", or ChannelClosed when the other side
+            # hangs up (the trusted side runs under its test's time limit, which ends the sandbox's side too)
             message = self.receive()
             kind = message.get("k")
             if kind == "ok" and until_answer:

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     warm_up()
     stdin, stdout = os.fdopen(0, "rb", buffering=0), os.fdopen(1, "wb", buffering=0)
     stdout.write(b'{"k": "ready"}\n')
-    while True:
+    while True:  # one round per test; ends when the worker closes our stdin
         line = stdin.readline(1 << 20)  # unbuffered: nothing meant for a test's child is read here
         if not line:
             return 0
@@ -95,7 +95,7 @@ def _wait(pid: int, seconds: float, pidns: bool) -> int:
             os.close(pidfd)
     if pidns:  # everything else in our pid namespace is the test's: none of it outlives the test
         _kill(lambda: os.kill(-1, signal.SIGKILL))
-    while True:
+    while True:  # bounded: each round collects one child that has exited; ends when none is left to collect
         try:
             if os.waitpid(-1, os.WNOHANG)[0] == 0:
                 break

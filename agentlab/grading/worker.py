@@ -191,7 +191,8 @@ def _child(item: pytest.Item, jail: confine.Jail, limit: float, nonce: str, fd: 
         peer.wfile.write((json.dumps({"op": "start", "token": token, "modules": modules, "limit": limit,
                                       "forbids": [n for m in markers for n in m.args], "why": why}) + "\n").encode())
         peer.wfile.flush()
-        while True:  # skip what an earlier test's sandboxed process left in the pipe
+        while True:  # skip what an earlier test's sandboxed process left in the pipe; bounded: the worker kills this
+            # process after the test's limit plus GRACE_S, and receive() raises ChannelClosed once the sandbox hangs up
             message = peer.receive()
             if message.get("k") == "started" and message.get("token") == token:
                 break
