@@ -114,6 +114,32 @@ def kernel_env() -> dict[str, str]:
     return env
 
 
+def execute(nb, *, timeout: int = CELL_TIMEOUT_S, cwd: Path | None = None, env: dict[str, str] | None = None) -> None:
+    """Run ``nb`` in place in a fresh ``python3`` kernel that talks to us over Unix sockets in a folder of its own.
+
+    With jupyter_client's default TCP transport, each client picks five free ports by binding and releasing
+    them, and the kernel binds them a moment later; with several xdist workers starting kernels (and other
+    tests opening servers) a port taken in between kills the kernel before it answers ("Kernel died before
+    replying to kernel_info"). IPC sockets are named by path, and a private folder makes the names unique.
+    """
+    import shutil
+    import tempfile
+
+    from nbclient import NotebookClient
+    from traitlets.config import Config
+
+    folder = tempfile.mkdtemp(prefix="kernel-")
+    config = Config()
+    config.KernelManager.transport = "ipc"
+    config.KernelManager.ip = os.path.join(folder, "ipc")  # absolute: the kernel's cwd is the notebook's folder
+    resources = {"metadata": {"path": str(cwd)}} if cwd else {}
+    try:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", resources=resources, config=config).execute(
+            **({"env": env} if env is not None else {}))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 class NotebookStore:
     """Executed notebooks keyed by path (and content), in a folder shared by every xdist worker."""
 
@@ -142,17 +168,14 @@ class NotebookStore:
         return done
 
     def _execute(self, path: Path, key: str) -> None:
-        from nbclient import NotebookClient
         from nbclient.exceptions import CellExecutionError
 
         values = self.folder / f"{key}.ns.pickle"
         nb = nbformat.read(path, as_version=4)
         nb.cells = [nbformat.v4.new_code_cell(RECORD), *nb.cells, nbformat.v4.new_code_cell(SAVE % str(values))]
-        client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                                resources={"metadata": {"path": str(path.parent)}})
         error, t0 = None, time.perf_counter()
         try:
-            client.execute(env=kernel_env())
+            execute(nb, cwd=path.parent, env=kernel_env())
         except CellExecutionError as e:
             error = str(e)
         except Exception as e:  # a kernel that died or timed out: the readers still get a reason, not a hang

@@ -132,9 +132,9 @@ def test_a_notebook_run_live_with_a_padded_key_shows_it_nowhere(monkeypatch, tmp
     from pathlib import Path
 
     import nbformat
-    from nbclient import NotebookClient
 
     from live_standin import serve_standin
+    from notebook_store import execute
 
     url, stop = serve_standin()
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
@@ -143,7 +143,7 @@ def test_a_notebook_run_live_with_a_padded_key_shows_it_nowhere(monkeypatch, tmp
     path = Path(__file__).resolve().parents[2] / "notebooks" / "00_setup_and_your_key.ipynb"
     nb = nbformat.read(path, as_version=4)
     try:
-        NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+        execute(nb, timeout=120, cwd=tmp_path)
     finally:
         stop()
     saved = tmp_path / "executed.ipynb"

@@ -174,7 +174,8 @@ def test_the_city_experiment_reruns_the_simulator_for_more_cities(monkeypatch):
 def test_in_a_kernel_without_a_frontend_the_widgets_leave_a_figure_and_no_error(tmp_path, monkeypatch):
     """nbclient runs a real kernel but no widget frontend: each display keeps its static PNG beside the widget."""
     import nbformat
-    from nbclient import NotebookClient
+
+    from notebook_store import execute
 
     monkeypatch.delenv("AGENTLAB_WIDGETS", raising=False)
     cells = ["import agentlab\nfrom agentlab.views.widgets import trace_stepper, widget_mode\n"
@@ -183,7 +184,7 @@ def test_in_a_kernel_without_a_frontend_the_widgets_leave_a_figure_and_no_error(
              "trace_stepper(run)",
              "import os\nos.environ['AGENTLAB_WIDGETS'] = 'static'\ntrace_stepper(run)"]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    execute(nb, timeout=120)
     outs = [c.outputs for c in nb.cells]
     assert outs[0][0]["text"].strip() == "live"
     assert not [o for cell in outs for o in cell if o["output_type"] == "error"]
