@@ -1,4 +1,4 @@
-"""``agentlab release-student`` and ``agentlab gradebook``: argparse wiring for the grading tools.
+"""``agentlab release-student``, ``agentlab gradebook`` and ``agentlab project``: argparse wiring for the grading tools.
 
 ``add_commands(subparsers)`` adds both sub-commands; each sets ``handler`` to a function taking the
 parsed ``argparse.Namespace`` and returning the exit code (0 ok, 2 bad input).
@@ -43,6 +43,27 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     book.add_argument("--resume", action="store_true",
                       help="keep the rows already in --out (from an interrupted run) and grade only the rest")
     book.set_defaults(handler=run_gradebook)
+
+    project = subparsers.add_parser(
+        "project", help="grade the final project: the three questions answered from two traces",
+        description="Check a final project's answers file (TOML) against the agent and workflow traces it names; "
+                    "prints each check and the total (14 points). No code from the project runs.")
+    project.add_argument("answers", metavar="ANSWERS", type=Path, help="the answers file, e.g. project/answers.toml")
+    project.add_argument("--template", action="store_true", help="write a template to ANSWERS instead of grading it")
+    project.set_defaults(handler=run_project)
+
+
+def run_project(args: argparse.Namespace) -> int:
+    from agentlab.grading.project import ProjectError, grade, write_template
+
+    try:
+        if args.template:
+            print(f"wrote {write_template(args.answers)}: fill it in, then run `agentlab project {args.answers}`")
+            return 0
+        print("\n".join(grade(args.answers).lines()))
+    except ProjectError as e:
+        return _error(str(e))
+    return 0
 
 
 def run_release_student(args: argparse.Namespace) -> int:
