@@ -74,3 +74,32 @@ def weather_with_retry(city: str) -> tuple[str, float] | None:
         city = out.content.split("Did you mean:", 1)[1].split("?")[0].split(",")[0].strip()
     return None
     ### END SOLUTION
+
+
+SHIP_TASKS = ("plain", "misspelt", "rain")
+"""The three variants of exercise 3.3 (``agentlab.experiments.variants.variants()`` names them)."""
+
+
+def designs_to_ship() -> dict[str, dict]:
+    """Exercise 3.3: a design decision: for each task in SHIP_TASKS, the design you would ship and its cost.
+
+    Run the variants both ways as the notebook does (`variant_table(client, folder)` on a simulated
+    client) and decide, for "plain", "misspelt" and "rain", whether you would ship the agent or the
+    fixed workflow. A design you ship must do the task (its "success" column); of two that do, ship
+    the cheaper one. Return {task: {"pick": "agent" or "workflow", "usd": <the measured USD of one run
+    of the design you picked, as the table's "cost (USD)" shows it>}}. Constants read off the table
+    are a fine answer; so is code that measures.
+    """
+    ### BEGIN SOLUTION
+    import tempfile
+
+    from agentlab.client import connect
+    from agentlab.experiments.replacement import variant_table
+
+    table = variant_table(connect("sim", quiet=True), tempfile.mkdtemp(prefix="ex03-"))
+    picks = {}
+    for task in SHIP_TASKS:
+        rows = table[(table["variant"] == task) & table["success"]].sort_values("cost (USD)")
+        picks[task] = {"pick": rows.iloc[0]["side"], "usd": float(rows.iloc[0]["cost (USD)"])}
+    return picks
+    ### END SOLUTION

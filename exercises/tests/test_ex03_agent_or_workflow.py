@@ -63,3 +63,50 @@ def test_misspelt_city_is_retried_with_the_suggestion():
 @pytest.mark.points(1)
 def test_city_with_no_suggestion_gives_none():
     assert ex03.weather_with_retry("Qqqqzzzz") is None
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """The variants run both ways here, in the grader: the pick each task calls for and what it costs."""
+    from agentlab.experiments.replacement import variant_table
+
+    table = variant_table(agentlab.connect("sim", quiet=True), tmp_path_factory.mktemp("ship"))
+    out = {}
+    for task in ("plain", "misspelt", "rain"):
+        rows = table[table["variant"] == task]
+        done = rows[rows["success"]].sort_values("cost (USD)")
+        out[task] = (done.iloc[0]["side"], float(done.iloc[0]["cost (USD)"]),
+                     {r["side"]: (bool(r["success"]), float(r["cost (USD)"])) for _, r in rows.iterrows()})
+    return out
+
+
+def _ships(measured, task):
+    answer = ex03.designs_to_ship()
+    assert isinstance(answer, dict) and isinstance(answer.get(task), dict), \
+        f"return {{task: {{'pick': ..., 'usd': ...}}}} for each of {ex03.SHIP_TASKS}; got {answer!r}"
+    pick, usd, sides = measured[task]
+    got = answer[task]
+    if got.get("pick") in sides and not sides[got["pick"]][0]:
+        pytest.fail(f"{task}: the {got['pick']} did not do the task (see the table's success column): it cannot ship")
+    assert got.get("pick") == pick, (f"{task}: {got.get('pick')!r} does the task but costs more "
+                                     f"({sides.get(got.get('pick'), (None, '?'))[1]} USD) than the {pick}")
+    assert isinstance(got.get("usd"), (int, float)) and abs(got["usd"] - usd) <= 0.02 * usd, \
+        f"{task}: usd {got.get('usd')!r} is not the {pick}'s measured cost of one run ({usd:.6f} USD)"
+
+
+@pytest.mark.exercise("3.3")
+@pytest.mark.points(1)
+def test_the_plain_task_ships_the_cheapest_design_that_does_it_at_its_measured_cost(measured):
+    _ships(measured, "plain")
+
+
+@pytest.mark.exercise("3.3")
+@pytest.mark.points(1)
+def test_the_misspelt_task_ships_the_cheapest_design_that_does_it_at_its_measured_cost(measured):
+    _ships(measured, "misspelt")
+
+
+@pytest.mark.exercise("3.3")
+@pytest.mark.points(1)
+def test_the_rain_task_ships_the_cheapest_design_that_does_it_at_its_measured_cost(measured):
+    _ships(measured, "rain")
