@@ -76,7 +76,7 @@ def run_agent(
     if limits is not None and max_turns != DEFAULT_MAX_TURNS:
         raise ValueError(f"run_agent(max_turns={max_turns!r}, limits=...): give the turn limit once, as Limits(max_turns=...)")
     if model is not None and not isinstance(model, str):
-        raise TypeError(f"run_agent(model={model!r}): give the model id as a string, e.g. model='claude-sonnet-4-5'")
+        raise TypeError(f"run_agent(model={model!r}): give the model id as a string, e.g. model='claude-sonnet-5-5'")
     known = getattr(getattr(client, "agentlab_simulator", None), "models", None)  # a simulator client knows its ids
     if model is not None and known is not None and model not in known:
         close = difflib.get_close_matches(model, sorted(known), n=3, cutoff=0.6)

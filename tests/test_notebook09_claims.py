@@ -122,3 +122,11 @@ def test_offline_numbers_section_held_out_medians_as_stated():
     server = [abs(r.error) for r in rows if not r.core and r.error is not None]
     assert sorted(server)[len(server) // 2] > 0.3  # "far off"
     assert unrecorded()[0] == f"{agentlab.default_model()} (the default)" == "claude-sonnet-5-5 (the default)"
+    # "Sonnet 4.5 and Sonnet 4 have been retired since they were recorded, so the table replays each recording
+    # on the day before its model's retirement, and a live call to either now gets a 404"
+    from datetime import timedelta
+    from agentlab.sim.profiles import profile
+
+    for model in ("claude-sonnet-4-5", "claude-sonnet-4-0"):
+        retires = profile(model).retires
+        assert profile(model).retired and {r.replayed_on for r in rows if r.model == model} == {(retires - timedelta(days=1)).isoformat()}

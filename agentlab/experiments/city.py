@@ -26,7 +26,7 @@ def model_choices() -> list[str]:
     from agentlab.sim.server import model_catalog
 
     known = model_catalog()["models"]
-    extra = [m for m in ("claude-haiku-4-5", "claude-opus-4-1", "claude-sonnet-4-5") if m in known]
+    extra = [m for m in ("claude-haiku-5-5", "claude-opus-5-5", "claude-haiku-4-5") if m in known]  # answered today (retired ones drop out)
     return list(dict.fromkeys([default_model(), *extra]))
 
 

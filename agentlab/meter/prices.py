@@ -87,12 +87,19 @@ def rows(include_retired: bool = False) -> list[dict]:
     out = []
     for p in seen.values():
         inp, outp = price_per_mtok(p.id)
-        out.append({"model": p.id, "status": p.status, "context": _k(p.context_window), "max_out": _k(p.max_output),
+        out.append({"model": p.id, "status": _status(p), "context": _k(p.context_window), "max_out": _k(p.max_output),
                     "tool_prompt": f"{p.tool_prompt[0]}/{p.tool_prompt[1]}{'*' if p.tool_prompt_note else ''}",
                     "tokenizer": f"x{p.tokenizer:g}", "forced": "yes" if p.forced_tool_choice else "no",
                     "prefill": "yes" if p.prefill else "no", "thinking": p.thinking,
                     "in_per_mtok": _money(inp), "out_per_mtok": _money(outp), "note": p.tool_prompt_note})
     return out
+
+
+def _status(p: Profile) -> str:
+    """The lifecycle as of today: ``retired`` once past the retirement day, else the status and any day announced."""
+    if p.retired:
+        return "retired" + (f" {p.retires}" if p.retires else "")
+    return p.status + (f", retires {p.retires}" if p.retires else "")
 
 
 def models_table(include_retired: bool = False) -> str:

@@ -17,6 +17,12 @@ it (``tools``: custom tool definitions, hence the tool-use prompt; ``thinking``;
 document blocks; ``structured``: ``output_config.format``; ``server``: server-side tools, MCP servers,
 containers and server-side compaction, whose summarising step the body does not show), next to
 ``plain`` requests that carry none of them.
+
+Dates: a model retired since it was recorded would answer 404 today, so each request is replayed on a
+simulator whose calendar (``SimClock(day=...)``) reads the day it was recorded: the cassette's
+``recorded_at`` when it kept one (vcrpy writes it; the bundled set does not keep it), else, for a
+request the API answered 200 on a model since retired, the day before that model's retirement (the API
+answered it, so the model was still served). Anything else is replayed on today's date.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import gzip
 import json
 import statistics
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from importlib import resources
 from pathlib import Path
 
@@ -52,6 +59,8 @@ class Row:
     """The simulator's status and message when it refused the request (empty when it answered)."""
     groups: tuple[str, ...] = ()
     """The kinds of content the request carries (``GROUPS``)."""
+    replayed_on: str = ""
+    """The calendar day (ISO) the simulator was set to for this request (see the module docstring)."""
     parts: dict = field(default_factory=dict)
     """The estimate split by component (``tokens.input_parts``)."""
 
@@ -102,7 +111,8 @@ def read_cassettes(paths: list[str]) -> list[dict]:
                 usage = _stream_usage(raw)
             out.append({"cassette": path, "index": i, "split": "yours", "model": body.get("model"), "request": body,
                         "endpoint": "count_tokens" if "count_tokens" in req["uri"] else "messages",
-                        "status": (res.get("status") or {}).get("code", 200), "usage": usage})
+                        "status": (res.get("status") or {}).get("code", 200), "usage": usage,
+                        "recorded_at": str(it.get("recorded_at") or "")[:10]})
     return out
 
 
@@ -155,6 +165,7 @@ def replay(records: list[dict]) -> list[Row]:
     """Send every record to a fresh simulator; one :class:`Row` per record."""
     import httpx2
 
+    from agentlab.sim.clock import SimClock
     from agentlab.sim.server import Simulator
     from agentlab.sim.tokens import estimate_input_tokens, input_parts
     from agentlab.sim.profiles import profile
@@ -165,11 +176,13 @@ def replay(records: list[dict]) -> list[Row]:
         path = "/v1/messages/count_tokens" if rec.get("endpoint") == "count_tokens" else "/v1/messages"
         request = httpx2.Request("POST", "https://api.anthropic.com" + path, json=body,
                                  headers={"anthropic-version": VERSION, "content-type": "application/json"})
-        response = Simulator().handle(request)
-        answer = response.json()
         known = profile(rec.get("model")) if isinstance(rec.get("model"), str) else None
+        clock = SimClock(day=recorded_day(rec, known))
+        response = Simulator(clock=clock).handle(request)
+        answer = response.json()
         row = Row(str(rec["cassette"]), known.id if known else str(rec.get("model")), rec.get("split", "yours"),
-                  real_tokens(rec.get("usage")) if rec.get("status", 200) == 200 else None, groups=groups_of(body))
+                  real_tokens(rec.get("usage")) if rec.get("status", 200) == 200 else None, groups=groups_of(body),
+                  replayed_on=clock.start_day.isoformat())
         if response.status_code == 200:
             usage = answer.get("usage") or answer
             row.estimate = real_tokens(usage)
@@ -181,6 +194,23 @@ def replay(records: list[dict]) -> list[Row]:
                 row.estimate, row.parts = estimate_input_tokens(body), input_parts(body)
         rows.append(row)
     return rows
+
+
+def recorded_day(rec: dict, known: object = None) -> date:
+    """The day ``rec`` is replayed on: its ``recorded_at``, else (answered 200, model since retired) the day
+    before its model's retirement, else today (UTC)."""
+    from agentlab.sim.clock import today
+
+    if rec.get("recorded_at"):
+        try:
+            return date.fromisoformat(str(rec["recorded_at"])[:10])
+        except ValueError:
+            raise ValueError(f"calibration record {rec.get('cassette')}#{rec.get('index')}: recorded_at "
+                             f"{rec['recorded_at']!r} is not an ISO date (write it as 2026-03-06)") from None
+    retires = getattr(known, "retires", None)
+    if rec.get("status", 200) == 200 and retires is not None:
+        return min(today(), retires - timedelta(days=1))
+    return today()
 
 
 def _stats(errors: list[float]) -> dict:

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import date
 from functools import lru_cache
 from importlib import resources
+
+from agentlab.sim.clock import today
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,7 @@ class Profile:
     name: str
     """Display name (``Claude Sonnet 5.5``)."""
     status: str
-    """``active``, ``legacy`` or ``retired`` (a retired model answers ``404 not_found_error``)."""
+    """``active``, ``legacy``, ``deprecated`` (answers until ``retires``) or ``retired`` (answers ``404 not_found_error``)."""
     context_window: int
     """Maximum input tokens."""
     max_output: int
@@ -56,11 +59,19 @@ class Profile:
     """Figures measured on recorded real traffic (``measured`` in the data file): hidden prompts, tool-use wrappers."""
     measured_note: str = ""
     """Whose measured figures these are: this model's own, or the stand-in model's (and why)."""
+    retires: date | None = None
+    """The day (UTC) from which the API answers ``404 not_found_error`` for this model; ``None``: none announced."""
+    sampling_exclusive: bool = False
+    """Whether ``temperature`` and ``top_p`` together are refused (the Claude 4.5 and 4.6 models)."""
 
     @property
     def retired(self) -> bool:
-        """True when requests to this model fail with ``not_found_error``."""
-        return self.status == "retired"
+        """True when requests to this model fail with ``not_found_error`` today (the machine's UTC date)."""
+        return self.retired_on(today())
+
+    def retired_on(self, day: date) -> bool:
+        """True when requests to this model made on ``day`` fail with ``not_found_error``."""
+        return self.status == "retired" or (self.retires is not None and day >= self.retires)
 
     @property
     def thinks_by_default(self) -> bool:
@@ -88,15 +99,18 @@ def _build(row: dict, rows: dict[str, dict], data: dict) -> Profile:
     sources["tool_prompt"] = src[row.get("tool_prompt_source", "tool_prompt")]
     measured, measured_note = _measured(row, data)
     sources["measured"] = data["measured"]["source"]
-    if row.get("system_messages_source"):
-        sources["system_messages"] = src[row["system_messages_source"]]
+    for key in ("system_messages", "retires", "sampling_exclusive"):
+        if row.get(f"{key}_source"):
+            sources[key] = src[row[f"{key}_source"]]
     return Profile(
         id=row["id"], name=row["name"], status=row["status"], context_window=row["context_window"],
         max_output=row["max_output"], tool_prompt=(prompt["auto_none"], prompt["any_tool"]), tool_prompt_note=note,
         tokenizer=float(row["tokenizer"]), forced_tool_choice=row["forced_tool_choice"], prefill=row["prefill"],
         sampling=row["sampling"], thinking=row["thinking"], thinking_types=tuple(row["thinking_types"]),
         thinking_between_tools=row["thinking_between_tools"], sources=sources, aliases=tuple(row.get("aliases", ())),
-        measured=measured, measured_note=measured_note, system_messages=bool(row.get("system_messages", False)))
+        measured=measured, measured_note=measured_note, system_messages=bool(row.get("system_messages", False)),
+        retires=date.fromisoformat(row["retires"]) if row.get("retires") else None,
+        sampling_exclusive=bool(row.get("sampling_exclusive", False)))
 
 
 def _measured(row: dict, data: dict) -> tuple[dict, str]:

@@ -22,11 +22,13 @@ import sys
 import threading
 import time
 import traceback
+from datetime import date
 from typing import Any, Callable
 
 import httpx2
 
 from agentlab.sim.caching import PromptCache
+from agentlab.sim.clock import today
 from agentlab.sim.context_editing import apply_context_management
 from agentlab.sim.errors import SimAPIError, invalid
 from agentlab.sim.faults import Faults, as_faults
@@ -39,7 +41,7 @@ from agentlab.sim.streaming import sse_body
 from agentlab.sim.threads import Threads
 from agentlab.sim.tokens import estimate_input_tokens, input_parts
 from agentlab.sim.validate import validate_messages_request
-from agentlab.sim.validate_api import check_fields, check_sampling, check_version, check_version_content
+from agentlab.sim.validate_api import check_betas, check_fields, check_sampling, check_version, check_version_content
 from agentlab.sim.validate_model import check_context, check_model_rules, model_profile
 from agentlab.sim.wire import BREAKDOWN_HEADER, LATENCY_HEADER, SIM_HEADER
 
@@ -54,9 +56,10 @@ DEFAULT_MODEL: str = profile_data()["default"]
 """The model used when none is given (``data/profiles.json``; ``AGENTLAB_MODEL`` overrides it, see ``client.default_model``)."""
 
 
-def model_catalog() -> dict:
-    """The default model and every id the simulator answers to (the profiles not retired)."""
-    return {"default": DEFAULT_MODEL, "models": sorted(k for k, p in profiles().items() if not p.retired)}
+def model_catalog(day: date | None = None) -> dict:
+    """The default model and every id the simulator answers to on ``day`` (default: today, UTC): the profiles not retired."""
+    day = day or today()
+    return {"default": DEFAULT_MODEL, "models": sorted(k for k, p in profiles().items() if not p.retired_on(day))}
 
 
 def _digest(counter: int, request: httpx2.Request) -> str:
@@ -73,17 +76,21 @@ class Simulator:
         """Decides what the simulated model writes."""
         self.counter = 0
         """Requests served so far; part of every id, so ids never repeat within one simulator."""
-        self.models = set(model_catalog()["models"])
-        """Model ids answered; any other (or a retired one) gets ``404 not_found_error``."""
         self.faults: Faults | None = as_faults(faults)
         """Seeded fault injection (``None``: every request is answered)."""
-        self.threads = Threads()
-        """Server-side message threads, for clients that continue one (the SDK's tool runner)."""
         self._lock = threading.Lock()
         self.clock: Callable[[], float] = clock or time.monotonic
-        """Seconds, for cache lifetimes; a ``SimClock`` is moved on by each response's simulated latency."""
+        """Seconds, for cache and thread lifetimes; a ``SimClock`` is moved on by each response's simulated
+        latency and also gives the calendar day that decides which models are retired (``clock.today``)."""
+        self.threads = Threads(self.clock)
+        """Server-side message threads, for clients that continue one (the SDK's tool runner)."""
         self.cache = PromptCache()
         """The prompt cache (``cache_control``), shared by every request to this simulator."""
+
+    @property
+    def models(self) -> set[str]:
+        """Model ids answered today on this simulator's clock; any other (or a retired one) gets ``404 not_found_error``."""
+        return set(model_catalog(today(self.clock))["models"])
 
     def transport(self) -> httpx2.MockTransport:
         """An httpx2 transport that routes every request into this simulator."""
@@ -124,6 +131,7 @@ class Simulator:
                 # Quoted: https://github.com/anthropics/claude-code/issues/14567 ("Request exceeds the maximum size")
                 raise SimAPIError("request_too_large", "Request exceeds the maximum size")
             version = check_version(request.headers)
+            check_betas(request.headers)
             counting = path.endswith("count_tokens")
             body, input_tokens, edits = self._checked(self._parse(request), version, counting)
             if counting:
@@ -131,7 +139,7 @@ class Simulator:
                 if edits is not None:  # the count after the edits, and the count before (the SDK's original_input_tokens)
                     counted["context_management"] = {"original_input_tokens": input_tokens + sum(e["cleared_input_tokens"] for e in edits)}
                 return httpx2.Response(200, json=counted, headers=headers)
-            message = build_message(self.policy, body, model_profile(body["model"]), n, seed, input_tokens)
+            message = build_message(self.policy, body, model_profile(body["model"], today(self.clock)), n, seed, input_tokens)
             if edits is not None:  # server-side context editing ran (context_editing.py)
                 message["context_management"] = {"applied_edits": edits}
             with self._lock:  # the cache and the clock are shared by concurrent requests
@@ -156,7 +164,7 @@ class Simulator:
             check_fields(body, version, count_tokens=counting)
             body = self.threads.expand(body)
         validate_messages_request(body, known_models=None, count_tokens=counting)
-        p = model_profile(body["model"])
+        p = model_profile(body["model"], today(self.clock))
         check_version_content(body["messages"], version)
         check_sampling(body, p)
         check_model_rules(body, p, count_tokens=counting)

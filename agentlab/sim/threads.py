@@ -8,13 +8,19 @@ in memory (the most recent ``LIMIT`` replies) and rebuilds the full request befo
 continued thread is checked and answered exactly like the same conversation sent in full.
 
 An unknown ``previous_message_id`` is answered with ``error.details.error_code = "thread_not_found"``,
-which the SDK recovers from by replaying the whole history under a new thread.
+which the SDK recovers from by replaying the whole history under a new thread. So is a thread left
+unused for more than ``TTL_SECONDS`` on the simulator's clock: the docs say a thread expires 5 minutes
+after its last request (https://platform.claude.com/docs/en/build-with-claude/message-threads, as quoted
+by https://dev.to/gabrielanhaia/claudes-api-now-holds-your-agents-conversation-for-5-minutes-keep-your-own-copy-3a1e;
+the page's body was not retrievable here, its header says contents are deleted within 1 hour of last use).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
+from typing import Callable
 
 from agentlab.sim.errors import SimAPIError, invalid
 
@@ -22,14 +28,18 @@ LIMIT = 2048
 """Replies kept as possible continuation points (oldest dropped first)."""
 CREATE_ONLY = ("system", "tools")
 """Fields a ``continue`` takes from the thread and may not repeat."""
+TTL_SECONDS = 300.0
+"""A thread unused this long (seconds, on the simulator's clock) is gone: continuing it is ``thread_not_found``."""
 
 
 class Threads:
     """The simulator's store of message threads."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
         self._replies: OrderedDict[str, dict] = OrderedDict()
         self._lock = threading.Lock()
+        self.clock: Callable[[], float] = clock or time.monotonic
+        """Seconds; a thread's lifetime (``TTL_SECONDS``) runs on it."""
 
     def expand(self, body: dict) -> dict:
         """The full request a threaded ``body`` stands for (``body`` itself when it has no thread)."""
@@ -45,8 +55,12 @@ class Threads:
             if field in body:
                 # Reconstructed, not quoted: the rule is in the SDK (CREATE_ONLY_FIELDS).
                 raise invalid(f"{field}: cannot be set when continuing a thread; it is taken from the thread")
+        key = str(thread.get("previous_message_id"))
         with self._lock:
-            saved = self._replies.get(str(thread.get("previous_message_id")))
+            saved = self._replies.get(key)
+            if saved is not None and self.clock() - saved["at"] > TTL_SECONDS:  # expired: as if never kept
+                del self._replies[key]
+                saved = None
         if saved is None:
             # Reconstructed, not quoted; the error_code is the one the SDK recovers from.
             raise SimAPIError("not_found_error", f"thread: no message thread ends at message {thread.get('previous_message_id')}",
@@ -63,6 +77,7 @@ class Threads:
         entry = {f: full[f] for f in CREATE_ONLY if f in full}
         entry["messages"] = [*full["messages"], {"role": "assistant", "content": reply["content"]}]
         with self._lock:
+            entry["at"] = self.clock()  # the thread's last request, from which its lifetime runs
             self._replies[reply["id"]] = entry
             while len(self._replies) > LIMIT:
                 self._replies.popitem(last=False)

@@ -9,7 +9,11 @@
   current API documents (``thinking``, ``output_config``, ``context_management``, ``thread``...) passes.
 * Under ``2026-10-21`` ``temperature``, ``top_p`` and ``top_k`` are removed, so they are extra inputs
   even at default values (https://platform.claude.com/docs/en/api/migration-2026-10-21). Under
-  ``2023-06-01`` they are accepted, except on models whose profile says they are deprecated.
+  ``2023-06-01`` they are accepted, except on models whose profile says they are deprecated (there a
+  lone ``temperature: 1``, the default, still passes) or takes defaults only, and ``temperature`` with
+  ``top_p`` is refused on the models whose profile says so (the 4.5 and 4.6 models).
+* Every value of the ``anthropic-beta`` header must be a beta the API knows: the installed SDK's
+  ``AnthropicBetaParam`` names them.
 """
 
 from __future__ import annotations
@@ -71,12 +75,46 @@ def check_fields(body: dict, version: str, *, count_tokens: bool = False) -> Non
             raise invalid(f"{field}: Extra inputs are not permitted")
 
 
+def check_betas(headers: Mapping[str, str]) -> None:
+    """The API's 400 when the ``anthropic-beta`` header names a beta the API does not know."""
+    raw = headers.get("anthropic-beta")
+    if raw is None or not raw.strip():  # not modelled: an empty value, which a report shows refused too
+        return
+    unknown = [v for v in (v.strip() for v in raw.split(",")) if v and v not in known_betas()]
+    if unknown:
+        # Quoted: https://github.com/anthropics/claude-code/issues/53855 (one value) and
+        # https://github.com/QuantumNous/new-api/issues/2975 (two values, joined with ", ").
+        listed = ", ".join(f"`{v}`" for v in unknown)
+        raise invalid(f"Unexpected value(s) {listed} for the `anthropic-beta` header. Please consult our documentation "
+                      "at docs.anthropic.com or try again without the header.")
+
+
+@lru_cache(maxsize=1)
+def known_betas() -> frozenset[str]:
+    """Beta names the installed SDK lists (``AnthropicBetaParam``): the ones the simulator accepts in ``anthropic-beta``.
+
+    Not modelled: betas the API knows but refuses for one model or platform (the API answers those with the same message)."""
+    import typing
+
+    from anthropic.types.anthropic_beta_param import AnthropicBetaParam
+
+    return frozenset(v for arg in typing.get_args(AnthropicBetaParam) for v in typing.get_args(arg))
+
+
 def check_sampling(body: dict, profile: Profile) -> None:
-    """Under 2023-06-01: sampling parameters on models whose profile deprecates them."""
-    for name in SAMPLING:
-        if name not in body:
-            continue
+    """Under 2023-06-01: sampling parameters on models whose profile deprecates them, or refuses two together."""
+    if profile.sampling_exclusive and "temperature" in body and "top_p" in body:
+        # Quoted: https://github.com/langfuse/langfuse/issues/9882 (Sonnet 4.5) and
+        # https://github.com/skydiscover-ai/skydiscover/issues/15 (Sonnet 4.6); the rule's sources are in the profile.
+        raise invalid("`temperature` and `top_p` cannot both be specified for this model. Please use only one.")
+    sent = [name for name in SAMPLING if name in body]
+    for name in sent:
         if profile.sampling == "none":
+            if sent == ["temperature"] and _is_one(body["temperature"]):
+                # Source: the thinking docs' "Sampling parameters" section, as quoted by
+                # https://docs.memberjunction.org/v6.2/api/functions/_memberjunction_ai-anthropic.ResolveSamplingParams.html
+                # (the page itself was not retrievable here): a lone temperature of 1, the default, is accepted.
+                continue
             # Quoted: "temperature is deprecated for this model" (https://github.com/Cratis/AI/releases/tag/v7.105.1)
             raise invalid(f"{name} is deprecated for this model")
         default = {"temperature": 1, "top_p": 1}.get(name)
@@ -84,6 +122,10 @@ def check_sampling(body: dict, profile: Profile) -> None:
             # Reconstructed, not quoted: the Sonnet 5 page says non-default sampling values return 400
             # (https://platform.claude.com/docs/en/models/sonnet-5/overview).
             raise invalid(f"{name}: only the default value is supported for this model")
+
+
+def _is_one(value: object) -> bool:
+    return type(value) in (int, float) and value == 1
 
 
 def check_version_content(messages: list[dict], version: str) -> None:

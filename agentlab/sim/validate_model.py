@@ -1,6 +1,7 @@
 """Per-model rules: each model's profile (``profiles.py``) decides what the API accepts for it.
 
-* a retired model, or an id with no profile: ``404 not_found_error`` (as for any unknown model);
+* a retired model (by its status, or from its ``retires`` day on the simulator's calendar, see
+  ``clock.today``), or an id with no profile: ``404 not_found_error`` (as for any unknown model);
 * ``max_tokens`` above the model's maximum output; input above its context window;
 * forced ``tool_choice`` (``any``/``tool``) on a model that refuses it (Claude Sonnet 5.5:
   https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5#forced-tool-use-is-not-supported);
@@ -18,15 +19,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import date
 
+from agentlab.sim.clock import today
 from agentlab.sim.errors import SimAPIError, invalid
 from agentlab.sim.profiles import Profile, profile
 
 
-def model_profile(model: object) -> Profile:
-    """The profile of an answered model; the API's 404 for a retired or unknown one."""
+def model_profile(model: object, day: date | None = None) -> Profile:
+    """The profile of a model answered on ``day`` (default: today, UTC); the API's 404 for a retired or unknown one."""
     p = profile(model) if isinstance(model, str) else None
-    if p is None or p.retired:
+    if p is None or p.retired_on(day or today()):
         # Quoted: https://github.com/anthropics/claude-code/issues/5349 ("model: sonnet4")
         raise SimAPIError("not_found_error", f"model: {model}")
     return p

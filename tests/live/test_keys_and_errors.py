@@ -154,12 +154,13 @@ def test_a_notebook_run_live_with_a_padded_key_shows_it_nowhere(monkeypatch, tmp
 
 
 def test_a_misspelt_model_on_the_live_api_gets_the_close_ids():
-    def handle(request):  # the API's answer to an unknown model, as recorded (pydantic-ai cassette count_tokens_error)
+    def handle(request):  # the API's answer to an unknown model, in the shape recorded (pydantic-ai cassette count_tokens_error,
+        # which misspelt claude-sonnet-4-5: retired since, so the course no longer suggests it; a misspelt current id here)
         return httpx2.Response(404, json={"type": "error", "error": {"type": "not_found_error",
-                                                                    "message": "model: claude-sonet-4-5"}})
+                                                                    "message": "model: claude-sonet-4-6"}})
 
     client = agentlab.connect("live", api_key=KEY, transport=httpx2.MockTransport(handle), quiet=True, max_retries=0)
     with pytest.raises(anthropic.NotFoundError) as e:
-        agentlab.run_agent(client, "hi", [], model="claude-sonet-4-5")
+        agentlab.run_agent(client, "hi", [], model="claude-sonet-4-6")
     line = explain(e.value)
-    assert "did you mean 'claude-sonnet-4-5'" in line and "agentlab models" in line and "\n" not in line
+    assert "did you mean 'claude-sonnet-4-6'" in line and "agentlab models" in line and "\n" not in line

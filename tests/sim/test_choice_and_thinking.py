@@ -100,16 +100,16 @@ MANUAL = {"type": "enabled", "budget_tokens": 1024}
 ])
 def test_a_manual_thinking_budget_outside_the_documented_bounds_is_the_api_400(thinking, max_tokens, said):
     with pytest.raises(anthropic.BadRequestError, match=said):
-        _client(model="claude-sonnet-4-5").messages.create(model="claude-sonnet-4-5", max_tokens=max_tokens,
+        _client(model="claude-haiku-4-5").messages.create(model="claude-haiku-4-5", max_tokens=max_tokens,
                                                            messages=ASK, thinking=thinking)
 
 
 @pytest.mark.parametrize("choice", [{"type": "any"}, {"type": "tool", "name": "save_note"}])
 def test_manual_thinking_with_a_forced_tool_is_the_api_400_and_auto_is_fine(choice):
-    client = _client(model="claude-sonnet-4-5")
+    client = _client(model="claude-haiku-4-5")
     with pytest.raises(anthropic.BadRequestError, match="Thinking may not be enabled when tool_choice forces tool use"):
-        client.messages.create(model="claude-sonnet-4-5", max_tokens=2000, messages=ASK, tools=TOOLS, thinking=MANUAL,
+        client.messages.create(model="claude-haiku-4-5", max_tokens=2000, messages=ASK, tools=TOOLS, thinking=MANUAL,
                                tool_choice=choice)
-    ok = client.messages.create(model="claude-sonnet-4-5", max_tokens=2000, messages=ASK, tools=TOOLS, thinking=MANUAL,
+    ok = client.messages.create(model="claude-haiku-4-5", max_tokens=2000, messages=ASK, tools=TOOLS, thinking=MANUAL,
                                 tool_choice={"type": "auto"})
     assert ok.stop_reason in ("tool_use", "end_turn")

@@ -10,7 +10,9 @@ from anthropic.types.model_param import ModelParam
 
 import agentlab
 from agentlab.meter.prices import models_table, rows
+from agentlab.sim.clock import SimClock
 from agentlab.sim.profiles import profile, profiles
+from agentlab.sim.server import Simulator
 from agentlab.sim.tokens import content_tokens, estimate_input_tokens, tool_prompt_overhead
 
 from sim_http import body, error, post
@@ -67,12 +69,12 @@ def test_cli_models_prints_the_table(capsys):
     assert "claude-opus-4-7" in capsys.readouterr().out
 
 
-def test_max_tokens_above_the_model_maximum_is_the_api_400(sim):
-    with pytest.raises(anthropic.BadRequestError) as e:
-        sim.messages.create(model="claude-3-haiku-20240307", max_tokens=4097, messages=[{"role": "user", "content": "Hi"}])
-    assert e.value.body["error"]["message"] == (
-        "max_tokens: 4097 > 4096, which is the maximum allowed number of output tokens for claude-3-haiku-20240307")
-    assert sim.messages.create(model="claude-3-haiku-20240307", max_tokens=4096, messages=[{"role": "user", "content": "Hi"}])
+def test_max_tokens_above_the_model_maximum_is_the_api_400():
+    before_retirement = Simulator(clock=SimClock(day="2026-04-19"))  # Haiku 3 retired on 2026-04-20
+    status, _, message = error(post(body("claude-3-haiku-20240307", max_tokens=4097), sim=before_retirement))
+    assert (status, message) == (
+        400, "max_tokens: 4097 > 4096, which is the maximum allowed number of output tokens for claude-3-haiku-20240307")
+    assert post(body("claude-3-haiku-20240307", max_tokens=4096), sim=before_retirement).status_code == 200
     status, _, message = error(post(body("claude-haiku-4-5", max_tokens=64001)))
     assert status == 400 and message.startswith("max_tokens: 64001 > 64000, which is the maximum")
 
