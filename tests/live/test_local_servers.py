@@ -154,3 +154,28 @@ def test_which_hosts_are_this_machine_and_which_are_anthropic():
     assert all(map(is_local, ["http://localhost:11434", "http://127.0.0.1:8080", "http://[::1]:8000", "http://127.8.0.1"]))
     assert not any(map(is_local, ["https://api.anthropic.com", "http://192.168.1.5:11434", "https://ollama.com", None]))
     assert is_anthropic("https://api.anthropic.com") and not is_anthropic("https://anthropic.com.evil.example")
+
+
+def test_the_notebooks_environment_route_goes_live_to_the_local_server_and_a_cap_says_to_drop_it(monkeypatch, tmp_path,
+                                                                                                 capsys):
+    """The README's setup for the notebooks: base URL, any key and the model in the environment, MAX_USD = None."""
+    from agentlab.live.session import _defaults, use
+
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", LOCAL)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "ollama")
+    monkeypatch.setenv("AGENTLAB_MODEL", "qwen3-coder")
+    transport, seen = local_server()
+    try:
+        use("auto", max_usd=None)
+        client = agentlab.connect(transport=transport)
+        run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path))
+        assert (client.agentlab_mode, run.model, run.stop_reason.value) == ("live", "qwen3-coder", "end_turn")
+        assert run.cost_usd is None and len(paid(seen)) == run.model_calls
+        use("auto", max_usd=0.5)
+        refused = agentlab.run_agent(agentlab.connect(transport=transport), "hi", [])
+        assert refused.stop_reason.value == "usd_budget" and "no known price" in refused.detail
+        assert "drop max_usd (MAX_USD = None in a notebook's parameter cell)" in refused.detail
+        assert len(paid(seen)) == run.model_calls  # the refused call was never sent
+    finally:
+        _defaults.clear()
+    capsys.readouterr()
