@@ -23,6 +23,7 @@ from typing import Any, Literal, Sequence
 import anthropic
 import httpx2
 
+from agentlab.live.compat import LocalServer, is_anthropic
 from agentlab.live.errors import install_notebook_handler
 from agentlab.live.keys import clean_key, env_key, remember
 from agentlab.live.session import check_options, session_defaults, use
@@ -182,6 +183,9 @@ def connect(
                 "(or pass api_key=...). To run offline instead, use connect(mode='sim') or leave mode='auto' "
                 "with no key set."
             )
+        target = base_url or os.environ.get("ANTHROPIC_BASE_URL")
+        if target and not is_anthropic(target):  # a compatible server: refused fields degrade (agentlab.live.compat)
+            chain.insert(0, LocalServer(target))
         timeout = client_options.pop("timeout", LIVE_TIMEOUT)
         if record is not None or transport is not None:
             from agentlab.live.cassette import Recorder
@@ -192,7 +196,10 @@ def connect(
         client = anthropic.Anthropic(api_key=key or "no-key-for-local-server", base_url=base_url,
                                      middleware=chain, timeout=timeout, **client_options)
         recording = f"; recording to {Path(record).name}" if record is not None else ""
-        note = (f"agentlab: live calls to {client.base_url} with {model}; usage and cost are real"
+        real = ("; usage and cost are real" if not target or is_anthropic(target) else
+                ", a server that is not Anthropic's API: usage is what it reports, its model is neither Claude nor "
+                "the simulator")
+        note = (f"agentlab: live calls to {client.base_url} with {model}{real}"
                 f"{spend or '; no spending cap (connect(max_usd=...))'}{recording}.")
         install_notebook_handler()
     meter.client = client

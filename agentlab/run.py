@@ -103,6 +103,10 @@ class Turn:
     breakdown: InputBreakdown | None = None
     """Where this call's input went (tool-use prompt, tool definitions, system, task, history, new),
     when known: always in the simulator, live when the client counts parts (``connect(count_parts=True)``)."""
+    cache_reported: bool = True
+    """False when the server's usage had no cache fields (it ignores ``cache_control``, as Ollama does):
+    ``cache_read_tokens`` and ``cache_write_tokens`` are then 0 because nothing was reported, not because
+    nothing was cached."""
 
     @property
     def tokens(self) -> Usage:
@@ -144,7 +148,7 @@ class Turn:
                    wall_s=call.wall_s, cache_read_tokens=u.cache_read_tokens, cache_write_tokens=u.cache_write_tokens,
                    model=call.model, breakdown=call.breakdown,
                    latency_s=call.wall_s if call.sim_latency_s is None else call.sim_latency_s,
-                   cache_write_1h_tokens=u.cache_write_1h_tokens)
+                   cache_write_1h_tokens=u.cache_write_1h_tokens, cache_reported=call.cache_reported)
 
 
 def turns_of(meter: Meter, since: int = 0, calls: list[CallRecord] | None = None) -> list[Turn]:
@@ -220,6 +224,11 @@ class Run:
     def reprefill_tokens(self) -> int:
         """Input tokens that were re-sent from earlier turns, summed."""
         return sum(t.reprefill_tokens for t in self.turns)
+
+    @property
+    def cache_reported(self) -> bool:
+        """False when some call's server reported no cache fields: the run's cache figures are unknown, not 0."""
+        return all(t.cache_reported for t in self.turns)
 
     def part_tokens(self, *parts: str) -> int | None:
         """Input tokens summed over every call for the named parts (e.g. ``"tool_prompt", "tool_definitions"``);

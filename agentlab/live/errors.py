@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentlab.live.cassette import CassetteMismatch
+from agentlab.live.compat import FIELDS
 from agentlab.live.keys import scrub
 
 NEXT_STEP = {
@@ -54,6 +55,11 @@ def explain(err: BaseException, base_url: Any = None) -> str | None:
         hint = NEXT_STEP.get(status) or NEXT_STEP.get(500 if status >= 500 else 400)
         if status == 404 and isinstance(message, str) and message.startswith("model: "):
             hint = _model_hint(message.removeprefix("model: ").strip()) or hint
+        field = next((f for f in FIELDS if f in message), None) if status == 400 and isinstance(message, str) else None
+        if field is not None:
+            hint = (f"this server or model does not take {field}: send the request without it and let the loop's "
+                    "guards (max_turns, Limits) bound the run; agentlab resends without it by itself only to a server "
+                    "on this machine serving an unpriced (local) model, where a call costs nothing")
         wait = f" (the API asks to wait {retry} s)" if retry and status in (429, 529) else ""
         line = f"the API{where} answered HTTP {status}{' ' + kind if kind else ''}: {message or err.message}. {hint}{wait}"
     elif isinstance(err, anthropic.APIError):

@@ -112,7 +112,8 @@ class SessionCap(Middleware):
                 self.refused += 1
                 raise SpendRefused(f"connect(max_usd={self.max_usd:g}): the model {body.get('model')!r} has no known "
                                    "price, so the cap cannot be kept; the call was not sent. Pick a priced model "
-                                   "(`agentlab models`) or drop max_usd", observed=spent, predicted=None,
+                                   "(`agentlab models`), or drop max_usd (MAX_USD = None in a notebook's parameter "
+                                   "cell) for a local model that bills nothing", observed=spent, predicted=None,
                                    limit=self.max_usd)
             spent += self.in_flight  # calls still running count at their upper bound
             if spent + bound > self.max_usd:

@@ -32,6 +32,7 @@ from typing import Any
 from anthropic import Middleware
 from anthropic.types import Message
 
+from agentlab.live.compat import NOT_REPORTED, cache_reported, marks_cache, no_token_counting, say
 from agentlab.meter.breakdown import InputBreakdown, count_prefixes, from_counts, from_header
 from agentlab.meter.latency import latency_of
 from agentlab.meter.stream import Attempt, record_attempt, tap_stream
@@ -77,6 +78,9 @@ class CallRecord:
     """True when this answer came on a retry (earlier attempts failed: see ``Meter.attempts``)."""
     sim_latency_s: float | None = None
     """Simulated latency from the simulator's header; ``None`` for a live response (use ``wall_s``)."""
+    cache_reported: bool = True
+    """False when the response's usage had no cache fields (a server that ignores ``cache_control``, e.g.
+    Ollama): its cache reads and writes are then unknown, not 0, whatever ``usage`` holds for them."""
 
     @property
     def tokens(self) -> Usage:
@@ -155,6 +159,10 @@ class Meter(Middleware):
         """``count_tokens`` calls that failed (their calls were metered without a split)."""
         self.count_warned = 0
         """Of those, the ones the server answered with an error status (the first is said on stderr)."""
+        self.no_counting = False
+        """True once the server answered ``count_tokens`` with 404/405/501: it has none, so no more are sent."""
+        self.cache_warned = False
+        """True once a call that marked ``cache_control`` came back without cache fields (said once)."""
 
     def handle(self, request, call_next):  # type: ignore[override]
         if request.method.lower() != "post" or not str(request.url).rstrip("/").endswith("/v1/messages"):
@@ -192,7 +200,7 @@ class Meter(Middleware):
     def _counts(self, body: dict) -> dict | None:
         """``count_tokens`` prefix counts for ``body`` (once per body: an SDK retry of the paid call reuses
         them), or ``None`` when not counting or a count failed."""
-        if not self.count_tokens or self.client is None:
+        if not self.count_tokens or self.client is None or self.no_counting:
             return None
         key = json.dumps(body, sort_keys=True, default=str)
         with self._lock:
@@ -204,16 +212,23 @@ class Meter(Middleware):
         return counts
 
     def _count_failed(self, error: Exception) -> None:
-        """Say once per Meter, in one line, that count_tokens failed and parts go unsplit (e.g. a local
-        Anthropic-compatible server without the endpoint); the paid call goes ahead either way."""
+        """Say once per Meter, in one line, that count_tokens failed and parts go unsplit; a server with no
+        such endpoint (a local Anthropic-compatible one) is asked no more. The paid call goes ahead either way."""
         self.count_errors += 1
         status = getattr(error, "status_code", None)
         if status is None:  # no network, a timeout: the paid call that follows says so itself
             return
         self.count_warned += 1
-        if self.count_warned == 1:
-            why = f"HTTP {status}"
-            print(f"agentlab: count_tokens failed ({why}) at {getattr(self.client, 'base_url', 'the server')}; "
+        where = getattr(self.client, "base_url", "the server")
+        if no_token_counting(error):
+            with self._lock:
+                first, self.no_counting = not self.no_counting, True
+            if first:
+                say(f"agentlab: the server at {where} has no token counting (count_tokens answered HTTP {status}); "
+                    "input tokens are the usage the server reports, not split into parts (Turn.breakdown is None), "
+                    "and the run goes on")
+        elif self.count_warned == 1:
+            print(f"agentlab: count_tokens failed (HTTP {status}) at {where}; "
                   "calls go ahead, but their input is not split into parts", file=sys.stderr)
 
     def _record(self, body: dict, first: str, resent: Any, headers: Any, model: str, raw_usage: dict,
@@ -222,6 +237,12 @@ class Meter(Middleware):
         """Append one call's :class:`CallRecord`, with its conversation, re-prefill and input parts."""
         tokens = Usage.from_api(raw_usage)
         total = tokens.prompt_total
+        cached = cache_reported(raw_usage)
+        if not cached and not self.cache_warned and marks_cache(body):
+            self.cache_warned = True
+            say(f"agentlab: the server at {getattr(self.client, 'base_url', 'base_url')} reports no cache reads or "
+                f"writes (its usage has no cache fields: it ignores cache_control); caching figures show as "
+                f"'{NOT_REPORTED}', not as 0 tokens saved")
         parts = from_header(headers, total)
         if parts is None and counts is not None:  # live: the counts made before the call
             parts = from_counts(counts, body, total)
@@ -239,7 +260,8 @@ class Meter(Middleware):
                 continues=prev is not None, estimated=SIM_HEADER in headers,
                 tool_calls=tuple(b.get("name", "") for b in content if b.get("type") == "tool_use"),
                 reprefill=tokens.reprefill_after(prev[1] if prev else None), conversation=conversation,
-                thread=threading.get_ident(), breakdown=parts, retry=retry, sim_latency_s=latency_of(headers)))
+                thread=threading.get_ident(), breakdown=parts, retry=retry, sim_latency_s=latency_of(headers),
+                cache_reported=cached))
 
     def mark(self) -> int:
         """A position in ``calls``; ``agentlab.run.turns_of(meter, mark)`` gives the calls made since as ``Turn`` s."""

@@ -34,14 +34,17 @@ def turns_table(run: Run) -> Any:
     and the re-prefill split into fixed overhead re-sent and history re-sent."""
     import pandas as pd
 
+    from agentlab.live.compat import NOT_REPORTED
     from agentlab.meter.breakdown import LABELS
 
     sent = messages_sent(run)
     rows = []
+    unreported = not all(u.cache_reported for u in run.turns)  # a server without cache fields: unknown, not 0
     for i, t in enumerate(run.turns):
         row = {"turn": t.index, "messages sent": sent[i] if i < len(sent) else None, "input tokens": t.prompt_tokens}
-        if any(u.cache_read_tokens or u.cache_write_tokens for u in run.turns):  # billed apart: show them
-            row.update({"of which cache reads": t.cache_read_tokens, "of which cache writes": t.cache_write_tokens})
+        if unreported or any(u.cache_read_tokens or u.cache_write_tokens for u in run.turns):  # billed apart: show them
+            reads, writes = (t.cache_read_tokens, t.cache_write_tokens) if t.cache_reported else (NOT_REPORTED,) * 2
+            row.update({"of which cache reads": reads, "of which cache writes": writes})
         if t.breakdown is not None:
             row.update({LABELS[k]: v for k, v in t.breakdown.parts().items()})
             if t.breakdown.residual:
