@@ -103,6 +103,8 @@ class Turn:
     breakdown: InputBreakdown | None = None
     """Where this call's input went (tool-use prompt, tool definitions, system, task, history, new),
     when known: always in the simulator, live when the client counts parts (``connect(count_parts=True)``)."""
+    batch: bool = False
+    """True when a Message Batch answered this call (``agentlab.batching``): billed at the batch price."""
 
     @property
     def tokens(self) -> Usage:
@@ -133,7 +135,7 @@ class Turn:
         """
         from agentlab.meter.prices import cost_usd
 
-        return cost_usd(self.model, self.tokens)
+        return cost_usd(self.model, self.tokens, batch=self.batch)
 
     @classmethod
     def from_call(cls, index: int, call: CallRecord) -> Turn:
@@ -144,7 +146,7 @@ class Turn:
                    wall_s=call.wall_s, cache_read_tokens=u.cache_read_tokens, cache_write_tokens=u.cache_write_tokens,
                    model=call.model, breakdown=call.breakdown,
                    latency_s=call.wall_s if call.sim_latency_s is None else call.sim_latency_s,
-                   cache_write_1h_tokens=u.cache_write_1h_tokens)
+                   cache_write_1h_tokens=u.cache_write_1h_tokens, batch=call.batch is not None)
 
 
 def turns_of(meter: Meter, since: int = 0, calls: list[CallRecord] | None = None) -> list[Turn]:
