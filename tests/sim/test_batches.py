@@ -122,3 +122,26 @@ def test_waiting_on_the_default_clock_moves_only_the_batches(client):
     batch = plain.messages.batches.create(requests=[{"custom_id": "a", "params": _params()}])
     plain.agentlab_simulator.batches.wait(3600)
     assert plain.messages.batches.retrieve(batch.id).processing_status == "ended"
+
+
+def test_a_plain_sdk_client_runs_a_batch_over_http():
+    import threading
+
+    from agentlab.sim.serve import make_server
+    from agentlab.sim.server import Simulator
+
+    sim = Simulator(clock=SimClock())
+    server = make_server(sim, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        client = anthropic.Anthropic(api_key="anything", base_url=f"http://127.0.0.1:{server.server_address[1]}",
+                                     max_retries=0)
+        batch = client.messages.batches.create(requests=[{"custom_id": "a", "params": _params()}])
+        assert client.messages.batches.retrieve(batch.id).processing_status == "in_progress"
+        sim.batches.wait(3600)
+        (line,) = list(client.messages.batches.results(batch.id))
+        assert line.custom_id == "a" and line.result.type == "succeeded"
+    finally:
+        server.shutdown()
+        server.server_close()
