@@ -101,6 +101,11 @@ def run_batched(client: Any, runs: list[tuple[Any, Generator[dict, Any, Run]]], 
                 pending[i] = _step(runs[i][1], (result.message, {"batch_id": batch.id}), done, i)
         else:
             raise RuntimeError(f"run_batched: {len(pending)} runs still unfinished after {MAX_ROUNDS} rounds")
+    except BaseException as e:  # a batch call failed (or Ctrl-C): every unfinished run's trace says so, then it is raised
+        for i in pending:
+            if i not in done:
+                _step(runs[i][1], e, done, i, throw=True)
+        raise
     finally:
         if main and sigterm is not None:
             signal.signal(signal.SIGTERM, sigterm)
@@ -114,7 +119,7 @@ def _step(steps: Generator, value: Any, done: dict, i: int, throw: bool = False)
         return steps.throw(value) if throw else steps.send(value)
     except StopIteration as end:
         done[i] = end.value
-    except Exception as e:  # noqa: BLE001  (the run's trace has recorded it; the other runs go on)
+    except BaseException as e:  # noqa: BLE001  (the run's trace has recorded it; the other runs go on)
         done[i] = e
     return None
 

@@ -100,3 +100,12 @@ def test_the_sigterm_handler_is_the_one_before_the_batches(tools):
     before = signal.getsignal(signal.SIGTERM)
     _batched(TASKS, tools)
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_failed_batch_call_ends_every_run_trace_then_is_raised(tools, tmp_path):
+    paths = [tmp_path / f"run{i}.jsonl" for i in range(2)]
+    sender = _client(faults="500=1.0,seed=1", max_retries=0)
+    with pytest.raises(Exception) as e:
+        _batched(TASKS[:2], tools, sender, paths)
+    assert getattr(e.value, "status_code", None) == 500
+    assert [read_trace(p)[-1]["reason"] for p in paths] == ["error", "error"]
