@@ -26,7 +26,7 @@ from __future__ import annotations
 import difflib
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Generator
 
 from agentlab.caching import with_cache_breakpoints
 from agentlab.client import model_of
@@ -70,7 +70,50 @@ def run_agent(
     (``before_call``) and read each reply (``after_call``); its rewrites start new conversations, so
     the run's turns are then all of this thread's calls. ``before_call`` may return a guard's
     ``Stopped`` instead: the run then ends with that typed reason (e.g. ``COMPACTION_FAILED``).
+
+    It drives :func:`agent_steps` (the loop itself), answering each request with ``client.messages.create``.
     """
+    steps = agent_steps(client, task, tools, model=model, system=system, max_turns=max_turns, max_tokens=max_tokens,
+                        trace=trace, limits=limits, executor=executor, cache=cache, context=context)
+    return drive(steps, lambda request: (client.messages.create(**request), {}))
+
+
+def drive(steps: Generator[dict, Any, Run], answer: Callable[[dict], tuple[Any, dict]]) -> Run:
+    """Run :func:`agent_steps` to its end: each request it yields is answered by ``answer(request)``, a
+    ``(Message, fields for the response event)`` pair; an exception ``answer`` raises is raised inside the loop
+    (a ``SpendRefused`` ends the run typed, any other is written to the trace and re-raised)."""
+    try:
+        request = next(steps)
+        while True:  # bounded: agent_steps yields at most once per turn, and its turns are bounded
+            try:
+                reply = answer(request)
+            except BaseException as e:  # noqa: BLE001  (the loop decides: typed stop, or trace and re-raise)
+                request = steps.throw(e)
+            else:
+                request = steps.send(reply)
+    except StopIteration as done:
+        return done.value
+
+
+def agent_steps(
+    client: Any,
+    task: str,
+    tools: list[Tool],
+    *,
+    model: str | None = None,
+    system: str | None = None,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    max_tokens: int = 1024,
+    trace: str | Path | None = None,
+    limits: Limits | None = None,
+    executor: ToolRunner | None = None,
+    cache: bool | str = False,
+    context: ContextStrategy | None = None,
+) -> Generator[dict, Any, Run]:
+    """The agent loop as steps (options as :func:`run_agent`): it yields each model request and takes back
+    ``(reply, fields)``, the reply a ``Message`` and ``fields`` added to the trace's ``response`` event (a
+    Message Batch's ``batch_id``, say); it returns the :class:`Run`. ``run_agent`` answers each request
+    with one call; ``agentlab.batching`` answers many runs' requests with one Message Batch."""
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
     if limits is not None and max_turns != DEFAULT_MAX_TURNS:
@@ -107,11 +150,14 @@ def run_agent(
             if (stopped := budget.before_call(request)) is not None:  # could cross max_usd: not sent
                 turn -= 1
                 break
+            tr.event("request", turn=turn, messages=len(request["messages"]))  # flushed first: a crash keeps it
             try:
-                reply, content, usage = call_model(client, tr, {"turn": turn}, **request)
+                reply, fields = yield request  # the model call: run_agent's, or one request of a batch
             except SpendRefused as refused:  # the session cap (connect(max_usd=...)) refused it before sending
                 stopped, turn = stopped_by(refused), turn - 1
                 break
+            content, usage = as_json(reply)
+            tr.event("response", turn=turn, stop_reason=reply.stop_reason, content=content, usage=usage, **fields)
             if context:
                 context.after_call(reply, tr, turn)
             messages.append({"role": "assistant", "content": content})
@@ -166,10 +212,15 @@ def call_model(client: Any, trace: Any, at: dict, note: dict | None = None, **re
     """
     trace.event("request", **at, messages=len(request["messages"]), **(note or {}))
     reply = client.messages.create(**request)
-    content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
-    usage = reply.usage.model_dump(mode="json", exclude_none=True)
+    content, usage = as_json(reply)
     trace.event("response", **at, stop_reason=reply.stop_reason, content=content, usage=usage)
     return reply, content, usage
+
+
+def as_json(reply: Any) -> tuple[list[dict], dict]:
+    """A reply's content blocks and usage as the API's JSON (what the trace and the history keep)."""
+    return ([b.model_dump(mode="json", exclude_none=True) for b in reply.content],
+            reply.usage.model_dump(mode="json", exclude_none=True))
 
 
 def execute_tools(content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,

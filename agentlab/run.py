@@ -107,6 +107,8 @@ class Turn:
     """False when the server's usage had no cache fields (it ignores ``cache_control``, as Ollama does):
     ``cache_read_tokens`` and ``cache_write_tokens`` are then 0 because nothing was reported, not because
     nothing was cached."""
+    batch: bool = False
+    """True when a Message Batch answered this call (``agentlab.batching``): billed at the batch price."""
 
     @property
     def tokens(self) -> Usage:
@@ -137,7 +139,7 @@ class Turn:
         """
         from agentlab.meter.prices import cost_usd
 
-        return cost_usd(self.model, self.tokens)
+        return cost_usd(self.model, self.tokens, batch=self.batch)
 
     @classmethod
     def from_call(cls, index: int, call: CallRecord) -> Turn:
@@ -148,7 +150,8 @@ class Turn:
                    wall_s=call.wall_s, cache_read_tokens=u.cache_read_tokens, cache_write_tokens=u.cache_write_tokens,
                    model=call.model, breakdown=call.breakdown,
                    latency_s=call.wall_s if call.sim_latency_s is None else call.sim_latency_s,
-                   cache_write_1h_tokens=u.cache_write_1h_tokens, cache_reported=call.cache_reported)
+                   cache_write_1h_tokens=u.cache_write_1h_tokens, cache_reported=call.cache_reported,
+                   batch=call.batch is not None)
 
 
 def turns_of(meter: Meter, since: int = 0, calls: list[CallRecord] | None = None) -> list[Turn]:

@@ -53,8 +53,9 @@ class EventKind:
 EVENTS: dict[str, EventKind] = {
     "request": EventKind("the harness is about to call the model: the run's call number, how many messages it sends",
                          ("turn", "messages"), ("step", "structured")),
-    "response": EventKind("the model's reply: its content blocks as the API returned them, stop_reason, usage",
-                          ("turn", "stop_reason", "content", "usage"), ("step",)),
+    "response": EventKind("the model's reply: its content blocks as the API returned them, stop_reason, usage "
+                          "(batch_id: the Message Batch that answered it)",
+                          ("turn", "stop_reason", "content", "usage"), ("step", "batch_id")),
     "tool_call": EventKind("the harness runs a tool the model asked for (id: its tool_use block's; a ReAct action has none)",
                            ("turn", "name", "input"), ("id",)),
     "tool_result": EventKind("what that tool returned, sent back to the model", ("turn", "content", "is_error"), ("id",)),

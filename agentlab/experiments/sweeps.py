@@ -9,6 +9,9 @@ Input tokens are split into three disjoint components per run:
 - ``tool tokens``: the tool definitions and the hidden tool-use prompt, sent again on every call;
 - ``re-sent history``: the rest of the re-prefill, earlier turns sent again (grows ~ quadratically);
 - ``new tokens``: what each call sends for the first time.
+
+``sweep(..., batch=True)`` runs the agent points through the Message Batches API (``agentlab.batching``):
+each round, one batch per policy (short or long answers) holds every unfinished run's next request.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
+from agentlab.batching import run_batched
 from agentlab.client import connect
-from agentlab.loop import run_agent
+from agentlab.loop import agent_steps, run_agent
 from agentlab.run import Run
 from agentlab.sim.caching import SimClock
 from agentlab.sim.models.careful import CarefulAgent
@@ -120,15 +124,47 @@ def sweep_grid(ns: Iterable[int] = range(1, 13), models: Iterable[str] = MODELS,
 
 
 def sweep(ns: Iterable[int] = range(1, 13), models: Iterable[str] = MODELS, long_output: Iterable[bool] = (False, True),
-          progress: bool = True) -> Any:
-    """Run the whole grid (:func:`sweep_grid`) offline; one pandas DataFrame row per run."""
+          progress: bool = True, batch: bool = False) -> Any:
+    """Run the whole grid (:func:`sweep_grid`) offline; one pandas DataFrame row per run.
+
+    ``batch=True``: the agent points only (the workflow is a fixed code path, not a stepped loop), sent
+    through the Message Batches API one round at a time (:func:`batch_rows`): the same turns and tokens
+    as without it for uncached runs, at half the cost, each turn as slow as its batch round."""
     import pandas as pd
     from tqdm.auto import tqdm
 
     grid = sweep_grid(ns, models, long_output)
     with tempfile.TemporaryDirectory(prefix="agentlab-sweep-") as notes:
+        if batch:
+            return pd.DataFrame(batch_rows([p for p in grid if p[2] == "agent"], notes))
         rows = [run_row(*point, notes_dir=notes) for point in tqdm(grid, desc="sweep runs", disable=not progress)]
     return pd.DataFrame(rows)
+
+
+def batch_rows(grid: list[tuple[str, int, str, bool, bool]], notes_dir: str | Path) -> list[dict]:
+    """The agent points of ``grid`` as rows, their calls sent as Message Batches on the simulator: one batch client
+    per policy (short or long answers, as :func:`run_row` picks), one batch per round of all its runs.
+
+    Live safety does not arise here (the simulator only); :func:`agentlab.batching.run_batched` checks a live
+    client's session cap against each whole batch. Runs in one batch share that simulator's prompt cache,
+    as requests sent with one API key share its cache: cached runs may read each other's tool definitions."""
+    if any(kind != "agent" for _, _, kind, _, _ in grid):
+        raise ValueError("batch_rows(grid=...): only agent points can be batched (the workflow is not a stepped loop)")
+    rows: dict[int, dict] = {}
+    for lo in dict.fromkeys(p[4] for p in grid):
+        points = [(i, p) for i, p in enumerate(grid) if p[4] == lo]
+        sender = connect("sim", policy=LongAnswers() if lo else None, quiet=True)
+        sender.agentlab_simulator.clock = SimClock()  # type: ignore[attr-defined]
+        runs = []
+        for _, (model, n, _, cache, _) in points:
+            own = connect("sim", model=model, quiet=True)  # where the run's turns are metered; it sends nothing
+            runs.append((own, agent_steps(own, sweep_task(city_names()[:n]), task_tools(notes_dir), max_turns=n + 4,
+                                          max_tokens=MAX_TOKENS, cache=cache)))
+        for (i, (_, n, _, cache, _)), run in zip(points, run_batched(sender, runs)):
+            if isinstance(run, BaseException):
+                raise run
+            rows[i] = {**row_of(run, n, cache, lo), "batch": True}
+    return [rows[i] for i in range(len(grid))]
 
 
 # Figures for a sweep DataFrame (:func:`agentlab.experiments.sweeps.sweep`): what grows with the number of cities.

@@ -79,7 +79,7 @@ def cheapest_model() -> str:
 
 def spent_usd(meter: Any, since: int = 0) -> float:
     """USD the meter's calls since ``since`` cost (unpriced calls count as nothing: they are refused first)."""
-    return sum(cost_usd(c.model, c.usage) or 0.0 for c in meter.calls[since:])
+    return sum(cost_usd(c.model, c.usage, batch=c.batch is not None) or 0.0 for c in meter.calls[since:])
 
 
 class SessionCap(Middleware):

@@ -37,7 +37,7 @@ from agentlab.meter.breakdown import InputBreakdown, count_prefixes, from_counts
 from agentlab.meter.latency import latency_of
 from agentlab.meter.stream import Attempt, record_attempt, tap_stream
 from agentlab.meter.usage import Usage
-from agentlab.sim.wire import SIM_HEADER
+from agentlab.sim.wire import LATENCY_HEADER, SIM_HEADER
 from agentlab.trace import current_trace
 
 CHECK_PARTS_ENV = "AGENTLAB_CHECK_PARTS"
@@ -81,6 +81,8 @@ class CallRecord:
     cache_reported: bool = True
     """False when the response's usage had no cache fields (a server that ignores ``cache_control``, e.g.
     Ollama): its cache reads and writes are then unknown, not 0, whatever ``usage`` holds for them."""
+    batch: str | None = None
+    """The Message Batch that answered this call (billed at the batch price), ``None`` for a direct call."""
 
     @property
     def tokens(self) -> Usage:
@@ -231,9 +233,19 @@ class Meter(Middleware):
             print(f"agentlab: count_tokens failed (HTTP {status}) at {where}; "
                   "calls go ahead, but their input is not split into parts", file=sys.stderr)
 
+    def record_batched(self, body: dict, message: Any, batch_id: str, seconds: float, estimated: bool) -> None:
+        """Record one request of a Message Batch and its succeeded ``message`` (an SDK ``Message``) as a call:
+        ``seconds`` from the batch's creation to its end (a simulated batch's on the simulator's clock),
+        ``estimated`` when the simulator answered. No input split: a batch result carries none."""
+        msgs = body.get("messages") or []
+        content = [b.model_dump(mode="json", exclude_none=True) for b in message.content]
+        headers = {SIM_HEADER: "true", LATENCY_HEADER: f"{seconds * 1000:.1f}"} if estimated else {}
+        self._record(body, _first_key(msgs), _resent_reply(msgs), headers, message.model, message.usage.model_dump(),
+                     message.stop_reason, content, 0.0 if estimated else seconds, False, batch=batch_id)
+
     def _record(self, body: dict, first: str, resent: Any, headers: Any, model: str, raw_usage: dict,
                 stop_reason: str | None, content: list[dict], wall: float, retry: bool,
-                counts: dict | None = None) -> None:
+                counts: dict | None = None, batch: str | None = None) -> None:
         """Append one call's :class:`CallRecord`, with its conversation, re-prefill and input parts."""
         tokens = Usage.from_api(raw_usage)
         total = tokens.prompt_total
@@ -261,7 +273,7 @@ class Meter(Middleware):
                 tool_calls=tuple(b.get("name", "") for b in content if b.get("type") == "tool_use"),
                 reprefill=tokens.reprefill_after(prev[1] if prev else None), conversation=conversation,
                 thread=threading.get_ident(), breakdown=parts, retry=retry, sim_latency_s=latency_of(headers),
-                cache_reported=cached))
+                cache_reported=cached, batch=batch))
 
     def mark(self) -> int:
         """A position in ``calls``; ``agentlab.run.turns_of(meter, mark)`` gives the calls made since as ``Turn`` s."""

@@ -17,25 +17,32 @@ from agentlab.meter.usage import Usage
 from agentlab.sim.profiles import Profile, profiles, read_date
 
 
+BATCH = {"processing": "batch"}
+"""genai-prices' price context for a call served through the Message Batches API."""
+
+
 @lru_cache(maxsize=4096)
-def _price(model: str, usage: Usage) -> float | None:
+def _price(model: str, usage: Usage, batch: bool = False) -> float | None:
     from genai_prices import extract_usage
 
     try:
         return float(extract_usage({"model": model, "usage": usage.as_api()}, provider_id="anthropic")
-                     .calc_price().total_price)
+                     .calc_price(price_context=BATCH if batch else None).total_price)
     except LookupError:
         return None
 
 
-def cost_usd(model: str, usage: dict | Usage) -> float | None:
+def cost_usd(model: str, usage: dict | Usage, batch: bool = False) -> float | None:
     """USD price of one call's ``usage`` for ``model`` (genai-prices), or ``None`` if the price is unknown.
 
     ``usage`` is the API's usage JSON (missing counts are 0) or a :class:`~agentlab.meter.usage.Usage`.
     1-hour cache writes are priced at their rate when it says how many there were
-    (``cache_creation.ephemeral_1h_input_tokens``).
+    (``cache_creation.ephemeral_1h_input_tokens``). ``batch=True``: the call was served through the
+    Message Batches API, billed at 50% of the standard price, cache reads and writes included
+    (https://platform.claude.com/docs/en/build-with-claude/batch-processing#pricing); genai-prices keeps
+    those rates as its ``processing: batch`` price variant.
     """
-    return _price(model, usage if isinstance(usage, Usage) else Usage.from_api(usage))
+    return _price(model, usage if isinstance(usage, Usage) else Usage.from_api(usage), batch)
 
 
 usage_cost_usd = cost_usd

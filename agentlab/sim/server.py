@@ -6,7 +6,8 @@ server (``agentlab serve``). It serves ``POST /v1/messages`` (JSON, or server-se
 ``stream: true``) and ``POST /v1/messages/count_tokens``, checks the ``anthropic-version`` header,
 validates requests as the API does for the model asked for (its profile, ``profiles.py``), continues
 server-side message threads, can inject seeded faults (``faults.py``), and answers errors in the API's
-envelope.
+envelope. The Message Batches endpoints (``/v1/messages/batches...``) are served by ``batches.py``, each
+request of a batch answered as ``POST /v1/messages`` would answer it.
 
 Deterministic: ids come from a per-simulator counter and a hash of the request, bodies carry no
 wall-clock time, so the same request sequence gives byte-identical responses.
@@ -27,6 +28,7 @@ from typing import Any, Callable
 
 import httpx2
 
+from agentlab.sim.batches import Batches
 from agentlab.sim.caching import PromptCache
 from agentlab.sim.clock import today
 from agentlab.sim.context_editing import apply_context_management
@@ -86,6 +88,8 @@ class Simulator:
         """Server-side message threads, for clients that continue one (the SDK's tool runner)."""
         self.cache = PromptCache()
         """The prompt cache (``cache_control``), shared by every request to this simulator."""
+        self.batches = Batches(self._batched, lambda: self.clock)
+        """The Message Batches endpoints: each batch's requests answered by this simulator, on its clock."""
 
     @property
     def models(self) -> set[str]:
@@ -110,23 +114,44 @@ class Simulator:
     def answer(self, request: httpx2.Request) -> tuple[httpx2.Response, float]:
         """``handle`` without the wait: the response and the seconds a "slow" fault holds it back
         (``agentlab serve`` waits those on its event loop, not in a thread)."""
-        with self._lock:
-            self.counter += 1
-            n = self.counter
+        n = self._number()
         response = self._answer(request, n)
         return response, (self.faults.delay(n) if self.faults else 0.0)
 
-    def _answer(self, request: httpx2.Request, n: int) -> httpx2.Response:
+    def _number(self) -> int:
+        with self._lock:
+            self.counter += 1
+            return self.counter
+
+    def _batched(self, params: object, batch_request: httpx2.Request) -> tuple[int, dict]:
+        """One request of a batch, answered as ``POST /v1/messages`` (same headers) but without moving the clock:
+        ``(200, {"message", "seconds"})`` or ``(status, the error envelope)``."""
+        headers = {k: v for k, v in batch_request.headers.items() if k.lower() not in ("content-length", "content-type")}
+        sub = httpx2.Request("POST", batch_request.url.copy_with(path="/v1/messages", query=None), headers=headers,
+                             json=params)
+        response = self._answer(sub, self._number(), batched=True)
+        if response.status_code != 200:
+            return response.status_code, response.json()
+        return 200, {"message": response.json(), "seconds": float(response.headers[LATENCY_HEADER]) / 1000}
+
+    def _answer(self, request: httpx2.Request, n: int, batched: bool = False) -> httpx2.Response:
         seed = _digest(n, request)
         request_id = f"req_sim_{n:06d}_{seed[:12]}"
         headers = {"request-id": request_id, SIM_HEADER: "true; token counts are estimates"}
         try:
             path = request.url.path.rstrip("/")
-            if request.method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
-                raise SimAPIError("not_found_error", f"Not found: {request.method} {request.url.path} (the simulator serves POST /v1/messages and /v1/messages/count_tokens)")
+            batch = path.startswith("/v1/messages/batches") and not batched
+            if not batch and (request.method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens")):
+                raise SimAPIError("not_found_error", f"Not found: {request.method} {request.url.path} (the simulator serves POST /v1/messages and /v1/messages/count_tokens, and the Message Batches endpoints)")
             fault = self.faults.fault(n) if self.faults else None
             if fault is not None:
                 raise fault
+            if batch:
+                check_version(request.headers)
+                status, answer = self.batches.handle(request.method, path, request, n, seed)
+                if isinstance(answer, bytes):  # the results, as JSON Lines
+                    return httpx2.Response(status, content=answer, headers={**headers, "content-type": "application/binary"})
+                return httpx2.Response(status, json=answer, headers=headers)
             if len(request.content) > MAX_BODY_BYTES:
                 # Quoted: https://github.com/anthropics/claude-code/issues/14567 ("Request exceeds the maximum size")
                 raise SimAPIError("request_too_large", "Request exceeds the maximum size")
@@ -144,7 +169,7 @@ class Simulator:
                 message["context_management"] = {"applied_edits": edits}
             with self._lock:  # the cache and the clock are shared by concurrent requests
                 message["usage"].update(self.cache.apply(body, input_tokens, self.clock()))  # cache reads and writes
-                headers[LATENCY_HEADER] = self._elapse(message)
+                headers[LATENCY_HEADER] = self._elapse(message, advance=not batched)  # a batch ends on its own clock
             headers[BREAKDOWN_HEADER] = json.dumps(input_parts(body), separators=(",", ":"))  # where the input went
             self.threads.remember(body, message)
             if body.get("stream"):
@@ -192,10 +217,10 @@ class Simulator:
             raise invalid(f"The request body is not valid JSON for this API: nested more than {MAX_JSON_DEPTH} levels deep (this simulator's limit).")
         return body
 
-    def _elapse(self, payload: dict) -> str:
+    def _elapse(self, payload: dict, advance: bool = True) -> str:
         """The response's simulated latency in ms (header value); a ``SimClock`` moves on by that much."""
         seconds = simulated_latency_s(payload["model"], payload["usage"])
-        if hasattr(self.clock, "advance"):
+        if advance and hasattr(self.clock, "advance"):
             self.clock.advance(seconds)  # type: ignore[attr-defined]
         return f"{seconds * 1000:.1f}"
 

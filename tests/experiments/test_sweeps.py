@@ -59,3 +59,18 @@ def test_cost_curve_sums_to_the_runs_cost_and_figures_render(tmp_path):
     per, cum = cost_curve(run)
     assert cum[-1] == pytest.approx(run.cost_usd) == pytest.approx(sum(per))
     assert plot_cost_per_turn({"cached": run}).axes and plot_latency_per_turn({"cached": run}).axes
+
+
+def test_a_batch_sweep_has_the_same_runs_turns_and_tokens_at_half_the_cost(small):
+    batched = sweep(ns=[1, 2, 5], models=["claude-opus-5"], long_output=(False, True), progress=False, batch=True)
+    assert set(batched["kind"]) == {"agent"} and batched["batch"].all()
+    key = ["cities", "cache", "long output"]
+    direct = small[small["kind"] == "agent"].set_index(key).sort_index()
+    batched = batched.set_index(key).sort_index()
+    assert list(batched.index) == list(direct.index)
+    assert (batched["turns"] == direct["turns"]).all() and (batched["stop"] == direct["stop"]).all()
+    plain = batched.xs(False, level="cache"), direct.xs(False, level="cache")
+    for column in ("input tokens (all)", "output tokens"):
+        assert (plain[0][column] == plain[1][column]).all()
+    assert (plain[0]["cost (USD)"] * 2 - plain[1]["cost (USD)"]).abs().max() < 1e-12
+    assert (batched["latency (s)"] > direct["latency (s)"]).all()  # each turn waits for its batch round
