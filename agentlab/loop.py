@@ -59,6 +59,7 @@ def run_agent(
     executor: ToolRunner | None = None,
     cache: bool | str = False,
     context: ContextStrategy | None = None,
+    tool_choice: dict | None = None,
 ) -> Run:
     """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it.
 
@@ -70,6 +71,8 @@ def run_agent(
     (``before_call``) and read each reply (``after_call``); its rewrites start new conversations, so
     the run's turns are then all of this thread's calls. ``before_call`` may return a guard's
     ``Stopped`` instead: the run then ends with that typed reason (e.g. ``COMPACTION_FAILED``).
+    ``tool_choice`` goes into every request as is, e.g. ``{"type": "auto", "disable_parallel_tool_use": True}``
+    for at most one tool call per turn (https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use).
     """
     if not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a whole number >= 1, got {max_turns!r}")
@@ -90,6 +93,9 @@ def run_agent(
     meter = meter_of(client)
     start, t0 = meter.mark(), time.perf_counter()
     messages: list[dict] = [{"role": "user", "content": task}]
+    if tool_choice is not None and not (isinstance(tool_choice, dict) and isinstance(tool_choice.get("type"), str)):
+        raise ValueError(f"run_agent(tool_choice={tool_choice!r}): give a dict with a 'type', "
+                         "e.g. {'type': 'auto', 'disable_parallel_tool_use': True}")
     extra = {"system": system} if system else {}
     specs = [t.spec() for t in by_name.values()]
     with Trace(trace, kind="agent", model=model, task=task, tools=list(by_name),
@@ -104,6 +110,8 @@ def run_agent(
             messages, more = step
             req = with_cache_breakpoints(messages, specs, system, cache) if cache else {"messages": messages, "tools": specs, **extra}
             request = {"model": model, "max_tokens": max_tokens, **req, **more}
+            if tool_choice is not None:
+                request["tool_choice"] = tool_choice
             if (stopped := budget.before_call(request)) is not None:  # could cross max_usd: not sent
                 turn -= 1
                 break
