@@ -59,6 +59,7 @@ def run_agent(
     executor: ToolRunner | None = None,
     cache: bool | str = False,
     context: ContextStrategy | None = None,
+    tool_choice: dict | None = None,
 ) -> Run:
     """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it.
 
@@ -70,11 +71,14 @@ def run_agent(
     (``before_call``) and read each reply (``after_call``); its rewrites start new conversations, so
     the run's turns are then all of this thread's calls. ``before_call`` may return a guard's
     ``Stopped`` instead: the run then ends with that typed reason (e.g. ``COMPACTION_FAILED``).
+    ``tool_choice`` goes into every request as is, e.g. ``{"type": "auto", "disable_parallel_tool_use": True}``
+    for at most one tool call per turn (https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use).
 
     It drives :func:`agent_steps` (the loop itself), answering each request with ``client.messages.create``.
     """
     steps = agent_steps(client, task, tools, model=model, system=system, max_turns=max_turns, max_tokens=max_tokens,
-                        trace=trace, limits=limits, executor=executor, cache=cache, context=context)
+                        trace=trace, limits=limits, executor=executor, cache=cache, context=context,
+                        tool_choice=tool_choice)
     return drive(steps, lambda request: (client.messages.create(**request), {}))
 
 
@@ -109,6 +113,7 @@ def agent_steps(
     executor: ToolRunner | None = None,
     cache: bool | str = False,
     context: ContextStrategy | None = None,
+    tool_choice: dict | None = None,
 ) -> Generator[dict, Any, Run]:
     """The agent loop as steps (options as :func:`run_agent`): it yields each model request and takes back
     ``(reply, fields)``, the reply a ``Message`` and ``fields`` added to the trace's ``response`` event (a
@@ -133,6 +138,9 @@ def agent_steps(
     meter = meter_of(client)
     start, t0 = meter.mark(), time.perf_counter()
     messages: list[dict] = [{"role": "user", "content": task}]
+    if tool_choice is not None and not (isinstance(tool_choice, dict) and isinstance(tool_choice.get("type"), str)):
+        raise ValueError(f"run_agent(tool_choice={tool_choice!r}): give a dict with a 'type', "
+                         "e.g. {'type': 'auto', 'disable_parallel_tool_use': True}")
     extra = {"system": system} if system else {}
     specs = [t.spec() for t in by_name.values()]
     with Trace(trace, kind="agent", model=model, task=task, tools=list(by_name),
@@ -147,6 +155,8 @@ def agent_steps(
             messages, more = step
             req = with_cache_breakpoints(messages, specs, system, cache) if cache else {"messages": messages, "tools": specs, **extra}
             request = {"model": model, "max_tokens": max_tokens, **req, **more}
+            if tool_choice is not None:
+                request["tool_choice"] = tool_choice
             if (stopped := budget.before_call(request)) is not None:  # could cross max_usd: not sent
                 turn -= 1
                 break

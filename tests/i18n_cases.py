@@ -119,7 +119,14 @@ def _swimlane(folder: Path) -> list:
                             context=lambda s: data_line([s["title"]]), trace=folder / "orchestrator.jsonl")
     agentlab.run_agent(agentlab.connect("sim", policy=Looper(), quiet=True), TASK, agentlab.task_tools(folder),
                        trace=folder / "looper.jsonl", limits=Limits(max_turns=50, max_repeats=3))
-    return [plot_swimlane(agent), plot_swimlane(orch), plot_swimlane(folder / "looper.jsonl")]
+    return [plot_swimlane(agent), plot_swimlane(orch), plot_swimlane(folder / "looper.jsonl"),
+            plot_swimlane(agent, upto=4)]  # notebook 07: the run as it stands after step 4
+
+
+def _resent(folder: Path) -> list:
+    from agentlab.experiments import walkthrough
+
+    return [walkthrough.plot_resent(walkthrough.walk_city(["Paris", "London"], folder, client=_client()))]
 
 
 def _guards(folder: Path) -> list:
@@ -201,6 +208,7 @@ FIGURE_CASES: dict[str, Callable[[Path], list]] = {
     "plot_patterns": _patterns,
     "plot_speedup": _speedup,
     "plot_swimlane": _swimlane,
+    "plot_resent": _resent,
     "plot_guards": _guards,
     "plot_recovery": _recovery,
     "plot_coupling": _coupling,

@@ -100,10 +100,12 @@ def collapse_steps(steps: list[Step], max_steps: int) -> tuple[list[Step | None]
     return [*steps[:head], None, *steps[-tail:]], len(steps) - head - tail
 
 
-def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None) -> Any:
+def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None, upto: int | None = None) -> Any:
     """Draw the swim lanes of a run: ``source`` is a trace path, its events, or a ``Run`` with a trace file.
 
     Runs longer than ``max_steps`` arrows are collapsed, with a note saying how many are not drawn.
+    ``upto=k`` draws the run as it stands after step ``k`` (1-based): later arrows faint and unlabelled,
+    the lane that acts at step ``k`` lit, so a cell can walk a run one step at a time, statically.
     """
     import matplotlib.pyplot as plt
 
@@ -112,12 +114,25 @@ def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None)
     use_cjk_font()  # Chinese tasks and labels render as glyphs, not boxes
     events = trace_events(source)
     steps = swimlane_steps(events)
+    if upto is not None and not (isinstance(upto, int) and 1 <= upto <= len(steps)):
+        raise ValueError(f"plot_swimlane(upto={upto!r}): this run has {len(steps)} steps; give a whole number "
+                         f"from 1 to {len(steps)}, or leave upto out to draw them all")
     shown, hidden = collapse_steps(steps, max_steps)
+    numbers = _numbers(len(steps), len(shown), hidden)
     y = {lane: len(LANES) - 1 - i for i, lane in enumerate(LANES)}
     fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(shown) + 2.5), 3.8), constrained_layout=True)
     for lane in LANES:
         ax.axhline(y[lane], color="#dddddd", lw=8, zorder=0)
-    for x, step in enumerate(shown, start=1):
+    for x, (step, n) in enumerate(zip(shown, numbers), start=1):
+        if step is not None and upto is not None and n == upto:
+            ax.axhline(y[step.src], color="#ffd54f", lw=8, zorder=0)  # the acting lane lights up
+        if step is not None and upto is not None and n > upto:  # not happened yet: faint, no label
+            y0, y1 = y[step.src], y[step.dst]
+            if y0 == y1:
+                ax.plot([x], [y0], marker="s", color="#e3e3e3", ms=6)
+            else:
+                ax.annotate("", xy=(x, y1), xytext=(x, y0), arrowprops={"arrowstyle": "->", "color": "#e3e3e3", "lw": 1.0})
+            continue
         if step is None:
             ax.axvspan(x - 0.4, x + 0.4, color="#f2f2f2", zorder=0)
             ax.text(x, 1.5, f"... {hidden} steps\nnot drawn ...", ha="center", va="center", fontsize=7, rotation=90)
@@ -138,8 +153,22 @@ def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None)
         ax.spines[side].set_visible(False)
     kind = events[0].get("kind", "run")
     note = f", {hidden} collapsed" if hidden else ""
-    ax.set_title(title or f"{kind}: who does what ({len(steps)} steps{note})", fontsize=10)
+    if upto is not None:
+        now = steps[upto - 1]
+        default = f"{kind}: step {upto} of {len(steps)}, {now.src} to {now.dst}"
+    else:
+        default = f"{kind}: who does what ({len(steps)} steps{note})"
+    ax.set_title(title or default, fontsize=10)
     return localize(fig)
+
+
+def _numbers(total: int, shown: int, hidden: int) -> list[int | None]:
+    """The 1-based step number of each drawn slot (``None`` for the collapsed band)."""
+    if not hidden:
+        return list(range(1, total + 1))
+    head = shown // 2  # as collapse_steps cuts: head steps, the band, then the last ones
+    tail = shown - head - 1
+    return [*range(1, head + 1), None, *range(total - tail + 1, total + 1)]
 
 
 def trace_events(source: Any) -> list[dict]:
