@@ -34,3 +34,25 @@ def readable_schema_error(tool: Tool, tool_input: Any) -> str:
     return (f"{head} Received: {json.dumps(tool_input, ensure_ascii=False)}. Valid fields: {fields}. "
             f"Send the fields the tool needs and try again.\nExample: {json.dumps(example, ensure_ascii=False)}")
     ### END SOLUTION
+
+
+def simplest_design(designs: list[dict], target: float) -> str | None:
+    """Exercise 6.2: choose the simplest design whose predicted task success meets the target.
+
+    Each design is a dict with "name", "steps" (how many dependent steps the task takes: every one
+    must succeed), "p_step" (the chance one attempt of a step succeeds) and, optionally, "retries"
+    (how many more attempts a failed step gets, because its error is readable; 0 when absent).
+    Predict each design's task success assuming independent attempts: a step succeeds unless all of
+    its 1 + retries attempts fail, and the task succeeds only if every step does. The simplest design
+    is the one with the fewest steps; among designs with as many steps, the one listed first.
+    Return the name of the simplest design whose predicted success is at least `target`, or None
+    when no design reaches it. Do not change `designs`.
+    """
+    ### BEGIN SOLUTION
+    def success(design: dict) -> float:
+        fail_all = (1 - design["p_step"]) ** (1 + design.get("retries", 0))
+        return (1 - fail_all) ** design["steps"]
+
+    good = [(d["steps"], i, d["name"]) for i, d in enumerate(designs) if success(d) >= target]
+    return min(good)[2] if good else None
+    ### END SOLUTION

@@ -141,6 +141,12 @@ def _recovery(folder: Path) -> list:
     return [plot_recovery(recovery_table(cases=("missing_field",)))]
 
 
+def _compounding(folder: Path) -> list:
+    from agentlab.experiments.compounding import compounding_runs, plot_compounding
+
+    return [plot_compounding(compounding_runs(steps=(1, 2), trials=2))]
+
+
 def _coupling(folder: Path) -> list:
     from agentlab.experiments import coupling
 
@@ -211,6 +217,7 @@ FIGURE_CASES: dict[str, Callable[[Path], list]] = {
     "plot_resent": _resent,
     "plot_guards": _guards,
     "plot_recovery": _recovery,
+    "plot_compounding": _compounding,
     "plot_coupling": _coupling,
     "plot_styles": _styles,
     "plot_cost_per_turn": _cost_per_turn,

@@ -203,6 +203,8 @@ def test_both_editions_mark_the_same_cells_as_holding_for_our_scripted_model(nam
     ("01_one_round_trip.ipynb", "A result marked"),
     ("03_agent_or_workflow.ipynb", "needed new code"),
     ("06_error_recovery.ipynb", "blind retry, which only helps"),
+    ("06_error_recovery.ipynb", "acts on a given error text exactly once"),
+    ("06_error_recovery.ipynb", "because each step\ngot a second try"),
     ("08_react_vs_native.ipynb", "never send a bad input"),
     ("10_context_engineering.ipynb", "by construction of our scripted agent"),
     ("11_untrusted_content.ipynb", "our `Gullible` obeys every one"),

@@ -6,7 +6,7 @@
   each step, the variants the fixed path did not foresee, and the rerun-as-you-move widget;
 - ``patterns``, ``speedup`` (04): the five workflow patterns beside the agent; what parallel saves;
 - ``who_decides`` (05): each guard against the misbehaving model it stops;
-- ``recovery`` (06): readable errors against raw tracebacks;
+- ``recovery``, ``compounding`` (06): readable errors against raw tracebacks; per-step failures compounding over n steps;
 - ``tool_speedup``, ``coupling`` (07): parallel tool calls, and the hidden-coupling bug;
 - ``react_vs_native`` (08): prompted ReAct against native tool use;
 - ``turn_costs``, ``preview``, ``sweeps`` (09): money and time per turn, a cost preview, sweeps;

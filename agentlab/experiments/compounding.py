@@ -1,0 +1,153 @@
+"""Compounding errors (notebook 06): a task of n steps, each tool call failing with a seeded probability.
+
+The task asks which of n cities is warmest: n ``get_weather`` calls, and the answer needs every one.
+``flaky_weather`` fails each call with probability ``1 - p_step``, decided by a seeded draw of
+(seed, city, attempt), so a rerun fails the same calls and both arms meet the same first failures.
+Each run goes through the real loop (``run_agent``) on the simulator with its default careful model.
+
+Two arms differ only in what happens after a failed call:
+
+- ``"stop"``: the harness ends the run at the first turn whose calls all failed
+  (``Limits(max_idle_turns=1)``), as a script with no error handling would; the model never reads
+  the error. Expected success: ``p_step ** n``.
+- ``"recover"``: the failure goes back as an ``is_error`` result the model can read ("temporarily
+  unavailable; try again"). Our careful model acts on a given error text once, so a step fails only
+  when its retry fails too: expected success ``(1 - (1 - p_step) ** 2) ** n``. That one retry is how the
+  simulated model is written, not a measurement of Claude.
+
+A run *succeeds* when it ends with ``end_turn`` and its answer states every city's true temperature.
+"""
+
+from __future__ import annotations
+
+import random
+
+from agentlab.client import connect
+from agentlab.guards import Limits
+from agentlab.loop import run_agent
+from agentlab.tools import Tool, ToolError, tool
+from agentlab.views.i18n import localize
+from agentlab.weather import city_names, city_task, lookup
+
+ARMS = ("stop", "recover")
+"""What follows a failed call: the harness stops the run, or the model reads the error and retries."""
+P_STEP = 0.9
+"""The share of ``get_weather`` calls that succeed in the notebook's experiment."""
+STEPS = tuple(range(1, 9))
+"""Task lengths (cities, so ``get_weather`` steps) the notebook measures."""
+TRIALS = 50
+"""Runs per task length and arm in the notebook (each a different seed)."""
+FAILURE = "get_weather is temporarily unavailable; try again"
+"""What a failed call raises: a transient failure, worded so a reader knows a retry may work."""
+RETRIES = {"stop": 0, "recover": 1}
+"""Extra attempts a failed step gets in each arm (the recover arm's one is our model's rule)."""
+
+
+def predicted(p_step: float, steps: int, retries: int = 0) -> float:
+    """Chance that ``steps`` independent steps all succeed when each attempt succeeds with ``p_step``
+    and a failed step is tried again up to ``retries`` times: ``(1 - (1 - p_step) ** (retries + 1)) ** steps``."""
+    if not 0 <= p_step <= 1:
+        raise ValueError(f"predicted(p_step={p_step!r}): p_step is a probability, from 0 to 1")
+    if not isinstance(steps, int) or steps < 0 or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"predicted(steps={steps!r}, retries={retries!r}): give whole numbers >= 0")
+    return (1 - (1 - p_step) ** (retries + 1)) ** steps
+
+
+def flaky_weather(p_step: float, seed: object = 0) -> Tool:
+    """A ``get_weather`` whose k-th call for a city fails (raises ``FAILURE``) when the seeded draw of
+    (seed, city, k) is at or above ``p_step``; otherwise it returns the city's weather."""
+    if not 0 <= p_step <= 1:
+        raise ValueError(f"flaky_weather(p_step={p_step!r}): p_step is the share of calls that succeed, from 0 to 1")
+    attempts: dict[str, int] = {}
+
+    @tool(name="get_weather")
+    def get_weather(city: str) -> dict:
+        """Get today's temperature (degrees Celsius) and conditions for a city.
+
+        Args:
+            city: The city's name, e.g. "Paris".
+        """
+        k = attempts[city] = attempts.get(city, 0) + 1
+        if random.Random(f"{seed}:{city}:{k}").random() >= p_step:
+            raise ToolError(FAILURE)
+        return lookup(city)
+
+    return get_weather
+
+
+def step_task(cities: list[str]) -> str:
+    """The task of ``len(cities)`` steps: one city's temperature, or which of several is warmest."""
+    if len(cities) == 1:
+        return f"What is the temperature in {cities[0]} today?"
+    return city_task(cities).replace(", then save a note with the answer", "")
+
+
+def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0) -> dict:
+    """One run of the n-step task in ``arm``; its figures as a flat dict."""
+    if arm not in ARMS:
+        raise ValueError(f"run_task(arm={arm!r}): arm must be one of {', '.join(ARMS)}")
+    names = city_names()
+    if not isinstance(n, int) or not 1 <= n <= len(names):
+        raise ValueError(f"run_task(n={n!r}): n must be a whole number from 1 to {len(names)} (cities in the data)")
+    cities = names[:n]
+    limits = Limits(max_turns=2 * n + 2, max_idle_turns=1 if arm == "stop" else None)  # n calls, n retries, the answer
+    run = run_agent(client, step_task(cities), [flaky_weather(p_step, seed)], limits=limits)
+    truth = [f"{lookup(c)['temp_c']:g}°C" for c in cities]
+    failed = sum(r["is_error"] for r in run.tool_results)
+    return {"steps": n, "arm": arm, "seed": seed, "success": run.stop_reason.value == "end_turn"
+            and all(t in run.final_text for t in truth), "failed_calls": failed,
+            "model_calls": run.model_calls, "stop": run.stop_reason.value}
+
+
+def compounding_runs(steps=STEPS, trials: int = TRIALS, p_step: float = P_STEP, arms=ARMS) -> list[dict]:
+    """Every task length x arm x trial, one row each, on one simulated client (offline)."""
+    if not isinstance(trials, int) or trials < 1:
+        raise ValueError(f"compounding_runs(trials={trials!r}): give a whole number of runs >= 1")
+    client = connect("sim", quiet=True)
+    return [run_task(client, n, arm, p_step, seed=t) for n in steps for arm in arms for t in range(trials)]
+
+
+def summary(rows: list[dict], p_step: float = P_STEP) -> list[dict]:
+    """Per task length and arm: runs, measured success rate, the rate predicted, mean model calls."""
+    out = []
+    for key in dict.fromkeys((r["steps"], r["arm"]) for r in rows):
+        mine = [r for r in rows if (r["steps"], r["arm"]) == key]
+        out.append({"steps": key[0], "arm": key[1], "runs": len(mine),
+                    "success_rate": sum(r["success"] for r in mine) / len(mine),
+                    "predicted": predicted(p_step, key[0], RETRIES[key[1]]),
+                    "mean_model_calls": sum(r["model_calls"] for r in mine) / len(mine)})
+    return out
+
+
+def plot_compounding(rows: list[dict], p_step: float = P_STEP):
+    """Measured task success (%) per number of steps, each arm as labelled points, over its predicted curve."""
+    import matplotlib.pyplot as plt
+
+    table = summary(rows, p_step)
+    fig, ax = plt.subplots(figsize=(7.5, 4), constrained_layout=True)
+    style = {"stop": ("#c0504d", "-", -13, "stop at the first failed call"),
+             "recover": ("#4f81bd", "--", 7, "readable is_error, the model retries")}
+    for arm in dict.fromkeys(r["arm"] for r in table):
+        color, line, dy, label = style[arm]
+        mine = [r for r in table if r["arm"] == arm]
+        xs = [r["steps"] for r in mine]
+        ax.plot(xs, [100 * r["predicted"] for r in mine], line, color=color, lw=1.2, alpha=0.7,
+                label="predicted: p**n" if arm == "stop" else "predicted, one retry: (1 - (1 - p)**2)**n")
+        ax.scatter(xs, [100 * r["success_rate"] for r in mine], color=color, zorder=3, label=f"measured: {label}")
+        for r in mine:
+            ax.annotate(f"{100 * r['success_rate']:.0f}%", (r["steps"], 100 * r["success_rate"]),
+                        textcoords="offset points", xytext=(0, dy), ha="center", fontsize=7, color=color)
+    ax.set_xlabel("steps in the task (get_weather calls, count)")
+    ax.set_ylabel("runs that succeed (%)")
+    ax.set_ylim(0, 110)
+    ax.set_xticks(sorted({r["steps"] for r in table}))
+    ax.legend(fontsize=7, loc="lower left")
+    runs = table[0]["runs"] if table else 0
+    ax.set_title(f"Each call succeeds with p = {p_step:g}; {runs} seeded runs per point", fontsize=9)
+    return localize(fig)
+
+
+if __name__ == "__main__":  # python -m agentlab.experiments.compounding
+    for r in summary(compounding_runs()):
+        print(f"n={r['steps']} {r['arm']:8} measured={r['success_rate']:.2f} predicted={r['predicted']:.2f} "
+              f"calls={r['mean_model_calls']:.1f}")
