@@ -54,6 +54,13 @@ _RULES: list[tuple[str, str, str]] = [
     (r"^No forecast for '([^']*)' in this demo data; forecasts exist for: (.*)\.$",
      r"No forecast for '\1' in this demo data; forecasts exist for: \2.",
      r"演示数据里没有 '\1' 的预报；有预报的城市：\2。"),
+    # notebook 08's lookup tool (agentlab/experiments/tool_descriptions.py)
+    (r"^Unknown city '([^']*)'\. Did you mean: ([^?]*)\? query takes one city's name only, e\.g\. 'Paris'\.$",
+     r"Unknown city '\1'. Did you mean: \2? query takes one city's name only, e.g. 'Paris'.",
+     r"未知城市 '\1'。你是不是指：\2？query 只接受一个城市的名字，例如 'Paris'。"),
+    (r"^Unknown city '([^']*)'\. query takes one city's name only, e\.g\. 'Paris'\.$",
+     r"Unknown city '\1'. query takes one city's name only, e.g. 'Paris'.",
+     r"未知城市 '\1'。query 只接受一个城市的名字，例如 'Paris'。"),
     (r"^(\w+) failed: (\w+): (.*)$",
      r"\1 failed: \2: \3",
      r"\1 运行失败：\2: \3"),

@@ -42,3 +42,26 @@ def parse_call_syntax(text: str) -> tuple[str, dict[str, Any]]:
             raise ValueError(f"the value of {kw.arg} is not a literal") from None
     return node.func.id, out
     ### END SOLUTION
+
+
+def describe_lookup() -> tuple[str, str]:
+    """Exercise 8.2: describe the weather tool so the model picks it, fills it right, and it stays cheap.
+
+    Return `(description, query_description)` for the tool `lookup(query)` of notebook 08
+    (`agentlab.experiments.tool_descriptions.lookup_tool`): the tool's description and its `query`
+    property's description. The tool returns today's temperature (`temp_c`, degrees Celsius) and the
+    sky condition for one city, and refuses anything but the city's bare name. Graded against the
+    simulated `DescriptionReader` made to guess every input format wrong (`guess_wrong=1.0`): the city
+    task must be answered in 4 model calls with no refused input, the description must state the
+    unit, and the whole definition must cost at most `BUDGET_TOKENS` (about 60) input tokens per turn,
+    as `tool_descriptions.definition_tokens` estimates it. The notebook's `precise` text is too long.
+    Try yours with `tool_descriptions.run_once(*describe_lookup(), guess_wrong=1.0)`.
+    """
+    ### BEGIN SOLUTION
+    return ("Today's temperature in °C and sky condition for one city; call once per city.",
+            'City name only, e.g. "Paris".')
+    ### END SOLUTION
+
+
+BUDGET_TOKENS = 60
+"""The most input tokens the `lookup` definition may cost per turn in Exercise 8.2."""

@@ -159,6 +159,12 @@ def _styles(folder: Path) -> list:
     return [plot_styles(compare_styles(seeds=range(2), malformed=0.3))]
 
 
+def _descriptions(folder: Path) -> list:
+    from agentlab.experiments.tool_descriptions import compare_descriptions, plot_descriptions
+
+    return [plot_descriptions(compare_descriptions(seeds=range(2)))]
+
+
 def _caching_pair(folder: Path) -> dict:
     from agentlab.experiments.turn_costs import caching_pair
 
@@ -220,6 +226,7 @@ FIGURE_CASES: dict[str, Callable[[Path], list]] = {
     "plot_compounding": _compounding,
     "plot_coupling": _coupling,
     "plot_styles": _styles,
+    "plot_descriptions": _descriptions,
     "plot_cost_per_turn": _cost_per_turn,
     "plot_latency_per_turn": _latency_per_turn,
     "plot_sweep": _sweep,

@@ -27,7 +27,8 @@ SITE = re.compile(r"""(?:ToolError|ToolOutcome|ValueError)\(\s*f?["']((?:Format 
                   r"""|hint\(f"([^"]{0,30})""")
 """A place that writes text the model reads: a tool error, a tool outcome, a ReAct parse error,
 a schema explanation, a harness note passed through ``hint``."""
-SCANNED = ["tools.py", "weather.py", "experiments/variants.py", "executor.py", "react.py"]
+SCANNED = ["tools.py", "weather.py", "experiments/variants.py", "experiments/tool_descriptions.py", "executor.py",
+           "react.py"]
 """Modules whose texts reach the model as tool results or harness messages (ValueError only in react.py)."""
 
 
@@ -91,6 +92,12 @@ def _no_forecast() -> str:
     return _run(get_forecast, {"city": "Cairo"})
 
 
+def _lookup_refuses(query: str) -> str:
+    from agentlab.experiments.tool_descriptions import DESCRIPTIONS, lookup_tool
+
+    return _run(lookup_tool(*DESCRIPTIONS["vague"]), {"query": query})
+
+
 WORDINGS = {
     "tools.py: Unknown tool ": lambda: run_tool({}, "get_wether", {}).content,
     "tools.py: Invalid input for {name}": lambda: _run(_schema_tool(), {"city": "Oslo", "unit": 3}),
@@ -106,6 +113,7 @@ WORDINGS = {
     "executor.py: {block['name']} returned": lambda: Executor(result_cap=5)._one(
         {"get_weather": agentlab.get_weather}, {"name": "get_weather", "input": {"city": "Paris"}}).content,
     "experiments/variants.py: No forecast for ": _no_forecast,
+    "experiments/tool_descriptions.py: Unknown city ": lambda: _lookup_refuses("weather in Paris"),
     "executor.py: [truncated: {cap} of {le": lambda: "[truncated: 5 of 56 characters shown]",
     "executor.py: {name} did not answer wi": lambda: "get_weather did not answer within 0.5 s and was abandoned; try again",
     "react.py: Format error: end your t": lambda: _parse_error("Thought: hm\nAction: get_weather"),
@@ -115,6 +123,7 @@ WORDINGS = {
 EXTRA = {
     "did you mean": lambda: _run(agentlab.get_weather, {"city": "Pariss"}),
     "input not an object": lambda: _run(_schema_tool(), None),
+    "lookup, nothing to suggest": lambda: _lookup_refuses("Atlantis"),
     "json object": lambda: 'Format error: Action Input must be a JSON object, e.g. {"city": "Paris"}.',
 }
 """Wordings that share a place with another one (one literal, several texts)."""

@@ -5,6 +5,7 @@
 - ``roles``: the workflow roles (classifier, planner, critic, extractor, summariser, writer);
 - ``adaptive``: the task variants the fixed workflow did not foresee;
 - ``react``: Thought / Action / Action Input prose for a ReAct prompt;
+- ``described``: the city task with a weather tool found and filled from its description (notebook 08);
 - ``gullible``: obeys every instruction it reads in a tool result (the injection lesson's worst case);
 - ``context_agent``: the long report task of the context-engineering lesson;
 - ``misbehaving``: loopers, wanderers, careless and slow models for the guards;

@@ -1,0 +1,87 @@
+"""Every claim of notebook 08's sections on ReAct's origin and on tool descriptions, checked on the notebook's code.
+
+The prose states who wins and by about how much, not exact token counts (those move with the
+estimator); each test names the sentence it checks. The scripted model's part carries the marker,
+tested in tests/test_notebook_claims_corrected.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import agentlab
+from agentlab.experiments.tool_descriptions import DESCRIPTIONS, compare_descriptions, summary
+from agentlab.sim.models.described import EXAMPLE, NEEDS
+
+from test_notebook_claims_corrected import EN, MARKER, ZH, _cells, _src, markdown, run_until
+
+NB = "08_react_vs_native.ipynb"
+
+
+@pytest.fixture(scope="module")
+def ns():
+    return run_until(NB, "fig = plot_descriptions(desc_rows)")
+
+
+@pytest.fixture(scope="module")
+def means(ns):
+    return summary(ns["desc_rows"])
+
+
+def test_the_origin_cites_the_paper_in_both_editions_and_leaves_stop_rules_to_the_harness():
+    for lang in ("en", "zh"):
+        text = markdown(NB, lang)
+        assert "arXiv:2210.03629" in text and "ICLR 2023" in text and "Yao" in text
+    # "the turn limit ... and when to stop are rules of the harness": run_react stops on its own Limits
+    client = agentlab.connect("sim", quiet=True)
+    from agentlab.guards import Limits
+    from agentlab.react import run_react
+
+    run = run_react(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(_tmp()), limits=Limits(max_turns=1))
+    assert run.run.stop_reason.value == "max_turns" and run.run.model_calls == 1
+
+
+def _tmp():
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="agentlab-08-claims-")
+
+
+def test_only_precise_states_the_unit_and_an_example_and_costs_about_three_times_vague(ns):
+    unit = [v for v, texts in DESCRIPTIONS.items() if "°C" in " ".join(texts) or "Celsius" in " ".join(texts)]
+    example = [v for v, texts in DESCRIPTIONS.items() if EXAMPLE.search(" ".join(texts))]
+    assert unit == example == ["precise"]
+    cost = {v: ns["definition_tokens"](ns["lookup_tool"](*t)) for v, t in DESCRIPTIONS.items()}
+    assert 2.5 <= cost["precise"] / cost["vague"] <= 3.5, cost
+
+
+def test_bare_is_never_used_and_ends_in_one_turn(ns, means):
+    assert not NEEDS.search(" ".join(DESCRIPTIONS["bare"]) + " lookup")
+    assert means["bare"]["used_pct"] == means["bare"]["answered_pct"] == 0 and means["bare"]["turns"] == 1
+
+
+def test_vague_always_answers_and_loses_about_one_turn_per_run_to_a_refused_input(means):
+    v = means["vague"]
+    assert v["answered_pct"] == 100 and 0.5 <= v["refused_inputs"] <= 1.5
+    assert v["turns"] == pytest.approx(4 + v["refused_inputs"])
+
+
+def test_precise_answers_in_four_turns_with_no_refusal_and_fewest_tokens_though_its_definition_costs_most(means):
+    p = means["precise"]
+    assert p["answered_pct"] == 100 and p["refused_inputs"] == 0 and p["turns"] == 4
+    answered = [v for v in means if means[v]["answered_pct"] > 0]
+    assert min(answered, key=lambda v: means[v]["input_tokens"]) == "precise"
+    assert max(means, key=lambda v: means[v]["definition_tokens"]) == "precise"
+
+
+def test_against_a_model_that_never_guesses_wrong_only_the_cost_remains():
+    m = summary(compare_descriptions(seeds=range(3), guess_wrong=0.0, variants=("vague", "precise")))
+    assert m["vague"]["refused_inputs"] == m["precise"]["refused_inputs"] == 0
+    assert m["vague"]["turns"] == m["precise"]["turns"] == 4
+    assert m["vague"]["input_tokens"] < m["precise"]["input_tokens"]  # the answer key's figure, in order
+
+
+def test_each_description_result_is_marked_as_the_scripted_models_in_both_editions():
+    for lang, folder in (("en", EN), ("zh", ZH)):
+        results = [_src(c) for c in _cells(folder / NB) if c.get("id") in ("08-desc-runs-read", "08-desc-fig-read")]
+        assert len(results) == 2 and all(MARKER[lang] in c for c in results), (lang, results)
