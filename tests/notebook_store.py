@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+import pytest
 
 CELL_TIMEOUT_S = 180
 """Longest one cell may run, in seconds (a bound against a hung kernel, not a speed claim)."""
@@ -166,6 +167,15 @@ class NotebookStore:
             done = self._read(path, key)
         self._mine[path] = done
         return done
+
+    def namespace(self, path: Path) -> "Namespace":
+        """The variables of the notebook at ``path`` after its one run; the test fails (without a
+        traceback into this file) if the notebook did not run to the end, since its claims cannot be checked."""
+        done = self.get(path)
+        if done.error:
+            pytest.fail(f"{Path(path).name} did not run to the end, so its claims cannot be checked:\n{done.error}",
+                        pytrace=False)
+        return done.ns
 
     def _execute(self, path: Path, key: str) -> None:
         from nbclient.exceptions import CellExecutionError

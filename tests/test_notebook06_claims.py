@@ -24,10 +24,7 @@ pytestmark = xdist_group(NOTEBOOK)
 
 @pytest.fixture(scope="module")
 def nb(notebook_store):
-    done = notebook_store.get(NOTEBOOK)
-    if done.error:
-        pytest.fail(f"{NOTEBOOK.name} did not run to the end, so its claims cannot be checked:\n{done.error}", pytrace=False)
-    return done.ns
+    return notebook_store.namespace(NOTEBOOK)
 
 
 @pytest.fixture(scope="module")
