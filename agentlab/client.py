@@ -29,7 +29,7 @@ from agentlab.live.keys import clean_key, env_key, remember
 from agentlab.live.session import check_options, session_defaults, use
 from agentlab.meter.middleware import Meter
 from agentlab.sim.policy import Policy
-from agentlab.sim.server import Simulator, model_catalog
+from agentlab.sim.server import Simulator, did_you_mean, model_catalog
 
 SIM_BASE_URL = "https://simulated.agentlab.invalid"
 """Base URL of the in-process simulator (``.invalid``: nothing there can ever be reached)."""
@@ -147,8 +147,7 @@ def connect(
                              "or use mode='live' to reach the server at base_url")
         sim = Simulator(policy, parallel=parallel, faults=faults)
         if model not in sim.models:
-            close = difflib.get_close_matches(model, sorted(sim.models), n=3)
-            hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else "`agentlab models` lists them"
+            hint = did_you_mean(model, sim.models) or "`agentlab models` lists them"
             raise ValueError(f"connect(model={model!r}): no such model; {hint} (the simulator answers to the models the "
                              f"installed anthropic SDK lists; default: {default_model()})")
         if faults is None:  # the simulator is deterministic: without faults a retry gives the same answer

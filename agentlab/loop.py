@@ -23,7 +23,6 @@ results: their side effects happen, and ``final_text`` is whatever the model las
 
 from __future__ import annotations
 
-import difflib
 import time
 from pathlib import Path
 from typing import Any, Callable, Generator
@@ -38,6 +37,7 @@ from agentlab.live.spend import SpendRefused
 from agentlab.meter.middleware import meter_of
 from agentlab.protocols import ContextStrategy, ToolRunner
 from agentlab.run import Run, StopReason
+from agentlab.sim.server import did_you_mean
 from agentlab.tools import Tool, run_tool, toolset
 from agentlab.trace import Trace
 
@@ -127,9 +127,8 @@ def agent_steps(
         raise TypeError(f"run_agent(model={model!r}): give the model id as a string, e.g. model='claude-sonnet-5-5'")
     known = getattr(getattr(client, "agentlab_simulator", None), "models", None)  # a simulator client knows its ids
     if model is not None and known is not None and model not in known:
-        close = difflib.get_close_matches(model, sorted(known), n=3, cutoff=0.6)
         raise ValueError(f"run_agent(model={model!r}): no such model on the simulator; "
-                         + (f"did you mean {' or '.join(map(repr, close))}?" if close else f"the models are {', '.join(sorted(known))}.")
+                         + (did_you_mean(model, known) or f"the models are {', '.join(sorted(known))}.")
                          + " (`agentlab models` lists them)")
     budget = (limits or Limits(max_turns=max_turns)).start()
     executor = executor or Executor(lang=task_lang(task))  # readable errors in the task's language

@@ -74,14 +74,12 @@ def explain(err: BaseException, base_url: Any = None) -> str | None:
 def _model_hint(asked: str) -> str | None:
     """For the API's 404 ``model: <id>`` (as recorded in pydantic-ai's count_tokens_error cassette): the
     close ids among the models the course knows (``agentlab models``), or None when none is close."""
-    import difflib
+    from agentlab.sim.server import did_you_mean
 
-    from agentlab.sim.server import model_catalog
-
-    close = difflib.get_close_matches(asked, model_catalog()["models"], n=3, cutoff=0.6)
-    if not close:
+    hint = did_you_mean(asked)
+    if hint is None:
         return None
-    return (f"no model {asked!r}: did you mean {' or '.join(map(repr, close))}? (`agentlab models` lists the ids "
+    return (f"no model {asked!r}: {hint} (`agentlab models` lists the ids "
             "the course knows; your account may not have all of them)")
 
 

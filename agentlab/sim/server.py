@@ -15,6 +15,7 @@ wall-clock time, so the same request sequence gives byte-identical responses.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -62,6 +63,14 @@ def model_catalog(day: date | None = None) -> dict:
     """The default model and every id the simulator answers to on ``day`` (default: today, UTC): the profiles not retired."""
     day = day or today()
     return {"default": DEFAULT_MODEL, "models": sorted(k for k, p in profiles().items() if not p.retired_on(day))}
+
+
+def did_you_mean(asked: str, known=None) -> str | None:
+    """``"did you mean 'a' or 'b'?"`` for the ids close to ``asked`` among ``known`` (default: today's
+    catalog), or None when none is close: the one suggestion that every "no such model" message gives."""
+    close = difflib.get_close_matches(str(asked), sorted(known if known is not None else model_catalog()["models"]),
+                                      n=3, cutoff=0.6)
+    return f"did you mean {' or '.join(map(repr, close))}?" if close else None
 
 
 def _digest(counter: int, request: httpx2.Request) -> str:
