@@ -74,7 +74,7 @@ def arrange_context(docs: list[str], scores: list[float], budget: int, count) ->
 
 
 def plan_window(parts: list[dict], budget: int) -> dict[str, str]:
-    """Exercise 10.4 (a design decision): choose what to keep, summarise or drop so the next call fits.
+    """Exercise 10.4: choose what to keep, summarise or drop so the next call fits (a design decision).
 
     `parts` is the next call's window in request order, oldest history first. Each part is a dict:
     "name" (unique), "kind" (one of "tool_prompt", "tool_definitions", "system", "task", "history",
