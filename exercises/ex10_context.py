@@ -71,3 +71,44 @@ def arrange_context(docs: list[str], scores: list[float], budget: int, count) ->
         (front if rank % 2 == 0 else back).append(doc)
     return front + back[::-1]
     ### END SOLUTION
+
+
+def plan_window(parts: list[dict], budget: int) -> dict[str, str]:
+    """Exercise 10.4: choose what to keep, summarise or drop so the next call fits (a design decision).
+
+    `parts` is the next call's window in request order, oldest history first. Each part is a dict:
+    "name" (unique), "kind" (one of "tool_prompt", "tool_definitions", "system", "task", "history",
+    "new"), "tokens" (its size) and, for history parts, "summary_tokens" (its size once summarised,
+    smaller than "tokens") and "needed" (True when the answer still needs a fact only this part holds;
+    a summary keeps that fact). Return {name: "keep" | "summarise" | "drop"} for every part, such that:
+    1. the plan fits: the tokens of kept parts plus the summary_tokens of summarised ones are at most `budget`;
+    2. every part that is not history is kept (without them the agent is a different agent, or has
+       not seen what it just asked for), and only history parts are summarised or dropped;
+    3. a needed part is never dropped;
+    4. no room is wasted: no single part could move up one step (drop -> summarise, summarise -> keep)
+       and still fit.
+    Which parts give way first is your design: say why in a comment. When even the smallest plan
+    (everything else dropped, needed parts summarised) does not fit, raise ValueError naming the
+    budget and the smallest plan's tokens. Do not change `parts`.
+    """
+    ### BEGIN SOLUTION
+    # Summarise what is needed, drop the rest, then give room back newest first: the newest turns are
+    # what the model is reasoning from right now, the oldest results have usually been noted already.
+    plan = {p["name"]: ("keep" if p["kind"] != "history" else "summarise" if p.get("needed") else "drop")
+            for p in parts}
+    size = {"keep": lambda p: p["tokens"], "summarise": lambda p: p["summary_tokens"], "drop": lambda p: 0}
+    used = sum(size[plan[p["name"]]](p) for p in parts)
+    if used > budget:
+        raise ValueError(f"plan_window(budget={budget}): the smallest plan needs {used} tokens "
+                         "(fixed parts, the newest turn, needed parts summarised); raise the budget or shrink those parts")
+    for p in reversed([p for p in parts if p["kind"] == "history"]):
+        for better in ("keep", "summarise"):  # the biggest step up that still fits
+            now = plan[p["name"]]
+            if better == now:
+                break
+            extra = size[better](p) - size[now](p)
+            if used + extra <= budget:
+                plan[p["name"]], used = better, used + extra
+                break
+    return plan
+    ### END SOLUTION

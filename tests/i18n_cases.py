@@ -251,6 +251,12 @@ def _tactic_bars(folder: Path) -> list:
     return [plot_tactics(_tactics(folder)[0])]
 
 
+def _window_budget(folder: Path) -> list:
+    from agentlab.context import WINDOW_TOKENS
+    from agentlab.experiments.window_budget import plot_window_budget
+    return [plot_window_budget(_tactics(folder)[1]["plain"].turns, WINDOW_TOKENS)]
+
+
 def _position(folder: Path) -> list:
     from agentlab.experiments.position import plot_context_rot, plot_lost_in_the_middle
     return [plot_lost_in_the_middle(), plot_context_rot()]
@@ -279,6 +285,7 @@ def _multiplying(folder: Path) -> list:
 FIGURE_CASES.update({  # notebooks 10-12 (each area's Chinese is in its own file of agentlab/data/i18n/zh-CN/)
     "plot_tokens_per_call": _tokens_per_call,
     "plot_tactics": _tactic_bars,
+    "plot_window_budget": _window_budget,
     "plot_lost_in_the_middle": _position,
     "plot_context_rot": _position,
     "plot_injection_matrix": _injection,

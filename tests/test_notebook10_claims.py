@@ -139,3 +139,67 @@ def test_the_chinese_prose_says_zhinengti_and_waikechengxu_not_agent_and_harness
         text = re.sub(r"`[^`]*`", "", cell.source).replace("外壳程序（harness）", "外壳程序")
         assert not re.search(r"(?i)\b(sub-?)?agents?\b|\bharness\b", text), cell.source
     assert "智能体" in _prose("zh") and "外壳程序" in _prose("zh") and "框架" not in _prose("zh")
+
+
+# The definition of context engineering (section "budget"): the plain run's window as a budget, call by call.
+
+def _budget(lab):
+    from agentlab.experiments.window_budget import budget_summary
+
+    return budget_summary(lab[1]["plain"].turns, WINDOW_TOKENS)
+
+
+def _budget_prose(lang: str) -> str:
+    return "\n".join(c.source for c in _cells(lang, "budget"))
+
+
+def test_the_fixed_parts_take_561_tokens_and_4_7_percent_of_the_window_on_every_call(lab):
+    s, turns = _budget(lab), lab[1]["plain"].turns
+    assert s["fixed tokens"] == 561 and s["fixed share of window (%)"] == 4.7
+    assert len({t.breakdown.fixed for t in turns}) == 1 and turns[0].breakdown.system == 0, "same fixed parts, no system prompt"
+    assert "561 tokens, 4.7% of the window" in _budget_prose("en") and "561 个令牌，即窗口的 4.7%" in _budget_prose("zh")
+
+
+def test_each_call_adds_about_620_tokens_and_call_20_is_the_first_over_the_window(lab):
+    s = _budget(lab)
+    assert 600 <= s["growth per call (tokens, median)"] <= 640 and s["first call over the window"] == 20
+    assert "about 620 tokens" in _budget_prose("en") and "call 20 is the first over the window" in _budget_prose("en")
+    assert "约 620 个令牌" in _budget_prose("zh") and "第 20 次调用第一次超出窗口" in _budget_prose("zh")
+
+
+def test_one_city_per_call_is_said_to_be_the_scripted_agents_choice(lab):
+    turns = lab[1]["plain"].turns
+    assert all(len(t.tool_calls) <= 1 for t in turns), "the scripted agent asks for one city per call"
+    for lang, marker, words in (("en", "**[scripted model]**", "one city per call"), ("zh", "**[脚本模型]**", "每次调用只查一个城市")):
+        cell = next(c.source for c in _cells(lang, "budget") if words in c.source)
+        assert marker in cell, f"{lang}: the cell that says {words!r} must carry {marker}"
+
+
+def test_the_last_call_is_94_percent_history_and_the_wording_1_1_percent_of_the_window(lab):
+    s = _budget(lab)
+    assert s["calls"] == 31 and s["last call (tokens)"] == 19_164
+    assert s["history share of last call (%)"] == 94.0
+    assert s["wording tokens"] == 133 and s["wording share of window (%)"] == 1.1
+    en, zh = _budget_prose("en"), _budget_prose("zh")
+    assert "last call (31) the history is 94% of the 19,164 tokens sent" in en and "133 tokens, 1.1% of the" in en
+    assert "第 31 次" in zh and "19,164 个令牌中的 94%" in zh and "133 个令牌，占窗口的 1.1%" in zh
+
+
+def test_only_the_history_grows_and_it_reaches_160_percent_of_the_budget(lab):
+    from agentlab.experiments.window_budget import window_shares
+
+    shares = window_shares(lab[1]["plain"].turns, WINDOW_TOKENS)
+    steady = [c for c in shares.columns if c not in ("history (earlier turns)", "new this turn", "window used (%)",
+                                                        "tokens left", "wording share of the call (%)")]
+    assert all(shares[c].nunique() == 1 for c in steady), "the fixed parts keep their share"
+    assert shares["history (earlier turns)"].is_monotonic_increasing
+    assert round(shares["window used (%)"].iloc[-1]) == 160 and shares["tokens left"].iloc[19] < 0 < shares["tokens left"].iloc[18]
+    assert "reaches 160% at call 31" in _budget_prose("en") and "到第 31 次调用时达到 160%" in _budget_prose("zh")
+
+
+def test_context_and_prompt_engineering_are_defined_in_both_editions():
+    en, zh = _budget_prose("en"), _budget_prose("zh")
+    assert "**Context engineering** is deciding what goes into that budget" in en and "**Prompt engineering**" in en
+    assert "**上下文工程**就是" in zh and "**提示工程**" in zh
+    url = "https://www.anthropic.com/engineering/effective-context-engineering-for-ai-agents"
+    assert url in en and url in zh

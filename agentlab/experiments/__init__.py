@@ -10,6 +10,7 @@
 - ``tool_speedup``, ``coupling`` (07): parallel tool calls, and the hidden-coupling bug;
 - ``react_vs_native`` (08): prompted ReAct against native tool use;
 - ``turn_costs``, ``preview``, ``sweeps`` (09): money and time per turn, a cost preview, sweeps;
+- ``window_budget`` (10): the window as a budget, each call's parts as shares of it;
 - ``position``, ``published`` (10): Lost in the Middle and context rot, cited, never simulated;
 - ``multiplying``, ``capstone`` (12): tokens as agents multiply; the three questions from traces.
 

@@ -196,3 +196,88 @@ def test_random_corpora_follow_the_rule(rng):
         scores = [rng.choice([0.1, 0.5, 0.9, rng.random()]) for _ in range(n)]
         budget = rng.randint(0, 400)
         assert ex10.arrange_context(list(docs), list(scores), budget, text_tokens) == _arranged(docs, scores, budget, text_tokens)
+
+
+# Exercise 10.4 is a design decision: any plan that follows the four rules earns the points, whatever
+# order the parts give way in. The checker below states the rules; it never compares with one answer.
+
+FIXED_KINDS = ("tool_prompt", "tool_definitions", "system", "task")
+
+
+def _window(history):
+    """Fixed parts, then ``history`` as (tokens, summary_tokens, needed), then the newest tool result."""
+    parts = [{"name": k, "kind": k, "tokens": t} for k, t in zip(FIXED_KINDS, (354, 74, 40, 133))]
+    parts += [{"name": f"turn {i}", "kind": "history", "tokens": t, "summary_tokens": s, "needed": n}
+              for i, (t, s, n) in enumerate(history, 1)]
+    return parts + [{"name": "newest result", "kind": "new", "tokens": 587}]
+
+
+def _broken_rules(parts, budget, plan):
+    """The rules of exercise 10.4 that ``plan`` breaks (an empty list: a good plan)."""
+    if not isinstance(plan, dict) or set(plan) != {p["name"] for p in parts}:
+        return [f"the plan must name every part exactly once, got {plan!r}"]
+    if set(plan.values()) - {"keep", "summarise", "drop"}:
+        return [f"each action must be 'keep', 'summarise' or 'drop', got {set(plan.values())}"]
+    size = {"keep": lambda p: p["tokens"], "summarise": lambda p: p.get("summary_tokens", p["tokens"]), "drop": lambda p: 0}
+    used = sum(size[plan[p["name"]]](p) for p in parts)
+    broken = [] if used <= budget else [f"the plan needs {used} tokens, over the budget of {budget}"]
+    broken += [f"{p['name']} ({p['kind']}) must be kept, not {plan[p['name']]!r}"
+               for p in parts if p["kind"] != "history" and plan[p["name"]] != "keep"]
+    broken += [f"{p['name']} holds a needed fact and was dropped" for p in parts if p.get("needed") and plan[p["name"]] == "drop"]
+    up = {"drop": "summarise", "summarise": "keep"}
+    for p in parts:
+        step = up.get(plan[p["name"]])
+        if step and p["kind"] == "history" and used - size[plan[p["name"]]](p) + size[step](p) <= budget:
+            broken.append(f"room is wasted: {p['name']} could be {step!r} and the plan would still fit")
+    return broken
+
+
+@pytest.mark.exercise("10.4")
+@pytest.mark.points(1)
+def test_a_plan_fits_the_budget_keeps_every_part_that_is_not_history_and_wastes_no_room():
+    parts = _window([(620, 60, False)] * 6)  # 1,188 fixed and new, 6 old turns of 620
+    before = copy.deepcopy(parts)
+    for budget in (5_000, 3_000, 1_600, 1_188):
+        plan = ex10.plan_window(parts, budget)
+        assert not _broken_rules(parts, budget, plan), f"budget {budget}: {_broken_rules(parts, budget, plan)}"
+    assert ex10.plan_window(parts, 10_000) == {p["name"]: "keep" for p in parts}, "everything fits: keep everything"
+    assert parts == before, "do not change the parts you were given"
+
+
+@pytest.mark.exercise("10.4")
+@pytest.mark.points(1)
+def test_a_needed_part_is_summarised_or_kept_never_dropped_and_a_budget_too_small_raises():
+    parts = _window([(900, 80, True), (620, 60, False), (620, 60, False), (700, 90, True)])  # smallest: 1,188 + 170
+    for budget in (1_358, 1_500, 2_100, 3_000):
+        plan = ex10.plan_window(parts, budget)
+        assert not _broken_rules(parts, budget, plan), f"budget {budget}: {_broken_rules(parts, budget, plan)}"
+    with pytest.raises(ValueError, match="1357"):
+        ex10.plan_window(parts, 1_357)  # one token short of the smallest plan: say the budget in the error
+
+
+def _random_window(rng):
+    """A random window: some fixed parts (a system prompt or not), 0-12 history turns, the newest result."""
+    parts = [{"name": k, "kind": k, "tokens": rng.randint(0 if k == "system" else 20, 800)} for k in FIXED_KINDS]
+    for i in range(rng.randint(0, 12)):
+        tokens = rng.randint(2, 3_000)
+        parts.append({"name": f"h{i}-{rng.randrange(10**6)}", "kind": "history", "tokens": tokens,
+                      "summary_tokens": rng.randint(1, tokens - 1), "needed": rng.random() < 0.3})
+    return parts + [{"name": "new", "kind": "new", "tokens": rng.randint(1, 2_000)}]
+
+
+@pytest.mark.exercise("10.4")
+@pytest.mark.points(1)
+def test_random_windows_get_plans_that_fit_keep_what_is_needed_and_waste_no_room(rng):
+    for _ in range(300):
+        parts = _random_window(rng)
+        smallest = sum(p["summary_tokens"] if p.get("needed") else 0 if p["kind"] == "history" else p["tokens"] for p in parts)
+        budget = rng.choice([smallest, smallest + rng.randint(1, 4_000), sum(p["tokens"] for p in parts), smallest - 1])
+        before = copy.deepcopy(parts)
+        if budget < smallest:
+            with pytest.raises(ValueError):
+                ex10.plan_window(parts, budget)
+            continue
+        plan = ex10.plan_window(parts, budget)
+        assert parts == before, "do not change the parts you were given"
+        broken = _broken_rules(parts, budget, plan)
+        assert not broken, f"budget {budget}, parts {parts}: {broken}"
