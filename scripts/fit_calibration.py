@@ -3,7 +3,9 @@
 For each model with fit recordings, prints the median of ``real - estimate`` on the requests that
 isolate one figure, and the figure that would remove it (the current figure plus that residual):
 
-- ``tool_prompt_offset``: tools defined, no tool call in the history (the published tool-use prompt's gap);
+- ``tool_prompt_offset``: tools defined, none deferred, no tool call in the history (the published tool-use prompt's gap);
+- ``deferred_tools``: a tool with ``defer_loading`` defined, no tool search tool, no tool call in the history
+  (the hidden prompt deferred loading adds, after the above);
 - ``tool_use_block``: per ``tool_use`` block in the history (each round trip's wrapper), after the above;
 - ``thinking_enabled`` / ``thinking_adaptive``: a one-message request with ``thinking`` on, no tools;
 - ``structured_output``: ``output_config.format`` (JSON outputs), no tools, one message;
@@ -45,7 +47,8 @@ def subsets(body: dict, row) -> dict[str, float]:
     out = {}
     if tools and not thinking and not oc.get("format") and not oc.get("task_budget"):
         n = kinds.count("tool_use")
-        out["tool_use_block" if n else "tool_prompt_offset"] = n or 1
+        deferred = any(isinstance(t, dict) and t.get("defer_loading") for t in tools)
+        out["tool_use_block" if n else "deferred_tools" if deferred else "tool_prompt_offset"] = n or 1
     if not tools and plain and thinking in ("enabled", "adaptive"):
         out[f"thinking_{thinking}"] = 1
     if not tools and not thinking and len(body["messages"]) == 1 and oc.get("format"):

@@ -160,18 +160,27 @@ def loaded(spec: object, referenced: set[str]) -> bool:
     return not (isinstance(spec, dict) and spec.get("defer_loading") and spec.get("name") not in referenced)
 
 
-def tool_prompt_overhead(model: str, tool_choice: dict | None) -> tuple[int, str]:
+def deferred(tools: list) -> bool:
+    """Whether any tool definition is marked ``defer_loading`` (tool search, or a client's own deferred loading)."""
+    return any(isinstance(t, dict) and t.get("defer_loading") for t in tools or [])
+
+
+def tool_prompt_overhead(model: str, tool_choice: dict | None, *, deferred: bool = False) -> tuple[int, str]:
     """The hidden tool-use system prompt's tokens for ``model`` and ``tool_choice``, and whose figure it is.
 
-    The second value names the figure: the model's own, or the named stand-in where the docs give none."""
+    ``deferred``: some tool is marked ``defer_loading``, which adds the model's measured ``deferred_tools``
+    figure (the recordings: real requests with a deferred tool carry about 165 tokens more on the 1.3-tokenizer
+    models than the same tools without one; the docs give no figure). The second value names the figure: the
+    model's own, or the named stand-in where the docs give none."""
     forced = isinstance(tool_choice, dict) and tool_choice.get("type") in ("any", "tool")
     p = profile(model)
     if p is None:
         fb = profile_data()["fallback_tool_prompt"]
         p = profile(fb["from"])
         assert p is not None, "profiles.json: fallback_tool_prompt names no profile"
-        return p.tool_prompt[forced] + measured(p.id, "tool_prompt_offset"), f"{p.name} figure stands in: {model!r} has no profile"
-    offset = measured(model, "tool_prompt_offset")
+        extra = measured(p.id, "tool_prompt_offset") + (measured(p.id, "deferred_tools") if deferred else 0)
+        return p.tool_prompt[forced] + extra, f"{p.name} figure stands in: {model!r} has no profile"
+    offset = measured(model, "tool_prompt_offset") + (measured(model, "deferred_tools") if deferred else 0)
     note = p.tool_prompt_note or f"{p.name} (published figure)"
     return p.tool_prompt[forced] + offset, note + (f", {offset:+d} measured on recorded traffic ({p.measured_note})" if offset else "")
 
@@ -228,7 +237,7 @@ def input_parts(body: dict) -> dict[str, int]:
     if tools:
         refs = referenced_tools(body)
         parts["tool_definitions"] = sum(tool_def_tokens(t, model=model) for t in tools if loaded(t, refs))
-        parts["tool_prompt"] = tool_prompt_overhead(model, body.get("tool_choice"))[0]
+        parts["tool_prompt"] = tool_prompt_overhead(model, body.get("tool_choice"), deferred=deferred(tools))[0]
     return parts
 
 

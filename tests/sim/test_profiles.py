@@ -50,7 +50,9 @@ def test_request_estimates_use_the_model_s_tokenizer_and_tool_prompt():
     b = estimate_input_tokens({"model": "claude-opus-4-7", **req}) - tool_prompt_overhead("claude-opus-4-7", None)[0]
     assert b > a * 1.25
     assert tool_prompt_overhead("claude-opus-4-7", None)[0] == 675  # published; no recording measures an offset
-    assert tool_prompt_overhead("claude-opus-4-8", None)[0] == 290 + 165  # published + Opus 5's measured offset (stand-in)
+    assert tool_prompt_overhead("claude-opus-4-8", None)[0] == 290  # published; the recordings measure no offset
+    # a deferred tool adds Opus 5's measured deferred_tools figure (the stand-in of the 1.3-tokenizer models)
+    assert tool_prompt_overhead("claude-opus-4-8", None, deferred=True)[0] == 290 + 165
 
 
 def test_models_table_shows_prices_and_says_which_figures_stand_in():

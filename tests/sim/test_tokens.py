@@ -52,3 +52,13 @@ def test_every_turn_costs_more_input_as_history_grows():
     a = estimate_input_tokens({"model": "m", "messages": msgs})
     b = estimate_input_tokens({"model": "m", "messages": msgs + [{"role": "assistant", "content": "Hi"}, {"role": "user", "content": "More"}]})
     assert b > a
+
+
+def test_a_deferred_tool_adds_the_measured_deferred_loading_prompt_and_plain_tools_do_not():
+    from agentlab.sim.tokens import input_parts
+
+    tool = {"name": "lookup", "description": "Look up an order.", "input_schema": {"type": "object", "properties": {}}}
+    plain = {"model": "claude-opus-5", "messages": [{"role": "user", "content": "hi"}], "tools": [tool, {**tool, "name": "other"}]}
+    deferred = {**plain, "tools": [tool, {**tool, "name": "other", "defer_loading": True}]}
+    assert input_parts(plain)["tool_prompt"] == 286  # published, no offset: no fit recording shows plain tools
+    assert input_parts(deferred)["tool_prompt"] == 286 + 165  # measured on a recorded request with a deferred tool
