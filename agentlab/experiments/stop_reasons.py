@@ -63,7 +63,7 @@ def plot_stop_reasons(rows: list[dict]):
         for x, reason in enumerate(r["replies"]):
             ax.barh(y, 0.9, left=x + 0.05, color=COLOURS.get(reason, "#000000"), height=0.6)
         saved = "note saved" if r["note saved"] else "no note"
-        ax.annotate(f"stop: {r['stop']} ({r['model calls']} calls, {saved})", (len(r["replies"]) + 0.1, y),
+        ax.annotate(f"run ends {r['stop']} ({r['model calls']} calls, {saved})", (len(r["replies"]) + 0.1, y),
                     va="center", fontsize=8)
     ax.set_yticks(range(len(rows)), [r["case"] for r in rows])
     ax.invert_yaxis()
