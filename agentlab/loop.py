@@ -60,6 +60,7 @@ def run_agent(
     cache: bool | str = False,
     context: ContextStrategy | None = None,
     tool_choice: dict | None = None,
+    stop_sequences: list[str] | None = None,
 ) -> Run:
     """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it.
 
@@ -73,12 +74,15 @@ def run_agent(
     ``Stopped`` instead: the run then ends with that typed reason (e.g. ``COMPACTION_FAILED``).
     ``tool_choice`` goes into every request as is, e.g. ``{"type": "auto", "disable_parallel_tool_use": True}``
     for at most one tool call per turn (https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use).
+    ``stop_sequences`` goes into every request too: a reply that writes one ends with ``stop_reason:
+    "stop_sequence"`` (the run's ``STOP_SEQUENCE``), cut before it
+    (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons).
 
     It drives :func:`agent_steps` (the loop itself), answering each request with ``client.messages.create``.
     """
     steps = agent_steps(client, task, tools, model=model, system=system, max_turns=max_turns, max_tokens=max_tokens,
                         trace=trace, limits=limits, executor=executor, cache=cache, context=context,
-                        tool_choice=tool_choice)
+                        tool_choice=tool_choice, stop_sequences=stop_sequences)
     return drive(steps, lambda request: (client.messages.create(**request), {}))
 
 
@@ -114,6 +118,7 @@ def agent_steps(
     cache: bool | str = False,
     context: ContextStrategy | None = None,
     tool_choice: dict | None = None,
+    stop_sequences: list[str] | None = None,
 ) -> Generator[dict, Any, Run]:
     """The agent loop as steps (options as :func:`run_agent`): it yields each model request and takes back
     ``(reply, fields)``, the reply a ``Message`` and ``fields`` added to the trace's ``response`` event (a
@@ -140,6 +145,10 @@ def agent_steps(
     if tool_choice is not None and not (isinstance(tool_choice, dict) and isinstance(tool_choice.get("type"), str)):
         raise ValueError(f"run_agent(tool_choice={tool_choice!r}): give a dict with a 'type', "
                          "e.g. {'type': 'auto', 'disable_parallel_tool_use': True}")
+    if stop_sequences is not None and not (isinstance(stop_sequences, (list, tuple))
+                                           and all(isinstance(x, str) and x for x in stop_sequences)):
+        raise ValueError(f"run_agent(stop_sequences={stop_sequences!r}): give a list of non-empty strings, "
+                         "e.g. stop_sequences=['FINAL ANSWER:']")
     extra = {"system": system} if system else {}
     specs = [t.spec() for t in by_name.values()]
     with Trace(trace, kind="agent", model=model, task=task, tools=list(by_name),
@@ -156,6 +165,8 @@ def agent_steps(
             request = {"model": model, "max_tokens": max_tokens, **req, **more}
             if tool_choice is not None:
                 request["tool_choice"] = tool_choice
+            if stop_sequences:
+                request["stop_sequences"] = list(stop_sequences)
             if (stopped := budget.before_call(request)) is not None:  # could cross max_usd: not sent
                 turn -= 1
                 break

@@ -135,6 +135,12 @@ def _guards(folder: Path) -> list:
     return [plot_guards(guard_demos(folder))]
 
 
+def _stop_reasons(folder: Path) -> list:
+    from agentlab.experiments.stop_reasons import plot_stop_reasons, stop_reason_runs
+
+    return [plot_stop_reasons(stop_reason_runs(folder))]
+
+
 def _recovery(folder: Path) -> list:
     from agentlab.experiments.recovery import plot_recovery, recovery_table
 
@@ -222,6 +228,7 @@ FIGURE_CASES: dict[str, Callable[[Path], list]] = {
     "plot_swimlane": _swimlane,
     "plot_resent": _resent,
     "plot_guards": _guards,
+    "plot_stop_reasons": _stop_reasons,
     "plot_recovery": _recovery,
     "plot_compounding": _compounding,
     "plot_coupling": _coupling,

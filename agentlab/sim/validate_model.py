@@ -5,7 +5,8 @@
 * ``max_tokens`` above the model's maximum output; input above its context window;
 * forced ``tool_choice`` (``any``/``tool``) on a model that refuses it (Claude Sonnet 5.5:
   https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5#forced-tool-use-is-not-supported);
-* assistant prefill (a final ``assistant`` message) on a model that refuses it;
+* assistant prefill (a final ``assistant`` message) on a model that refuses it, unless it resumes a paused
+  server-tool turn (it ends in a ``server_tool_use`` block still missing its result);
 * a ``thinking.type`` the model does not take (Sonnet 5.5 takes ``adaptive`` and ``between_tools``);
 * manual thinking (``enabled``) with ``budget_tokens`` under 1,024 or not below ``max_tokens``, or with
   a forced ``tool_choice`` (Messages only: not checked for count_tokens)
@@ -46,7 +47,7 @@ def check_model_rules(body: dict, p: Profile, *, count_tokens: bool = False) -> 
         # As quoted by a third-party client (https://docs.rs/crate/harn-vm/0.10.177/source/src/llm/helpers/options/tool_choice.rs);
         # not verified against the API. The rule itself: the Sonnet 5.5 page cited above.
         raise invalid('tool_choice: type "tool" and "any" are not supported for this model')
-    if body["messages"][-1]["role"] == "assistant" and not p.prefill:
+    if body["messages"][-1]["role"] == "assistant" and not p.prefill and not _resumes_paused_turn(body["messages"][-1]):
         # Quoted: https://github.com/langchain-ai/deepagents/issues/1585 and https://github.com/cortexkit/magic-context/issues/511
         raise invalid("This model does not support assistant message prefill. The conversation must end with a user message.")
     _check_thinking(body.get("thinking"), p)
@@ -54,6 +55,16 @@ def check_model_rules(body: dict, p: Profile, *, count_tokens: bool = False) -> 
         _check_thinking_limits(body)
     if p.thinking_between_tools:
         _check_signatures(body, p)
+
+
+def _resumes_paused_turn(message: dict) -> bool:
+    """True for a final assistant message ending in a ``server_tool_use`` still missing its result: a turn the
+    API paused (``pause_turn``) and the client sent back as is to continue it, which every model accepts
+    (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons: "Send the assistant content
+    back to continue")."""
+    content = message.get("content")
+    return isinstance(content, list) and bool(content) and isinstance(content[-1], dict) \
+        and content[-1].get("type") == "server_tool_use"
 
 
 def check_context(input_tokens: int, p: Profile) -> None:
