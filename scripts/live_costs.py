@@ -34,9 +34,11 @@ TEXT = {
                   "its live path would send (each `connect()` that goes live once `ANTHROPIC_API_KEY` is set; "
                   "an experiment's own `connect(\"sim\")` stays offline) was counted, then priced at live prices. "
                   "Tokens are the simulator's estimates, so the dollars are estimates too; real Claude may take "
-                  "more or fewer turns. A test (`tests/test_live_costs.py`) keeps this table equal to a fresh "
+                  "more or fewer turns. A notebook with 0 calls runs its experiments on scripted simulated models "
+                  "(`connect(\"sim\", policy=...)`) in every mode; `10_context_engineering` also has one cell that "
+                  "runs only with a key (`live_position_check`: 5 calls), not counted here. A test (`tests/test_live_costs.py`) keeps this table equal to a fresh "
                   "measurement."),
-        "price": "Prices: {source}. Default live model (where a notebook names none): `{model}`.",
+        "price": "{source}. Default live model (where a notebook names none): `{model}`.",
         "rule": ("In live mode a notebook's parameter cell (`use(...)`) prints its row and, when it is expected to "
                  "cost more than ${above:.2f} or more than `MAX_USD`, asks you to type `yes` before anything is "
                  "sent; `use(..., confirm=True)` or `AGENTLAB_CONFIRM=1` confirms ahead. The session cap "
@@ -49,8 +51,10 @@ TEXT = {
         "intro": ("由 `scripts/live_costs.py` 在模拟器上测得：每个笔记本离线运行一遍，统计它的实时路径会发出的每一次调用"
                   "（设置了 `ANTHROPIC_API_KEY` 后会转为实时的每个 `connect()`；实验自己的 `connect(\"sim\")` 始终离线），"
                   "再按实时价格计价。令牌数是模拟器的估计值，所以金额也是估计值；真实的 Claude 可能多走或少走几轮。"
+                  "调用次数为 0 的笔记本在任何模式下都用脚本化的模拟模型（`connect(\"sim\", policy=...)`）运行实验；"
+                  "`10_context_engineering` 还有一个只在设置了密钥时才运行的单元格（`live_position_check`：5 次调用），未计入此表。"
                   "测试 `tests/test_live_costs.py` 保证这张表与重新测量的结果一致。"),
-        "price": "价格：{source}。默认实时模型（笔记本未指定模型时）：`{model}`。",
+        "price": "{source}。默认实时模型（笔记本未指定模型时）：`{model}`。",
         "rule": ("在实时模式下，笔记本的参数单元格（`use(...)`）会打印这一行；预计花费超过 ${above:.2f} 或超过 `MAX_USD` 时，"
                  "会先请你输入 `yes` 再发送任何请求；`use(..., confirm=True)` 或 `AGENTLAB_CONFIRM=1` 可事先确认。"
                  "会话上限 `MAX_USD` 仍会在越过上限的那次调用之前停下。"),
@@ -63,7 +67,9 @@ TEXT = {
 
 def usd(value: float | None) -> str:
     """Dollars as the page shows them; an unpriced model shows as unknown, never $0."""
-    return "unknown" if value is None else f"${value:.4f}"
+    if value is None:
+        return "unknown"
+    return "< $0.0001" if 0 < value < 0.00005 else f"${value:.4f}"
 
 
 def page(table: dict, lang: str) -> str:
