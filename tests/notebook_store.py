@@ -98,19 +98,19 @@ class Executed:
 
     def figures_localized(self) -> list[dict]:
         """For every figure a plot function localized: {"lang": language drawn in, "left": texts still English}."""
+        return self._printed("I18N-RECORD ", "nothing")
+
+    def _printed(self, prefix: str, what: str):
+        """The JSON the last added cell printed after ``prefix``."""
         for out in (self.nb.cells[-1].get("outputs", []) if self.nb and not self.error else []):
             for line in out.get("text", "").splitlines():
-                if line.startswith("I18N-RECORD "):
-                    return json.loads(line[len("I18N-RECORD "):])
-        raise AssertionError(f"{self.path.name}: the record cell printed nothing (error: {self.error})")
+                if line.startswith(prefix):
+                    return json.loads(line[len(prefix):])
+        raise AssertionError(f"{self.path.name}: the record cell printed {what} (error: {self.error})")
 
     def live_tally(self) -> list[dict]:
         """What the run's live path would have sent: ``agentlab.live.costs.tally()`` after its last cell."""
-        for out in (self.nb.cells[-1].get("outputs", []) if self.nb and not self.error else []):
-            for line in out.get("text", "").splitlines():
-                if line.startswith("LIVE-COST "):
-                    return json.loads(line[len("LIVE-COST "):])
-        raise AssertionError(f"{self.path.name}: the record cell printed no live tally (error: {self.error})")
+        return self._printed("LIVE-COST ", "no live tally")
 
     def outputs(self, index: int) -> list:
         """The outputs of the notebook's own cell ``index`` (its position in the file)."""
