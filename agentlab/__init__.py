@@ -31,6 +31,7 @@ _WHERE = {
     "StepRecord": "workflows", "UnparseableOutput": "workflows",
     "Limits": "guards", "Stopped": "guards", "Executor": "executor", "run_react": "react",
     "with_cache_breakpoints": "caching", "SimClock": "sim.clock", "sweep": "experiments.sweeps",
+    "run_batched": "batching",
     "plot_swimlane": "views.swimlane", "swimlane_steps": "views.swimlane",
     "compare_tactics": "context", "Compaction": "context", "ClearToolResults": "context",
     "ServerClearing": "context", "make_memory_tool": "context", "MemoryPathError": "context",
@@ -59,8 +60,8 @@ __all__ = [
     "StepRecord", "UnparseableOutput",
     # who decides done (guards), the tool executor, ReAct
     "Limits", "Stopped", "Executor", "run_react",
-    # what a turn costs: prompt caching, the simulated clock, sweeps
-    "with_cache_breakpoints", "SimClock", "sweep",
+    # what a turn costs: prompt caching, the simulated clock, sweeps, Message Batches at half price
+    "with_cache_breakpoints", "SimClock", "sweep", "run_batched",
     # the swim-lane picture of any run (model, host application, your code, tools)
     "plot_swimlane", "swimlane_steps",
     # context engineering: four tactics against a full window (agentlab/context/, one file each)
@@ -98,6 +99,7 @@ if "AGENTLAB_FORBIDS" in __import__("os").environ:  # a process a student's code
 
 
 if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eagerly
+    from agentlab.batching import run_batched
     from agentlab.caching import with_cache_breakpoints
     from agentlab.client import MissingAPIKey, connect, default_model, model_of
     from agentlab.live.cassette import CassetteMismatch

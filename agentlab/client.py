@@ -117,6 +117,7 @@ def connect(
         client_options: Passed on to ``anthropic.Anthropic`` (e.g. ``max_retries``, ``timeout``).
     """
     check_options(client_options, [n for n in inspect.signature(connect).parameters if n != "client_options"])
+    live_path, named = mode in ("auto", "live"), model  # what a live run would send is tallied (agentlab.live.costs)
     if mode == "auto" and policy is None and faults is None and base_url is None:  # agentlab.client.use(...)
         mode, cassette, record, max_usd = session_defaults(cassette, record, max_usd)
     chosen = resolve_mode(mode, base_url)
@@ -132,6 +133,7 @@ def connect(
         replayer = Replayer.shared(cassette)  # every client of this process continues the same cassette
     model = model or (replayer.recorded_model() if replayer else None) or default_model(chosen)
     meter = Meter(count_tokens=count_parts)
+    meter.live_path, meter.live_model = live_path, named
     chain: list[Any] = [meter]
     cap = None
     if max_usd is not None:

@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 import pytest
 
@@ -47,7 +48,10 @@ def context_lab(tmp_path_factory):
 
 
 def _store_folder(config):
-    """One folder for the whole run: the controller's base temp dir, which every xdist worker's sits in."""
+    """One folder for the whole run: the controller's base temp dir, which every xdist worker's sits in
+    (``AGENTLAB_NOTEBOOK_STORE`` names another, e.g. the one ``scripts/live_costs.py --store`` filled)."""
+    if os.environ.get("AGENTLAB_NOTEBOOK_STORE"):
+        return Path(os.environ["AGENTLAB_NOTEBOOK_STORE"])
     base = config._tmp_path_factory.getbasetemp()
     return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "executed-notebooks"
 

@@ -8,7 +8,8 @@ second worker that asks wait for the first one's result instead of running the n
 
 Two cells are added in memory only (never written to notebooks/): one in front that records, for
 every figure an agentlab plot function localizes, the language it drew in and the text left English,
-and one at the end that prints that record and saves the notebook's variables (each one that pickles)
+and one at the end that prints that record and the live tally (``agentlab.live.costs``: what the
+notebook's live path would send) and saves the notebook's variables (each one that pickles)
 for the claim tests. A failing cell stops the run; every reader then sees that failure.
 """
 
@@ -42,7 +43,9 @@ _i18n.localize = _recording_localize  # plot modules import it after this cell, 
 '''
 SAVE = '''\
 import json as _json, pickle as _pickle, types as _types
+import agentlab.live.costs as _costs
 print("I18N-RECORD " + _json.dumps(_i18n_seen, ensure_ascii=False))
+print("LIVE-COST " + _json.dumps(_costs.tally()))
 _saved, _skipped = {}, []
 for _k, _v in list(globals().items()):
     if _k.startswith("_") or _k in ("In", "Out", "exit", "quit", "get_ipython") or isinstance(_v, _types.ModuleType):
@@ -96,11 +99,19 @@ class Executed:
 
     def figures_localized(self) -> list[dict]:
         """For every figure a plot function localized: {"lang": language drawn in, "left": texts still English}."""
+        return self._printed("I18N-RECORD ", "nothing")
+
+    def _printed(self, prefix: str, what: str):
+        """The JSON the last added cell printed after ``prefix``."""
         for out in (self.nb.cells[-1].get("outputs", []) if self.nb and not self.error else []):
             for line in out.get("text", "").splitlines():
-                if line.startswith("I18N-RECORD "):
-                    return json.loads(line[len("I18N-RECORD "):])
-        raise AssertionError(f"{self.path.name}: the record cell printed nothing (error: {self.error})")
+                if line.startswith(prefix):
+                    return json.loads(line[len(prefix):])
+        raise AssertionError(f"{self.path.name}: the record cell printed {what} (error: {self.error})")
+
+    def live_tally(self) -> list[dict]:
+        """What the run's live path would have sent: ``agentlab.live.costs.tally()`` after its last cell."""
+        return self._printed("LIVE-COST ", "no live tally")
 
     def outputs(self, index: int) -> list:
         """The outputs of the notebook's own cell ``index`` (its position in the file)."""

@@ -84,7 +84,8 @@ def _model_hint(asked: str) -> str | None:
 
 
 def install_notebook_handler() -> bool:
-    """In a Jupyter kernel, show SDK errors as their one line instead of a traceback; True when installed."""
+    """In a Jupyter kernel, show SDK errors (and a live run not confirmed) as their one line instead of a
+    traceback; True when installed."""
     import sys
 
     shell_mod = sys.modules.get("IPython")
@@ -94,8 +95,10 @@ def install_notebook_handler() -> bool:
         return False
     import anthropic
 
+    from agentlab.live.costs import NotConfirmed
+
     def handler(self: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> None:
         print(f"agentlab: {explain(value) or scrub(str(value))}")
 
-    shell.set_custom_exc((anthropic.APIError,), handler)
+    shell.set_custom_exc((anthropic.APIError, NotConfirmed), handler)
     return True

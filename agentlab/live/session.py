@@ -22,11 +22,15 @@ _defaults: dict[str, Any] = {}
 
 
 def use(mode: str = "auto", *, cassette: str | os.PathLike | None = None, record: str | os.PathLike | None = None,
-        max_usd: float | None = None) -> None:
+        max_usd: float | None = None, confirm: bool = False) -> None:
     """Set, for every later ``connect()`` in this process that does not say otherwise, where calls go:
     ``"sim"``, ``"replay"`` (from ``cassette``), ``"live"`` (optionally recording to ``record``, capped at
     ``max_usd`` for the session) or ``"auto"``. A notebook's parameter cell calls it once (it returns
-    nothing, so the cell shows nothing)."""
+    nothing, so the cell shows nothing). Live, it first shows the notebook's expected cost and, above a
+    threshold, asks to confirm (``confirm=True`` confirms ahead); live or replayed, it says that results
+    marked [scripted model] describe the simulator (``agentlab.live.costs.announce``)."""
+    from agentlab.live.costs import NotConfirmed, announce
+
     from agentlab.live.cassette import forget
 
     if mode not in MODES:
@@ -37,6 +41,11 @@ def use(mode: str = "auto", *, cassette: str | os.PathLike | None = None, record
     if mode == "replay" and cassette is None:
         raise ValueError("agentlab.use('replay') needs cassette=PATH: a file recorded with record=PATH in live mode")
     _defaults.clear()
+    try:
+        announce("live" if mode == "auto" and env_key() else mode, max_usd, confirm)
+    except NotConfirmed:
+        _defaults["mode"] = "sim"  # a later cell run by hand stays offline
+        raise
     _defaults.update({k: v for k, v in {"mode": mode, "cassette": cassette, "record": record,
                                         "max_usd": max_usd}.items() if v is not None})
 

@@ -33,6 +33,7 @@ from anthropic import Middleware
 from anthropic.types import Message
 
 from agentlab.live.compat import NOT_REPORTED, cache_reported, marks_cache, no_token_counting, say
+from agentlab.live.costs import add_call
 from agentlab.meter.breakdown import InputBreakdown, count_prefixes, from_counts, from_header
 from agentlab.meter.latency import latency_of
 from agentlab.meter.stream import Attempt, record_attempt, tap_stream
@@ -165,6 +166,11 @@ class Meter(Middleware):
         """True once the server answered ``count_tokens`` with 404/405/501: it has none, so no more are sent."""
         self.cache_warned = False
         """True once a call that marked ``cache_control`` came back without cache fields (said once)."""
+        self.live_path = False
+        """True when this Meter's client goes live once a key is set (``connect()`` in auto or live mode):
+        its calls are added to the process tally of what a live run sends (``agentlab.live.costs``)."""
+        self.live_model: str | None = None
+        """The model its client was asked for by name (``None``: the default, the live default when live)."""
 
     def handle(self, request, call_next):  # type: ignore[override]
         if request.method.lower() != "post" or not str(request.url).rstrip("/").endswith("/v1/messages"):
@@ -274,6 +280,8 @@ class Meter(Middleware):
                 reprefill=tokens.reprefill_after(prev[1] if prev else None), conversation=conversation,
                 thread=threading.get_ident(), breakdown=parts, retry=retry, sim_latency_s=latency_of(headers),
                 cache_reported=cached, batch=batch))
+        if self.live_path:
+            add_call(self.live_model, tokens, batch is not None)
 
     def mark(self) -> int:
         """A position in ``calls``; ``agentlab.run.turns_of(meter, mark)`` gives the calls made since as ``Turn`` s."""
