@@ -48,6 +48,7 @@ def strict_rows(workdir: str | Path | None = None) -> list[dict]:
 def plot_strict(rows: list[dict]) -> Any:
     """Refused inputs and model calls per case, without and with ``strict: true``, value-labelled."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     from agentlab.views.i18n import localize
 
@@ -57,12 +58,13 @@ def plot_strict(rows: list[dict]) -> Any:
         for k, strict in enumerate((False, True)):
             ys = [r[field] for r in rows if r["strict"] is strict]
             xs = [i + (k - 0.5) * width for i in range(len(ys))]
-            bars = ax.bar(xs, ys, width, color=("#9e9e9e", "#5b3f8c")[k], label="strict: true" if strict else "no strict")
+            bars = ax.bar(xs, ys, width, color=("#9e9e9e", "#5b3f8c")[k], label=f"strict={strict}")
             ax.bar_label(bars, fmt="%d", padding=2)
         ax.set_xticks(range(len(CASES)), list(CASES))
         ax.set_ylabel(field)
         ax.set_title(f"{field} per run")
         ax.margins(y=0.2)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(fontsize=8)
     fig.tight_layout()
     return localize(fig)
