@@ -51,6 +51,10 @@ class Tool:
     """Names of the shared state the tool changes (calls touching it are never run concurrently)."""
     timeout: float | None = None
     """Seconds the harness waits for one call; a call that takes longer is answered as an error."""
+    strict: bool = False
+    """Send ``strict: true``: the API then constrains the model's input to ``input_schema`` (grammar-constrained
+    sampling, https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use); without it a
+    missing field or a wrong type reaches the harness. Set it with ``dataclasses.replace(tool, strict=True)``."""
 
     def first_error(self, tool_input: Any) -> SchemaError | None:
         """The first way ``tool_input`` breaks ``input_schema`` (``None`` when it is valid)."""
@@ -58,7 +62,8 @@ class Tool:
 
     def spec(self) -> dict:
         """The tool definition sent in the API request's ``tools`` list."""
-        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+        spec = {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+        return {**spec, "strict": True} if self.strict else spec
 
     def __call__(self, **kwargs: Any) -> Any:
         return self.fn(**kwargs)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from agentlab.sim.policy import Policy, as_reply
 from agentlab.sim.profiles import Profile
 from agentlab.sim.shape import shape
+from agentlab.sim.strict import constrain, strict_schemas
 from agentlab.sim.tokens import estimate_input_tokens, estimate_output_tokens, text_tokens
 
 
@@ -28,10 +29,13 @@ def build_message(policy: Policy, body: dict, profile: Profile, counter: int, se
     """The full ``Message`` the simulated model answers ``body`` with."""
     reply = as_reply(policy(body))
     content = []
+    strict = strict_schemas(body)  # strict: true: the input is sampled under the schema's grammar (strict.py)
     for i, block in enumerate(reply.content):
         block = dict(block)
         if block["type"] == "tool_use":
-            block = {"type": "tool_use", "name": block["name"], "input": block.get("input", {})}
+            given = block.get("input", {})
+            given = constrain(strict[block["name"]], given) if block["name"] in strict else given
+            block = {"type": "tool_use", "name": block["name"], "input": given}
         content.append(block)
     content, stop = shape(content, reply.stop_reason, body, profile)
     for i, block in enumerate(content):  # ids after shaping, so a call written for a forced tool_choice has one too

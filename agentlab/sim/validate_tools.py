@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from agentlab.sim.errors import invalid
+from agentlab.sim.strict import check_strict
 
 #: Custom tool names the API accepts (the pattern is quoted in its error message).
 NAME_PATTERN = "^[a-zA-Z0-9_-]{1,128}$"
@@ -55,6 +56,7 @@ def _check_custom_tool(index: int, tool: dict) -> None:
         # and https://github.com/jedisct1/openapi-mcp/issues/9 (older API versions said {1,64}).
         raise invalid(f"{where}.name: String should match pattern '{NAME_PATTERN}'")
     _check_input_schema(where, tool.get("input_schema"))
+    check_strict(where, tool)
 
 
 def _check_input_schema(where: str, schema: object) -> None:
