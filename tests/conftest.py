@@ -5,6 +5,7 @@ import pytest
 
 import agentlab
 from notebook_store import NotebookStore
+from system_packages import apt_install
 from agentlab.meter.middleware import CHECK_PARTS_ENV
 from agentlab.trace import CHECK_TRACE_ENV
 
@@ -60,6 +61,15 @@ def _store_folder(config):
 def notebook_store(pytestconfig) -> NotebookStore:
     """Every notebook executed once per run and edition, shared by the tests that read it (tests/notebook_store.py)."""
     return NotebookStore(_store_folder(pytestconfig))
+
+
+def pytest_configure(config):
+    """Before any xdist worker starts: bubblewrap for the sandboxed grading tests (root only), so every
+    worker, and every process a worker starts, sees the same machine (see ``system_packages``)."""
+    if not hasattr(config, "workerinput"):
+        why = apt_install("bwrap", "bubblewrap")
+        if why:
+            print(f"bubblewrap missing and not installed ({why}); grading tests use the fallback isolation")
 
 
 def pytest_terminal_summary(terminalreporter, config):

@@ -18,6 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from system_packages import apt_install
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -26,7 +27,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SHOTS = ROOT / "build" / "browser-screenshots"
 WORK = ROOT / "build" / "browser-notebooks"
 SERVER_START_S = 180
-APT_S = 900
 
 # JupyterLab settings for the test: every cell in the DOM (no windowing, so each cell can be read),
 # no autosave, no news fetch (there is no network).
@@ -38,28 +38,13 @@ LAB_SETTINGS = {
 }
 
 
-def _apt_install(*packages: str) -> str | None:
-    """``apt-get install`` (after ``apt-get update``); returns why it failed, or None."""
-    if os.geteuid() != 0:
-        return "not root, so apt-get cannot install it"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for cmd in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *packages]):
-        try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=APT_S, env=env)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            return f"{' '.join(cmd)}: {e}"
-        if done.returncode != 0:
-            return f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()[-400:]}"
-    return None
-
-
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     """Debian's Chromium, installed with apt-get where it is missing; skips (saying why) only if that fails."""
     if not CHROMIUM.exists():
-        why = _apt_install("chromium", "fonts-noto-cjk")
-        if why or not CHROMIUM.exists():
-            pytest.skip(f"{CHROMIUM} is missing and could not be installed: {why or 'apt-get put no binary there'}")
+        why = apt_install(str(CHROMIUM), "chromium", "fonts-noto-cjk")
+        if why:
+            pytest.skip(f"{CHROMIUM} is missing and could not be installed: {why}")
     return str(CHROMIUM)
 
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from system_packages import apt_install
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -178,33 +179,12 @@ def run_pytest():
     return run
 
 
-def _apt_install(*packages: str) -> str | None:
-    """``apt-get install`` (after ``apt-get update``), as tests/browser does for Chromium; why it failed, or None."""
-    import fcntl
-
-    if os.geteuid() != 0:
-        return "not root, so apt-get cannot install it"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "agentlab-apt.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # pytest-xdist workers: one apt-get at a time
-        if shutil.which("bwrap"):
-            return None
-        for cmd in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *packages]):
-            try:
-                done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
-            except (OSError, subprocess.TimeoutExpired) as e:
-                return f"{' '.join(cmd)}: {e}"
-            if done.returncode != 0:
-                return f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()[-400:]}"
-    return None
-
-
 @pytest.fixture(scope="session", autouse=True)
 def bubblewrap():
     """Debian's bubblewrap, installed with apt-get where it is missing; without it the grader falls back
     (one-line notice) and the attack tests still run, on the weaker isolation."""
     if shutil.which("bwrap") is None:
-        why = _apt_install("bubblewrap")
+        why = apt_install("bwrap", "bubblewrap")
         if why:
             print(f"\nbubblewrap missing and not installed ({why}); grading tests use the fallback isolation")
     return shutil.which("bwrap")
