@@ -131,16 +131,31 @@ def task_tools(notes_dir: str | Path, forecast_days: int = 0) -> list[Tool]:
     return [make_get_weather(forecast_days), make_save_note(notes_dir)]
 
 
-def city_task(cities: list[str], lang: str = "en") -> str:
-    """The course task's prompt for two or more cities, in English or Chinese."""
+def city_task(cities: list[str], lang: str | None = None) -> str:
+    """The course task's prompt for two or more cities, in English (``"en"``) or Chinese (``"zh"``).
+
+    ``lang=None`` writes it in the notebook's language (:func:`agentlab.views.i18n.language`), so the
+    same code cell asks in Chinese in the zh-CN edition. The Chinese task names each city the data
+    knows by its Chinese name (``"Paris"`` -> 巴黎); a name the data does not know stays as written.
+    """
     if isinstance(cities, str) or not all(isinstance(c, str) for c in cities):
         raise ValueError(f"city_task(cities={cities!r}): pass a list of city names, "
                          f"e.g. city_task(['Paris', 'London'])")
+    if lang is None:
+        from agentlab.views.i18n import language
+
+        lang = "zh" if language() == "zh-CN" else "en"
     if lang not in ("en", "zh"):
-        raise ValueError(f"city_task(lang={lang!r}): the task is written in 'en' or 'zh'")
+        raise ValueError(f"city_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)")
     if len(cities) < 2:
         raise ValueError(f"the city task needs two or more cities, got {cities!r}")
     if lang == "zh":
-        return f"比较{'和'.join(cities)}的温度，哪个更暖和？然后保存一条笔记。"
+        return f"比较{'和'.join(chinese_name(c) for c in cities)}的温度，哪个更暖和？然后保存一条笔记。"
     listed = ", ".join(cities[:-1]) + f" or {cities[-1]}"
     return f"Which is warmer today, {listed}? Compare their temperatures, then save a note with the answer."
+
+
+def chinese_name(city: str) -> str:
+    """The Chinese name the data gives ``city`` (``"Paris"`` -> 巴黎); an unknown name comes back as written."""
+    rec = weather_table().get(city.strip().casefold())
+    return rec["names"][1] if rec is not None and len(rec["names"]) > 1 else city

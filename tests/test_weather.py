@@ -77,3 +77,25 @@ def test_city_task_refuses_a_string_for_the_list_and_an_unknown_language():
         city_task("Paris", "London")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"lang='fr'"):
         city_task(["Paris", "London"], lang="fr")
+
+
+def test_city_task_follows_the_notebook_language_when_none_is_given(monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    assert city_task(["Paris", "London"]).startswith("Which is warmer today, Paris or London?")
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    assert city_task(["Paris", "London"]) == city_task(["Paris", "London"], "zh")
+    assert city_task(["Paris", "London"], "en").startswith("Which is warmer")
+
+
+def test_chinese_city_task_names_known_cities_in_chinese_and_keeps_unknown_ones():
+    assert city_task(["Paris", "London"], "zh") == "比较巴黎和伦敦的温度，哪个更暖和？然后保存一条笔记。"
+    assert "Atlantis和上海" in city_task(["Atlantis", "上海"], "zh")
+
+
+def test_chinese_task_reads_back_every_city_it_names():
+    from agentlab.sim.models.reading import cities_in
+
+    assert cities_in(city_task(["Paris", "London"], "zh")) == ["巴黎", "伦敦"]
+    assert cities_in("比较Paris和London的温度") == ["Paris", "London"]  # Latin names inside Chinese text
+    assert cities_in("比较Pariss和Atlantis的温度") == ["Pariss", "Atlantis"]  # a near miss and an unknown one
+    assert cities_in("theparis, London") == ["London"]  # a Latin letter touching a name still hides it

@@ -79,7 +79,8 @@ def step_task(cities: list[str]) -> str:
     """The task of ``len(cities)`` steps: one city's temperature, or which of several is warmest."""
     if len(cities) == 1:
         return f"What is the temperature in {cities[0]} today?"
-    return city_task(cities).replace(", then save a note with the answer", "")
+    # in English whatever the notebook's language: the text cut below and the other prompts are English
+    return city_task(cities, "en").replace(", then save a note with the answer", "")
 
 
 def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0) -> dict:

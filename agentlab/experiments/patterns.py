@@ -35,7 +35,8 @@ def data_line(cities: list[str]) -> str:
 
 def pattern_runs(client: Any, cities: list[str], folder: str | Path) -> dict[str, Run]:
     """Run the shared task as the agent and as each pattern; traces go to ``folder``."""
-    folder, task = Path(folder), city_task(cities).replace(", then save a note with the answer", "")
+    # in English whatever the notebook's language: the text cut below and the other prompts are English
+    folder, task = Path(folder), city_task(cities, "en").replace(", then save a note with the answer", "")
     t = lambda name: folder / f"{name}.jsonl"  # noqa: E731
     runs = {"agent": run_agent(client, task, task_tools(folder / "notes")[:1], trace=t("agent"))}
     runs["chaining"] = run_chain(client, task, [

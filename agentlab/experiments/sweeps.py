@@ -46,7 +46,7 @@ def sweep_task(cities: list[str]) -> str:
     """The task for ``cities``: the course's comparison for two or more, a plain look-up for one."""
     if len(cities) == 1:
         return f"What is the temperature in {cities[0]} today? Look it up, then save a note with it."
-    return city_task(cities)
+    return city_task(cities, "en")  # English like the one-city task above: one language per sweep
 
 
 class LongAnswers:

@@ -64,7 +64,7 @@ def _warmer(a: str, b: str) -> str:
 
 
 USER_TASKS: tuple[UserTask, ...] = (
-    UserTask("compare_and_note", city_task(["Paris", "London"]), ("get_weather", "save_note"),
+    UserTask("compare_and_note", city_task(["Paris", "London"], "en"), ("get_weather", "save_note"),
              lambda w, text: f"{_warmer('Paris', 'London')} is warmer" in w.notes(), ("get_weather",)),
     UserTask("one_city", "What is the temperature in Oslo today?", ("get_weather",),
              lambda w, text: f"{lookup('Oslo')['temp_c']:g}°C" in text, ("get_weather",)),

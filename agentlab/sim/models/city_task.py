@@ -49,7 +49,7 @@ def city_steps(request: dict, parallel: bool = False) -> Reply:
     wants_note = "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I)
     if wants_note and not saved:
         return Reply([{"type": "tool_use", "name": "save_note", "input": {"text": answer}}])
-    done = " 我已保存笔记。" if zh and saved else (" I saved a note with this." if saved else "")
+    done = "我已保存笔记。" if zh and saved else (" I saved a note with this." if saved else "")
     return Reply([{"type": "text", "text": answer + done}])
 
 

@@ -20,7 +20,14 @@ from typing import Any, Iterator
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 """A Chinese character: a task with one is answered in Chinese."""
-_LISTED = re.compile(r"(?:\b(?:or|and|vs\.?)\s+|,\s*)([A-Z][a-zA-Z-]+(?:\s[A-Z][a-zA-Z-]+)*)")
+_LISTED = re.compile(r"(?:\b(?:or|and|vs\.?)\s+|,\s*|[和或、，]\s*)([A-Z][a-zA-Z-]+(?:\s[A-Z][a-zA-Z-]+)*)")
+_NEAR_MISS = re.compile(r"(?<![A-Za-z0-9])[A-Z][a-z]+(?![A-Za-z0-9])")
+"""A capitalised Latin word; bounded by non-Latin letters, so "比较Pariss和伦敦" still yields "Pariss"."""
+
+
+def _latin_alnum(ch: str) -> bool:
+    """True for an ASCII letter or digit: what may not touch a Latin city name (Chinese characters may)."""
+    return ch.isascii() and ch.isalnum()
 
 
 def text_of(content: Any) -> str:
@@ -63,12 +70,12 @@ def _cities_in(text: str) -> tuple[str, ...]:
         for m in re.finditer(re.escape(name), lowered):
             s, e = m.span()
             ascii_word = name.isascii()
-            if ascii_word and ((s > 0 and lowered[s - 1].isalnum()) or (e < len(text) and lowered[e].isalnum())):
+            if ascii_word and ((s > 0 and _latin_alnum(lowered[s - 1])) or (e < len(text) and _latin_alnum(lowered[e]))):
                 continue
             if not any(taken[s:e]):
                 taken[s:e] = [True] * (e - s)
                 found.append((s, text[s:e]))
-    for m in re.finditer(r"\b[A-Z][a-z]+\b", text):  # a misspelt city is still a city the user asked about
+    for m in _NEAR_MISS.finditer(text):  # a misspelt city is still a city the user asked about
         if not any(taken[m.start():m.end()]) and difflib.get_close_matches(m.group().casefold(), names, n=1, cutoff=0.75):
             found.append((m.start(), m.group()))
             taken[m.start():m.end()] = [True] * (m.end() - m.start())
