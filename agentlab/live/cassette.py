@@ -19,6 +19,7 @@ and :func:`load` checks its shape before any of it is used. vcrpy: https://vcrpy
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,7 @@ class Recorder(httpx2.BaseTransport):
         """Where the cassette is written (a new file each session: recording replaces it)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.cassette = _cassette(self.path, "record")
+        self._lock = threading.Lock()
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         body = request.read()
@@ -116,8 +118,9 @@ class Recorder(httpx2.BaseTransport):
             raw = b"".join(response.stream)  # bytes as sent (still encoded): a stream is read whole here
         finally:
             response.stream.close()
-        self.cassette.append(_vcr_request(request, body), _serialize(response, raw))
-        self.cassette._save(force=True)  # written as the run goes  # noqa: SLF001 (vcrpy's save)
+        with self._lock:  # threads of a parallel workflow: one append and one whole-file write at a time
+            self.cassette.append(_vcr_request(request, body), _serialize(response, raw))
+            self.cassette._save(force=True)  # written as the run goes  # noqa: SLF001 (vcrpy's save)
         return httpx2.Response(response.status_code, headers=response.headers.multi_items(),
                                stream=httpx2.ByteStream(raw), extensions=response.extensions, request=request)
 
@@ -193,6 +196,10 @@ class Replayer(httpx2.BaseTransport):
         self.cassette = load(self.path)
         self.played = 0
         """Interactions answered so far."""
+        self._done: set[int] = set()
+        self._lock = threading.Lock()
+        self.refused: list[str] = []
+        """Why each request this replay could not answer was refused (a mismatch, or one past the end)."""
         self.mtime: int | None = None
         """The file's modification time when it was read (``shared`` rereads a changed file)."""
 
@@ -214,22 +221,34 @@ class Replayer(httpx2.BaseTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         vreq = _vcr_request(request, request.read())
-        if self.played >= len(self.cassette.data):
-            raise CassetteMismatch(f"cassette {self.path.name!r} has {len(self.cassette.data)} interactions and all "
-                                   f"were played; this run sent one more ({request.method} {request.url.path}). "
-                                   "Replay the same code with the same settings, or record again")
-        want, resp = self.cassette.data[self.played]
         from vcr.matchers import requests_match
 
-        if not requests_match(vreq, want, _matchers()):
-            raise CassetteMismatch(f"cassette {self.path.name!r}, interaction {self.played + 1}: the request differs "
+        with self._lock:  # concurrent steps (a parallel workflow's threads) each take a different interaction
+            unplayed = [i for i in range(len(self.cassette.data)) if i not in self._done]
+            if not unplayed:
+                raise self._refuse(f"cassette {self.path.name!r} has {len(self.cassette.data)} interactions and all "
+                                   f"were played; this run sent one more ({request.method} {request.url.path}). "
+                                   "Replay the same code with the same settings, or record again")
+            # the next one in order; else (threads that finished in another order than when recorded) the
+            # first unplayed one that matches, as vcrpy's own playback does
+            found = next((i for i in unplayed if requests_match(vreq, self.cassette.data[i][0], _matchers())), None)
+            if found is None:
+                want = self.cassette.data[unplayed[0]][0]
+                raise self._refuse(f"cassette {self.path.name!r}, interaction {unplayed[0] + 1}: the request differs "
                                    f"from the recorded one first at {self._diff(vreq, want)}")
-        self.played += 1
+            self._done.add(found)
+            self.played += 1
+        resp = self.cassette.data[found][1]
         headers = [(k, v) for k, vs in resp["headers"].items() for v in vs]
         body = resp["body"]["string"]
         return httpx2.Response(resp["status"]["code"], headers=headers,
                                stream=httpx2.ByteStream(body if isinstance(body, bytes) else str(body).encode()),
                                request=request)
+
+    def _refuse(self, why: str) -> CassetteMismatch:
+        """The mismatch to raise, noted in :attr:`refused` (a loop that ends on the error still leaves a trace)."""
+        self.refused.append(why)
+        return CassetteMismatch(why)
 
     @staticmethod
     def _diff(got: Any, want: Any) -> str:

@@ -119,3 +119,16 @@ def test_compare_replays_a_recorded_live_comparison_with_every_row_filled(tmp_pa
     assert main(["compare", "--replay", str(tmp_path / "run.yaml"), "--out", str(out), "--png", str(tmp_path / "c.png")]) == 0
     printed = capsys.readouterr().out
     assert "unknown" not in printed and "of which history" in printed
+
+
+def test_requests_sent_out_of_recorded_order_by_threads_each_get_their_own_answer(tmp_path):
+    live, _ = _record(tmp_path)
+    asks = [{"model": "claude-sonnet-5-5", "max_tokens": 30, "messages": [{"role": "user", "content": f"Say {w}."}]}
+            for w in ("one", "two")]
+    answers = [live.messages.create(**a).content[0].text for a in asks]
+    replay = agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True, max_retries=0)
+    assert [replay.messages.create(**a).content[0].text for a in reversed(asks)] == answers[::-1]
+    assert replay.agentlab_replayer.played == 2 and replay.agentlab_replayer.refused == []
+    with pytest.raises(anthropic.APIConnectionError):
+        replay.messages.create(**asks[0])
+    assert len(replay.agentlab_replayer.refused) == 1 and "all were played" in replay.agentlab_replayer.refused[0]
