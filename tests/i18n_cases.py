@@ -141,6 +141,18 @@ def _stop_reasons(folder: Path) -> list:
     return [plot_stop_reasons(stop_reason_runs(folder))]
 
 
+def _strict(folder: Path) -> list:
+    from agentlab.experiments.strict import plot_strict, strict_rows
+
+    return [plot_strict(strict_rows(folder / "strict"))]
+
+
+def _wire(folder: Path) -> list:
+    from agentlab.experiments.threads import plot_wire, thread_pair
+
+    return [plot_wire(thread_pair(["Paris", "London"], folder / "threads"))]
+
+
 def _recovery(folder: Path) -> list:
     from agentlab.experiments.recovery import plot_recovery, recovery_table
 
@@ -229,6 +241,8 @@ FIGURE_CASES: dict[str, Callable[[Path], list]] = {
     "plot_resent": _resent,
     "plot_guards": _guards,
     "plot_stop_reasons": _stop_reasons,
+    "plot_strict": _strict,
+    "plot_wire": _wire,
     "plot_recovery": _recovery,
     "plot_compounding": _compounding,
     "plot_coupling": _coupling,

@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
+from agentlab.live.errors import NotConfirmed, install_notebook_handler
 from agentlab.meter.usage import Usage
 
 TABLE = Path(str(resources.files("agentlab"))) / "data" / "live_costs.json"
@@ -32,10 +33,6 @@ CONFIRM_ENV = "AGENTLAB_CONFIRM"
 _tally: dict[tuple[str | None, bool], list] = {}
 """(model the notebook named, or None for the default; batched) -> [calls, Usage], for this process."""
 _lock = threading.Lock()
-
-
-class NotConfirmed(RuntimeError):
-    """A live notebook above the confirmation threshold was not confirmed: nothing was sent."""
 
 
 def add_call(model: str | None, usage: Usage, batch: bool) -> None:
@@ -183,7 +180,6 @@ def announce(mode: str, max_usd: float | None, confirm: bool = False) -> None:
     """What ``use(mode)`` says before anything is sent: live, the cost preview (and its confirmation);
     live or replay, that [scripted model] results describe the simulator. Nothing in sim mode."""
     from agentlab.live.compat import say
-    from agentlab.live.errors import install_notebook_handler
     from agentlab.views.i18n import tr
 
     if mode == "live":

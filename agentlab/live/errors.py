@@ -83,6 +83,10 @@ def _model_hint(asked: str) -> str | None:
             "the course knows; your account may not have all of them)")
 
 
+class NotConfirmed(RuntimeError):
+    """A live notebook above the confirmation threshold was not confirmed: nothing was sent."""
+
+
 def install_notebook_handler() -> bool:
     """In a Jupyter kernel, show SDK errors (and a live run not confirmed) as their one line instead of a
     traceback; True when installed."""
@@ -94,8 +98,6 @@ def install_notebook_handler() -> bool:
     if shell is None or not hasattr(shell, "set_custom_exc"):
         return False
     import anthropic
-
-    from agentlab.live.costs import NotConfirmed
 
     def handler(self: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> None:
         print(f"agentlab: {explain(value) or scrub(str(value))}")
