@@ -118,3 +118,13 @@ def test_the_syllabus_states_the_points_the_graders_give(lang):
     text = (DOCS / lang / "syllabus.md").read_text("utf-8")
     total = sum(build_kit.graded_points().values())
     assert re.search(rf"`make grade`[，,] ?(共 )?{total} (points|分)", text), f"{lang} syllabus: the graders give {total} points"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_syllabus_states_the_hours_that_time_md_adds_up_to(lang):
+    minutes = int(re.search(r"Total: (\d+) minutes", (DOCS / "en" / "time.md").read_text("utf-8")).group(1))
+    text = (DOCS / lang / "syllabus.md").read_text("utf-8")
+    stated = re.search(r"about (\d+) hours in all|合计约 (\d+) 小时", text)
+    assert stated, f"{lang} syllabus: say how many hours time.md adds up to"
+    hours = int(stated.group(1) or stated.group(2))
+    assert abs(hours - minutes / 60) <= 1, f"{lang} syllabus says about {hours} hours; time.md adds up to {minutes / 60:.1f}"
