@@ -29,9 +29,8 @@ def use(mode: str = "auto", *, cassette: str | os.PathLike | None = None, record
     nothing, so the cell shows nothing). Live, it first shows the notebook's expected cost and, above a
     threshold, asks to confirm (``confirm=True`` confirms ahead); live or replayed, it says that results
     marked [scripted model] describe the simulator (``agentlab.live.costs.announce``)."""
-    from agentlab.live.costs import NotConfirmed, announce
-
     from agentlab.live.cassette import forget
+    from agentlab.live.costs import NotConfirmed, announce
 
     if mode not in MODES:
         close = difflib.get_close_matches(str(mode), MODES, n=1)

@@ -30,13 +30,19 @@ def _replies(request: dict) -> int:
     return sum(1 for m in request.get("messages", []) if m.get("role") == "assistant")
 
 
+def _whole(owner: str, name: str, value: object, what: str) -> int:
+    """``value`` if it is a whole number >= 0, else the ValueError naming the field and the fix."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{owner}({name}={value!r}): give a whole number >= 0 of {what}")
+    return value
+
+
 class Refuser:
     """Does the task like ``policy`` for ``after`` replies, then refuses: no content, ``stop_reason: "refusal"``."""
 
     def __init__(self, after: int = 1, policy: Policy | None = None) -> None:
-        if isinstance(after, bool) or not isinstance(after, int) or after < 0:
-            raise ValueError(f"Refuser(after={after!r}): give a whole number >= 0 of replies before the refusal")
-        self.after, self.policy = after, policy if policy is not None else CarefulAgent()
+        self.after = _whole("Refuser", "after", after, "replies before the refusal")
+        self.policy = policy if policy is not None else CarefulAgent()
 
     def __call__(self, request: dict) -> Reply:
         if _replies(request) >= self.after:
@@ -48,9 +54,8 @@ class Pauser:
     """Pauses its first ``pauses`` replies (``pause_turn``), then answers like ``policy`` (the paused text unseen)."""
 
     def __init__(self, pauses: int = 2, policy: Policy | None = None) -> None:
-        if isinstance(pauses, bool) or not isinstance(pauses, int) or pauses < 0:
-            raise ValueError(f"Pauser(pauses={pauses!r}): give a whole number >= 0 of paused replies")
-        self.pauses, self.policy = pauses, policy if policy is not None else CarefulAgent()
+        self.pauses = _whole("Pauser", "pauses", pauses, "paused replies")
+        self.policy = policy if policy is not None else CarefulAgent()
 
     def __call__(self, request: dict) -> Reply:
         paused = [m for m in request.get("messages", []) if m.get("role") == "assistant" and _is_paused(m)]
