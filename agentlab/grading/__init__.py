@@ -10,9 +10,11 @@
   inside a staging folder (``sandbox``), with credentials scrubbed (``credentials``); the student's
   functions run in a bubblewrap sandbox (``bwrap``, ``student_server``) reached only through a JSON
   channel (``rpc``); feedback files, class summary and plot come from ``summary``.
-- ``lazy_import``: how exercise tests import the student's module.
+- ``lazy_import``: how exercise tests import the student's module; ``shared``: trusted work a test
+  needs (the grader's own measurement), computed once per worker before it forks.
 """
 
 from agentlab.grading.lazy import lazy_import
+from agentlab.grading.precompute import shared
 
-__all__ = ["lazy_import"]
+__all__ = ["lazy_import", "shared"]

@@ -15,6 +15,7 @@ the output folder.
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
 import site
@@ -41,6 +42,9 @@ class Stage:
         self._homes = 0
         _copy_tests(self.instructor, self.repo)
         shutil.copytree(self.instructor / "agentlab", self.root / "lib" / "agentlab", ignore=lambda _d, n: _JUNK & set(n))
+        # Bytecode for the staged lab, written here by the trusted side: every worker and every student's
+        # sandbox imports all of it, and neither may write __pycache__ (read-only, or PYTHONDONTWRITEBYTECODE).
+        compileall.compile_dir(self.root / "lib" / "agentlab", quiet=2)
         (self.root / "homes").mkdir()
         for folder in (self.root / "lib", self.repo):
             _readable(folder)

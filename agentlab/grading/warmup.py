@@ -1,8 +1,9 @@
 """Pay for imports and first-use set-up once, before any graded test's timer starts.
 
 Importing the SDK takes about a second and jsonschema about 1.5 s on an idle machine, several times
-that on a busy one; building the first simulated client compiles tool validators. Done inside a
-timed test, that cost lands on whichever test happens to run first. ``warm_up()`` does it up front.
+that on a busy one; building the first simulated client compiles tool validators; the first priced call loads
+genai-prices' snapshot and the first table imports pandas. Done inside a timed test (or inside each
+test's fresh fork of a sandbox that skipped it), that cost lands on whichever test needs it first. ``warm_up()`` does it up front.
 It never imports an exercise module (``exercises.*``): those stay the tests' own business.
 """
 
@@ -34,9 +35,16 @@ def warm_up() -> list[str]:
         return missing
     try:
         client = agentlab.connect("sim", quiet=True)
-        client.messages.create(model=agentlab.default_model(), max_tokens=64,
-                               messages=[{"role": "user", "content": agentlab.city_task(["Paris", "Oslo"])}],
-                               tools=[agentlab.get_weather.spec()])
+        reply = client.messages.create(model=agentlab.default_model(), max_tokens=64,
+                                       messages=[{"role": "user", "content": agentlab.city_task(["Paris", "Oslo"], "en")}],
+                                       tools=[agentlab.get_weather.spec()])
     except Exception:  # noqa: BLE001 - e.g. a course without the simulator
-        missing.append("agentlab.connect('sim')")
+        return [*missing, "agentlab.connect('sim')"]
+    try:  # pricing loads genai-prices' snapshot (about 0.8 s); the experiments' tables import pandas (seconds)
+        from agentlab.meter.prices import cost_usd
+
+        cost_usd(reply.model, reply.usage.model_dump())
+        importlib.import_module("pandas")
+    except Exception:  # noqa: BLE001 - a course without them: the tests that need them pay for it
+        missing.append("pricing / pandas")
     return missing

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from agentlab.grading import bwrap, confine, lazy, reap, rpc
+from agentlab.grading import bwrap, confine, lazy, precompute, reap, rpc
 from agentlab.grading.plugin import BY_ID_KEY, REPORT_KEY, first_line, set_limit, timeout_message
 
 GRACE_S = 5.0
@@ -75,6 +75,8 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     uid = os.environ.get("AGENTLAB_GRADE_UID", "")
     boxes = _Sandboxes(uid=int(uid) if uid.isdigit() else None)
     boxes.prepare()
+    for failure in precompute.compute_all():  # once here, inherited by every fork (each test recomputes it otherwise)
+        print(f"agentlab grading: a shared computation will run inside its tests instead: {failure}", file=sys.stderr)
     gc.freeze()  # the warm objects stay put: forks copy fewer pages
     out.write(json.dumps({"ready": True, "tests": [vars(t) for t in report.tests],
                           "load_errors": report.load_errors}) + "\n")
@@ -196,6 +198,9 @@ def _child(item: pytest.Item, jail: confine.Jail, limit: float, nonce: str, fd: 
             message = peer.receive()
             if message.get("k") == "started" and message.get("token") == token:
                 break
+            if message.get("k") == "gone" and message.get("token") == token:  # it died before the test began
+                raise RuntimeError(f"the sandbox process for the student's code {message.get('why', 'ended')} "
+                                   "before the test could start")
         lazy.remote = peer
         _TestFolders.box = box
         set_limit(item, limit)

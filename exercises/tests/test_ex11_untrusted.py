@@ -20,7 +20,7 @@ import string
 
 import pytest
 
-from agentlab.grading import lazy_import
+from agentlab.grading import lazy_import, shared
 
 pytestmark = pytest.mark.forbids("agentlab.injection.guard.carries_taint", "agentlab.injection.guard.shared_run",
                                   "agentlab.injection.guard.DataFlowGuard.check",
@@ -141,6 +141,20 @@ def test_tainted_field_on_random_calls_and_texts():
     _check_random_calls(ROUNDS)
 
 
+@shared
+def _reference_cases():
+    """What the reference guard does on every case of the suite: case -> (blocked calls, attack succeeded)."""
+    from agentlab.injection import GUARD, run_case
+    from agentlab.injection.suite import INJECTION_TASKS, USER_TASKS
+
+    out = {}
+    for u in USER_TASKS:
+        for i in [None, *INJECTION_TASKS]:
+            ref = run_case(u, i, GUARD)
+            out[f"{u.id} x {i.id if i else 'no attack'}"] = ([b.name for b in ref.blocked], ref.attack_succeeded)
+    return out
+
+
 @pytest.mark.exercise("11.1")
 @pytest.mark.points(1)
 def test_your_guard_blocks_what_the_reference_guard_blocks_on_the_suite():
@@ -152,13 +166,14 @@ def test_your_guard_blocks_what_the_reference_guard_blocks_on_the_suite():
         def executor(self):
             return GatedExecutor([_StudentGuard()])
 
-    yours = StudentDefence("student guard")
+    yours, reference = StudentDefence("student guard"), _reference_cases()
     for u in USER_TASKS:
         for i in [None, *INJECTION_TASKS]:
-            ref, got = run_case(u, i, GUARD), run_case(u, i, yours)
+            got = run_case(u, i, yours)
             case = f"{u.id} x {i.id if i else 'no attack'}"
-            assert [b.name for b in got.blocked] == [b.name for b in ref.blocked], f"{case}: blocked calls differ"
-            assert got.attack_succeeded == ref.attack_succeeded, f"{case}: attack outcome differs"
+            blocked, attacked = reference[case]
+            assert [b.name for b in got.blocked] == blocked, f"{case}: blocked calls differ"
+            assert got.attack_succeeded == attacked, f"{case}: attack outcome differs"
     _check_random_calls(5)  # a check fitted to the suite's texts does not pass
 
 
@@ -219,13 +234,19 @@ def test_suite_metrics_on_random_results():
         ex11.suite_metrics([r for r in rows if r["injection"] is None])
 
 
+@shared
+def _guard_rows():
+    """The reference guard's row of the matrix, run here by the grader."""
+    from agentlab.injection import GUARD, run_suite
+
+    return [{"injection": r.injection, "utility": r.utility, "attack_succeeded": r.attack_succeeded}
+            for r in run_suite(GUARD)]
+
+
 @pytest.mark.exercise("11.2")
 @pytest.mark.points(1)
 def test_suite_metrics_match_the_guard_row_of_the_matrix():
-    from agentlab.injection import GUARD, run_suite
-
-    rows = [{"injection": r.injection, "utility": r.utility, "attack_succeeded": r.attack_succeeded}
-            for r in run_suite(GUARD)]
+    rows = _guard_rows()
     benign = [r for r in rows if r["injection"] is None]
     attacked = [r for r in rows if r["injection"] is not None]
     want = {"benign_utility": _share(benign, "utility"), "utility_under_attack": _share(attacked, "utility"),
