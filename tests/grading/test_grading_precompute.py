@@ -8,7 +8,6 @@ import pytest
 
 from agentlab.grading import precompute, shared
 from agentlab.grading.gradebook import gradebook
-from conftest import EX01
 
 TEST_SHARED = '''import os
 
@@ -72,8 +71,8 @@ def test_a_computation_that_fails_up_front_runs_again_where_it_is_used():
 @pytest.mark.timeout(600)
 def test_the_gradebook_computes_shared_values_once_per_worker_and_never_from_student_code(course, tmp_path):
     (course / "exercises" / "tests" / "test_ex03_shared.py").write_text(TEST_SHARED, encoding="utf-8")
-    klass = tmp_path / "class"
-    for name, ex01 in (("alice", EX01), ("bob", EX01.replace("secret_total = a + b", "secret_total = a + b + 1"))):
+    klass, solution = tmp_path / "class", (course / "exercises" / "ex01_basics.py").read_text(encoding="utf-8")
+    for name, ex01 in (("alice", solution), ("bob", solution.replace("secret_total = a + b", "secret_total = a + b + 1"))):
         (klass / name).mkdir(parents=True)
         (klass / name / "ex01_basics.py").write_text(ex01, encoding="utf-8")
     out, messages = tmp_path / "gradebook.csv", []
