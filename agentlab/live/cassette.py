@@ -2,8 +2,9 @@
 
 ``connect("live", record=PATH)`` wraps the client's HTTP transport in a :class:`Recorder`: every
 request and its response (a streamed one too: its server-sent events are read whole, then handed on)
-goes into a vcrpy cassette (YAML, vcrpy's own ``Cassette``, serializer and persister), written after
-every interaction so a crash keeps what happened. Only an allow-list of headers is kept, so the key
+goes into a vcrpy cassette (YAML, vcrpy's own ``Cassette`` and serializer), each interaction appended
+to the file as it happens so a crash keeps what happened; a session that sends nothing leaves an
+empty cassette, whose replay refuses every call. Only an allow-list of headers is kept, so the key
 (``x-api-key``), ``authorization`` and cookies never reach the file; bodies are scrubbed of any key
 agentlab knows too. ``connect("replay", cassette=PATH)`` answers from the file through a
 :class:`Replayer` transport, in order, with no network: a request that does not match the next
