@@ -105,6 +105,8 @@ def _browser_steps(terminalreporter) -> None:
 
 BROWSER_TESTS = "tests/browser/"
 """Every test under here shares one JupyterLab, one Chromium and one build/ folder: one xdist worker runs them all."""
+REPLAY_TESTS = "tests/live/test_notebooks_replay.py"
+"""Its tests of one notebook share that notebook's one record-and-replay run (a module fixture): one worker each."""
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -112,7 +114,8 @@ def pytest_xdist_make_scheduler(config, log):
 
     xdist marks a test's group by appending ``@group`` to its node id, which pytest 9.2's structured
     ids ignore, so ``xdist_group`` marks alone no longer keep a group on one worker. Here the browser
-    tests form one group by their path; any ``@group`` suffix xdist does manage to add still counts.
+    tests form one group by their path, and the replay tests one group per notebook; any ``@group`` suffix
+    xdist does manage to add still counts.
     Tests that read one notebook's run need no group: the notebook store's lock has the second wait.
     """
     if config.getvalue("dist") != "loadgroup":
@@ -123,6 +126,8 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             if nodeid.startswith(BROWSER_TESTS):
                 return "browser"
+            if nodeid.startswith(REPLAY_TESTS) and "[" in nodeid:
+                return "replay:" + nodeid.rsplit("[", 1)[-1].rstrip("]")
             return super()._split_scope(nodeid)
 
     return Scheduling(config, log)

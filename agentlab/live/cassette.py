@@ -2,8 +2,9 @@
 
 ``connect("live", record=PATH)`` wraps the client's HTTP transport in a :class:`Recorder`: every
 request and its response (a streamed one too: its server-sent events are read whole, then handed on)
-goes into a vcrpy cassette (YAML, vcrpy's own ``Cassette``, serializer and persister), written after
-every interaction so a crash keeps what happened. Only an allow-list of headers is kept, so the key
+goes into a vcrpy cassette (YAML, vcrpy's own ``Cassette`` and serializer), each interaction appended
+to the file as it happens so a crash keeps what happened; a session that sends nothing leaves an
+empty cassette, whose replay refuses every call. Only an allow-list of headers is kept, so the key
 (``x-api-key``), ``authorization`` and cookies never reach the file; bodies are scrubbed of any key
 agentlab knows too. ``connect("replay", cassette=PATH)`` answers from the file through a
 :class:`Replayer` transport, in order, with no network: a request that does not match the next
@@ -34,6 +35,10 @@ RESPONSE_HEADERS = ("content-type", "request-id", "retry-after", "x-should-retry
                     LATENCY_HEADER)
 """Response headers a cassette keeps (no organisation ids, no cookies, no rate-limit details); the
 simulator's own, when a simulated run is recorded, so its replay still says its tokens are estimates."""
+EMPTY = "interactions: []\nversion: 1\n"
+"""A cassette of a session that sent nothing (vcrpy's format; a notebook that makes no live call)."""
+HEADER = "version: 1\ninteractions:\n"
+"""A cassette's first lines once it holds an interaction; each one recorded is appended after them."""
 MATCH_ON = ("method", "path", "query", "body")
 """What a replayed request must share with the recorded one (vcrpy matchers; JSON bodies compared parsed)."""
 
@@ -80,6 +85,9 @@ def _matchers() -> tuple:
     return tuple(getattr(matchers, name) for name in MATCH_ON)
 
 
+NOWHERE = "https://replay.agentlab.invalid"
+"""The base URL a replay of an empty cassette reports (``.invalid``: nothing there can be reached)."""
+
 _recorders: dict[Path, "Recorder"] = {}
 _replayers: dict[Path, "Replayer"] = {}
 
@@ -88,6 +96,13 @@ def forget() -> None:
     """Drop the shared recordings and replays (``agentlab.use`` does, so rerunning a notebook starts afresh)."""
     _recorders.clear()
     _replayers.clear()
+
+
+def begin(path: str | Path) -> None:
+    """Start the recording at ``path`` afresh: an empty cassette, until something is sent."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(EMPTY)
 
 
 class Recorder(httpx2.BaseTransport):
@@ -107,9 +122,9 @@ class Recorder(httpx2.BaseTransport):
         self.inner = inner
         self.path = Path(path)
         """Where the cassette is written (a new file each session: recording replaces it)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self.cassette = _cassette(self.path, "record")
         self._lock = threading.Lock()
+        begin(self.path)  # a session that sends nothing still leaves a cassette saying so
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         body = request.read()
@@ -119,10 +134,24 @@ class Recorder(httpx2.BaseTransport):
         finally:
             response.stream.close()
         with self._lock:  # threads of a parallel workflow: one append and one whole-file write at a time
-            self.cassette.append(_vcr_request(request, body), _serialize(response, raw))
-            self.cassette._save(force=True)  # written as the run goes  # noqa: SLF001 (vcrpy's save)
+            vreq, vresp = _vcr_request(request, body), _serialize(response, raw)
+            self.cassette.append(vreq, vresp)
+            self._write(vreq, vresp)
         return httpx2.Response(response.status_code, headers=response.headers.multi_items(),
                                stream=httpx2.ByteStream(raw), extensions=response.extensions, request=request)
+
+    def _write(self, vreq: Any, vresp: dict) -> None:
+        """Add one interaction to the file as the run goes (a crash keeps what happened): appended, so a
+        long recording costs each interaction once, where vcrpy's own save rewrites the whole file."""
+        from vcr.serializers import compat, yamlserializer
+
+        item = yamlserializer.serialize([{"request": compat.convert_to_unicode(vreq._to_dict()),
+                                          "response": compat.convert_to_unicode(vresp)}])
+        if len(self.cassette.data) == 1:  # the first one replaces the empty cassette
+            self.path.write_text(HEADER + item)
+        else:
+            with self.path.open("a") as f:
+                f.write(item)
 
     def close(self) -> None:
         self.inner.close()
@@ -147,8 +176,6 @@ def load(path: str | Path) -> Any:
         if not ok:
             raise BadCassette(f"cassette {path.name!r}: interaction {i + 1} is not a request/response pair "
                               "as vcrpy records them")
-    if not cassette.data:
-        raise BadCassette(f"cassette {path.name!r} holds no interactions")
     return cassette
 
 
@@ -216,6 +243,8 @@ class Replayer(httpx2.BaseTransport):
 
     def base_url(self) -> str:
         """Scheme and host the cassette was recorded against (so the client builds the same URLs)."""
+        if not self.cassette.data:  # a session that sent nothing: any host will do, nothing is sent there
+            return NOWHERE
         url = httpx2.URL(self.cassette.data[0][0].uri)
         return f"{url.scheme}://{url.netloc.decode()}"
 
@@ -225,6 +254,10 @@ class Replayer(httpx2.BaseTransport):
 
         with self._lock:  # concurrent steps (a parallel workflow's threads) each take a different interaction
             unplayed = [i for i in range(len(self.cassette.data)) if i not in self._done]
+            if not self.cassette.data:
+                raise self._refuse(f"cassette {self.path.name!r} holds no interactions: the recorded run sent no calls, "
+                                   f"and this one sent {request.method} {request.url.path}. Replay the same code "
+                                   "with the same settings, or record again")
             if not unplayed:
                 raise self._refuse(f"cassette {self.path.name!r} has {len(self.cassette.data)} interactions and all "
                                    f"were played; this run sent one more ({request.method} {request.url.path}). "

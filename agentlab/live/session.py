@@ -47,6 +47,10 @@ def use(mode: str = "auto", *, cassette: str | os.PathLike | None = None, record
         raise
     _defaults.update({k: v for k, v in {"mode": mode, "cassette": cassette, "record": record,
                                         "max_usd": max_usd}.items() if v is not None})
+    if record is not None and session_defaults(None, None, None)[0] == "live":
+        from agentlab.live.cassette import begin
+
+        begin(record)  # a notebook whose every call is simulated still leaves its (empty) cassette
 
 
 def session_defaults(cassette: Any, record: Any, max_usd: Any) -> tuple[str, Any, Any, Any]:

@@ -132,3 +132,39 @@ def test_requests_sent_out_of_recorded_order_by_threads_each_get_their_own_answe
     with pytest.raises(anthropic.APIConnectionError):
         replay.messages.create(**asks[0])
     assert len(replay.agentlab_replayer.refused) == 1 and "all were played" in replay.agentlab_replayer.refused[0]
+
+
+def test_a_session_that_sends_nothing_leaves_an_empty_cassette_whose_replay_refuses_any_call(tmp_path):
+    """A notebook whose calls are all simulated: recording it live writes an empty cassette, which loads."""
+    from agentlab.client import use
+
+    path = tmp_path / "none.yaml"
+    try:
+        use("live", record=path)
+        assert path.is_file()
+        use("replay", cassette=path)
+        replay = agentlab.connect(quiet=True, max_retries=0)
+        assert replay.agentlab_replayer.played == 0 and replay.agentlab_replayer.cassette.data == []
+        with pytest.raises(anthropic.APIConnectionError) as e:
+            replay.messages.create(model="claude-sonnet-5-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
+        assert "holds no interactions: the recorded run sent no calls" in str(e.value.__cause__)
+        assert "POST /v1/messages" in str(e.value.__cause__)
+    finally:
+        use("auto")
+
+
+def test_the_recorder_appends_what_vcrpy_would_write_for_the_whole_cassette(tmp_path):
+    import yaml
+    from vcr.serialize import serialize
+    from vcr.serializers import yamlserializer
+
+    live, _ = _record(tmp_path)
+    assert yaml.safe_load((tmp_path / "run.yaml").read_text()) == {"interactions": [], "version": 1}
+    for word in ("one", "two", "three"):
+        live.messages.create(model="claude-sonnet-5-5", max_tokens=30, messages=[{"role": "user", "content": f"Say {word}."}])
+    from agentlab.live.cassette import _recorders
+
+    data = _recorders[(tmp_path / "run.yaml").resolve()].cassette.data
+    whole = serialize({"requests": [r for r, _ in data], "responses": [r for _, r in data]}, yamlserializer)
+    assert yaml.safe_load((tmp_path / "run.yaml").read_text()) == yaml.safe_load(whole)
+    assert len(agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True).agentlab_replayer.cassette.data) == 3

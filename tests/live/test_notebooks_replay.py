@@ -1,0 +1,115 @@
+"""Every English notebook, run live against the stand-in with RECORD set, writes a cassette; run again in
+replay mode from that cassette with the network blocked, it shows what it showed live, cell by cell.
+
+Each notebook runs once for all its tests here: both passes in one kernel (tests/live/notebook_replay.py),
+against one stand-in (the simulator over HTTP on 127.0.0.1, without its own headers, as ``agentlab serve``
+behind a header-stripping proxy). Under ``--dist loadgroup`` a notebook's tests share one worker
+(``REPLAY_TESTS`` in tests/conftest.py), so no notebook runs twice.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from live_standin import serve_standin
+from notebook_replay import KEY, Passes, run_both, shown
+
+NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+LEFT_OUT: dict[str, str] = {}
+"""Notebooks not (yet) in this test, each with the reason (none: every English notebook replays)."""
+DIFFER_BY_DESIGN = {
+    "00_setup_and_your_key": {1: "it prints the mode and the masked key: live has one, a replay needs none"},
+}
+"""Cells (index among the notebook's code cells) whose output names the mode itself, with why."""
+CLOCKED = {
+    "02_the_loop": {15: "the agent/workflow table's wall-time row"},
+    "03_agent_or_workflow": {2: "the comparison's wall-time row", 4: "a wall-time table"},
+    "04_five_patterns": {5: "parallel sections, listed in the order their threads finished",
+                         7: "the speed-up table (measured latencies)", 8: "its figure",
+                         9: "orchestrator workers, listed in the order their threads finished",
+                         10: "a swimlane of measured start and end times",
+                         14: "the pattern table's wall-time column", 15: "its figure"},
+    "07_parallel_vs_serial": {8: "measured wall times", 9: "their figure"},
+}
+"""Cells that show what the clock measured (a replay measures its own run, and parallel threads finish in
+any order): compared with every decimal number masked and lines in any order, a table's row numbers
+dropped; their figures not at all."""
+DIALS_BY_DESIGN = [["127.0.0.1", 1]]
+"""Addresses a notebook dials in every mode: 00's demonstration of an unreachable server."""
+
+
+@pytest.fixture(scope="module")
+def standin():
+    """``(base_url, requests answered)`` of one stand-in for every notebook here."""
+    base, stop = serve_standin()
+    yield base, stop.seen
+    stop()
+
+
+@pytest.fixture(scope="module")
+def replayed(standin, tmp_path_factory):
+    """``replayed(path)``: ``(passes, cassette, calls the stand-in answered)`` of the notebook, run the
+    first time a test of it asks, then shared."""
+    base, seen = standin
+    done: dict[Path, tuple[Passes, Path, int]] = {}
+
+    def get(path: Path) -> tuple[Passes, Path, int]:
+        if path not in done:
+            cassette, before = tmp_path_factory.mktemp("cassettes") / f"{path.stem}.yaml", len(seen)
+            passes = run_both(path, base, cassette)
+            done[path] = passes, cassette, len(seen) - before
+        if done[path][0].error:
+            pytest.fail(f"{path.name}: a cell failed:\n{done[path][0].error}", pytrace=False)
+        return done[path]
+
+    return get
+
+
+def _params():
+    return [pytest.param(p, id=p.stem) for p in NOTEBOOKS if p.stem not in LEFT_OUT]
+
+
+@pytest.mark.parametrize("path", _params())
+def test_a_live_run_writes_a_cassette_that_replays_whole_with_the_network_blocked(path, replayed):
+    from agentlab.live.cassette import load
+
+    passes, cassette, answered = replayed(path)
+    live, replay = passes.checks
+    recorded = live["recorded"].get(str(cassette.resolve()), 0)
+    assert cassette.is_file() and len(load(cassette).data) == recorded == answered, \
+        f"the cassette holds every call the stand-in answered ({recorded} recorded, {answered} answered)"
+    played = replay["played"].get(str(cassette.resolve()))
+    if played is not None:  # a notebook that never connects in auto mode never opens its (empty) cassette
+        assert played == [recorded, recorded, []], "the replay played every recorded call, refused none"
+    else:
+        assert recorded == 0
+    assert all(dial in DIALS_BY_DESIGN for dial in replay["dialed"]), f"the replay reached for the network: {replay['dialed']}"
+    assert KEY not in cassette.read_text() and KEY[-8:] not in cassette.read_text()
+
+
+@pytest.mark.parametrize("path", _params())
+def test_the_replay_shows_what_the_live_run_showed(path, replayed):
+    passes, _, _ = replayed(path)
+    assert len(passes.replay) == len(passes.record), "every cell ran in both passes"
+    exempt, clocked = DIFFER_BY_DESIGN.get(path.stem, {}), CLOCKED.get(path.stem, {})
+    differ = []
+    for i, (live, replay) in enumerate(zip(passes.record, passes.replay)):
+        a, b = (_seen(o, clocked=i in clocked) for o in (live, replay))
+        if i in exempt:
+            assert "replay" in repr(b) and "live" in repr(a), f"code cell {i} no longer names the mode ({exempt[i]})"
+        elif a != b:
+            differ.append(f"code cell {i}:\n  live:   {a!r:.600}\n  replay: {b!r:.600}")
+    assert not differ, f"{path.name}: the replay showed otherwise than the live run\n" + "\n".join(differ)
+
+
+def _seen(outputs: list, clocked: bool) -> object:
+    """What a cell showed; for a clocked cell, its text with decimals masked, as a multiset of lines."""
+    seen = shown(outputs)
+    if not clocked:
+        return seen
+    text = "\n".join([seen["text"], *(r for r in seen["rich"] if not r.startswith("png "))])
+    return sorted(re.sub(r"^\d+ ", "", " ".join(re.sub(r"\d+\.\d+", "#", line).split())) for line in text.splitlines())
