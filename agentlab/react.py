@@ -25,7 +25,7 @@ from typing import Any
 
 from agentlab.client import model_of
 from agentlab.guards import Limits
-from agentlab.hints import hint, task_lang
+from agentlab.hints import hint, result_text, task_lang
 from agentlab.interrupts import stop_on_signals
 from agentlab.loop import call_model
 from agentlab.meter.middleware import meter_of
@@ -131,8 +131,8 @@ def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = 
                 break
             tr.event("tool_call", turn=turn, name=step[0], input=step[1])
             out = run_tool(by_name, *step)
-            if out.is_error and lang != "en":  # a Chinese task reads its errors in Chinese (English: as before)
-                out = type(out)(hint(out.content, lang), True)
+            if lang != "en":  # a Chinese task reads its errors and confirmations in Chinese (English: as before)
+                out = type(out)(hint(out.content, lang) if out.is_error else result_text(out.content, lang), out.is_error)
             tr.event("tool_result", turn=turn, content=out.content, is_error=out.is_error)
             messages.append({"role": "user", "content": f"Observation: {'Error: ' if out.is_error else ''}{out.content}"})
         stop = stopped.reason if stopped else StopReason.END_TURN

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentlab.hints import task_lang
 from agentlab.injection.defences import NONE, Defence
 from agentlab.injection.defences import defence as named_defence
 from agentlab.injection.gates import Blocked
@@ -70,8 +71,9 @@ def run_case(user: UserTask | str, injection: InjectionTask | str | None = None,
     client = client if client is not None else gullible_client()
     with tempfile.TemporaryDirectory(prefix="injection-") as tmp:
         world = World(Path(workdir or tmp) / "notes", injection.text() if injection else "")
-        executor = defence.executor()
-        run = run_agent(client, user.prompt, world.tools(defence.tool_names(user)), executor=executor,
+        prompt = user.prompt  # in the notebook's language
+        executor = defence.executor(task_lang(prompt))
+        run = run_agent(client, prompt, world.tools(defence.tool_names(user)), executor=executor,
                         trace=trace, max_turns=MAX_TURNS)
         goal_calls = [(n, i) for n, i in injection.goal_calls] if injection else []
         return CaseResult(
