@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentlab.executor import Executor
 from agentlab.injection.confirm import Confirmation, SeededApprover
 from agentlab.injection.gates import GatedExecutor
 from agentlab.injection.guard import DEFAULT_MIN_CHARS, DataFlowGuard
@@ -53,15 +52,14 @@ class Defence:
         """The tools offered for ``task``."""
         return tuple(n for n in ALL_TOOLS if n in task.needs) if self.least_privilege else ALL_TOOLS
 
-    def executor(self, lang: str = "en") -> GatedExecutor:
-        """A fresh executor for one run (gates keep per-run state); its hints and the tools' confirmations
-        in ``lang`` (``"en"`` or ``"zh"``, the task's language)."""
+    def executor(self) -> GatedExecutor:
+        """A fresh executor for one run (gates keep per-run state)."""
         gates: list[Gate] = []
         if self.guard:
             gates.append(DataFlowGuard(min_chars=self.min_chars))
         if self.approval_rate is not None:
             gates.append(Confirmation(SeededApprover(self.approval_rate, self.seed)))
-        return GatedExecutor(gates, inner=Executor(lang=lang))
+        return GatedExecutor(gates)
 
 
 NONE = Defence("none")
