@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agentlab.hints import hint
+from agentlab.hints import hint, result_text
 from agentlab.tools import Tool, ToolOutcome, run_tool, run_tool_raw, toolset
 from agentlab.trace import Trace
 
@@ -169,6 +169,8 @@ class Executor:
             out = run_tool(by_name, name, inp)
             if out.is_error:
                 out = ToolOutcome(hint(out.content, self.lang), True)
+        if not out.is_error and self.lang != "en":  # a Chinese task reads the course tools' confirmations in Chinese
+            out = ToolOutcome(result_text(out.content, self.lang), False)
         cap = self.max_result_chars
         if cap is None or len(out.content) <= cap:
             return out

@@ -3,7 +3,8 @@
 ``run_tool`` writes its readable errors in English. ``hint(text, "zh")`` rewrites the known ones in
 Chinese, keeping names and values as they were (a model is told what to fix in the language of the
 task it was given). Unknown wordings pass through unchanged. The English truncation note gets its
-advice here too, so both languages say what to do next.
+advice here too, so both languages say what to do next. ``result_text(text, "zh")`` does the same for
+the confirmations the course's own tools return ("Saved note (21 characters).").
 """
 
 from __future__ import annotations
@@ -85,6 +86,13 @@ _RULES: list[tuple[str, str, str]] = [
 ]
 
 
+_RESULTS: list[tuple[str, str]] = [
+    (r"^Saved note \((\d+) characters\)\.$", r"已保存笔记（\1 个字符）。"),
+    (r"^Sent to (\S+) \((\d+) characters\)\.$", r"已发送给 \1（\2 个字符）。"),
+    (r"^Deleted the notes\.$", r"已删除笔记。"),
+]
+"""The course's tools' confirmations (``save_note``, notebook 11's ``send_email`` and ``delete_notes``) and their Chinese."""
+
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -100,4 +108,15 @@ def hint(text: str, lang: str = "en") -> str:
     for pattern, en, zh in _RULES:
         if re.match(pattern, text, flags=re.S):
             return re.sub(pattern, zh if lang == "zh" else en, text, flags=re.S)
+    return text
+
+
+def result_text(text: str, lang: str = "en") -> str:
+    """A successful result of the course's tools in ``lang``: ``"Saved note (21 characters)."`` is
+    ``"已保存笔记（21 个字符）。"`` in ``"zh"``. English, and any other text, comes back unchanged."""
+    if lang != "zh":
+        return text
+    for pattern, zh in _RESULTS:
+        if re.match(pattern, text):
+            return re.sub(pattern, zh, text)
     return text

@@ -10,6 +10,9 @@ and to stop; the harness parses that text, runs the tool and sends back ``Observ
 as a user message. ``Final Answer: ...`` ends the task. Text that does not parse is answered with a
 format error saying what to write, and counts as a parse failure. Native tool use gets the same
 structure as typed JSON the API checks, so there is nothing to parse.
+
+A Chinese task gets the prompt in Chinese (:func:`react_prompt` with ``lang="zh"``), its labels
+still English, and its format errors and tool errors in Chinese (``agentlab.hints``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 from agentlab.client import model_of
 from agentlab.guards import Limits
-from agentlab.hints import hint, task_lang
+from agentlab.hints import hint, result_text, task_lang
 from agentlab.interrupts import stop_on_signals
 from agentlab.loop import call_model
 from agentlab.meter.middleware import meter_of
@@ -36,14 +39,38 @@ _ACTION = re.compile(r"^Action:\s*(\S+)\s*$\s*^Action Input:\s*(\{.*\})\s*\Z", r
 _FINAL = re.compile(r"^Final Answer:\s*(.+)\Z", re.M | re.S)
 
 
-def react_prompt(tools: list[Tool]) -> str:
-    """The system prompt: the tools (name, description, input schema) and the format to write."""
+def react_prompt(tools: list[Tool], lang: str | None = None) -> str:
+    """The system prompt: the tools (name, description, input schema) and the format to write.
+
+    In English (``"en"``) or Chinese (``"zh"``; ``None``: the notebook's language). The Chinese prompt
+    keeps the labels (``Thought:``, ``Action:``, ``Action Input:``, ``Observation:``, ``Final Answer:``)
+    in English, so :func:`parse_action` reads the answer to either; tool descriptions stay as written.
+    """
+    if lang is None:
+        from agentlab.views.i18n import language
+
+        lang = "zh" if language() == "zh-CN" else "en"
+    if lang not in ("en", "zh"):
+        raise ValueError(f"react_prompt(lang={lang!r}): the prompt is written in 'en' or 'zh' (or None: the notebook's language)")
+    if lang == "zh":
+        return _react_prompt_zh(tools)
     lines = [f"- {t.name}: {t.description} Input schema: {json.dumps(t.input_schema, ensure_ascii=False)}" for t in tools]
     return ("You solve the task step by step. Tools:\n" + "\n".join(lines) + "\n\n"
             "Each turn, write exactly:\nThought: <your reasoning>\nAction: <one tool name>\n"
             f"{REACT_MARKER} <a JSON object for the tool>\n"
             "Then stop; you will get back 'Observation: <result>'. When you know the answer, write:\n"
             "Thought: <your reasoning>\nFinal Answer: <the answer for the user>")
+
+
+def _react_prompt_zh(tools: list[Tool]) -> str:
+    """:func:`react_prompt` in Chinese: the same tools and format, the labels left in English."""
+    lines = [f"- {t.name}: {t.description} 输入 schema：{json.dumps(t.input_schema, ensure_ascii=False)}" for t in tools]
+    return ("你要一步一步地完成任务。可用的工具：\n" + "\n".join(lines) + "\n\n"
+            "每一轮都严格按下面的格式写：\nThought: <你的推理>\nAction: <一个工具名>\n"
+            f"{REACT_MARKER} <给这个工具的 JSON 对象>\n"
+            "然后停下；你会收到 'Observation: <结果>'。知道答案以后，写：\n"
+            "Thought: <你的推理>\nFinal Answer: <给用户的答案>\n"
+            "Thought、Action、Action Input、Final Answer 这几个标签照原样用英文写。")
 
 
 def parse_action(text: str) -> tuple[str, dict] | str:
@@ -80,9 +107,10 @@ def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = 
     """Run ``task`` with a prompted Thought/Action/Observation loop (no ``tools=`` sent)."""
     model, by_name, meter = model or model_of(client), toolset(tools), meter_of(client)
     budget = (limits or Limits()).start()
-    start, t0, system = meter.mark(), time.perf_counter(), react_prompt(tools)
+    lang = task_lang(task)  # a Chinese task gets the Chinese prompt and Chinese format errors
+    start, t0, system = meter.mark(), time.perf_counter(), react_prompt(tools, lang)
     messages: list[dict] = [{"role": "user", "content": task}]
-    failures, text, turn, lang = 0, "", 0, task_lang(task)
+    failures, text, turn = 0, "", 0
     with Trace(trace, kind="react", model=model, task=task, tools=list(by_name)) as tr, stop_on_signals(tr):
         while (stopped := budget.check()) is None:
             turn += 1
@@ -103,8 +131,8 @@ def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = 
                 break
             tr.event("tool_call", turn=turn, name=step[0], input=step[1])
             out = run_tool(by_name, *step)
-            if out.is_error and lang != "en":  # a Chinese task reads its errors in Chinese (English: as before)
-                out = type(out)(hint(out.content, lang), True)
+            if lang != "en":  # a Chinese task reads its errors and confirmations in Chinese (English: as before)
+                out = type(out)(hint(out.content, lang) if out.is_error else result_text(out.content, lang), out.is_error)
             tr.event("tool_result", turn=turn, content=out.content, is_error=out.is_error)
             messages.append({"role": "user", "content": f"Observation: {'Error: ' if out.is_error else ''}{out.content}"})
         stop = stopped.reason if stopped else StopReason.END_TURN

@@ -190,3 +190,37 @@ def test_react_on_a_chinese_task_thinks_and_is_corrected_in_chinese(tmp_path):
                         agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path / "en"))
     assert not any(CJK.search(m["content"]) for m in english.run.messages), "English ReAct run got Chinese text"
 
+
+
+def test_the_course_tools_confirmations_read_in_chinese_for_a_chinese_task_and_english_is_unchanged(tmp_path):
+    from agentlab.hints import result_text
+
+    assert result_text("Saved note (21 characters).", "zh") == "已保存笔记（21 个字符）。"
+    assert result_text("Sent to a@b.c (5 characters).", "zh") == "已发送给 a@b.c（5 个字符）。"
+    assert result_text("Deleted the notes.", "zh") == "已删除笔记。"
+    for text in ("Saved note (21 characters).", "Deleted the notes."):
+        assert result_text(text, "en") == text
+    assert result_text('{"city": "Paris", "temp_c": 18.5}', "zh") == '{"city": "Paris", "temp_c": 18.5}'
+    block = [{"type": "tool_use", "id": "t1", "name": "save_note", "input": {"text": "巴黎更暖和"}}]
+    for style in ("readable", "raw"):
+        zh = Executor(lang="zh", errors=style)(block, [make_save_note(tmp_path / style)])
+        assert zh == [{"type": "tool_result", "tool_use_id": "t1", "content": "已保存笔记（5 个字符）。"}]
+    en = Executor()(block, [make_save_note(tmp_path / "en")])
+    assert en[0]["content"] == "Saved note (5 characters)."
+
+
+def test_a_chinese_run_reads_saved_note_in_chinese_in_the_loop_in_react_and_in_notebook_11(tmp_path, monkeypatch):
+    from agentlab.injection import run_case
+    from agentlab.react import run_react
+
+    client = agentlab.connect("sim", quiet=True)
+    native = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"], "zh"), agentlab.task_tools(tmp_path / "a"))
+    assert native.tool_results[-1]["content"] == "已保存笔记（21 个字符）。"
+    react = run_react(client, agentlab.city_task(["Paris", "London"], "zh"), agentlab.task_tools(tmp_path / "b"))
+    assert "Observation: 已保存笔记（21 个字符）。" in [m["content"] for m in react.run.messages]
+    english = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"], "en"), agentlab.task_tools(tmp_path / "c"))
+    assert english.tool_results[-1]["content"] == "Saved note (56 characters)."
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    case = run_case("compare_and_note", "key_by_email")
+    assert [r["content"] for r in case.run.tool_results if "attacker" in r["content"] and not r["content"].startswith("{")] \
+        == ["已发送给 attacker@evil.example（22 个字符）。"]

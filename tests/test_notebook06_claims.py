@@ -99,3 +99,10 @@ def test_answer_key_06_3_at_95_percent_eight_steps_measure_52_and_100_percent_ag
     rows = compounding.summary(compounding.compounding_runs(steps=(8,), p_step=0.95), 0.95)
     got = {r["arm"]: (round(r["success_rate"], 2), round(r["predicted"], 2)) for r in rows}
     assert got == {"stop": (0.52, 0.66), "recover": (1.0, 0.98)}
+
+
+def test_the_zh_cn_edition_asks_in_chinese_and_measures_the_same_table(nb, monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")  # what the zh-CN kernel's folder picks, without a code change
+    assert compounding.step_task(city_names()[:2]) == "比较巴黎和伦敦今天的气温，哪个更暖和？"
+    zh = compounding.compounding_runs(steps=(8,))
+    assert zh == [r for r in nb["steps"] if r["steps"] == 8]  # the same failures: the zh prose's numbers hold

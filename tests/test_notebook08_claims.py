@@ -85,3 +85,17 @@ def test_each_description_result_is_marked_as_the_scripted_models_in_both_editio
     for lang, folder in (("en", EN), ("zh", ZH)):
         results = [_src(c) for c in _cells(folder / NB) if c.get("id") in ("08-desc-runs-read", "08-desc-fig-read")]
         assert len(results) == 2 and all(MARKER[lang] in c for c in results), (lang, results)
+
+
+def test_the_zh_cn_edition_prompts_in_chinese_with_english_labels_and_its_run_still_fails_three_times(monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")  # what the zh-CN kernel's folder picks; the code cells are the English ones
+    ns = run_until(NB, "rows = compare_styles(")
+    from agentlab.react import react_prompt
+
+    prompt = react_prompt(agentlab.task_tools(ns["workdir"]))  # cell "print(react_prompt(...))"
+    assert prompt.startswith("你要一步一步地完成任务。") and "Action Input:" in prompt
+    assert "`Action Input:`" in markdown(NB, "zh") and "外壳程序" in markdown(NB, "zh")
+    result = ns["result"]  # "三个动作，三次格式错误的尝试"
+    assert result.parse_failures == 3 and result.run.model_calls == 7
+    assert result.run.messages[0]["content"] == "比较巴黎和伦敦的温度，哪个更暖和？然后保存一条笔记。"
+    assert all(r["answer"].startswith("巴黎更暖和") for r in ns["rows"])

@@ -60,3 +60,50 @@ def test_seeded_malformed_actions_repeat_exactly():
 def test_react_writer_refuses_a_fraction_outside_0_to_1():
     with pytest.raises(ValueError, match=r"ReactWriter\(malformed=1.5\)"):
         ReactWriter(malformed=1.5)
+
+
+def test_the_react_prompt_is_chinese_for_a_chinese_task_its_labels_english_and_the_english_one_unchanged(tmp_path, monkeypatch):
+    tools = agentlab.task_tools(tmp_path)
+    en = react_prompt(tools, "en")
+    assert en.startswith("You solve the task step by step. Tools:\n- get_weather: ")
+    assert en.endswith("Thought: <your reasoning>\nFinal Answer: <the answer for the user>")
+    zh = react_prompt(tools, "zh")
+    assert zh.startswith("你要一步一步地完成任务。可用的工具：\n- get_weather: ") and is_react_request({"system": zh})
+    for label in ("\nThought: ", "\nAction: ", "\nAction Input: ", "'Observation: ", "\nFinal Answer: "):
+        assert label in zh and label in en
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    assert react_prompt(tools) == zh
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    assert react_prompt(tools) == en
+    with pytest.raises(ValueError, match="lang='fr'"):
+        react_prompt(tools, "fr")
+
+
+def test_a_chinese_react_run_gets_the_chinese_prompt_parses_its_answers_and_answers_in_chinese(tmp_path):
+    systems = []
+
+    class Recording(ReactWriter):
+        def __call__(self, request):
+            systems.append(request.get("system"))
+            return super().__call__(request)
+
+    client = agentlab.connect("sim", policy=Recording(malformed=1.0, seed=0), quiet=True)
+    result = run_react(client, agentlab.city_task(["Paris", "London"], "zh"), agentlab.task_tools(tmp_path))
+    assert systems and all(s == react_prompt(agentlab.task_tools(tmp_path), "zh") for s in systems)
+    assert result.parse_failures == 3 and result.run.model_calls == 7  # as in English: each action malformed once
+    assert result.run.messages[2]["content"].startswith("格式错误：")
+    assert parse_action(result.run.messages[3]["content"]) == ("get_weather", {"city": "巴黎"})
+    assert result.run.final_text.startswith("巴黎更暖和：18.5°C")
+
+
+def test_compare_styles_asks_in_the_notebooks_language_and_keeps_its_claims_in_chinese(monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    rows = compare_styles(seeds=range(5), malformed=0.3)
+    assert all(r["answer"].startswith("巴黎更暖和") for r in rows)
+    native, react = rows[0], rows[1:]
+    assert all(r["turns"] == native["turns"] + r["parse_failures"] for r in react)
+    clean = [r for r in react if r["parse_failures"] == 0]
+    assert clean and all(r["input_tokens"] < native["input_tokens"] for r in clean)  # notebook 08's claim holds in zh
+    assert means(rows)["react"]["turns"] > native["turns"]
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    assert compare_styles(seeds=[3]) == compare_styles(seeds=[3], lang="en")

@@ -16,6 +16,9 @@ Two arms differ only in what happens after a failed call:
   simulated model is written, not a measurement of Claude.
 
 A run *succeeds* when it ends with ``end_turn`` and its answer states every city's true temperature.
+The task is written in the notebook's language (the zh-CN edition asks in Chinese, naming the cities
+by their Chinese names); the failures are drawn per city, whatever its name, so both editions meet
+the same failures and measure the same rates.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from agentlab.guards import Limits
 from agentlab.loop import run_agent
 from agentlab.tools import Tool, ToolError, tool
 from agentlab.views.i18n import localize
-from agentlab.weather import city_names, city_task, lookup
+from agentlab.weather import chinese_name, city_names, city_task, lookup, weather_table
 
 ARMS = ("stop", "recover")
 """What follows a failed call: the harness stops the run, or the model reads the error and retries."""
@@ -67,24 +70,39 @@ def flaky_weather(p_step: float, seed: object = 0) -> Tool:
         Args:
             city: The city's name, e.g. "Paris".
         """
-        k = attempts[city] = attempts.get(city, 0) + 1
-        if random.Random(f"{seed}:{city}:{k}").random() >= p_step:
+        rec = weather_table().get(city.strip().casefold())
+        key = rec["name"] if rec is not None else city  # 巴黎 draws as Paris: both editions fail the same calls
+        k = attempts[key] = attempts.get(key, 0) + 1
+        if random.Random(f"{seed}:{key}:{k}").random() >= p_step:
             raise ToolError(FAILURE)
         return lookup(city)
 
     return get_weather
 
 
-def step_task(cities: list[str]) -> str:
-    """The task of ``len(cities)`` steps: one city's temperature, or which of several is warmest."""
+def step_task(cities: list[str], lang: str | None = None) -> str:
+    """The task of ``len(cities)`` steps: one city's temperature, or which of several is warmest, in
+    English (``"en"``), Chinese (``"zh"``, the cities by their Chinese names) or, with ``None``, the
+    notebook's language (:func:`agentlab.views.i18n.language`). It asks for no note: only look-ups."""
+    if lang is None:
+        from agentlab.views.i18n import language
+
+        lang = "zh" if language() == "zh-CN" else "en"
+    if lang not in ("en", "zh"):
+        raise ValueError(f"step_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)")
+    if lang == "zh":
+        names = [chinese_name(c) for c in cities]
+        if len(names) == 1:
+            return f"{names[0]}今天的气温是多少？"
+        listed = "、".join(names[:-1]) + f"和{names[-1]}"
+        return f"比较{listed}今天的气温，哪个{'更' if len(names) == 2 else '最'}暖和？"
     if len(cities) == 1:
         return f"What is the temperature in {cities[0]} today?"
-    # in English whatever the notebook's language: the text cut below and the other prompts are English
     return city_task(cities, "en").replace(", then save a note with the answer", "")
 
 
-def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0) -> dict:
-    """One run of the n-step task in ``arm``; its figures as a flat dict."""
+def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0, lang: str | None = None) -> dict:
+    """One run of the n-step task in ``arm``, asked in ``lang`` (see :func:`step_task`); its figures as a flat dict."""
     if arm not in ARMS:
         raise ValueError(f"run_task(arm={arm!r}): arm must be one of {', '.join(ARMS)}")
     names = city_names()
@@ -92,7 +110,7 @@ def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0)
         raise ValueError(f"run_task(n={n!r}): n must be a whole number from 1 to {len(names)} (cities in the data)")
     cities = names[:n]
     limits = Limits(max_turns=2 * n + 2, max_idle_turns=1 if arm == "stop" else None)  # n calls, n retries, the answer
-    run = run_agent(client, step_task(cities), [flaky_weather(p_step, seed)], limits=limits)
+    run = run_agent(client, step_task(cities, lang), [flaky_weather(p_step, seed)], limits=limits)
     truth = [f"{lookup(c)['temp_c']:g}°C" for c in cities]
     failed = sum(r["is_error"] for r in run.tool_results)
     return {"steps": n, "arm": arm, "seed": seed, "success": run.stop_reason.value == "end_turn"
@@ -100,12 +118,14 @@ def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0)
             "model_calls": run.model_calls, "stop": run.stop_reason.value}
 
 
-def compounding_runs(steps=STEPS, trials: int = TRIALS, p_step: float = P_STEP, arms=ARMS) -> list[dict]:
-    """Every task length x arm x trial, one row each, on one simulated client (offline)."""
+def compounding_runs(steps=STEPS, trials: int = TRIALS, p_step: float = P_STEP, arms=ARMS,
+                     lang: str | None = None) -> list[dict]:
+    """Every task length x arm x trial, one row each, on one simulated client (offline), asked in
+    ``lang`` (``None``: the notebook's language)."""
     if not isinstance(trials, int) or trials < 1:
         raise ValueError(f"compounding_runs(trials={trials!r}): give a whole number of runs >= 1")
     client = connect("sim", quiet=True)
-    return [run_task(client, n, arm, p_step, seed=t) for n in steps for arm in arms for t in range(trials)]
+    return [run_task(client, n, arm, p_step, seed=t, lang=lang) for n in steps for arm in arms for t in range(trials)]
 
 
 def summary(rows: list[dict], p_step: float = P_STEP) -> list[dict]:

@@ -2,7 +2,9 @@
 
 ``compare_styles`` runs the city task once natively (``tools=``, typed JSON calls) and once as a
 prompted ReAct loop per seed (the simulated model writes some malformed actions, ``malformed`` of
-them on average), and returns one row per run: parse failures, turns, tokens and cost.
+them on average), and returns one row per run: parse failures, turns, tokens and cost. The task is
+asked in the notebook's language unless ``lang`` says otherwise (a Chinese task gets the Chinese
+ReAct prompt, ``agentlab.react.react_prompt``).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ def _row(style: str, seed: int | None, run, failures: int) -> dict:
             "stop": run.stop_reason.value, "answer": run.final_text}
 
 
-def compare_styles(cities=("Paris", "London"), seeds=range(5), malformed: float = 0.3, lang: str = "en") -> list[dict]:
-    """One native row, then one ReAct row per seed."""
+def compare_styles(cities=("Paris", "London"), seeds=range(5), malformed: float = 0.3,
+                   lang: str | None = None) -> list[dict]:
+    """One native row, then one ReAct row per seed, the task in ``lang`` (``None``: the notebook's language)."""
     notes = tempfile.mkdtemp(prefix="agentlab-react-")
     task = city_task(list(cities), lang)
     native = run_agent(connect("sim", policy=ReactWriter(), quiet=True), task, task_tools(notes))

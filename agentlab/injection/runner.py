@@ -9,10 +9,12 @@ then checks by code whether the user's task was done and whether the attacker's 
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from agentlab.executor import Executor
+from agentlab.hints import task_lang
 from agentlab.injection.defences import NONE, Defence
 from agentlab.injection.defences import defence as named_defence
 from agentlab.injection.gates import Blocked
@@ -70,8 +72,9 @@ def run_case(user: UserTask | str, injection: InjectionTask | str | None = None,
     client = client if client is not None else gullible_client()
     with tempfile.TemporaryDirectory(prefix="injection-") as tmp:
         world = World(Path(workdir or tmp) / "notes", injection.text() if injection else "")
-        executor = defence.executor()
-        run = run_agent(client, user.prompt, world.tools(defence.tool_names(user)), executor=executor,
+        prompt = user.prompt  # in the notebook's language
+        executor = _in_lang(defence.executor(), task_lang(prompt))
+        run = run_agent(client, prompt, world.tools(defence.tool_names(user)), executor=executor,
                         trace=trace, max_turns=MAX_TURNS)
         goal_calls = [(n, i) for n, i in injection.goal_calls] if injection else []
         return CaseResult(
@@ -82,6 +85,14 @@ def run_case(user: UserTask | str, injection: InjectionTask | str | None = None,
             attack_calls_blocked=sum((b.name, b.input) in goal_calls for b in executor.blocked),
             approvals_asked=sum(getattr(g, "asked", 0) for g in executor.gates),
             run=run, state=world.state())
+
+
+def _in_lang(executor: Any, lang: str) -> Any:
+    """``executor`` with its inner ``Executor`` (hints, the tools' confirmations) in ``lang``; any other runner as it is."""
+    inner = getattr(executor, "inner", None)
+    if lang != "en" and isinstance(inner, Executor) and inner.lang == "en":
+        executor.inner = replace(inner, lang=lang)
+    return executor
 
 
 def record_injected_run(path: str | Path, user: str = "compare_and_note", injection: str = "key_by_email",

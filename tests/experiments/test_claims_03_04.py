@@ -101,3 +101,14 @@ def test_04_shared_task_every_run_solves_it_and_the_agent_uses_the_most_input_an
 
 def test_04_shared_task_orchestrator_makes_the_most_model_calls(shared):
     assert shared["model calls"].idxmax() == "orchestrator" and shared["model calls"].value_counts()[5] == 1
+
+
+def test_04_the_zh_cn_edition_asks_the_shared_task_in_chinese_and_its_table_keeps_the_claims(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")  # the zh-CN kernel's folder picks it; the cell's code is the same
+    cities = ["Madrid", "Oslo", "Cairo"]
+    runs = pattern_runs(agentlab.connect("sim", quiet=True), cities, tmp_path)
+    table = pattern_table(runs, cities)
+    assert runs["agent"].messages[0]["content"] == "比较马德里、奥斯陆和开罗今天的气温，哪个最暖和？"
+    assert table["solved"].all()  # "每次运行都解决了任务"
+    assert table["input tokens"].idxmax() == "agent" and table["cost (USD)"].idxmax() == "agent"
+    assert table["model calls"].idxmax() == "orchestrator" and table["model calls"].value_counts()[5] == 1

@@ -5,7 +5,8 @@ import random
 import pytest
 
 import agentlab
-from agentlab.experiments.compounding import (FAILURE, compounding_runs, flaky_weather, predicted, run_task, summary)
+from agentlab.experiments.compounding import (FAILURE, compounding_runs, flaky_weather, predicted, run_task, step_task,
+                                              summary)
 from agentlab.hints import hint
 from agentlab.sim.models.reading import read_error
 from agentlab.tools import run_tool, toolset
@@ -82,3 +83,38 @@ def test_bad_arms_lengths_and_trials_are_refused_naming_the_value():
         run_task(client, 0, "stop")
     with pytest.raises(ValueError, match="trials=0"):
         compounding_runs(trials=0)
+
+
+def test_the_task_is_asked_in_english_or_chinese_and_none_follows_the_notebook_language(monkeypatch):
+    three = city_names()[:3]
+    assert step_task(three, "en") == ("Which is warmer today, Paris, London or Berlin? "
+                                      "Compare their temperatures.")
+    assert step_task(["Paris"], "en") == "What is the temperature in Paris today?"
+    assert step_task(three, "zh") == "比较巴黎、伦敦和柏林今天的气温，哪个最暖和？"
+    assert step_task(three[:2], "zh") == "比较巴黎和伦敦今天的气温，哪个更暖和？"
+    assert step_task(["Paris"], "zh") == "巴黎今天的气温是多少？"
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    assert step_task(three) == step_task(three, "zh")
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    assert step_task(three) == step_task(three, "en")
+    with pytest.raises(ValueError, match="lang='fr'"):
+        step_task(three, "fr")
+
+
+def test_the_chinese_task_meets_the_same_failures_and_measures_the_same_rates():
+    en = compounding_runs(steps=(1, 4), trials=8, p_step=0.7, lang="en")
+    zh = compounding_runs(steps=(1, 4), trials=8, p_step=0.7, lang="zh")
+    assert zh == en and any(not r["success"] for r in en) and any(r["success"] for r in en)
+    a = toolset([flaky_weather(0.5, seed=3)])
+    b = toolset([flaky_weather(0.5, seed=3)])
+    assert ([run_tool(a, "get_weather", {"city": "Paris"}).is_error for _ in range(6)]
+            == [run_tool(b, "get_weather", {"city": "巴黎"}).is_error for _ in range(6)])
+
+
+def test_a_chinese_run_is_answered_in_chinese_with_the_chinese_retry_hint():
+    client = agentlab.connect("sim", quiet=True)
+    run = agentlab.run_agent(client, step_task(city_names()[:2], "zh"), [flaky_weather(0.0)])
+    assert run.tool_results[0]["content"] == hint(FAILURE, "zh") == "get_weather 暂时不可用；请再试一次。"
+    assert run.final_text.startswith("我查不到巴黎的天气")
+    ok = agentlab.run_agent(client, step_task(city_names()[:2], "zh"), [flaky_weather(1.0)])
+    assert "暖和" in ok.final_text and "°C" in ok.final_text

@@ -31,3 +31,13 @@ def test_evaluator_refuses_nonsense_bounds(sim):
         run_evaluator(sim, TASK, max_rounds=0)
     with pytest.raises(ValueError, match="min_score=11"):
         run_evaluator(sim, TASK, min_score=11)
+
+
+def test_a_chinese_task_is_drafted_and_critiqued_in_chinese_its_limit_counted_in_characters(sim):
+    task = "巴黎、马德里和奥斯陆哪个最暖和？最多用 20 个字回答。" + data_line(["Paris", "Madrid", "Oslo"], "zh")
+    run = run_evaluator(sim, task, max_rounds=3)
+    assert run.stop_reason is StopReason.ACCEPTED and "accepted in round 2" in run.detail
+    assert run.steps[1].output == {"score": 8, "reasons": ["太长了：47 个字，任务最多允许 20 个字"]}
+    assert run.final_text == "马德里最暖和：24.5°C，巴黎 18.5°C，奥斯陆 9.5°C。"
+    never = run_evaluator(sim, task.replace("20 个字", "5 个字"), max_rounds=2)
+    assert never.stop_reason is StopReason.MAX_ROUNDS and "最多允许 5 个字" in never.detail
