@@ -30,6 +30,7 @@ from typing import Any, Callable
 import httpx2
 
 from agentlab.sim.batches import Batches
+from agentlab.sim.budgets import check_task_budget
 from agentlab.sim.caching import PromptCache
 from agentlab.sim.clock import today
 from agentlab.sim.context_editing import apply_context_management
@@ -168,6 +169,7 @@ class Simulator:
             check_betas(request.headers)
             counting = path.endswith("count_tokens")
             body, input_tokens, edits = self._checked(self._parse(request), version, counting)
+            check_task_budget(body, request.headers)  # output_config.task_budget: budgets.py
             if counting:
                 counted = {"input_tokens": input_tokens}
                 if edits is not None:  # the count after the edits, and the count before (the SDK's original_input_tokens)
