@@ -34,6 +34,7 @@ from agentlab.sim.budgets import check_task_budget
 from agentlab.sim.caching import PromptCache
 from agentlab.sim.clock import today
 from agentlab.sim.context_editing import apply_context_management
+from agentlab.sim.effort import check_effort
 from agentlab.sim.errors import SimAPIError, invalid
 from agentlab.sim.faults import Faults, as_faults
 from agentlab.sim.latency import simulated_latency_s
@@ -170,6 +171,7 @@ class Simulator:
             counting = path.endswith("count_tokens")
             body, input_tokens, edits = self._checked(self._parse(request), version, counting)
             check_task_budget(body, request.headers)  # output_config.task_budget: budgets.py
+            check_effort(body)  # output_config.effort: effort.py
             if counting:
                 counted = {"input_tokens": input_tokens}
                 if edits is not None:  # the count after the edits, and the count before (the SDK's original_input_tokens)
