@@ -15,6 +15,9 @@ carries a budget across contexts when the client compacts. The minimum ``total``
 the excerpts of the page we could read: it is from third-party write-ups of the docs
 (https://github.com/deepnoodle-ai/dive/releases/tag/v1.42.0: "a total below 20,000 is an error";
 https://setuproll.com/how-to/tr-2-set-a-token-budget-for-agents: "The minimum total is 20000 tokens").
+Recorded real traffic agrees: the calibration set's pydantic-ai cassettes
+(``test_anthropic_task_budget_*.yaml``) hold Opus 4.7 requests with ``total`` 20,000, one with ``remaining``
+500, answered 200 (their headers were not recorded; ``calibrate.replay`` adds the beta header they needed).
 
 What the simulator does, and what it assumes:
 

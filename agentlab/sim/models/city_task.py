@@ -56,8 +56,8 @@ def city_steps(request: dict, parallel: bool = False) -> Reply:
         intro = (f"我来查一下{'、'.join(batch)}的天气。" if zh else f"Let me look up the weather in {', '.join(batch)}.")
         said = [] if effort < 0 else [{"type": "text", "text": intro}]
         return Reply(said + [{"type": "tool_use", "name": "get_weather", "input": {"city": c}} for c in batch])
-    top = max(temps, key=temps.get)
-    if effort >= 2 and sum(ex.name == "get_weather" and ex.input.get("city") == top for ex in exchanges(messages)) < 2:
+    top = max(temps, key=temps.get) if temps else ""
+    if effort >= 2 and top and sum(ex.name == "get_weather" and ex.input.get("city") == top for ex in exchanges(messages)) < 2:
         again = f"我再查一次{top}，核对决定结果的那个数字。" if zh else f"Let me look up {top} once more to check the deciding number."
         return Reply([{"type": "text", "text": again}, {"type": "tool_use", "name": "get_weather", "input": {"city": top}}])
     answer = compare_text(temps, zh) + (_CHECKED[zh] if effort >= 1 else "")
