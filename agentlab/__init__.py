@@ -29,7 +29,7 @@ _WHERE = {
     "run_chain": "workflows", "Link": "workflows", "run_router": "workflows", "run_sections": "workflows",
     "run_vote": "workflows", "run_orchestrator": "workflows", "run_evaluator": "workflows",
     "StepRecord": "workflows", "UnparseableOutput": "workflows",
-    "Limits": "guards", "Stopped": "guards", "Executor": "executor", "run_react": "react",
+    "Limits": "guards", "Stopped": "guards", "TaskBudget": "guards", "Executor": "executor", "run_react": "react",
     "with_cache_breakpoints": "caching", "SimClock": "sim.clock", "sweep": "experiments.sweeps",
     "run_batched": "batching",
     "plot_swimlane": "views.swimlane", "swimlane_steps": "views.swimlane",
@@ -58,8 +58,8 @@ __all__ = [
     # the five workflow patterns (agentlab/workflows/, one file each)
     "run_chain", "Link", "run_router", "run_sections", "run_vote", "run_orchestrator", "run_evaluator",
     "StepRecord", "UnparseableOutput",
-    # who decides done (guards), the tool executor, ReAct
-    "Limits", "Stopped", "Executor", "run_react",
+    # who decides done (guards; a task budget is the model's advisory countdown), the tool executor, ReAct
+    "Limits", "Stopped", "TaskBudget", "Executor", "run_react",
     # what a turn costs: prompt caching, the simulated clock, sweeps, Message Batches at half price
     "with_cache_breakpoints", "SimClock", "sweep", "run_batched",
     # the swim-lane picture of any run (model, host application, your code, tools)

@@ -24,6 +24,12 @@ and how far each can overshoot its limit:
   cross the budget, so the spend never passes it. A model with no known price is refused (ValueError)
   before its first call. The token budget is known only *after* a call, so ``check`` runs again then:
   the call that crosses it is the last one, and the tools it asked for are not run.
+
+Not a guard: a *task budget* (``TaskBudget``, ``run_agent(..., task_budget=...)``) sends
+``output_config.task_budget`` and its beta header with every request. The model sees it as a countdown
+and may wrap up sooner; nothing stops the run at it. ``max_tokens`` here is the opposite: the model never
+sees it, and the run stops when it is crossed. Source (read 2026-12-03):
+https://platform.claude.com/docs/en/build-with-claude/task-budgets; the simulator's rules: ``sim/budgets.py``.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from typing import Any, Callable
 
 from agentlab.meter.usage import Usage
 from agentlab.run import StopReason
+from agentlab.sim.budgets import BETA, MIN_TOTAL
 
 GUARDS = (("max_turns", StopReason.MAX_TURNS), ("max_wall_s", StopReason.MAX_WALL_TIME),
            ("max_repeats", StopReason.REPEATED_CALL), ("max_idle_turns", StopReason.NO_PROGRESS),
@@ -205,3 +212,46 @@ class Budget:
                 self._seen.add(text)
                 fresh = True
         self.idle = 0 if fresh else self.idle + 1
+
+
+@dataclass(frozen=True)
+class TaskBudget:
+    """The ``output_config.task_budget`` every request of a run carries."""
+
+    total: int
+    """Tokens for the whole loop (thinking, tool calls, tool results, output); at least 20,000."""
+    remaining: int | None = None
+    """What is left of ``total`` when this run starts (a budget carried over from earlier work); ``None``: all of it."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.total, bool) or not isinstance(self.total, int) or self.total < MIN_TOTAL:
+            raise ValueError(f"TaskBudget(total={self.total!r}): total must be a whole number of tokens >= {MIN_TOTAL} "
+                             "(the API's minimum), e.g. TaskBudget(64_000)")
+        if self.remaining is not None and (isinstance(self.remaining, bool) or not isinstance(self.remaining, int)
+                                           or not 0 <= self.remaining <= self.total):
+            raise ValueError(f"TaskBudget(remaining={self.remaining!r}): remaining must be a whole number from 0 to "
+                             f"total ({self.total}), or None for all of it")
+
+    def field(self) -> dict:
+        """The ``task_budget`` object as the API takes it."""
+        out = {"type": "tokens", "total": self.total}
+        return out if self.remaining is None else {**out, "remaining": self.remaining}
+
+
+def as_task_budget(value: object) -> TaskBudget | None:
+    """``run_agent``'s ``task_budget=``: a :class:`TaskBudget`, a whole number (its ``total``) or ``None``."""
+    if value is None or isinstance(value, TaskBudget):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return TaskBudget(value)
+    raise ValueError(f"run_agent(task_budget={value!r}): give the budget in tokens, e.g. task_budget=64_000, "
+                     "or a TaskBudget(total, remaining)")
+
+
+def with_task_budget(request: dict, budget: TaskBudget) -> dict:
+    """``request`` with the budget in ``output_config`` and the beta added to any ``anthropic-beta`` it already has."""
+    headers = dict(request.get("extra_headers") or {})
+    betas = [v.strip() for v in headers.get("anthropic-beta", "").split(",") if v.strip()]
+    headers["anthropic-beta"] = ",".join(betas + [BETA] if BETA not in betas else betas)
+    config = {**(request.get("output_config") or {}), "task_budget": budget.field()}
+    return {**request, "output_config": config, "extra_headers": headers}

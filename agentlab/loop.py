@@ -30,13 +30,14 @@ from typing import Any, Callable, Generator
 from agentlab.caching import with_cache_breakpoints
 from agentlab.client import model_of
 from agentlab.executor import Executor, not_run
-from agentlab.guards import Limits, Stopped, stopped_by
+from agentlab.guards import Limits, Stopped, TaskBudget, as_task_budget, stopped_by, with_task_budget
 from agentlab.hints import task_lang
 from agentlab.interrupts import stop_on_signals
 from agentlab.live.spend import SpendRefused
 from agentlab.meter.middleware import meter_of
 from agentlab.protocols import ContextStrategy, ToolRunner
 from agentlab.run import Run, StopReason
+from agentlab.sim.effort import LEVELS as EFFORTS
 from agentlab.sim.server import did_you_mean
 from agentlab.tools import Tool, run_tool, toolset
 from agentlab.trace import Trace
@@ -61,6 +62,8 @@ def run_agent(
     context: ContextStrategy | None = None,
     tool_choice: dict | None = None,
     stop_sequences: list[str] | None = None,
+    task_budget: TaskBudget | int | None = None,
+    effort: str | None = None,
 ) -> Run:
     """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it.
 
@@ -77,12 +80,18 @@ def run_agent(
     ``stop_sequences`` goes into every request too: a reply that writes one ends with ``stop_reason:
     "stop_sequence"`` (the run's ``STOP_SEQUENCE``), cut before it
     (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons).
+    ``task_budget`` (tokens, or a :class:`~agentlab.guards.TaskBudget`) goes into every request as
+    ``output_config.task_budget`` with its beta header: a countdown the *model* sees and may heed; unlike
+    ``limits``, nothing stops the run at it (https://platform.claude.com/docs/en/build-with-claude/task-budgets).
+    ``effort`` (``"low"`` ... ``"max"``) goes into every request as ``output_config.effort``: how many tokens
+    the model is willing to spend (https://platform.claude.com/docs/en/build-with-claude/effort).
 
     It drives :func:`agent_steps` (the loop itself), answering each request with ``client.messages.create``.
     """
     steps = agent_steps(client, task, tools, model=model, system=system, max_turns=max_turns, max_tokens=max_tokens,
                         trace=trace, limits=limits, executor=executor, cache=cache, context=context,
-                        tool_choice=tool_choice, stop_sequences=stop_sequences)
+                        tool_choice=tool_choice, stop_sequences=stop_sequences, task_budget=task_budget,
+                        effort=effort)
     return drive(steps, lambda request: (client.messages.create(**request), {}))
 
 
@@ -119,6 +128,8 @@ def agent_steps(
     context: ContextStrategy | None = None,
     tool_choice: dict | None = None,
     stop_sequences: list[str] | None = None,
+    task_budget: TaskBudget | int | None = None,
+    effort: str | None = None,
 ) -> Generator[dict, Any, Run]:
     """The agent loop as steps (options as :func:`run_agent`): it yields each model request and takes back
     ``(reply, fields)``, the reply a ``Message`` and ``fields`` added to the trace's ``response`` event (a
@@ -149,6 +160,9 @@ def agent_steps(
                                            and all(isinstance(x, str) and x for x in stop_sequences)):
         raise ValueError(f"run_agent(stop_sequences={stop_sequences!r}): give a list of non-empty strings, "
                          "e.g. stop_sequences=['FINAL ANSWER:']")
+    advisory = as_task_budget(task_budget)  # seen by the model, never enforced here: see guards.TaskBudget
+    if effort is not None and effort not in EFFORTS:
+        raise ValueError(f"run_agent(effort={effort!r}): give one of {', '.join(map(repr, EFFORTS))}, or None for the model's default")
     extra = {"system": system} if system else {}
     specs = [t.spec() for t in by_name.values()]
     with Trace(trace, kind="agent", model=model, task=task, tools=list(by_name),
@@ -167,6 +181,10 @@ def agent_steps(
                 request["tool_choice"] = tool_choice
             if stop_sequences:
                 request["stop_sequences"] = list(stop_sequences)
+            if effort is not None:
+                request["output_config"] = {**request.get("output_config", {}), "effort": effort}
+            if advisory is not None:
+                request = with_task_budget(request, advisory)
             if (stopped := budget.before_call(request)) is not None:  # could cross max_usd: not sent
                 turn -= 1
                 break

@@ -129,3 +129,37 @@ def test_offline_numbers_section_held_out_medians_as_stated():
     for model in ("claude-sonnet-4-5", "claude-sonnet-4-0"):
         retires = profile(model).retires
         assert profile(model).retired and {r.replayed_on for r in rows if r.model == model} == {(retires - timedelta(days=1)).isoformat()}
+
+
+@pytest.fixture(scope="module")
+def efforts(tmp_path_factory):
+    from agentlab.experiments.effort import effort_runs
+    return effort_runs(["Paris", "London", "Berlin", "Madrid", "Rome"], tmp_path_factory.mktemp("effort"))
+
+
+def test_high_and_no_effort_are_the_same_run(efforts):
+    unset, high = efforts["(not set)"], efforts["high"]
+    assert (unset.model_calls, unset.input_tokens, unset.output_tokens, unset.cost_usd) == \
+        (high.model_calls, high.input_tokens, high.output_tokens, high.cost_usd)
+
+
+def test_low_asks_for_all_five_cities_in_one_turn_3_calls_instead_of_7_about_half_the_cost(efforts):
+    """[scripted model]"""
+    low, high = efforts["low"], efforts["high"]
+    assert low.turns[0].tool_calls == ["get_weather"] * 5
+    assert (low.model_calls, high.model_calls) == (3, 7) and 0.4 < low.cost_usd / high.cost_usd < 0.6
+
+
+def test_medium_and_xhigh_change_one_sentence_and_stay_within_a_few_percent_of_high(efforts):
+    high = efforts["high"]
+    for level in ("medium", "xhigh"):
+        r = efforts[level]
+        assert r.model_calls == 7 and abs(r.cost_usd / high.cost_usd - 1) < 0.05 and r.final_text != high.final_text
+    assert "I saved a note" not in efforts["medium"].final_text and "checked each number" in efforts["xhigh"].final_text
+
+
+def test_max_looks_the_warmest_city_up_twice_one_turn_more_about_a_fifth_more(efforts):
+    r, high = efforts["max"], efforts["high"]
+    weather = [x["input"]["city"] for x in r.tool_results if x["name"] == "get_weather"]
+    assert r.model_calls == high.model_calls + 1 and len(weather) == 6 and weather.count("Madrid") == 2
+    assert 1.1 < r.cost_usd / high.cost_usd < 1.3

@@ -201,6 +201,8 @@ def test_both_editions_mark_the_same_cells_as_holding_for_our_scripted_model(nam
 
 @pytest.mark.parametrize("name,snippet", [
     ("01_one_round_trip.ipynb", "A result marked"),
+    ("02_the_loop.ipynb", "it read the countdown and wrapped up"),
+    ("09_what_a_turn_costs.ipynb", "What each level makes the model do here"),
     ("03_agent_or_workflow.ipynb", "needed new code"),
     ("06_error_recovery.ipynb", "blind retry, which only helps"),
     ("06_error_recovery.ipynb", "acts on a given error text exactly once"),

@@ -165,6 +165,8 @@ def replay(records: list[dict]) -> list[Row]:
     """Send every record to a fresh simulator; one :class:`Row` per record."""
     import httpx2
 
+    from agentlab.sim.budgets import BETA as BUDGET_BETA
+    from agentlab.sim.budgets import task_budget_of
     from agentlab.sim.clock import SimClock
     from agentlab.sim.server import Simulator
     from agentlab.sim.tokens import estimate_input_tokens, input_parts
@@ -174,8 +176,10 @@ def replay(records: list[dict]) -> list[Row]:
     for rec in records:
         body = {k: v for k, v in rec["request"].items() if k != "stream"}
         path = "/v1/messages/count_tokens" if rec.get("endpoint") == "count_tokens" else "/v1/messages"
-        request = httpx2.Request("POST", "https://api.anthropic.com" + path, json=body,
-                                 headers={"anthropic-version": VERSION, "content-type": "application/json"})
+        headers = {"anthropic-version": VERSION, "content-type": "application/json"}
+        if rec.get("beta") and task_budget_of(body) is not None:  # recorded: ?beta=true, not which beta headers
+            headers["anthropic-beta"] = BUDGET_BETA
+        request = httpx2.Request("POST", "https://api.anthropic.com" + path, json=body, headers=headers)
         known = profile(rec.get("model")) if isinstance(rec.get("model"), str) else None
         clock = SimClock(day=recorded_day(rec, known))
         response = Simulator(clock=clock).handle(request)

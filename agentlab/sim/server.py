@@ -30,9 +30,11 @@ from typing import Any, Callable
 import httpx2
 
 from agentlab.sim.batches import Batches
+from agentlab.sim.budgets import check_task_budget
 from agentlab.sim.caching import PromptCache
 from agentlab.sim.clock import today
 from agentlab.sim.context_editing import apply_context_management
+from agentlab.sim.effort import check_effort
 from agentlab.sim.errors import SimAPIError, invalid
 from agentlab.sim.faults import Faults, as_faults
 from agentlab.sim.latency import simulated_latency_s
@@ -168,6 +170,8 @@ class Simulator:
             check_betas(request.headers)
             counting = path.endswith("count_tokens")
             body, input_tokens, edits = self._checked(self._parse(request), version, counting)
+            check_task_budget(body, request.headers)  # output_config.task_budget: budgets.py
+            check_effort(body)  # output_config.effort: effort.py
             if counting:
                 counted = {"input_tokens": input_tokens}
                 if edits is not None:  # the count after the edits, and the count before (the SDK's original_input_tokens)

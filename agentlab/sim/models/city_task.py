@@ -5,13 +5,20 @@ per turn, or all in one turn when ``parallel=True`` and the request does not set
 ``disable_parallel_tool_use``), then ``save_note``, then ends its turn with text naming the warmer
 city. Every number it writes comes from the tool results in the conversation, never from its own
 data. A task it cannot do gets a short ``end_turn`` saying so. Errors are read as
-``reading.read_error`` says; then it gives up and says why (the error's last line).
+``reading.read_error`` says; then it gives up and says why (the error's last line). With a task budget
+(``budgets.py``) whose countdown is under two more lookups at their cost so far, it stops looking up,
+answers with the cities it has and names the ones it skipped. With ``output_config.effort`` below the
+model's default it writes no preamble or confirmation (two levels below: every lookup in one turn); above
+it, it says it checked its numbers (two above: after a second lookup of the warmest city). How this model
+is written, not how Claude behaves.
 """
 
 from __future__ import annotations
 
 import re
 
+from agentlab.sim.budgets import budget_left, loop_tokens
+from agentlab.sim.effort import effort_steps
 from agentlab.sim.models.reading import cities_in, exchanges, is_chinese, read_error, temperature, text_of, why_failed
 from agentlab.sim.policy import Reply
 
@@ -39,18 +46,41 @@ def city_steps(request: dict, parallel: bool = False) -> Reply:
             pending.append(c)
     if failed:
         return Reply([{"type": "text", "text": gave_up(failed, zh)}])
+    left = budget_left(request)  # a task budget's countdown (budgets.py), None without one
+    if pending and temps and left is not None and left < 2 * loop_tokens(messages, request.get("model")) / len(temps):
+        return _wrap_up(temps, pending, saved, "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I), left, zh)
+    effort = effort_steps(request)  # output_config.effort against the model's default (effort.py)
     if pending:
-        many = parallel and not choice.get("disable_parallel_tool_use")
+        many = (parallel or effort <= -2) and not choice.get("disable_parallel_tool_use")
         batch = pending if many else pending[:1]
         intro = (f"我来查一下{'、'.join(batch)}的天气。" if zh else f"Let me look up the weather in {', '.join(batch)}.")
-        return Reply([{"type": "text", "text": intro}] +
-                     [{"type": "tool_use", "name": "get_weather", "input": {"city": c}} for c in batch])
-    answer = compare_text(temps, zh)
+        said = [] if effort < 0 else [{"type": "text", "text": intro}]
+        return Reply(said + [{"type": "tool_use", "name": "get_weather", "input": {"city": c}} for c in batch])
+    top = max(temps, key=temps.get) if temps else ""
+    if effort >= 2 and top and sum(ex.name == "get_weather" and ex.input.get("city") == top for ex in exchanges(messages)) < 2:
+        again = f"我再查一次{top}，核对决定结果的那个数字。" if zh else f"Let me look up {top} once more to check the deciding number."
+        return Reply([{"type": "text", "text": again}, {"type": "tool_use", "name": "get_weather", "input": {"city": top}}])
+    answer = compare_text(temps, zh) + (_CHECKED[zh] if effort >= 1 else "")
     wants_note = "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I)
     if wants_note and not saved:
         return Reply([{"type": "tool_use", "name": "save_note", "input": {"text": answer}}])
     done = "我已保存笔记。" if zh and saved else (" I saved a note with this." if saved else "")
-    return Reply([{"type": "text", "text": answer + done}])
+    return Reply([{"type": "text", "text": answer + ("" if effort < 0 else done)}])
+
+
+_CHECKED = {False: " I checked each number against its tool result.", True: "我已把每个数字与对应的工具结果核对过。"}
+
+
+def _wrap_up(temps: dict[str, float], pending: list[str], saved: bool, wants_note: object, left: int,
+             zh: bool) -> Reply:
+    """Too little budget left for two more lookups (at what each has cost so far): answer with what it has,
+    naming the cities it did not check, and save that partial answer when a note was asked for."""
+    answer = compare_text(temps, zh) + (
+        f"（为了不超出任务预算，我没有查{'、'.join(pending)}；还剩 {left} 个令牌。）" if zh else
+        f" (I did not check {', '.join(pending)}, to stay within the task budget: {left} tokens left.)")
+    if wants_note and not saved:
+        return Reply([{"type": "tool_use", "name": "save_note", "input": {"text": answer}}])
+    return Reply([{"type": "text", "text": answer + ("我已保存笔记。" if zh and saved else " I saved a note with this." if saved else "")}])
 
 
 def read_results(messages: list[dict]) -> tuple[dict[str, float], dict[str, str], dict[str, str], bool]:
