@@ -22,22 +22,42 @@ NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 LEFT_OUT: dict[str, str] = {}
 """Notebooks not (yet) in this test, each with the reason (none: every English notebook replays)."""
 DIFFER_BY_DESIGN = {
-    "00_setup_and_your_key": {1: "it prints the mode and the masked key: live has one, a replay needs none"},
+    "00_setup_and_your_key": {'print("mode:", client.agentlab_mode':
+                              "it prints the mode and the masked key: live has one, a replay needs none"},
 }
-"""Cells (index among the notebook's code cells) whose output names the mode itself, with why."""
+"""Cells (found by a line of their source) whose output names the mode itself, with why."""
 CLOCKED = {
-    "02_the_loop": {15: "the agent/workflow table's wall-time row"},
-    "03_agent_or_workflow": {2: "the comparison's wall-time row", 4: "a wall-time table"},
-    "04_five_patterns": {5: "parallel sections, listed in the order their threads finished",
-                         7: "the speed-up table (measured latencies)", 8: "its figure",
-                         9: "orchestrator workers, listed in the order their threads finished",
-                         10: "a swimlane of measured start and end times",
-                         14: "the pattern table's wall-time column", 15: "its figure"},
-    "07_parallel_vs_serial": {8: "measured wall times", 9: "their figure"},
+    "02_the_loop": {"agent, workflow = agentlab.compare(client": "the agent/workflow table's wall-time row"},
+    "03_agent_or_workflow": {'table = side_by_side(client, ["Paris", "London"]': "the comparison's wall-time row",
+                             "slow_table": "a wall-time table"},
+    "04_five_patterns": {"sections = run_sections(": "parallel sections, listed in the order their threads finished",
+                         "speed = speedup_table(": "the speed-up table (measured latencies)",
+                         "fig = plot_speedup(speed)": "its figure",
+                         "orch = run_orchestrator(": "orchestrator workers, listed in the order their threads finished",
+                         "fig = plot_swimlane(orch)": "a swimlane of measured start and end times",
+                         "table = pattern_table(pattern_runs(timed": "the pattern table's wall-time column",
+                         "fig = plot_patterns(table)": "its figure"},
+    "07_parallel_vs_serial": {"rows = speedups(": "measured wall times", "fig = plot_speedup(rows)": "their figure"},
 }
-"""Cells that show what the clock measured (a replay measures its own run, and parallel threads finish in
-any order): compared with every decimal number masked and lines in any order, a table's row numbers
-dropped; their figures not at all."""
+"""Cells (found by a line of their source) that show what the clock measured (a replay measures its own run,
+and parallel threads finish in any order): compared with every decimal number masked and lines in any order,
+a table's row numbers dropped; their figures not at all."""
+
+
+def _cells(path: Path, table: dict[str, dict[str, str]]) -> dict[int, str]:
+    """``table``'s entries for this notebook as code-cell index -> why; each source line names one cell."""
+    import json
+
+    code = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+            if c["cell_type"] == "code"]
+    found = {}
+    for snippet, why in table.get(path.stem, {}).items():
+        hits = [i for i, source in enumerate(code) if snippet in source]
+        assert len(hits) == 1, f"{path.name}: {snippet!r} should name one code cell, it names {len(hits)}"
+        found[hits[0]] = why
+    return found
+
+
 DIALS_BY_DESIGN = [["127.0.0.1", 1]]
 """Addresses a notebook dials in every mode: 00's demonstration of an unreachable server."""
 
@@ -95,7 +115,7 @@ def test_a_live_run_writes_a_cassette_that_replays_whole_with_the_network_blocke
 def test_the_replay_shows_what_the_live_run_showed(path, replayed):
     passes, _, _ = replayed(path)
     assert len(passes.replay) == len(passes.record), "every cell ran in both passes"
-    exempt, clocked = DIFFER_BY_DESIGN.get(path.stem, {}), CLOCKED.get(path.stem, {})
+    exempt, clocked = _cells(path, DIFFER_BY_DESIGN), _cells(path, CLOCKED)
     differ = []
     for i, (live, replay) in enumerate(zip(passes.record, passes.replay)):
         a, b = (_seen(o, clocked=i in clocked) for o in (live, replay))
