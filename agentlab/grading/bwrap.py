@@ -41,6 +41,18 @@ def python_roots() -> list[str]:
     return [p for p in paths if not any(p != q and p.startswith(q + os.sep) for q in paths)]
 
 
+def interpreter() -> str:
+    """``sys.executable`` with its folder resolved, its own name kept.
+
+    Through a symlinked folder (``ln -s /elsewhere/.venv .venv``) the path as given does not exist
+    inside the sandbox, and a bind of it would bind the bare interpreter the venv's ``bin/python``
+    points at: that finds no ``pyvenv.cfg`` beside it, so the venv's site-packages vanish and the
+    first import of the SDK (e.g. resolving a ``forbids`` name) fails. The folder resolved, the venv
+    is found again; the name kept (``bin/python`` may itself be a symlink), Python still sees the venv.
+    """
+    return os.path.join(os.path.realpath(os.path.dirname(sys.executable)), os.path.basename(sys.executable))
+
+
 def _system_libs() -> list[str]:
     return [p for p in ("/usr/lib", "/usr/lib64", "/usr/lib32") if os.path.isdir(p) and not os.path.islink(p)]
 
@@ -81,7 +93,8 @@ def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path) ->
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONPATH": LAB_DIR, "PYTHONDONTWRITEBYTECODE": "1",
            "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "HOME": "/tmp",
            "TMPDIR": "/tmp", "MPLCONFIGDIR": "/tmp"}
-    server = [sys.executable, "-m", "agentlab.grading.student_server"]
+    exe = interpreter()
+    server = [exe, "-m", "agentlab.grading.student_server"]
     if available() is not None:
         env.update(PYTHONPATH=str(lab), HOME=str(student), TMPDIR=str(student), MPLCONFIGDIR=str(student))
         return server + (["--uid", str(uid)] if uid is not None else []), env, False
@@ -101,8 +114,8 @@ def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path) ->
     for link, target in (("/lib", "usr/lib"), ("/lib64", "usr/lib64"), ("/bin", "usr/bin")):
         if os.path.islink(link):
             cmd += ["--symlink", target, link]
-    if sys.executable not in python_roots() and not any(sys.executable.startswith(r + os.sep) for r in python_roots()):
-        cmd += ["--ro-bind", sys.executable, sys.executable]
+    if exe not in python_roots() and not any(exe.startswith(r + os.sep) for r in python_roots()):
+        cmd += ["--ro-bind", exe, exe]
     cmd += ["--ro-bind", str(lab), LAB_DIR, "--ro-bind", str(student), STUDENT_DIR, "--bind", str(scratch), str(scratch),
             "--chdir", STUDENT_DIR]
     if uid is not None:
