@@ -4,9 +4,10 @@ bubblewrap (``bwrap``, what Flatpak uses) builds the sandbox from an allow-list:
 installation and the virtual environment read-only, the system's shared libraries read-only, the
 staged lab read-only at ``/lab``, the student's own folder read-only at ``/student``, a scratch
 folder for the tests' own folders (``tmp_path``) writable at the same path as outside, a private
-``/tmp`` capped at ``TMP_BYTES`` (as root, it and the scratch folder are tmpfs mounts capped in bytes
-and files, the scratch one no-follow for the trusted side: ``agentlab.grading.mounts``), its own ``/proc`` and ``/dev``, and nothing else: no other file of
-the machine (so no copy of the instructor's repository, wherever it is), no network
+``/tmp`` capped at ``TMP_BYTES`` (as root, it and the scratch folder are tmpfs mounts capped in
+bytes and files, the scratch one no-follow for the trusted side: ``agentlab.grading.mounts``), its
+own ``/proc`` and ``/dev``, and nothing else: no other file of the machine (so no copy of the
+instructor's repository, wherever it is), no network
 (``--unshare-net``), its own pid, IPC and UTS namespaces, an empty environment. As root the
 server drops to a fresh uid per worker before any student code runs; otherwise bwrap runs in a
 user namespace as the caller.
