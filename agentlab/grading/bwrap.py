@@ -4,8 +4,10 @@ bubblewrap (``bwrap``, what Flatpak uses) builds the sandbox from an allow-list:
 installation and the virtual environment read-only, the system's shared libraries read-only, the
 staged lab read-only at ``/lab``, the student's own folder read-only at ``/student``, a scratch
 folder for the tests' own folders (``tmp_path``) writable at the same path as outside, a private
-``/tmp`` capped at ``TMP_BYTES``, its own ``/proc`` and ``/dev``, and nothing else: no other file of
-the machine (so no copy of the instructor's repository, wherever it is), no network
+``/tmp`` capped at ``TMP_BYTES`` (as root, it and the scratch folder are tmpfs mounts capped in
+bytes and files, the scratch one no-follow for the trusted side: ``agentlab.grading.mounts``), its
+own ``/proc`` and ``/dev``, and nothing else: no other file of the machine (so no copy of the
+instructor's repository, wherever it is), no network
 (``--unshare-net``), its own pid, IPC and UTS namespaces, an empty environment. As root the
 server drops to a fresh uid per worker before any student code runs; otherwise bwrap runs in a
 user namespace as the caller.
@@ -26,6 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agentlab.grading import mounts
+
 TMP_BYTES = 64 << 20
 """Size of the sandbox's private /tmp (its only writable place)."""
 STUDENT_DIR = "/student"
@@ -39,6 +43,18 @@ def python_roots() -> list[str]:
     paths = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
                                                   *site.getsitepackages())})
     return [p for p in paths if not any(p != q and p.startswith(q + os.sep) for q in paths)]
+
+
+def interpreter() -> str:
+    """``sys.executable`` with its folder resolved, its own name kept.
+
+    Through a symlinked folder (``ln -s /elsewhere/.venv .venv``) the path as given does not exist
+    inside the sandbox, and a bind of it would bind the bare interpreter the venv's ``bin/python``
+    points at: that finds no ``pyvenv.cfg`` beside it, so the venv's site-packages vanish and the
+    first import of the SDK (e.g. resolving a ``forbids`` name) fails. The folder resolved, the venv
+    is found again; the name kept (``bin/python`` may itself be a symlink), Python still sees the venv.
+    """
+    return os.path.join(os.path.realpath(os.path.dirname(sys.executable)), os.path.basename(sys.executable))
 
 
 def _system_libs() -> list[str]:
@@ -75,13 +91,16 @@ def _namespaces() -> list[str]:
     return ns
 
 
-def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path) -> tuple[list[str], dict[str, str], bool]:
+def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path,
+                    tmp: Path | None = None) -> tuple[list[str], dict[str, str], bool]:
     """(argv, environment, sandboxed) that starts the student server for ``student``'s folder; ``scratch`` is
-    bound writable at its own path, so a folder a test hands the student's code means the same inside."""
+    bound writable at its own path, so a folder a test hands the student's code means the same inside;
+    ``tmp`` (a capped mount, ``agentlab.grading.mounts``) becomes /tmp, else a private tmpfs of ``TMP_BYTES``."""
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONPATH": LAB_DIR, "PYTHONDONTWRITEBYTECODE": "1",
            "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "HOME": "/tmp",
            "TMPDIR": "/tmp", "MPLCONFIGDIR": "/tmp"}
-    server = [sys.executable, "-m", "agentlab.grading.student_server"]
+    exe = interpreter()
+    server = [exe, "-m", "agentlab.grading.student_server"]
     if available() is not None:
         env.update(PYTHONPATH=str(lab), HOME=str(student), TMPDIR=str(student), MPLCONFIGDIR=str(student))
         return server + (["--uid", str(uid)] if uid is not None else []), env, False
@@ -89,7 +108,8 @@ def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path) ->
     for k, v in env.items():
         cmd += ["--setenv", k, v]
     # /tmp's tmpfs first: the venv or the grading stage may live under /tmp, and a later tmpfs would hide them
-    cmd += ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
+    cmd += ["--bind", str(tmp), "/tmp"] if tmp is not None else ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    cmd += ["--proc", "/proc", "--dev", "/dev"]
     parents = sorted({str(a) for root in [*python_roots(), *_system_libs(), str(scratch)] for a in Path(root).parents
                       if str(a) not in ("/", "/tmp")}, key=lambda a: a.count("/"))
     for folder in parents:  # e.g. /root is 0700: inside, the folders on the way are 0755 and empty (bwrap would make them 0700)
@@ -101,8 +121,8 @@ def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path) ->
     for link, target in (("/lib", "usr/lib"), ("/lib64", "usr/lib64"), ("/bin", "usr/bin")):
         if os.path.islink(link):
             cmd += ["--symlink", target, link]
-    if sys.executable not in python_roots() and not any(sys.executable.startswith(r + os.sep) for r in python_roots()):
-        cmd += ["--ro-bind", sys.executable, sys.executable]
+    if exe not in python_roots() and not any(exe.startswith(r + os.sep) for r in python_roots()):
+        cmd += ["--ro-bind", exe, exe]
     cmd += ["--ro-bind", str(lab), LAB_DIR, "--ro-bind", str(student), STUDENT_DIR, "--bind", str(scratch), str(scratch),
             "--chdir", STUDENT_DIR]
     if uid is not None:
@@ -121,10 +141,18 @@ class StudentSandbox:
         """The tests' own folders (``tmp_path``): writable inside, at the same path as outside."""
         self.uid = uid
         """The uid the student's code runs as (None: the caller's)."""
-        for path in (folder, self.scratch):
-            path.mkdir(mode=0o755, parents=True, exist_ok=True)
-            os.chmod(path, 0o755)
-        cmd, env, self.sandboxed = sandbox_command(lab, folder, uid, self.scratch)
+        self.tmp = folder.with_name(folder.name + "-tmp") if mounts.enabled() and available() is None else None
+        """The sandbox's /tmp, a capped mount (root with bwrap); None: bwrap's own tmpfs, or no sandbox."""
+        for path in (folder, self.scratch, self.tmp):
+            if path is not None:
+                path.mkdir(mode=0o755, parents=True, exist_ok=True)
+                os.chmod(path, 0o755)
+        if mounts.enabled():  # bytes and files capped for every folder the student may write; no-follow for us
+            mounts.private_namespace()
+            mounts.capped(str(self.scratch), mounts.SCRATCH_BYTES, 0o755, no_follow=True)
+            if self.tmp is not None:
+                mounts.capped(str(self.tmp), TMP_BYTES, 0o1777, no_follow=False)
+        cmd, env, self.sandboxed = sandbox_command(lab, folder, uid, self.scratch, self.tmp)
         self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, cwd=folder, start_new_session=True)
         self._ready = False
@@ -156,8 +184,16 @@ class StudentSandbox:
                 step()
             except (OSError, ValueError, ProcessLookupError):
                 pass
+        for path in (self.scratch, self.tmp):
+            if path is not None:
+                mounts.unmount(str(path))
+                shutil.rmtree(path, ignore_errors=True)
         shutil.rmtree(self.folder, ignore_errors=True)
-        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def clear_scratch(self) -> None:
+        """Empty the tests' folders (after each test: a test's files never count against the next one's cap)."""
+        for path in list(self.scratch.iterdir()):
+            shutil.rmtree(path, ignore_errors=True) if path.is_dir() and not path.is_symlink() else path.unlink(missing_ok=True)
 
     def test_folder(self, name: str) -> Path:
         """A new folder for one test under ``scratch``, owned by the student's uid (its ``tmp_path``)."""

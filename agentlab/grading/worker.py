@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from agentlab.grading import bwrap, confine, lazy, precompute, reap, rpc
+from agentlab.grading import bwrap, confine, lazy, mounts, precompute, reap, rpc
 from agentlab.grading.plugin import BY_ID_KEY, REPORT_KEY, first_line, set_limit, timeout_message
 
 GRACE_S = 5.0
@@ -54,7 +54,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 class _TestFolders:
     """Worker only: ``tmp_path`` is a folder the student's sandbox sees at the same path and may write to
-    (a test that hands it to the student's function, then looks inside, sees what the function wrote)."""
+    (a test that hands it to the student's function, then looks inside, sees what the function wrote).
+    As root it lives on a capped ``nosymfollow`` mount (``agentlab.grading.mounts``): a symlink the
+    student's code plants there is refused when this trusted side opens a path through it."""
 
     box: bwrap.StudentSandbox | None = None
     """The sandbox of the test being run (set in the trusted fork)."""
@@ -133,6 +135,7 @@ def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]
                 modules = box.put(files)
                 box.ready()
             result = _run_one(item, job, limit, box, modules, boxes)  # the whole limit, so its message is the same every run
+            box.clear_scratch()  # its files are the test's own: the next test starts with the whole cap
             if result.get("timed_out"):  # or the sandbox is gone
                 box.close()
                 box = boxes._new()
@@ -211,6 +214,9 @@ def _child(item: pytest.Item, jail: confine.Jail, limit: float, nonce: str, fd: 
         if outcome != "passed":  # the plugin's reading of the failure is the readable one
             grade = item.config.stash[BY_ID_KEY].get(item.nodeid)
             reason = grade.reason if grade is not None and grade.reason else reason
+        if "No space left on device" in reason and mounts.enabled():
+            reason = first_line(f"{reason} (the sandbox's /tmp and the test's folders hold at most {mounts.MAX_FILES} "
+                                f"files each, {bwrap.TMP_BYTES >> 20} MB and {mounts.SCRATCH_BYTES >> 20} MB)")
         peer.end()
         answer = {"nonce": nonce, "nodeid": item.nodeid, "outcome": outcome, "reason": reason, "lost": peer.closed}
     except BaseException as e:  # noqa: BLE001 - whatever happens, answer once
