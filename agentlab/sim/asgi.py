@@ -262,6 +262,10 @@ class SimApp:
         await send({"type": "http.response.body", "body": body})
 
     async def _respond(self, scope, receive) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        head = len(scope["raw_path"]) + len(scope["query_string"]) + sum(len(k) + len(v) + 4 for k, v in scope["headers"])
+        if head > MAX_HEADER_BYTES:  # h11 refuses this only when it arrives in pieces; in one read it gets through
+            return (431, *error_bytes(431, "invalid_request_error", f"Request line and headers are {head:,} bytes; "
+                                                                   f"the limit is {MAX_HEADER_BYTES:,}."))
         try:
             content = await self._body(scope, receive)
             request = httpx2.Request(scope["method"], self._url(scope), headers=scope["headers"], content=content)

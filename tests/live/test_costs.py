@@ -131,4 +131,5 @@ def test_the_chinese_preview_and_confirmation_lines_are_translated(monkeypatch):
     for cap in (0.5, 0.2, None):
         assert "live" not in tr(costs.preview_line("dear_nb", cost, cap), "zh-CN").replace("live_cost", "")
     assert tr(costs.preview_line("x", None, 0.5), "zh-CN").startswith("agentlab：x 的真实运行花费不在表中")
+    assert tr(costs.preview_line(None, None, 0.5), "zh-CN").startswith("agentlab：这个笔记本的真实运行花费不在表中")
     assert tr(costs.HOW_TO_CONFIRM, "zh-CN").startswith("未确认")
