@@ -103,16 +103,21 @@ def localize(fig: Any, lang: str | None = None) -> Any:
     lang = lang or language()
     if lang == "en" or fig is None:
         return fig
+    import matplotlib
     from matplotlib.text import Text
 
     from agentlab.views.fonts import use_cjk_font
     use_cjk_font()
+    families = list(matplotlib.rcParams["font.family"])  # now with the CJK font last
     for artist in fig.findobj(Text):
         text = artist.get_text()
         if text:
             new = tr(text, lang)
             if new != text:
                 artist.set_text(new)
+            # a text made before the CJK font was registered keeps the old family list: without this, the
+            # first figure of a Chinese notebook drew its Chinese in DejaVu Sans, as boxes
+            artist.set_fontfamily(families)
     for ax in fig.axes:  # tick labels are written by formatters at draw time: translate what they write
         for axis in (ax.xaxis, ax.yaxis):
             formatter = axis.get_major_formatter()

@@ -77,3 +77,23 @@ def test_agentlab_plots_register_the_font(sim, tools):
 def _restore_rc():
     with matplotlib.rc_context():
         yield
+
+
+def test_a_figure_made_before_the_cjk_font_is_set_is_localized_without_boxes():
+    """Notebook 04's first figure (zh-CN) was made with the default fonts; localize() must give its texts the CJK one."""
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt\n"
+        "fig, ax = plt.subplots(); ax.set_title('Wall-time speed-up with a simulated response time per call')\n"
+        "ax.set_xlabel('calls that can run at once (count)'); ax.annotate('成都 1.9x', (0.5, 0.5))\n"
+        "from agentlab.views.i18n import localize; localize(fig, 'zh-CN')\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always'); fig.canvas.draw()\n"
+        "assert fig.axes[0].get_title() != 'Wall-time speed-up with a simulated response time per call'\n"
+        "print([str(w.message) for w in caught if 'missing from font' in str(w.message)])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]", out.stdout[:500]  # a fresh process: the CJK font was not set before
