@@ -193,7 +193,10 @@ class StudentSandbox:
     def clear_scratch(self) -> None:
         """Empty the tests' folders (after each test: a test's files never count against the next one's cap)."""
         for path in list(self.scratch.iterdir()):
-            shutil.rmtree(path, ignore_errors=True) if path.is_dir() and not path.is_symlink() else path.unlink(missing_ok=True)
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
 
     def test_folder(self, name: str) -> Path:
         """A new folder for one test under ``scratch``, owned by the student's uid (its ``tmp_path``)."""
