@@ -4,7 +4,10 @@ The vision docs (https://platform.claude.com/docs/en/build-with-claude/vision, r
 ``tokens = (width px * height px) / 750``, after the API scales down an image whose long edge is over
 1568 px or whose size is over about 1.15 megapixels (about 1,600 tokens), keeping its aspect ratio.
 The size is read from the image's own header (PNG, GIF, JPEG, WebP); an image whose size cannot be
-read (a URL or file source, or bytes that are not an image) is counted at that cap, 1,600 tokens.
+read (a URL or file source, or bytes that are not an image) is counted at that cap, 1,600 tokens:
+an upper bound, since the spending guard (``agentlab.live.spend``) bounds a call's cost with this
+estimate. The recordings show what that costs in accuracy: images by URL or ``file_id`` were 150 to
+440 real tokens, so such a request is over-counted by up to about 1,450 tokens an image.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from agentlab.sim.documents import CHARS_PER_TOKEN, document_parts
 from agentlab.sim.images import image_tokens
 from agentlab.sim.profiles import profile, profile_data
 
@@ -101,8 +102,20 @@ def content_tokens(content: Any, *, model: str | None = None) -> int:
     # a tool_use block also costs its model's measured wrapper (the recordings: about 60 tokens a round trip)
     wrapper = measured(model, "tool_use_block")
     return sum(image_tokens(b) if isinstance(b, dict) and b.get("type") == "image"
+               else pdf_tokens(b, model) if _is_pdf(b)
                else _scaled(_block_tokens(b), model) + (wrapper if isinstance(b, dict) and b.get("type") == "tool_use" else 0)
                for b in content)
+
+
+def _is_pdf(block: Any) -> bool:
+    source = block.get("source") if isinstance(block, dict) and block.get("type") == "document" else None
+    return isinstance(source, dict) and (source.get("type") in ("url", "file") or source.get("media_type") == "application/pdf")
+
+
+def pdf_tokens(block: dict, model: str | None = None) -> int:
+    """Estimated tokens of a PDF ``document`` block: each page's image plus the text it shows (``documents.py``)."""
+    images, text, glyphs = document_parts(block)
+    return images + _scaled(BLOCK_FRAME + text_tokens(text) + -(-glyphs // CHARS_PER_TOKEN), model)
 
 
 def _schema_tokens(schema: dict) -> int:
