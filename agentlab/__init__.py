@@ -21,7 +21,7 @@ _WHERE = {
     "toolset": "tools",
     "get_weather": "weather", "make_save_note": "weather", "task_tools": "weather", "city_task": "weather",
     "city_names": "weather",
-    "Meter": "meter.middleware", "CallRecord": "meter.middleware", "meter_of": "meter.middleware",
+    "Meter": "meter.middleware", "CallRecord": "meter.record", "meter_of": "meter.middleware",
     "cost_usd": "meter.prices",
     "Trace": "trace", "read_trace": "trace",
     "Simulator": "sim.server", "CarefulAgent": "sim.models.careful",
@@ -125,7 +125,8 @@ if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eag
     from agentlab.injection.guard import DataFlowGuard
     from agentlab.injection.runner import record_injected_run
     from agentlab.loop import execute_tools, run_agent
-    from agentlab.meter.middleware import CallRecord, Meter, meter_of
+    from agentlab.meter.middleware import Meter, meter_of
+    from agentlab.meter.record import CallRecord
     from agentlab.meter.prices import cost_usd
     from agentlab.react import run_react
     from agentlab.run import Run, StopReason, Turn

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agentlab.meter.breakdown import InputBreakdown
-    from agentlab.meter.middleware import CallRecord, Meter
+    from agentlab.meter.middleware import Meter
+    from agentlab.meter.record import CallRecord
 
 
 class StopReason(str, Enum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from anthropic.types import Usage as SDKUsage
 
-from agentlab.meter.middleware import prompt_total
+from agentlab.meter.record import prompt_total
 from agentlab.meter.prices import cost_usd
 from agentlab.meter.usage import Usage
 from agentlab.run import turns_of
