@@ -55,6 +55,11 @@ class Profile:
     """Other exact ids of the same model (dated snapshots)."""
     system_messages: bool = False
     """Whether ``role: "system"`` messages are accepted inside ``messages`` (recorded for Opus 4.8 and Fable 5)."""
+    text_before_tool_use: bool = True
+    """False where recorded real replies never put text before a ``tool_use`` (Sonnet 5 and Fable 5: 0 of 6)."""
+    thinks_before_server_tools: bool = False
+    """True where recorded real replies that use a server tool carry an empty signed ``thinking`` block before
+    it though no ``thinking`` was asked for (Sonnet 5: 8 of 8 such replies; none in its 4 other replies)."""
     measured: dict = field(default_factory=dict)
     """Figures measured on recorded real traffic (``measured`` in the data file): hidden prompts, tool-use wrappers."""
     measured_note: str = ""
@@ -99,7 +104,7 @@ def _build(row: dict, rows: dict[str, dict], data: dict) -> Profile:
     sources["tool_prompt"] = src[row.get("tool_prompt_source", "tool_prompt")]
     measured, measured_note = _measured(row, data)
     sources["measured"] = data["measured"]["source"]
-    for key in ("system_messages", "retires", "sampling_exclusive"):
+    for key in ("system_messages", "retires", "sampling_exclusive", "text_before_tool_use", "thinks_before_server_tools"):
         if row.get(f"{key}_source"):
             sources[key] = src[row[f"{key}_source"]]
     return Profile(
@@ -110,7 +115,9 @@ def _build(row: dict, rows: dict[str, dict], data: dict) -> Profile:
         thinking_between_tools=row["thinking_between_tools"], sources=sources, aliases=tuple(row.get("aliases", ())),
         measured=measured, measured_note=measured_note, system_messages=bool(row.get("system_messages", False)),
         retires=date.fromisoformat(row["retires"]) if row.get("retires") else None,
-        sampling_exclusive=bool(row.get("sampling_exclusive", False)))
+        sampling_exclusive=bool(row.get("sampling_exclusive", False)),
+        text_before_tool_use=bool(row.get("text_before_tool_use", True)),
+        thinks_before_server_tools=bool(row.get("thinks_before_server_tools", False)))
 
 
 def _measured(row: dict, data: dict) -> tuple[dict, str]:

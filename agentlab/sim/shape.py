@@ -15,6 +15,10 @@ guarantees the API gives:
   text written before a ``tool_use`` comes back as a ``thinking`` block, its text empty under the
   default ``display`` ``"omitted"`` (the text with ``"summarized"``), signed for this model and
   conversation. A turn without a tool call keeps its text.
+
+Recorded, not documented (``profiles.json`` source ``recorded_reply_shapes``): Sonnet 5 and Fable 5
+write no text before a ``tool_use`` (text a policy wrote there is dropped), and Sonnet 5 puts an empty
+signed ``thinking`` block before a server tool call when the request asked for no ``thinking``.
 """
 
 from __future__ import annotations
@@ -40,6 +44,12 @@ def shape(content: list[dict], stop: str | None, body: dict, profile: Profile) -
         content = [b for i, b in enumerate(content) if b.get("type") != "tool_use" or i == (uses or [0])[0]]
     if profile.thinking_between_tools and _thinking_on(body):
         content = _thinking_between_tools(content, body)
+    if not profile.text_before_tool_use:
+        first = next((i for i, b in enumerate(content) if b.get("type") == "tool_use"), None)
+        if first:
+            content = [b for i, b in enumerate(content) if i >= first or b.get("type") != "text"]
+    if profile.thinks_before_server_tools and body.get("thinking") is None:
+        content = _thinking_before_server_tools(content, body)
     return content, stop
 
 
@@ -77,5 +87,20 @@ def _thinking_between_tools(content: list[dict], body: dict) -> list[dict]:
         if block.get("type") == "text" and before_tool:
             text = block["text"] if shown else ""
             block = {"type": "thinking", "thinking": text, "signature": signature(body["model"], key, text)}
+        out.append(block)
+    return out
+
+
+def _thinking_before_server_tools(content: list[dict], body: dict) -> list[dict]:
+    """An empty signed thinking block before each server tool call and the text leading up to it (as recorded)."""
+    out: list[dict] = []
+    for block in content:
+        if block.get("type") == "server_tool_use":
+            at = len(out)
+            while at and out[at - 1].get("type") == "text":
+                at -= 1
+            if not (at and out[at - 1].get("type") == "thinking"):
+                out.insert(at, {"type": "thinking", "thinking": "",
+                                "signature": signature(body["model"], conversation_key(body["messages"]), "")})
         out.append(block)
     return out

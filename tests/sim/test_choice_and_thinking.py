@@ -113,3 +113,41 @@ def test_manual_thinking_with_a_forced_tool_is_the_api_400_and_auto_is_fine(choi
     ok = client.messages.create(model="claude-haiku-4-5", max_tokens=2000, messages=ASK, tools=TOOLS, thinking=MANUAL,
                                 tool_choice={"type": "auto"})
     assert ok.stop_reason in ("tool_use", "end_turn")
+
+
+TEXT_THEN_CALL = FunctionModel(lambda m, info: ["Let me look that up.", {"type": "tool_use", "name": "get_weather", "input": {"city": "Paris"}}])
+
+
+@pytest.mark.parametrize("model, kinds", [("claude-sonnet-5", ["tool_use"]), ("claude-fable-5", ["tool_use"]),
+                                          ("claude-sonnet-4-6", ["text", "tool_use"])])
+def test_sonnet_5_and_fable_5_write_no_text_before_a_tool_call_as_recorded(model, kinds):
+    msg = _client(TEXT_THEN_CALL, model).messages.create(model=model, max_tokens=100, messages=ASK, tools=TOOLS)
+    assert [b.type for b in msg.content] == kinds and msg.stop_reason == "tool_use"
+
+
+def test_text_after_a_tool_call_and_a_turn_without_one_keep_their_text_on_sonnet_5():
+    after = FunctionModel(lambda m, info: [{"type": "tool_use", "name": "get_weather", "input": {"city": "Paris"}}, "Then London."])
+    assert [b.type for b in _client(after, "claude-sonnet-5").messages.create(
+        model="claude-sonnet-5", max_tokens=100, messages=ASK, tools=TOOLS).content] == ["tool_use", "text"]
+    plain = _client(FunctionModel(lambda m, info: "Paris."), "claude-sonnet-5")
+    assert [b.type for b in plain.messages.create(model="claude-sonnet-5", max_tokens=100, messages=ASK, tools=TOOLS).content] == ["text"]
+
+
+@pytest.mark.parametrize("model, thinking, first", [("claude-sonnet-5", None, "thinking"), ("claude-sonnet-4-6", None, "text"),
+                                                    ("claude-sonnet-5", {"type": "disabled"}, "text")])
+def test_sonnet_5_thinks_unasked_before_a_server_tool_call_and_the_loop_carries_it(tmp_path, model, thinking, first):
+    from agentlab.sim.models.stops import Pauser
+
+    client = _client(Pauser(pauses=1), model)
+    extra = {"thinking": thinking} if thinking else {}
+    msg = client.messages.create(model=model, max_tokens=100, messages=ASK, tools=TOOLS, **extra)
+    assert msg.stop_reason == "pause_turn" and msg.content[0].type == first and msg.content[-1].type == "server_tool_use"
+    if first == "thinking":
+        assert msg.content[0].thinking == "" and msg.content[0].signature
+    if thinking:
+        return  # run_agent sends no thinking parameter
+    run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path),
+                             model=model)  # the paused turn goes back unchanged
+    assert run.stop_reason.value == "end_turn" and "warmer" in run.final_text
+    paused = [m for m in run.messages if m["role"] == "assistant" and m["content"][-1].get("type") == "server_tool_use"]
+    assert len(paused) == 1 and paused[0]["content"][0]["type"] == first
