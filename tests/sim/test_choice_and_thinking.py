@@ -151,3 +151,12 @@ def test_sonnet_5_thinks_unasked_before_a_server_tool_call_and_the_loop_carries_
     assert run.stop_reason.value == "end_turn" and "warmer" in run.final_text
     paused = [m for m in run.messages if m["role"] == "assistant" and m["content"][-1].get("type") == "server_tool_use"]
     assert len(paused) == 1 and paused[0]["content"][0]["type"] == first
+
+
+def test_opus_5_5_returns_text_before_a_tool_call_as_a_signed_thinking_block_and_the_loop_finishes(tmp_path):
+    client = _client(model="claude-opus-5-5")
+    msg = client.messages.create(model="claude-opus-5-5", max_tokens=200, messages=ASK, tools=TOOLS)
+    assert msg.content[0].type == "thinking" and msg.content[0].thinking == "" and msg.content[0].signature
+    assert {b.type for b in msg.content[1:]} == {"tool_use"}
+    run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path), model="claude-opus-5-5")
+    assert run.stop_reason.value == "end_turn" and "warmer" in run.final_text
