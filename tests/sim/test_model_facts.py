@@ -135,3 +135,17 @@ def test_a_thread_expires_after_five_minutes_without_a_request_on_the_simulators
     clock.advance(301)
     late = _thread_turn(sim, second.json()["id"])
     assert late.status_code == 404 and late.json()["error"]["details"] == {"error_code": "thread_not_found"}
+
+
+@pytest.mark.parametrize("model, forced", [("claude-fable-5", True), ("claude-mythos-5-1", False), ("claude-fable-5-1", False),
+                                           ("claude-opus-5-5", False)])
+def test_forced_tool_choice_follows_the_fable_5_1_migration_guide(model, forced):
+    client = agentlab.connect("sim", model=model, quiet=True)
+    tools = [{"name": "save_note", "description": "Save a note", "input_schema": {"type": "object", "properties": {}}}]
+    ask = dict(model=model, max_tokens=100, messages=[{"role": "user", "content": "Save a note."}], tools=tools,
+               tool_choice={"type": "any"})
+    if forced:
+        assert client.messages.create(**ask).content[0].type == "tool_use"
+    else:
+        with pytest.raises(anthropic.BadRequestError, match="tool_choice"):
+            client.messages.create(**ask)
