@@ -117,7 +117,46 @@ class _OneWrite:
         return getattr(self._transport, name)
 
 
-class APIProtocol(H11Protocol):
+class Bounded:
+    """What both protocols (h11's here, httptools' in ``asgi_httptools.py``) add to uvicorn's: one write per
+    answer, ``TCP_NODELAY``, the connection limit, one timer for what the connection waits for, and
+    ``_give_up`` (an answer in the API's envelope, then close)."""
+
+    def _set_up(self, transport) -> None:
+        sock = transport.get_extra_info("socket")
+        if sock is not None:  # asyncio sets it only on sockets made with proto=IPPROTO_TCP; an answer is 2-3 writes
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if len(self.connections) > MAX_CONNECTIONS:
+            self.app = _overloaded
+
+    def _arm(self, what: str, seconds: float) -> None:
+        if self._waiting_for != what:
+            self._disarm()
+            self._waiting_for, self._timer = what, self.loop.call_later(seconds, self._timed_out, what, seconds)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self._waiting_for = None
+
+    def _timed_out(self, what: str, seconds: float) -> None:
+        self._timer = self._waiting_for = None
+        self._give_up(408, f"Request timeout: the request's {what} did not arrive within {seconds:g} s.")
+
+    def _give_up(self, status: int, message: str) -> None:
+        """Answer ``status`` in the envelope unless a response has begun, then close the connection."""
+        self._disarm()
+        if self.transport.is_closing():
+            return
+        if self.cycle is None or not self.cycle.response_started:
+            if self.cycle is not None:
+                self.cycle.disconnected = True  # the app's own answer, if any, is dropped
+                self.cycle.message_event.set()
+            self.transport.write(_raw_answer(status, "request_too_large" if status == 413 else "invalid_request_error", message))
+        self.transport.close()
+
+
+class APIProtocol(Bounded, H11Protocol):
     """uvicorn's h11 protocol, answering in the API's envelope and bounding each wait."""
 
     def __init__(self, *args, **kwargs) -> None:
@@ -128,12 +167,8 @@ class APIProtocol(H11Protocol):
         self._waiting_for: str | None = None
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
-        super().connection_made(_OneWrite(transport, self.loop))
-        sock = transport.get_extra_info("socket")
-        if sock is not None:  # asyncio sets it only on sockets made with proto=IPPROTO_TCP; an answer is 2-3 writes
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if len(self.connections) > MAX_CONNECTIONS:
-            self.app = _overloaded
+        super().connection_made(transport if isinstance(transport, _OneWrite) else _OneWrite(transport, self.loop))
+        self._set_up(transport)
         self._arm("headers", HEADER_TIMEOUT_S)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -172,37 +207,11 @@ class APIProtocol(H11Protocol):
         else:  # a request is being answered, or the connection idles under uvicorn's keep-alive timer
             self._disarm()
 
-    def _arm(self, what: str, seconds: float) -> None:
-        if self._waiting_for != what:
-            self._disarm()
-            self._waiting_for, self._timer = what, self.loop.call_later(seconds, self._timed_out, what, seconds)
-
-    def _disarm(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = self._waiting_for = None
-
-    def _timed_out(self, what: str, seconds: float) -> None:
-        self._timer = self._waiting_for = None
-        self._give_up(408, f"Request timeout: the request's {what} did not arrive within {seconds:g} s.")
-
     def send_400_response(self, msg: str) -> None:  # called by uvicorn on any h11 RemoteProtocolError
         e = self.conn.last_error
         status = e.error_status_hint if e is not None else 400
         said = str(e) if e is not None else msg
         self._give_up(status, f"Invalid HTTP request: {said[:200]} (HTTP/1.1, RFC 9112).")
-
-    def _give_up(self, status: int, message: str) -> None:
-        """Answer ``status`` in the envelope unless a response has begun, then close the connection."""
-        self._disarm()
-        if self.transport.is_closing():
-            return
-        if self.cycle is None or not self.cycle.response_started:
-            if self.cycle is not None:
-                self.cycle.disconnected = True  # the app's own answer, if any, is dropped
-                self.cycle.message_event.set()
-            self.transport.write(_raw_answer(status, "request_too_large" if status == 413 else "invalid_request_error", message))
-        self.transport.close()
 
 
 async def _overloaded(scope, receive, send) -> None:

@@ -16,6 +16,11 @@ import threading
 import uvicorn
 
 from agentlab.sim.asgi import IDLE_TIMEOUT_S, MAX_HEADER_BYTES, APIProtocol, SimApp
+
+try:  # llhttp parses where httptools is installed (asgi_httptools.py says why); h11 alone otherwise
+    from agentlab.sim.asgi_httptools import FastProtocol as PROTOCOL
+except ImportError:  # pragma: no cover - httptools is a dependency, but a bare install still serves
+    PROTOCOL = APIProtocol
 from agentlab.sim.server import Simulator
 from agentlab.sim.validate_api import documented_fields
 
@@ -42,7 +47,7 @@ class LocalServer:
         """``(host, port)`` actually bound."""
         self.app = SimApp(sim)
         """The ASGI app answering through ``sim``."""
-        config = uvicorn.Config(self.app, http=APIProtocol, loop="asyncio", lifespan="off", ws="none",
+        config = uvicorn.Config(self.app, http=PROTOCOL, loop="asyncio", lifespan="off", ws="none",
                                 interface="asgi3", log_config=None, access_log=False, proxy_headers=False,
                                 server_header=False, date_header=False, backlog=BACKLOG,
                                 timeout_keep_alive=IDLE_TIMEOUT_S, timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
