@@ -1,7 +1,7 @@
 """``agentlab serve`` under load, against the server it replaced, measured in the same run.
 
 Two servers run in child processes on loopback (127.0.0.1 only), each answering with the simulator:
-``current`` (``agentlab.sim.serve``: uvicorn + h11 around an ASGI app, issue 22) and ``baseline``
+``current`` (``agentlab.sim.serve``: uvicorn + httptools, h11 judging, around an ASGI app, issue 22) and ``baseline``
 (the ``http.server`` design it replaced, kept as ``benchmarks/_stdlib_server.py``).
 
 * sequential: the four requests of the city task (agent loop), sent again and again on ONE keep-alive

@@ -4,8 +4,9 @@ Why uvicorn with h11 (not ``http.server``): h11 is a small, strict, well-tested 
 every malformed request (a ``Content-Length`` of ``abc``, ``96, 96`` or ``-5``, a bad request line,
 HTTP/0.9, an over-long header block, a non-token method) is *detected* in one place, and uvicorn
 serves all connections on one asyncio loop (no thread per connection) with a keep-alive timeout and a
-listen backlog. Pure Python h11 rather than httptools: no compiled extension to build on a student's
-machine, and its error messages say what was wrong. What uvicorn leaves to the app we add here:
+listen backlog. h11 is the judge of every request; where httptools is installed, its C parser (llhttp)
+handles the well-formed path and hands anything it refuses to h11 (``asgi_httptools.py`` says why: h11
+alone is slower than the ``http.server`` it replaced). What uvicorn leaves to the app we add here:
 
 * every error uvicorn would answer in plain text (or not at all) is answered in the Messages API's
   error envelope (``errors.py``): protocol errors (400/431/501), a header block or body that does not
