@@ -36,6 +36,11 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from agentlab.sim.errors import SimAPIError
 from agentlab.sim.server import MAX_BODY_BYTES, Simulator
 
+try:
+    from resource import RUSAGE_THREAD, getrusage
+except ImportError:  # not Linux: CPU time only, and any wait counts as one
+    RUSAGE_THREAD = None
+
 HEADER_TIMEOUT_S = 10.0
 """Seconds a connection may take to send a request's header block (from connecting, or from its first byte after an idle wait)."""
 BODY_TIMEOUT_S = 30.0
@@ -221,6 +226,14 @@ async def _overloaded(scope, receive, send) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def _thread_clock() -> tuple[float, int]:
+    """The calling thread's CPU seconds and voluntary context switches so far (switches ``-1`` where unknown)."""
+    if RUSAGE_THREAD is None:
+        return time.thread_time(), -1
+    usage = getrusage(RUSAGE_THREAD)
+    return usage.ru_utime + usage.ru_stime, usage.ru_nvcsw
+
+
 def _target(scope: dict) -> str:
     """The request's path and query as a URL on the loopback host, or ``SimAPIError`` if the target is not a path."""
     raw = scope["raw_path"].decode("ascii", "replace")
@@ -239,8 +252,10 @@ class SimApp:
 
     Answers are computed on the event loop (the simulator is CPU-bound: a thread would only add a
     hand-off per request) until the policy is seen *waiting*: ``WAITS_IN_A_ROW`` answers in a row that
-    each took over ``WAITING_S`` of wall time with under half of it CPU time (a ``Latency`` policy, a
-    student's policy that sleeps or does I/O; one answer slowed by a busy machine is not enough). From
+    each took over ``WAITING_S`` of wall time with under half of it CPU time *and* blocked the thread
+    (a voluntary context switch: a ``Latency`` policy, a student's policy that sleeps or does I/O). An
+    answer slowed by a busy machine is only preempted (involuntary switches): on a loaded machine three
+    in a row are common, and switching then made every answer pay a thread hand-off. From
     then on every answer runs on a pool of ``WORKERS`` threads, so waits overlap as they did when each
     connection had its own thread. ``threaded=True`` starts there.
     """
@@ -295,12 +310,12 @@ class SimApp:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="sim")
             return await asyncio.get_running_loop().run_in_executor(self._pool, self.sim.answer, request)
-        wall, cpu = time.perf_counter(), time.thread_time()
+        wall, (cpu, blocked) = time.perf_counter(), _thread_clock()
         answered = self.sim.answer(request)
-        wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+        wall, (cpu, blocked) = time.perf_counter() - wall, (a - b for a, b in zip(_thread_clock(), (cpu, blocked)))
         first = request.url.path not in self._seen  # a path's first answer imports the SDK's types: not a wait
         self._seen.add(request.url.path)
-        waited = not first and wall > WAITING_S and cpu < wall / 2
+        waited = not first and wall > WAITING_S and cpu < wall / 2 and (blocked != 0 or RUSAGE_THREAD is None)
         self._waits = self._waits + 1 if waited else 0
         self.threaded = self._waits >= WAITS_IN_A_ROW
         return answered
