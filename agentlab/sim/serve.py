@@ -15,7 +15,8 @@ import threading
 
 import uvicorn
 
-from agentlab.sim.asgi import IDLE_TIMEOUT_S, MAX_HEADER_BYTES, APIProtocol, SimApp
+from agentlab.sim.asgi import IDLE_TIMEOUT_S, MAX_HEADER_BYTES, APIProtocol
+from agentlab.sim.asgi_app import SimApp
 
 try:  # llhttp parses where httptools is installed (asgi_httptools.py says why); h11 alone otherwise
     from agentlab.sim.asgi_httptools import FastProtocol as PROTOCOL
