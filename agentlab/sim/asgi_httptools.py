@@ -41,6 +41,7 @@ class FastProtocol(asgi.Bounded, HttpToolsProtocol):
         self._head_bytes = 0  # bytes since the last request ended (the header block's length, while it arrives)
         self._exact = True  # False when they are not all of it (its first byte is inside a chunk, or over KEPT_BYTES)
         self._ended = self._torn = False  # in the chunk being parsed, a request ended / another began after it
+        self._line_seen = b""  # b"\n" once the request line of the request in progress is whole
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         super().connection_made(asgi._OneWrite(transport, self.loop))
@@ -78,13 +79,14 @@ class FastProtocol(asgi.Bounded, HttpToolsProtocol):
             if not self._exact:
                 return self._give_up(431, f"Request line and headers are over {asgi.MAX_HEADER_BYTES:,} bytes.")
             raise _Refer
-        line, newline, _ = b"".join(self._chunks).lstrip(b"\r\n").partition(b"\n")
-        if self._exact and newline and not line.rstrip(b"\r").split(b" ")[-1].startswith(b"HTTP/"):
-            raise _Refer
+        if self._exact and not self._line_seen:  # read the request line once it is whole, not at every byte after
+            line, self._line_seen, _ = b"".join(self._chunks).lstrip(b"\r\n").partition(b"\n")
+            if self._line_seen and not line.rstrip(b"\r").split(b" ")[-1].startswith(b"HTTP/"):
+                raise _Refer
 
     def on_message_begin(self) -> None:
         self._torn = self._ended  # pipelined in the chunk another ended in: its first byte is somewhere inside it
-        self._phase = "headers"
+        self._phase, self._line_seen = "headers", b""
         super().on_message_begin()
 
     def on_headers_complete(self) -> None:
