@@ -3,7 +3,8 @@
 Any Anthropic client then works offline with ``ANTHROPIC_BASE_URL=http://127.0.0.1:PORT``. The server
 is uvicorn speaking HTTP/1.1 around a small ASGI app (``asgi.py`` says why, and what it adds: the API's
 error envelope for every malformed request, header/body/idle timeouts, a connection limit), parsing
-with httptools where it is installed and h11 judging whatever httptools refuses (``asgi_httptools.py``). One asyncio loop serves every connection (asyncio sets ``TCP_NODELAY``, and each answer is
+with httptools where it is installed and h11 judging whatever httptools refuses (``asgi_httptools.py``).
+One asyncio loop serves every connection (asyncio sets ``TCP_NODELAY``, and each answer is
 written whole), with a listen backlog of ``BACKLOG`` so a burst of clients is queued, not reset. The
 simulator serialises its own state, so ids stay deterministic.
 """
