@@ -3,8 +3,8 @@
 Why: h11 parses and writes in pure Python. Measured on the benchmark's keep-alive run, the server's
 CPU per request was 1.44 ms with h11 alone, 1.12 ms with this protocol and 1.05 ms for the
 ``http.server`` it replaced (medians of 5 alternating rounds on a loaded 2-core machine): with h11
-alone ``agentlab serve`` answered fewer requests per second than the old server. httptools (llhttp, in C) does the
-parsing on the well-formed path; every request it refuses, or that it would let through where h11
+alone ``agentlab serve`` answered fewer requests per second than the old server. httptools
+(llhttp, in C) does the parsing on the well-formed path; every request it refuses, or that it would let through where h11
 does not (a header block over ``MAX_HEADER_BYTES``, no ``Host``, a version other than 1.0/1.1, an
 upgrade, HTTP/0.9), is handed with its bytes to ``asgi.APIProtocol``, which answers it exactly as
 when h11 serves alone: the same statuses, the same envelopes, and ``96, 96`` still accepted. Where
