@@ -1,7 +1,7 @@
 """``agentlab serve`` under load, against the server it replaced, measured in the same run.
 
 Two servers run in child processes on loopback (127.0.0.1 only), each answering with the simulator:
-``current`` (``agentlab.sim.serve``: uvicorn + h11 around an ASGI app, issue 22) and ``baseline``
+``current`` (``agentlab.sim.serve``: uvicorn + httptools, h11 judging, around an ASGI app, issue 22) and ``baseline``
 (the ``http.server`` design it replaced, kept as ``benchmarks/_stdlib_server.py``).
 
 * sequential: the four requests of the city task (agent loop), sent again and again on ONE keep-alive
@@ -196,6 +196,14 @@ def measure(kind: str, bodies: list[bytes], seconds: float, max_requests: int, w
     return rps, cpu, burst
 
 
+def _load() -> str:
+    """The machine's 1-minute load average (other processes share the cores: compare only figures of one run)."""
+    try:
+        return open("/proc/loadavg").read().split()[0]
+    except OSError:
+        return "n/a"
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="short smoke run (1 s sequential, 50 clients, 1 rep)")
@@ -219,8 +227,12 @@ def main() -> int:
     bodies = city_requests()
     runs: dict[str, list] = {"baseline": [], "current": []}
     for rep in range(reps):  # alternate which goes first: a busy machine's load drifts
+        load = _load()
         for kind in (("baseline", "current") if rep % 2 == 0 else ("current", "baseline")):
             runs[kind].append(measure(kind, bodies, seconds, args.max_requests, args.warmup, bursts))
+        print(f"round {rep + 1} (load {load} -> {_load()}): " + "; ".join(
+            f"{kind} {runs[kind][-1][0]:.0f} req/s " + " ".join(f"{c}:{r:.0f}" for c, (_, r) in zip(bursts, runs[kind][-1][2]))
+            for kind in ("baseline", "current")), flush=True)
     results = {}
     for kind in ("baseline", "current"):
         rps = statistics.median(r[0] for r in runs[kind])
@@ -234,6 +246,11 @@ def main() -> int:
     (b_rps, b_burst), (c_rps, c_burst) = results["baseline"], results["current"]
     ratios = ", ".join(f"{c} concurrent {cr / max(br, 1e-9):.2f}x" for c, (_, br), (_, cr) in zip(bursts, b_burst, c_burst))
     print(f"ratio current/baseline (median of {reps}): sequential {c_rps / b_rps:.2f}x, {ratios}")
+    paired = [("sequential", [c[0] / max(b[0], 1e-9) for b, c in zip(runs["baseline"], runs["current"])])]
+    paired += [(f"{n} concurrent", [c[2][i][1] / max(b[2][i][1], 1e-9) for b, c in zip(runs["baseline"], runs["current"])])
+               for i, n in enumerate(bursts)]
+    print("ratio within each round, median [min-max]: " + ", ".join(
+        f"{name} {statistics.median(r):.2f}x [{min(r):.2f}-{max(r):.2f}]" for name, r in paired))
     all_ok = all(ok == c for c, (ok, _) in zip(bursts, c_burst))
     print(f"targets: sequential >= {TARGET_RPS} req/s: {'met' if c_rps >= TARGET_RPS else 'NOT met'}; "
           f"{'/'.join(map(str, bursts))} concurrent all answered (fewest of {reps}): {'met' if all_ok else 'NOT met'}; "

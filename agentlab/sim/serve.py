@@ -1,9 +1,10 @@
 """``agentlab serve``: the same simulator behind a local HTTP server on 127.0.0.1.
 
 Any Anthropic client then works offline with ``ANTHROPIC_BASE_URL=http://127.0.0.1:PORT``. The server
-is uvicorn speaking HTTP/1.1 through h11 around a small ASGI app (``asgi.py`` says why, and what it
-adds: the API's error envelope for every malformed request, header/body/idle timeouts, a connection
-limit). One asyncio loop serves every connection (asyncio sets ``TCP_NODELAY``, and each answer is
+is uvicorn speaking HTTP/1.1 around a small ASGI app (``asgi.py`` says why, and what it adds: the API's
+error envelope for every malformed request, header/body/idle timeouts, a connection limit), parsing
+with httptools where it is installed and h11 judging whatever httptools refuses (``asgi_httptools.py``).
+One asyncio loop serves every connection (asyncio sets ``TCP_NODELAY``, and each answer is
 written whole), with a listen backlog of ``BACKLOG`` so a burst of clients is queued, not reset. The
 simulator serialises its own state, so ids stay deterministic.
 """
@@ -15,7 +16,13 @@ import threading
 
 import uvicorn
 
-from agentlab.sim.asgi import IDLE_TIMEOUT_S, MAX_HEADER_BYTES, APIProtocol, SimApp
+from agentlab.sim.asgi import IDLE_TIMEOUT_S, MAX_HEADER_BYTES, APIProtocol
+from agentlab.sim.asgi_app import SimApp
+
+try:  # llhttp parses where httptools is installed (asgi_httptools.py says why); h11 alone otherwise
+    from agentlab.sim.asgi_httptools import FastProtocol as PROTOCOL
+except ImportError:  # pragma: no cover - httptools is a dependency, but a bare install still serves
+    PROTOCOL = APIProtocol
 from agentlab.sim.server import Simulator
 from agentlab.sim.validate_api import documented_fields
 
@@ -34,7 +41,7 @@ class LocalServer:
     another thread: returns once ``serve_forever`` has), ``server_close`` and ``server_address``.
     """
 
-    def __init__(self, sim: Simulator, host: str, port: int) -> None:
+    def __init__(self, sim: Simulator, host: str, port: int, protocol: type | None = None) -> None:
         self.socket = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET,
                                            backlog=BACKLOG)
         """The listening socket."""
@@ -42,7 +49,7 @@ class LocalServer:
         """``(host, port)`` actually bound."""
         self.app = SimApp(sim)
         """The ASGI app answering through ``sim``."""
-        config = uvicorn.Config(self.app, http=APIProtocol, loop="asyncio", lifespan="off", ws="none",
+        config = uvicorn.Config(self.app, http=protocol or PROTOCOL, loop="asyncio", lifespan="off", ws="none",
                                 interface="asgi3", log_config=None, access_log=False, proxy_headers=False,
                                 server_header=False, date_header=False, backlog=BACKLOG,
                                 timeout_keep_alive=IDLE_TIMEOUT_S, timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
@@ -79,11 +86,12 @@ class LocalServer:
         self.app.close()
 
 
-def make_server(sim: Simulator, port: int = 8765, host: str = "127.0.0.1") -> LocalServer:
-    """A server bound to ``host:port`` (port 0 picks a free one) that answers via ``sim``; loopback only."""
+def make_server(sim: Simulator, port: int = 8765, host: str = "127.0.0.1", protocol: type | None = None) -> LocalServer:
+    """A server bound to ``host:port`` (port 0 picks a free one) that answers via ``sim``; loopback only.
+    ``protocol``: uvicorn's protocol class (default ``PROTOCOL``; ``APIProtocol`` is h11 alone)."""
     if host not in LOOPBACK and not host.startswith("127."):
         raise ValueError(f"serve host {host!r}: the simulator only listens on loopback (127.0.0.1)")
-    return LocalServer(sim, "127.0.0.1" if host == "localhost" else host, port)
+    return LocalServer(sim, "127.0.0.1" if host == "localhost" else host, port, protocol)
 
 
 def serve(port: int = 8765, sim: Simulator | None = None) -> None:
