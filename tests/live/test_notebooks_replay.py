@@ -18,9 +18,10 @@ from live_standin import serve_standin
 from notebook_replay import KEY, Passes, run_both, shown
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
-NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb")) + sorted(NOTEBOOK_DIR.glob("zh-CN/*.ipynb"))
+"""Both editions: the zh-CN notebooks run the same code from their own folder (Chinese text and figures)."""
 LEFT_OUT: dict[str, str] = {}
-"""Notebooks not (yet) in this test, each with the reason (none: every English notebook replays)."""
+"""Notebooks not (yet) in this test by test id, each with the reason (none: every notebook of both editions replays)."""
 DIFFER_BY_DESIGN = {
     "00_setup_and_your_key": {'print("mode:", client.agentlab_mode':
                               "it prints the mode and the masked key: live has one, a replay needs none"},
@@ -89,8 +90,13 @@ def replayed(standin, tmp_path_factory):
     return get
 
 
+def _id(path: Path) -> str:
+    """The test id: the notebook's name, ``zh-CN-`` first for the Chinese edition (``zh-CN-02_the_loop``)."""
+    return f"{path.parent.name}-{path.stem}" if path.parent != NOTEBOOK_DIR else path.stem
+
+
 def _params():
-    return [pytest.param(p, id=p.stem) for p in NOTEBOOKS if p.stem not in LEFT_OUT]
+    return [pytest.param(p, id=_id(p)) for p in NOTEBOOKS if _id(p) not in LEFT_OUT]
 
 
 @pytest.mark.parametrize("path", _params())
