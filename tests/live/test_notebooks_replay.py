@@ -118,6 +118,18 @@ def test_a_live_run_writes_a_cassette_that_replays_whole_with_the_network_blocke
 
 
 @pytest.mark.parametrize("path", _params())
+def test_the_live_run_sent_what_the_live_cost_table_says_its_notebook_sends(path, replayed):
+    """The table (docs/en/live_cost.md, measured offline) is what a student's key pays: paid calls and
+    count_tokens calls, the key-only cells included, as the stand-in answered them live."""
+    from agentlab.live.costs import expected
+
+    _, _, answered = replayed(path)
+    row = expected(path.stem)
+    assert answered == row.calls + row.count_tokens, \
+        f"live: {answered} requests; the table: {row.calls} paid calls + {row.count_tokens} count_tokens calls"
+
+
+@pytest.mark.parametrize("path", _params())
 def test_the_replay_shows_what_the_live_run_showed(path, replayed):
     passes, _, _ = replayed(path)
     assert len(passes.replay) == len(passes.record), "every cell ran in both passes"
