@@ -117,16 +117,27 @@ def test_a_live_run_writes_a_cassette_that_replays_whole_with_the_network_blocke
     assert KEY not in cassette.read_text() and KEY[-8:] not in cassette.read_text()
 
 
+BEYOND_THE_TABLE = {
+    "01_one_round_trip": (2, "connect(parallel=True) is a simulator option, so the stand-in's model asks for one "
+                             "tool per reply: run_agent takes one call more; and the malformed request of the "
+                             "'what goes wrong' cell is refused with a 400 (sent, not billed)"),
+    "07_parallel_vs_serial": (1, "connect(parallel=True), as in 01: the 'both cities in one reply' run takes one call more"),
+}
+"""Requests the live run sent beyond its row of the live-cost table, by notebook: how many, and why."""
+
+
 @pytest.mark.parametrize("path", _params())
 def test_the_live_run_sent_what_the_live_cost_table_says_its_notebook_sends(path, replayed):
-    """The table (docs/en/live_cost.md, measured offline) is what a student's key pays: paid calls and
-    count_tokens calls, the key-only cells included, as the stand-in answered them live."""
+    """The table (docs/en/live_cost.md, measured offline) is what a student's key sends: paid calls and
+    count_tokens calls, key-only cells included, as the stand-in answered them live (both editions)."""
     from agentlab.live.costs import expected
 
     _, _, answered = replayed(path)
     row = expected(path.stem)
-    assert answered == row.calls + row.count_tokens, \
-        f"live: {answered} requests; the table: {row.calls} paid calls + {row.count_tokens} count_tokens calls"
+    beyond = BEYOND_THE_TABLE.get(path.stem, (0, ""))[0]
+    assert answered == row.calls + row.count_tokens + beyond, \
+        f"live: {answered} requests; the table: {row.calls} paid calls + {row.count_tokens} count_tokens calls" + \
+        (f" (+ {beyond} known: {BEYOND_THE_TABLE[path.stem][1]})" if beyond else "")
 
 
 @pytest.mark.parametrize("path", _params())
