@@ -43,9 +43,10 @@ TEXT = {
                   "(`10_context_engineering`'s `live_position_check`) is in its notebook's row, measured by running "
                   "it on the simulator through the same live code path. **count_tokens calls** go to the free "
                   "token-counting endpoint (`connect(count_parts=True)` sends up to five before each paid call): not "
-                  "billed, but \"subject to requests per minute rate limits based on your usage tier\" "
-                  "(https://platform.claude.com/docs/en/build-with-claude/token-counting), so they count against "
-                  "your key like paid calls. A test (`tests/test_live_costs.py`) keeps this table equal to a fresh "
+                  "billed, but limited in requests per minute by usage tier (100 at tier 1), apart from the limits of "
+                  "paid calls (https://platform.claude.com/docs/en/build-with-claude/token-counting); at a low tier a "
+                  "notebook that sends hundreds may have some refused (429), and agentlab then leaves that call's "
+                  "input unsplit. A test (`tests/test_live_costs.py`) keeps this table equal to a fresh "
                   "measurement."),
         "price": "{source}. Default live model (where a notebook names none): `{model}`.",
         "rule": ("In live mode a notebook's parameter cell (`use(...)`) prints its row and, when it is expected to "
@@ -63,8 +64,9 @@ TEXT = {
                   "调用次数为 0 的笔记本在任何模式下都用脚本化的模拟模型（`connect(\"sim\", policy=...)`）运行实验；"
                   "只在设置了密钥时才运行的单元格（`10_context_engineering` 的 `live_position_check`）计入所在笔记本的那一行，"
                   "测量方法是在模拟器上走同一条实时代码路径运行它。**count_tokens 调用**发往免费的令牌计数端点"
-                  "（`connect(count_parts=True)` 在每次付费调用前最多发五次）：不收费，但按使用层级限制每分钟请求数"
-                  "（https://platform.claude.com/docs/en/build-with-claude/token-counting），所以和付费调用一样占用你的密钥的限额。"
+                  "（`connect(count_parts=True)` 在每次付费调用前最多发五次）：不收费，但按使用层级限制每分钟请求数（第 1 层为 100 次），"
+                  "与付费调用的限额分开计算（https://platform.claude.com/docs/zh-CN/build-with-claude/token-counting）；"
+                  "在低层级下，发出几百次的笔记本可能有一些被拒绝（429），agentlab 会让那次调用的输入不拆分。"
                   "测试 `tests/test_live_costs.py` 保证这张表与重新测量的结果一致。"),
         "price": "{source}。默认实时模型（笔记本未指定模型时）：`{model}`。",
         "rule": ("在实时模式下，笔记本的参数单元格（`use(...)`）会打印这一行；预计花费超过 ${above:.2f} 或超过 `MAX_USD` 时，"

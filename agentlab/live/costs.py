@@ -3,7 +3,7 @@
 Every ``connect()`` that goes live when a key is set (mode ``"auto"`` or ``"live"``; an experiment's own
 ``connect("sim", ...)`` never does) marks its Meter, and each call such a Meter records is added to one
 tally for the process (:func:`tally`), and so is each free ``count_tokens`` request it sends (free, but
-rate-limited per key). A notebook run offline thus leaves in its tally the paid calls, tokens and token
+rate-limited on its own). A notebook run offline thus leaves in its tally the paid calls, tokens and token
 counts its live path would send. ``scripts/live_costs.py`` runs every notebook, prices each tally with
 genai-prices at the live default model (``agentlab.live.spend.cheapest_model``) wherever the notebook named
 no model, and writes :data:`TABLE` and ``docs/*/live_cost.md``. In live mode ``use()`` reads the table:
@@ -94,7 +94,8 @@ class NotebookCost:
     models: list[str]
     """The models priced: the live default wherever the notebook named none."""
     count_tokens: int = 0
-    """Requests to the free ``count_tokens`` endpoint (not billed, but rate-limited per key like paid calls)."""
+    """Requests to the free ``count_tokens`` endpoint (not billed, but limited in requests per minute by usage
+    tier, apart from paid calls: https://platform.claude.com/docs/en/build-with-claude/token-counting)."""
 
 
 def measure(notebook: str, rows: list[dict], default: str | None = None) -> NotebookCost:
