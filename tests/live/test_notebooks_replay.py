@@ -1,10 +1,12 @@
-"""Every English notebook, run live against the stand-in with RECORD set, writes a cassette; run again in
-replay mode from that cassette with the network blocked, it shows what it showed live, cell by cell.
+"""Every notebook of both editions (English, and zh-CN as ``zh-CN-NN_name``), run live against the stand-in
+with RECORD set, writes a cassette; run again in replay mode from that cassette with the network blocked, it
+shows what it showed live, cell by cell, and the live run sent what the live-cost table says it sends.
 
 Each notebook runs once for all its tests here: both passes in one kernel (tests/live/notebook_replay.py),
 against one stand-in (the simulator over HTTP on 127.0.0.1, without its own headers, as ``agentlab serve``
 behind a header-stripping proxy). Under ``--dist loadgroup`` a notebook's tests share one worker
-(``REPLAY_TESTS`` in tests/conftest.py), so no notebook runs twice.
+(``REPLAY_TESTS`` in tests/conftest.py), so no notebook runs twice, and each notebook is a group of its own,
+so the zh-CN ones spread over the workers like the English ones.
 """
 
 from __future__ import annotations
