@@ -146,6 +146,8 @@ def test_the_live_run_sent_what_the_live_cost_table_says_its_notebook_sends(path
 def test_the_replay_shows_what_the_live_run_showed(path, replayed):
     passes, _, _ = replayed(path)
     assert len(passes.replay) == len(passes.record), "every cell ran in both passes"
+    boxes = [i for i, outputs in enumerate(passes.record) if "missing from font" in shown(outputs)["text"]]
+    assert not boxes, f"code cells {boxes} drew glyphs as boxes (a warning shows once per kernel: the record pass)"
     exempt, clocked = _cells(path, DIFFER_BY_DESIGN), _cells(path, CLOCKED)
     differ = []
     for i, (live, replay) in enumerate(zip(passes.record, passes.replay)):
