@@ -8,12 +8,15 @@ change, fails here until ``python scripts/live_costs.py`` is run again.
 from __future__ import annotations
 
 import importlib.util
+import json
+import re
 from pathlib import Path
 
 import pytest
 
-from agentlab.live.costs import measure, read_table
+from agentlab.live.costs import read_table
 from agentlab.meter.prices import price_source
+from agentlab.meter.usage import Usage
 from notebook_store import xdist_group
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,8 +37,38 @@ def test_a_notebooks_row_is_what_its_offline_run_would_send_live(path, notebook_
     done = notebook_store.get(path)
     assert done.error is None, done.error
     row = next(r for r in read_table()["notebooks"] if r["notebook"] == path.stem)
-    fresh = measure(path.stem, done.live_tally(), read_table()["default_model"])
+    fresh = live_costs.notebook_cost(path.stem, done.live_tally(), read_table()["default_model"])
     assert vars(fresh) == row, "run python scripts/live_costs.py to measure the notebooks again"
+
+
+KEY_ONLY_CELL = re.compile(r"""agentlab_mode\s*(!=\s*["']sim["']|==\s*["'](live|replay)["'])""")
+"""A cell that branches on the mode so that it runs only with a key (or a recording of one)."""
+
+
+def test_every_cell_that_runs_only_with_a_key_is_measured_into_its_notebooks_row():
+    found = {}
+    for path in NOTEBOOKS:
+        cells = ["".join(c["source"]) for c in json.loads(path.read_text("utf-8"))["cells"] if c["cell_type"] == "code"]
+        found.update({path.stem: source for source in cells if KEY_ONLY_CELL.search(source)})
+    assert set(found) == set(live_costs.KEY_ONLY), "add the notebook's key-only cell to KEY_ONLY in scripts/live_costs.py"
+    for notebook, source in found.items():
+        assert live_costs.KEY_ONLY[notebook].split(":")[1] + "(" in source, f"{notebook}'s key-only cell calls another function"
+
+
+def test_notebook_10s_key_only_check_is_in_its_row_as_its_five_questions():
+    rows = live_costs.key_only_tally("10_context_engineering")
+    assert sum(r["calls"] for r in rows) == 5, "one paid call per gold position (1, 5, 10, 15, 20)"
+    row = next(r for r in read_table()["notebooks"] if r["notebook"] == "10_context_engineering")
+    assert row["calls"] >= 5 and row["input_tokens"] >= sum(Usage.from_api(r["usage"]).prompt_total for r in rows)
+
+
+def test_the_table_counts_count_tokens_calls_and_the_page_totals_them():
+    table = read_table()
+    assert any(r["count_tokens"] for r in table["notebooks"]), "notebook 02 splits its input with count_tokens live"
+    total = sum(r["count_tokens"] for r in table["notebooks"])
+    for lang in ("en", "zh-CN"):
+        last = live_costs.page(table, lang).splitlines()[-1].split("|")
+        assert last[3].strip() == f"{total:,}", last
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])

@@ -2,8 +2,9 @@
 
 Every ``connect()`` that goes live when a key is set (mode ``"auto"`` or ``"live"``; an experiment's own
 ``connect("sim", ...)`` never does) marks its Meter, and each call such a Meter records is added to one
-tally for the process (:func:`tally`). A notebook run offline thus leaves in its tally the paid calls and
-tokens its live path would send. ``scripts/live_costs.py`` runs every notebook, prices each tally with
+tally for the process (:func:`tally`), and so is each free ``count_tokens`` request it sends (free, but
+rate-limited on its own). A notebook run offline thus leaves in its tally the paid calls, tokens and token
+counts its live path would send. ``scripts/live_costs.py`` runs every notebook, prices each tally with
 genai-prices at the live default model (``agentlab.live.spend.cheapest_model``) wherever the notebook named
 no model, and writes :data:`TABLE` and ``docs/*/live_cost.md``. In live mode ``use()`` reads the table:
 :func:`live_preview` prints the notebook's expected cost against the cap and, above
@@ -31,29 +32,49 @@ CONFIRM_ENV = "AGENTLAB_CONFIRM"
 """Set to ``1`` to confirm ahead (a headless run, where nobody can answer a prompt)."""
 
 _tally: dict[tuple[str | None, bool], list] = {}
-"""(model the notebook named, or None for the default; batched) -> [calls, Usage], for this process."""
+"""(model the notebook named, or None for the default; batched) -> [calls, Usage, count_tokens requests]."""
 _lock = threading.Lock()
 
 
 def add_call(model: str | None, usage: Usage, batch: bool) -> None:
     """Count one call of a Meter that goes live with a key (``Meter.live_path``) in the process tally."""
     with _lock:
-        row = _tally.setdefault((model, batch), [0, Usage()])
+        row = _tally.setdefault((model, batch), [0, Usage(), 0])
         row[0] += 1
         row[1] = row[1] + usage
 
 
-def tally() -> list[dict]:
-    """The process tally as JSON rows: ``{"model", "batch", "calls", "usage"}`` (model None: the default)."""
+def add_count(model: str | None) -> None:
+    """Count one ``count_tokens`` request of a Meter that goes live with a key in the process tally."""
     with _lock:
-        return [{"model": m, "batch": b, "calls": n, "usage": u.as_api()} for (m, b), (n, u) in sorted(
-            _tally.items(), key=lambda kv: (kv[0][0] or "", kv[0][1]))]
+        _tally.setdefault((model, False), [0, Usage(), 0])[2] += 1
+
+
+def tally() -> list[dict]:
+    """The process tally as JSON rows: ``{"model", "batch", "calls", "usage", "count_tokens"}`` (model None:
+    the default)."""
+    with _lock:
+        return [{"model": m, "batch": b, "calls": n, "usage": u.as_api(), "count_tokens": c}
+                for (m, b), (n, u, c) in sorted(_tally.items(), key=lambda kv: (kv[0][0] or "", kv[0][1]))]
 
 
 def reset_tally() -> None:
     """Start the process tally afresh."""
     with _lock:
         _tally.clear()
+
+
+def tally_of(run: Callable[[], Any]) -> list[dict]:
+    """What ``run()`` adds to the tally, as :func:`tally`'s rows; the process tally is left as it was."""
+    global _tally
+    with _lock:
+        saved, _tally = _tally, {}
+    try:
+        run()
+        return tally()
+    finally:
+        with _lock:
+            _tally = saved
 
 
 @dataclass
@@ -72,6 +93,9 @@ class NotebookCost:
     """Their price at :attr:`models`' prices; ``None`` when one of them has no known price."""
     models: list[str]
     """The models priced: the live default wherever the notebook named none."""
+    count_tokens: int = 0
+    """Requests to the free ``count_tokens`` endpoint (not billed, but limited in requests per minute by usage
+    tier, apart from paid calls: https://platform.claude.com/docs/en/build-with-claude/token-counting)."""
 
 
 def measure(notebook: str, rows: list[dict], default: str | None = None) -> NotebookCost:
@@ -81,15 +105,18 @@ def measure(notebook: str, rows: list[dict], default: str | None = None) -> Note
     from agentlab.meter.prices import cost_usd
 
     default = default or cheapest_model()
-    calls, tokens, usd, models = 0, Usage(), 0.0, set()
+    calls, tokens, usd, models, counts = 0, Usage(), 0.0, set(), 0
     for row in rows:
         model, usage = row["model"] or default, Usage.from_api(row["usage"])
+        counts += row.get("count_tokens", 0)
+        if not row["calls"]:  # token counts only: free, so no price and no model to name
+            continue
         price = cost_usd(model, usage, batch=row["batch"])
         usd = None if usd is None or price is None else usd + price
         calls, tokens = calls + row["calls"], tokens + usage
         models.add(model)
     return NotebookCost(notebook, calls, tokens.prompt_total, tokens.output_tokens,
-                        None if usd is None else round(usd, 6), sorted(models))
+                        None if usd is None else round(usd, 6), sorted(models), counts)
 
 
 def write_table(costs: list[NotebookCost], default: str, source: str, path: Path | None = None) -> None:
@@ -140,7 +167,8 @@ def preview_line(notebook: str | None, cost: NotebookCost | None, max_usd: float
     price = "an unknown price" if cost.usd is None else f"about ${cost.usd:.2f}"
     over = (f"; the cap stops it partway, raise MAX_USD to about ${cost.usd * 1.2:.2f} to finish it"
             if cost.usd is not None and max_usd is not None and cost.usd > max_usd else "")
-    return (f"agentlab: {cost.notebook} live: {cost.calls} paid calls, {cost.input_tokens:,} input and "
+    counts = f" and {cost.count_tokens:,} free count_tokens calls" if cost.count_tokens else ""
+    return (f"agentlab: {cost.notebook} live: {cost.calls} paid calls{counts}, {cost.input_tokens:,} input and "
             f"{cost.output_tokens:,} output tokens, {price} with {', '.join(cost.models)} (measured on the simulator, "
             f"docs/en/live_cost.md), against {cap}{over}.")
 

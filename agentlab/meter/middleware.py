@@ -32,7 +32,7 @@ from anthropic import Middleware
 from anthropic.types import Message
 
 from agentlab.live.compat import NOT_REPORTED, cache_reported, marks_cache, no_token_counting, say
-from agentlab.live.costs import add_call
+from agentlab.live.costs import add_call, add_count
 from agentlab.meter.breakdown import count_prefixes, from_counts, from_header
 from agentlab.meter.conversations import fingerprint, first_key, resent_reply
 from agentlab.meter.latency import latency_of
@@ -87,6 +87,8 @@ class Meter(Middleware):
 
     def handle(self, request, call_next):  # type: ignore[override]
         if request.method.lower() != "post" or not str(request.url).rstrip("/").endswith("/v1/messages"):
+            if self.live_path and str(request.url).split("?")[0].rstrip("/").endswith("/v1/messages/count_tokens"):
+                add_count(self.live_model)  # free, but a live key sends it: the live-cost table counts it
             return call_next(request)
         body = request.json if isinstance(request.json, dict) else {}
         msgs = body.get("messages") or []

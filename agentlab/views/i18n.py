@@ -111,13 +111,14 @@ def localize(fig: Any, lang: str | None = None) -> Any:
     families = list(matplotlib.rcParams["font.family"])  # now with the CJK font last
     for artist in fig.findobj(Text):
         text = artist.get_text()
-        if text:
-            new = tr(text, lang)
-            if new != text:
-                artist.set_text(new)
-            # a text made before the CJK font was registered keeps the old family list: without this, the
-            # first figure of a Chinese notebook drew its Chinese in DejaVu Sans, as boxes
-            artist.set_fontfamily(families)
+        new = tr(text, lang)
+        if new != text:
+            artist.set_text(new)
+        # a text made before the CJK font was registered keeps the old family list: without this, the
+        # first figure of a Chinese notebook drew its Chinese in DejaVu Sans, as boxes. Empty ones too:
+        # a tick label is empty until its formatter writes it at draw time (notebook 06's and 08's first
+        # figures drew their translated category names, 易读 and 原始, in DejaVu Sans)
+        artist.set_fontfamily(families)
     for ax in fig.axes:  # tick labels are written by formatters at draw time: translate what they write
         for axis in (ax.xaxis, ax.yaxis):
             formatter = axis.get_major_formatter()

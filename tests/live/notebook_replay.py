@@ -103,8 +103,9 @@ def run_both(path: Path, base_url: str, cassette: Path) -> Passes:
     return Passes(first, second, checks, error)
 
 
-NOTICE = re.compile(r"^agentlab: .*$\n?", re.M)
-"""A line agentlab prints about the mode itself (live calls to ..., replaying ..., the cost preview)."""
+NOTICE = re.compile(r"^agentlab(: |：).*$\n?", re.M)
+"""A line agentlab prints about the mode itself (live calls to ..., replaying ..., the cost preview); the zh-CN
+edition writes it with a full-width colon (``agentlab：``)."""
 
 
 def shown(outputs: list) -> dict:

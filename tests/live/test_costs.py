@@ -40,6 +40,27 @@ def test_an_auto_client_tallies_its_calls_and_an_explicit_sim_client_does_not(tm
     assert Usage.from_api(row["usage"]).output_tokens == sum(t.output_tokens for t in run.turns) > 0
 
 
+def test_count_tokens_requests_of_an_auto_client_are_tallied_free_and_a_sim_clients_are_not(tmp_path):
+    task, tools = agentlab.city_task(["Paris", "Oslo"]), agentlab.task_tools(tmp_path / "notes")
+    agentlab.run_agent(agentlab.connect("sim", quiet=True, count_parts=True), task, tools)
+    assert costs.tally() == []
+    run = agentlab.run_agent(agentlab.connect(quiet=True, count_parts=True), task, tools)
+    client = agentlab.connect(quiet=True)
+    client.messages.count_tokens(model=agentlab.model_of(client), messages=[{"role": "user", "content": "hi"}])
+    [row] = costs.tally()
+    assert row["calls"] == run.model_calls and row["count_tokens"] > 2 * run.model_calls  # up to five per call, + 1
+    alone = costs.measure("nb", [{**row, "calls": 0, "usage": Usage().as_api()}])
+    assert (alone.count_tokens, alone.calls, alone.usd, alone.models) == (row["count_tokens"], 0, 0.0, [])
+
+
+def test_tally_of_gives_what_one_run_adds_and_leaves_the_process_tally_alone(tmp_path):
+    agentlab.connect(quiet=True).messages.count_tokens(model=agentlab.default_model(), messages=[{"role": "user", "content": "a"}])
+    before = costs.tally()
+    rows = costs.tally_of(lambda: agentlab.run_agent(agentlab.connect(quiet=True), agentlab.city_task(["Paris", "Oslo"]),
+                                                     agentlab.task_tools(tmp_path / "notes")))
+    assert rows[0]["calls"] > 0 and rows[0]["count_tokens"] == 0 and costs.tally() == before
+
+
 def test_a_client_that_names_its_model_is_tallied_under_that_model(tmp_path):
     model = agentlab.default_model()
     agentlab.run_agent(agentlab.connect(model=model, quiet=True), agentlab.city_task(["Paris", "Oslo"]),
@@ -133,3 +154,7 @@ def test_the_chinese_preview_and_confirmation_lines_are_translated(monkeypatch):
     assert tr(costs.preview_line("x", None, 0.5), "zh-CN").startswith("agentlab：x 的真实运行花费不在表中")
     assert tr(costs.preview_line(None, None, 0.5), "zh-CN").startswith("agentlab：这个笔记本的真实运行花费不在表中")
     assert tr(costs.HOW_TO_CONFIRM, "zh-CN").startswith("未确认")
+    counted = costs.NotebookCost("counting_nb", 4, 2000, 100, 0.004, ["claude-x"], count_tokens=1234)
+    line = costs.preview_line("counting_nb", counted, 0.5)
+    assert "4 paid calls and 1,234 free count_tokens calls, 2,000 input" in line
+    assert "4 次付费调用，另有 1,234 次免费的 count_tokens 调用，2,000 个输入令牌" in tr(line, "zh-CN")

@@ -1,10 +1,12 @@
-"""Every English notebook, run live against the stand-in with RECORD set, writes a cassette; run again in
-replay mode from that cassette with the network blocked, it shows what it showed live, cell by cell.
+"""Every notebook of both editions (English, and zh-CN as ``zh-CN-NN_name``), run live against the stand-in
+with RECORD set, writes a cassette; run again in replay mode from that cassette with the network blocked, it
+shows what it showed live, cell by cell, and the live run sent what the live-cost table says it sends.
 
 Each notebook runs once for all its tests here: both passes in one kernel (tests/live/notebook_replay.py),
 against one stand-in (the simulator over HTTP on 127.0.0.1, without its own headers, as ``agentlab serve``
 behind a header-stripping proxy). Under ``--dist loadgroup`` a notebook's tests share one worker
-(``REPLAY_TESTS`` in tests/conftest.py), so no notebook runs twice.
+(``REPLAY_TESTS`` in tests/conftest.py), so no notebook runs twice, and each notebook is a group of its own,
+so the zh-CN ones spread over the workers like the English ones.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from live_standin import serve_standin
 from notebook_replay import KEY, Passes, run_both, shown
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
-NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb")) + sorted(NOTEBOOK_DIR.glob("zh-CN/*.ipynb"))
+"""Both editions: the zh-CN notebooks run the same code from their own folder (Chinese text and figures)."""
 LEFT_OUT: dict[str, str] = {}
-"""Notebooks not (yet) in this test, each with the reason (none: every English notebook replays)."""
+"""Notebooks not (yet) in this test by test id, each with the reason (none: every notebook of both editions replays)."""
 DIFFER_BY_DESIGN = {
     "00_setup_and_your_key": {'print("mode:", client.agentlab_mode':
                               "it prints the mode and the masked key: live has one, a replay needs none"},
@@ -89,8 +92,13 @@ def replayed(standin, tmp_path_factory):
     return get
 
 
+def _id(path: Path) -> str:
+    """The test id: the notebook's name, ``zh-CN-`` first for the Chinese edition (``zh-CN-02_the_loop``)."""
+    return f"{path.parent.name}-{path.stem}" if path.parent != NOTEBOOK_DIR else path.stem
+
+
 def _params():
-    return [pytest.param(p, id=p.stem) for p in NOTEBOOKS if p.stem not in LEFT_OUT]
+    return [pytest.param(p, id=_id(p)) for p in NOTEBOOKS if _id(p) not in LEFT_OUT]
 
 
 @pytest.mark.parametrize("path", _params())
@@ -111,10 +119,35 @@ def test_a_live_run_writes_a_cassette_that_replays_whole_with_the_network_blocke
     assert KEY not in cassette.read_text() and KEY[-8:] not in cassette.read_text()
 
 
+BEYOND_THE_TABLE = {
+    "01_one_round_trip": (2, "connect(parallel=True) is a simulator option, so the stand-in's model asks for one "
+                             "tool per reply: run_agent takes one call more; and the malformed request of the "
+                             "'what goes wrong' cell is refused with a 400 (sent, not billed)"),
+    "07_parallel_vs_serial": (1, "connect(parallel=True), as in 01: the 'both cities in one reply' run takes one call more"),
+}
+"""Requests the live run sent beyond its row of the live-cost table, by notebook: how many, and why."""
+
+
+@pytest.mark.parametrize("path", _params())
+def test_the_live_run_sent_what_the_live_cost_table_says_its_notebook_sends(path, replayed):
+    """The table (docs/en/live_cost.md, measured offline) is what a student's key sends: paid calls and
+    count_tokens calls, key-only cells included, as the stand-in answered them live (both editions)."""
+    from agentlab.live.costs import expected
+
+    _, _, answered = replayed(path)
+    row = expected(path.stem)
+    beyond = BEYOND_THE_TABLE.get(path.stem, (0, ""))[0]
+    assert answered == row.calls + row.count_tokens + beyond, \
+        f"live: {answered} requests; the table: {row.calls} paid calls + {row.count_tokens} count_tokens calls" + \
+        (f" (+ {beyond} known: {BEYOND_THE_TABLE[path.stem][1]})" if beyond else "")
+
+
 @pytest.mark.parametrize("path", _params())
 def test_the_replay_shows_what_the_live_run_showed(path, replayed):
     passes, _, _ = replayed(path)
     assert len(passes.replay) == len(passes.record), "every cell ran in both passes"
+    boxes = [i for i, outputs in enumerate(passes.record) if "missing from font" in shown(outputs)["text"]]
+    assert not boxes, f"code cells {boxes} drew glyphs as boxes (a warning shows once per kernel: the record pass)"
     exempt, clocked = _cells(path, DIFFER_BY_DESIGN), _cells(path, CLOCKED)
     differ = []
     for i, (live, replay) in enumerate(zip(passes.record, passes.replay)):

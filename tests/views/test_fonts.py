@@ -97,3 +97,24 @@ def test_a_figure_made_before_the_cjk_font_is_set_is_localized_without_boxes():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]", out.stdout[:500]  # a fresh process: the CJK font was not set before
+
+
+def test_tick_labels_written_at_draw_time_get_the_cjk_font_in_a_figure_made_before_it_was_set():
+    """Notebook 06's and 08's first figures (zh-CN): category tick labels are empty until drawn, then translated
+    (readable -> 易读); localize() must give the empty texts the CJK font too, or they draw as boxes."""
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt\n"
+        "fig, ax = plt.subplots(); ax.bar(['readable', 'raw'], [1, 2])\n"
+        "from agentlab.views.i18n import localize; localize(fig, 'zh-CN')\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always'); fig.canvas.draw()\n"
+        "labels = [t.get_text() for t in ax.get_xticklabels()]\n"
+        "assert labels != ['readable', 'raw'], labels  # translated at draw time, so the check below means something\n"
+        "print([str(w.message) for w in caught if 'missing from font' in str(w.message)])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]", out.stdout[:500]
