@@ -26,14 +26,28 @@ def standin(**sim_options):
     return httpx2.MockTransport(handle), handle.seen
 
 
-def serve_standin(sim=None):
+def forward_to(base_url):
+    """A request handler that sends each request on to ``base_url`` (a running ``agentlab serve``) and
+    returns its answer: with :func:`serve_standin`, a header-stripping proxy in front of the real server."""
+    client = httpx2.Client(base_url=base_url, timeout=60)
+
+    def handle(request):
+        target = request.url.raw_path.decode()
+        headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() not in ("host", "content-length")]
+        return client.request(request.method, target, headers=headers, content=request.content)
+
+    return handle
+
+
+def serve_standin(sim=None, handler=None):
     """The simulator over real HTTP on 127.0.0.1 (port 0: a free one), answering without its own headers,
-    as ``agentlab serve`` behind a header-stripping proxy would. Returns ``(base_url, stop)``;
-    ``stop.seen`` lists every request it answered."""
+    as ``agentlab serve`` behind a header-stripping proxy would (``handler=forward_to(url)``: that proxy,
+    in front of a real ``agentlab serve``). Returns ``(base_url, stop)``; ``stop.seen`` lists every
+    request it answered."""
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    handle = strip_sim_headers((sim or Simulator()).handle)
+    handle = strip_sim_headers(handler or (sim or Simulator()).handle)
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"

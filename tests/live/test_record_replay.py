@@ -168,3 +168,45 @@ def test_the_recorder_appends_what_vcrpy_would_write_for_the_whole_cassette(tmp_
     whole = serialize({"requests": [r for r, _ in data], "responses": [r for _, r in data]}, yamlserializer)
     assert yaml.safe_load((tmp_path / "run.yaml").read_text()) == yaml.safe_load(whole)
     assert len(agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True).agentlab_replayer.cassette.data) == 3
+
+
+def test_a_run_recorded_through_agentlab_serve_behind_a_stripping_proxy_replays_byte_for_byte(tmp_path):
+    """The issue's own set-up: the real ``agentlab serve`` (its own process), a proxy in front that strips
+    the simulator's headers, a live client recording through it; then replay with no server at all."""
+    import os
+    import re
+    import select
+    import subprocess
+    import sys
+    import time
+
+    from live_standin import forward_to, serve_standin
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
+    server = subprocess.Popen([sys.executable, "-m", "agentlab", "serve", "--port", "0"], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        line, deadline = "", time.monotonic() + 120
+        while "http://" not in line and time.monotonic() < deadline and server.poll() is None:
+            if select.select([server.stdout], [], [], 1.0)[0]:
+                line = server.stdout.readline()
+        upstream = re.search(r"http://127\.0\.0\.1:\d+", line)
+        assert upstream, f"agentlab serve did not say where it listens: {line!r}"
+        base, stop = serve_standin(handler=forward_to(upstream.group(0)))
+        try:
+            live = agentlab.connect("live", api_key=KEY, base_url=base, record=tmp_path / "run.yaml", quiet=True,
+                                    model="claude-sonnet-5-5", count_parts=True)
+            recorded = run_agent(live, TASK, agentlab.task_tools(tmp_path / "notes"), trace=tmp_path / "live.jsonl")
+        finally:
+            stop()
+    finally:
+        server.terminate()
+        server.wait(30)
+    assert recorded.stop_reason.value == "end_turn" and not recorded.estimated  # the proxy hid that it was simulated
+    replay = agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True, model="claude-sonnet-5-5", count_parts=True)
+    (tmp_path / "notes").rename(tmp_path / "notes-live")
+    replayed = run_agent(replay, TASK, agentlab.task_tools(tmp_path / "notes"), trace=tmp_path / "replay.jsonl")
+    assert (tmp_path / "live.jsonl").read_bytes() == (tmp_path / "replay.jsonl").read_bytes()
+    assert replay.agentlab_replayer.played == len(stop.seen) >= recorded.model_calls >= 2
+    saved = (tmp_path / "run.yaml").read_text()
+    assert KEY.strip() not in saved and "agentlab-" not in saved
