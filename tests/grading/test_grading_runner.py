@@ -178,3 +178,21 @@ def test_a_hang_of_the_trusted_side_fails_only_that_test_within_its_limit(graded
         assert hang["outcome"] == "failed" and "took longer than 3 s" in hang["reason"], hang
         assert hang["seconds"] < 3 + 5 + 3, hang  # the limit, the grace, some slack for a busy machine
         assert graded[student]["test_a_hang_costs_only_its_own_test"]["outcome"] == "passed", graded[student]
+
+
+def test_the_sandbox_server_compiles_a_module_once_and_again_when_it_changes(tmp_path):
+    from agentlab.grading import student_server
+
+    module, broken = tmp_path / "ex01_basics.py", tmp_path / "ex02_loop.py"
+    module.write_text("def add(a, b):\n    return a + b\n")
+    broken.write_text("def run(:\n")
+    cache: dict = {}
+    first = student_server._compile({"ex01_basics": str(module), "ex02_loop": str(broken)}, cache)
+    assert list(first) == [str(module)]  # the broken one is left to the test's fork, which reports its error
+    assert student_server._compile({"ex01_basics": str(module)}, cache)[str(module)] is first[str(module)]
+    module.write_text("def add(a, b):\n    return a - b  # changed\n")
+    os.utime(module, ns=(1, 1))
+    again = student_server._compile({"ex01_basics": str(module)}, cache)[str(module)]
+    scope: dict = {}
+    exec(again, scope)
+    assert scope["add"](5, 3) == 2
