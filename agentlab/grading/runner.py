@@ -18,7 +18,10 @@ test in which any happened, the runner is thrown away and the next test gets a f
 worker, as every test did before; so a value the student's code could have reached (a module-level
 table, a ``@shared`` reference value, a client's counters) is never seen changed by a later test.
 Fixtures of every scope are set up and torn down around each test (``nextitem=None``), as in a fresh
-fork. The runner is also replaced after a test that timed out, crashed it, could not be run, or
+fork. What a kept runner carries into the next test is only what the instructor's own code left
+behind (a module-level cache it filled, say, from values the student's code returned): the same a
+test sees under plain ``make grade``, where all tests share one process; a test whose verdict
+depends on such leftovers is a test that passes or fails by order there too. The runner is also replaced after a test that timed out, crashed it, could not be run, or
 lost the sandbox; each test keeps its own time limit (the worker's watchdog, pytest-timeout inside,
 and a CPU-time limit raised test by test).
 """
