@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import re
 from typing import Any
@@ -50,8 +51,8 @@ class ExerciseFinder(importlib.abc.MetaPathFinder):
     and from nowhere else; ``package=True`` also provides the ``exercises`` package itself (the sandbox,
     where there is no ``exercises`` folder)."""
 
-    def __init__(self, modules: dict[str, str], package: bool = False) -> None:
-        self.modules, self.package = modules, package
+    def __init__(self, modules: dict[str, str], package: bool = False, compiled: dict | None = None) -> None:
+        self.modules, self.package, self.compiled = modules, package, compiled or {}
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname == "exercises" and self.package:
@@ -62,4 +63,18 @@ class ExerciseFinder(importlib.abc.MetaPathFinder):
         file = self.modules.get(match[1])
         if file is None:
             raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
-        return importlib.util.spec_from_file_location(fullname, file)
+        code = self.compiled.get(file)
+        if code is None:
+            return importlib.util.spec_from_file_location(fullname, file)
+        return importlib.util.spec_from_file_location(fullname, file, loader=_Compiled(fullname, file, code))
+
+
+class _Compiled(importlib.machinery.SourceFileLoader):
+    """A module file's loader whose code was compiled ahead (the same ``compile`` the import system runs)."""
+
+    def __init__(self, fullname: str, path: str, code) -> None:
+        super().__init__(fullname, path)
+        self.code = code
+
+    def get_code(self, fullname: str):
+        return self.code

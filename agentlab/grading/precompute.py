@@ -2,8 +2,9 @@
 
 Some tests compare a submission with something the grader works out itself: exercise 3.3 runs every
 task variant as agent and as workflow to know which design is cheapest; 11.1 and 11.2 run the
-reference guard over the injection suite. The gradebook runs each test in a fresh fork of its warm
-worker, so a ``scope="module"`` fixture there is recomputed in every fork, for every student.
+reference guard over the injection suite. The gradebook tears down every fixture after each test
+(``agentlab.grading.runner``), so a ``scope="module"`` fixture there is recomputed for every test, for
+every student.
 Decorate such a computation (no arguments, a value of plain data) with ``@shared`` in the
 instructor's test module and call it from the test::
 

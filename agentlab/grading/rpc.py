@@ -111,6 +111,10 @@ class Peer:
     closed = False
     """True once the other side's end of the pipe closed (the sandbox is gone; the worker starts a new one)."""
     """Trusted side: the current test's token; a ``gone`` message carrying it means the sandbox's process ended."""
+    touched = False
+    """Trusted side: True once the other side may have changed this process's state: it made a request here,
+    changed a synced container, or named a lab or SDK class whose module was not imported yet
+    (``agentlab.grading.runner`` then runs the next test in a fresh process)."""
 
     def __init__(self, rfile: BinaryIO, wfile: BinaryIO, side: str, handler=None) -> None:
         self.rfile, self.wfile, self.side, self.other = rfile, wfile, side, ("s" if side == "t" else "t")
@@ -172,7 +176,7 @@ class Peer:
         elif tag == "P":
             return Path(v)
         elif tag == "M":
-            cls = _allowed_class(data["c"])
+            cls = self._allowed(data["c"])
             value = self.decode(v)
             if cls is None:
                 return value
@@ -181,7 +185,7 @@ class Peer:
             except Exception:  # noqa: BLE001 - e.g. a model the SDK builds without validation
                 return cls.model_construct(**value)
         elif tag == "C":
-            cls = _allowed_class(data["c"])
+            cls = self._allowed(data["c"])
             fields = {k: self.decode(x) for k, x in v.items()}
             if cls is None or not dataclasses.is_dataclass(cls):
                 return fields
@@ -204,6 +208,11 @@ class Peer:
             self.mirrored[int(data["sync"])] = json.dumps(self.encode(out), ensure_ascii=False)
         return out
 
+    def _allowed(self, name: str) -> type | None:
+        if str(name).partition(":")[0] not in sys.modules:
+            self.touched = True  # rebuilding it imports a module here
+        return _allowed_class(name)
+
     def error(self, e: BaseException) -> dict:
         cls = type(e)
         return {"type": cls.__name__, "module": cls.__module__, "message": str(e)[:20000],
@@ -218,7 +227,7 @@ class Peer:
                 return builtin(*info.get("args", [message]))
             except Exception:  # noqa: BLE001
                 return builtin(message)
-        cls = _allowed_class(f"{module}:{name}")
+        cls = self._allowed(f"{module}:{name}")
         if cls is not None and issubclass(cls, Exception):
             try:
                 return cls(message)
@@ -263,6 +272,7 @@ class Peer:
         return message
 
     def _apply_sync(self, sync: dict) -> None:
+        self.touched = True
         for key, value in sync.items():
             target = self.synced.get(int(key)) if str(key).isdigit() else None
             new = self.decode(value)
@@ -272,8 +282,9 @@ class Peer:
                 target.clear()
                 target.update(new)
 
-    def end(self, seconds: float = 3.0) -> None:
-        """Trusted side: tell the sandbox the test is over and wait (at most ``seconds``) until it stopped reading."""
+    def end(self, seconds: float = 3.0) -> bool:
+        """Trusted side: tell the sandbox the test is over and wait (at most ``seconds``) until it stopped reading;
+        False if it did not say so in time (or hung up first)."""
         import signal
 
         def stop(*_):
@@ -285,8 +296,9 @@ class Peer:
             self.send({"k": "end"})
             while self.receive().get("k") not in ("ended", "gone"):
                 pass
+            return True
         except ChannelClosed:
-            pass
+            return False
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
@@ -315,6 +327,8 @@ class Peer:
                 return None
             if kind != "req":
                 raise ChannelClosed(f"unexpected message {kind!r}")
+            if self.side == "t":
+                self.touched = True
             try:
                 value = self._handle(message)
                 self.send({"k": "ok", "v": self.encode(value)})

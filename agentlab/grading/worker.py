@@ -1,4 +1,4 @@
-"""The grading worker: one warm pytest process that runs each graded test in a fresh, confined fork.
+"""The grading worker: one warm pytest process that grades each student in confined forks of itself.
 
 The gradebook starts it as ``python -m pytest exercises -p agentlab.grading.worker
 --grade-worker FD`` in a staging folder holding the instructor's tests (never a solution and never
@@ -8,11 +8,13 @@ client) once, then, instead of running them, reads jobs from stdin, one JSON lin
     {"student": ..., "modules": {"ex02_loop": "/path/ex02_loop.py"}, "home": ..., "uid": 61001,
      "hide": [...], "limits": {nodeid: seconds}, "budget": seconds}
 
-For every graded test it forks a *trusted* child that runs the instructor's test and writes one
-JSON line on a private pipe; the student's functions never run in it: ``lazy_import`` hands the
-test proxies (``agentlab.grading.rpc``) for functions living in the student's sandbox
-(``agentlab.grading.bwrap``, one per student, the next one warming up ahead). The worker waits at
-most the test's limit (plus ``GRACE_S``), kills the child, and answers on descriptor FD with one
+For each student it forks a *trusted* runner (``agentlab.grading.runner``) that runs the instructor's
+tests one after another, each answered with one JSON line on a private pipe, and is replaced by a
+fresh fork after any test the student's code could have left a mark on, or that timed out or broke
+it; the student's functions never run in it: ``lazy_import`` hands the test proxies
+(``agentlab.grading.rpc``) for functions living in the student's sandbox (``agentlab.grading.bwrap``,
+one per student, the next one warming up ahead; a fresh fork of it for every test). The worker waits
+at most the test's limit (plus ``GRACE_S``), kills the runner, and answers on descriptor FD with one
 JSON line per student: each test's outcome, reason and seconds. The worker itself never imports a
 student's module: an exercise module imported outside a test (at collection) raises ImportError.
 """
@@ -23,7 +25,6 @@ import gc
 import json
 import os
 import re
-import select
 import signal
 import sys
 import time
@@ -31,12 +32,11 @@ from pathlib import Path
 
 import pytest
 
-from agentlab.grading import bwrap, confine, lazy, mounts, precompute, reap, rpc
-from agentlab.grading.plugin import BY_ID_KEY, REPORT_KEY, first_line, set_limit, timeout_message
+from agentlab.grading import bwrap, lazy, precompute, reap, runner
+from agentlab.grading.plugin import BY_ID_KEY, REPORT_KEY, first_line, timeout_message
 
-GRACE_S = 5.0
-"""Extra wall-clock time after a test's limit before the worker kills it (pytest-timeout goes first)."""
-_READ_MAX = 1 << 16
+GRACE_S = runner.GRACE_S
+"""Extra wall-clock time after a test's limit before the worker kills its runner (pytest-timeout goes first)."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -121,148 +121,69 @@ def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]
     box = boxes.take()
     modules = box.put(files)
     boxes.prepare()  # the next student's sandbox warms up while this one is graded
-    results, spent = [], 0.0
+    results, spent, trusted = [], 0.0, None
     try:
-        for item in items:
+        for index, item in enumerate(items):
             limit = float(job["limits"].get(item.nodeid, 60))
             if spent >= job["budget"]:
                 results.append({"nodeid": item.nodeid, "outcome": "not run", "seconds": 0,
                                 "reason": f"not run: the {job['budget']:g} s time limit for the whole submission was used up"})
                 continue
             if not box.ready():  # the student's code killed its server, or a test timed out: a fresh one
+                trusted = _retire(trusted, box, boxes)
                 box.close()
                 box = boxes._new()
                 modules = box.put(files)
                 box.ready()
-            result = _run_one(item, job, limit, box, modules, boxes)  # the whole limit, so its message is the same every run
+            if trusted is None:  # a fresh fork of this warm worker runs the tests from here on
+                trusted = runner.Runner(items, box, modules, job["home"], job["budget"], _TestFolders)
+            result = _run_one(trusted, index, item, limit)  # the whole limit, so its message is the same every run
             box.clear_scratch()  # its files are the test's own: the next test starts with the whole cap
-            if result.get("timed_out"):  # or the sandbox is gone
+            if not result.pop("reuse"):  # see agentlab.grading.runner: the next test gets a fresh process
+                trusted = _retire(trusted, box, boxes)
+            _reap(trusted, box, boxes)
+            if result.pop("new_box"):  # it timed out, crashed the trusted side, or the sandbox is gone
+                trusted = _retire(trusted, box, boxes)
                 box.close()
                 box = boxes._new()
                 modules = box.put(files)
             spent += result["seconds"]
-            results.append({k: v for k, v in result.items() if k != "timed_out"})
+            results.append(result)
     finally:
+        _retire(trusted, box, boxes)
         box.close()
     return results
 
 
-def _run_one(item: pytest.Item, job: dict, limit: float, box, modules: dict, boxes: _Sandboxes) -> dict:
-    nonce = os.urandom(16).hex()
-    read_end, write_end = os.pipe()
-    channel = (box.proc.stdout.fileno(), box.proc.stdin.fileno())
-    jail = confine.Jail(home=job["home"], cpu_seconds=int(limit + GRACE_S) + 1, uid=None,
-                        keep_fds=(write_end, *channel))
-    start = time.monotonic()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        os.close(read_end)
-        _child(item, jail, limit, nonce, write_end, box, modules)
-    os.close(write_end)
-    data, timed_out = _read_until(read_end, start + limit + GRACE_S)
-    os.close(read_end)
-    if timed_out:
-        _kill(pid)
-    _, status = os.waitpid(pid, 0)
-    seconds = time.monotonic() - start
+def _reap(trusted: runner.Runner | None, box, boxes: _Sandboxes) -> None:
+    """The subreaper inherits every descendant that outlived a test: all die here but the sandboxes and the runner."""
     keep = tuple(b.proc.pid for b in (box, boxes.spare) if b is not None)
-    reap.reap(None, keep=keep)  # the subreaper inherits every descendant that outlived the test: all die here
-    result = {"nodeid": item.nodeid, "seconds": round(seconds, 3), "timed_out": timed_out}
-    answers = []
-    for line in data.splitlines():
-        try:
-            message = json.loads(line)
-            if message.get("nonce") == nonce and message.get("nodeid") == item.nodeid:
-                answers.append((str(message["outcome"]), first_line(str(message.get("reason", "")))))
-                result["timed_out"] = result["timed_out"] or message.get("lost") is True  # a new sandbox next
-        except (ValueError, KeyError, TypeError, AttributeError):
-            continue  # not the test's answer: whatever else was written to the pipe is ignored
-    if len(set(answers)) == 1 and answers[0][0] in ("passed", "failed", "error", "skipped"):
-        return {**result, "outcome": answers[0][0], "reason": answers[0][1]}
-    if len(set(answers)) > 1:
-        return {**result, "outcome": "failed", "reason": "the test process gave more than one answer"}
+    reap.reap(None, keep=keep + ((trusted.pid,) if trusted is not None else ()))
+
+
+def _retire(trusted: runner.Runner | None, box, boxes: _Sandboxes) -> None:
+    if trusted is not None:
+        trusted.close()
+        _reap(None, box, boxes)
+    return None
+
+
+def _run_one(trusted: runner.Runner, index: int, item: pytest.Item, limit: float) -> dict:
+    nonce = os.urandom(16).hex()
+    start = time.monotonic()
+    line, timed_out = trusted.run(index, nonce, limit)
+    seconds = time.monotonic() - start
+    result = {"nodeid": item.nodeid, "seconds": round(seconds, 3), "new_box": True, "reuse": False}
+    try:
+        message = json.loads(line)
+        if (not timed_out and message.get("nonce") == nonce and message.get("nodeid") == item.nodeid
+                and message.get("outcome") in ("passed", "failed", "error", "skipped")):
+            return {**result, "outcome": str(message["outcome"]), "reason": first_line(str(message.get("reason", ""))),
+                    "new_box": message.get("lost") is True, "reuse": message.get("reuse") is True}
+    except (ValueError, TypeError, AttributeError):
+        pass  # not the test's answer
+    status = trusted.wait_status()  # it timed out (killed here) or ended without answering
     return {**result, "outcome": "failed", "reason": _died(status, timed_out, limit)}
-
-
-def _child(item: pytest.Item, jail: confine.Jail, limit: float, nonce: str, fd: int, box, modules: dict) -> None:
-    """The trusted test process: runs the instructor's test; the student's functions run in ``box``."""
-    try:
-        confine.enter(jail)
-        peer = rpc.Peer(os.fdopen(box.proc.stdout.fileno(), "rb", closefd=False),
-                        os.fdopen(box.proc.stdin.fileno(), "wb", closefd=False), "t")
-        token = peer.token = os.urandom(16).hex()
-        markers = list(item.iter_markers("forbids"))
-        why = next((m.kwargs["why"] for m in markers if "why" in m.kwargs), "")
-        peer.wfile.write((json.dumps({"op": "start", "token": token, "modules": modules, "limit": limit,
-                                      "forbids": [n for m in markers for n in m.args], "why": why}) + "\n").encode())
-        peer.wfile.flush()
-        while True:  # skip what an earlier test's sandboxed process left in the pipe; bounded: the worker kills this
-            # process after the test's limit plus GRACE_S, and receive() raises ChannelClosed once the sandbox hangs up
-            message = peer.receive()
-            if message.get("k") == "started" and message.get("token") == token:
-                break
-            if message.get("k") == "gone" and message.get("token") == token:  # it died before the test began
-                raise RuntimeError(f"the sandbox process for the student's code {message.get('why', 'ended')} "
-                                   "before the test could start")
-        lazy.remote = peer
-        _TestFolders.box = box
-        set_limit(item, limit)
-        from _pytest.runner import runtestprotocol
-
-        reports = runtestprotocol(item, nextitem=None, log=False)
-        outcome, reason = _verdict(reports)
-        if outcome != "passed":  # the plugin's reading of the failure is the readable one
-            grade = item.config.stash[BY_ID_KEY].get(item.nodeid)
-            reason = grade.reason if grade is not None and grade.reason else reason
-        if "No space left on device" in reason and mounts.enabled():
-            reason = first_line(f"{reason} (the sandbox's /tmp and the test's folders hold at most {mounts.MAX_FILES} "
-                                f"files each, {bwrap.TMP_BYTES >> 20} MB and {mounts.SCRATCH_BYTES >> 20} MB)")
-        peer.end()
-        answer = {"nonce": nonce, "nodeid": item.nodeid, "outcome": outcome, "reason": reason, "lost": peer.closed}
-    except BaseException as e:  # noqa: BLE001 - whatever happens, answer once
-        answer = {"nonce": nonce, "nodeid": item.nodeid, "outcome": "error",
-                  "reason": f"the grader could not run this test: {type(e).__name__}: {e}"}
-    try:
-        os.write(fd, json.dumps(answer).encode()[: _READ_MAX - 1] + b"\n")
-    finally:
-        os._exit(0)
-
-
-def _verdict(reports: list) -> tuple[str, str]:
-    """passed only if setup, call and teardown all passed; else the first failure's outcome and text."""
-    for rep in reports:
-        if rep.skipped:
-            return "skipped", "skipped"
-        if rep.failed:
-            text = str(rep.longrepr)
-            lines = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E ")]
-            return ("failed" if rep.when == "call" else "error"), first_line(lines[0] if lines else text)
-    calls = [rep for rep in reports if rep.when == "call"]
-    return ("passed", "") if calls and calls[0].passed else ("error", "the test did not run")
-
-
-def _read_until(fd: int, deadline: float) -> tuple[bytes, bool]:
-    data = b""
-    while len(data) < _READ_MAX:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return data, True
-        ready, _, _ = select.select([fd], [], [], left)
-        if not ready:
-            return data, True
-        chunk = os.read(fd, _READ_MAX)
-        if not chunk:
-            return data, False
-        data += chunk
-    return data, False
-
-
-def _kill(pid: int) -> None:
-    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-        try:
-            target()
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def _died(status: int, timed_out: bool, limit: float) -> str:
