@@ -9,7 +9,7 @@ What is forbidden, and why: ``swimlane_steps`` (it labels who did each step), ``
 (it rebuilds each turn with its tokens), ``capstone.events_table`` (the notebook's view of the events),
 ``capstone.course_table`` (a run's totals: its call count would answer part of 12.3), the price
 functions (``meter.prices.cost_usd``, the ``_price`` it caches, ``usage_cost_usd``; ``Turn.cost_usd`` calls
-them) and ``meter.middleware.prompt_total`` (a call's input tokens with cache reads and writes): each would
+them) and ``meter.record.prompt_total`` (a call's input tokens with cache reads and writes): each would
 read an answer off for the student. ``agentlab.read_trace`` stays allowed: it only parses the JSON lines
 and checks the header, which plain ``json.loads`` per line does as well.
 
@@ -29,7 +29,7 @@ from agentlab.grading import lazy_import
 pytestmark = pytest.mark.forbids(
     "agentlab.views.swimlane.swimlane_steps", "agentlab.views.stepper.turn_frames", "agentlab.experiments.capstone.events_table",
     "agentlab.experiments.capstone.course_table", "agentlab.meter.prices.cost_usd", "agentlab.meter.prices._price.__wrapped__",
-    "agentlab.meter.middleware.prompt_total", "agentlab.meter.usage.Usage.prompt_total.fget",
+    "agentlab.meter.record.prompt_total", "agentlab.meter.usage.Usage.prompt_total.fget",
     "agentlab.meter.usage.Usage.reprefill_after",
     "agentlab.meter.prices.usage_cost_usd",
     why="Exercise 12 asks you to answer the three questions from the trace yourself")
