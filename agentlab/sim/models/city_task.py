@@ -1,8 +1,8 @@
 """The city task's steps as a careful agent takes them: what ``CarefulAgent`` writes for "which is warmer?".
 
-For "which of X and Y is warmer, then save a note" it asks for ``get_weather`` once per city (one
-per turn, or all in one turn when ``parallel=True`` and the request does not set
-``disable_parallel_tool_use``), then ``save_note``, then ends its turn with text naming the warmer
+For "which of X and Y is warmer, then save a note" it asks for ``get_weather`` once per city (all
+in one turn, as the real models in pydantic-ai's recorded cassettes call independent tools; one per
+turn when the request sets ``tool_choice`` ``disable_parallel_tool_use`` or ``parallel=False``), then ``save_note``, then ends its turn with text naming the warmer
 city. Every number it writes comes from the tool results in the conversation, never from its own
 data. A task it cannot do gets a short ``end_turn`` saying so. Errors are read as
 ``reading.read_error`` says; then it gives up and says why (the error's last line). With a task budget
@@ -25,7 +25,7 @@ from agentlab.sim.policy import Reply
 _TEMPS = re.compile(r"([^\s:;,，；。：、]+(?: [A-Z][\w-]*)*):\s*(-?\d+(?:\.\d+)?)\s*°C")
 
 
-def city_steps(request: dict, parallel: bool = False) -> Reply:
+def city_steps(request: dict, parallel: bool = True) -> Reply:
     """The next step of the city task for this request (see the module docstring)."""
     messages = request.get("messages", [])
     tools = {t.get("name") for t in request.get("tools") or []}
