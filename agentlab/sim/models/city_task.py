@@ -2,12 +2,12 @@
 
 For "which of X and Y is warmer, then save a note" it asks for ``get_weather`` once per city (all
 in one turn, as the real models in pydantic-ai's recorded cassettes call independent tools; one per
-turn when the request sets ``tool_choice`` ``disable_parallel_tool_use`` or ``parallel=False``), then ``save_note``, then ends its turn with text naming the warmer
-city. Every number it writes comes from the tool results in the conversation, never from its own
+turn when the request sets ``tool_choice`` ``disable_parallel_tool_use`` or ``parallel=False``), then
+``save_note``, then ends its turn with text naming the warmer city. Every number it writes comes from the tool results in the conversation, never from its own
 data. A task it cannot do gets a short ``end_turn`` saying so. Errors are read as
 ``reading.read_error`` says; then it gives up and says why (the error's last line). With a task budget
-(``budgets.py``) whose countdown is under two more lookups at their cost so far, it stops looking up,
-answers with the cities it has and names the ones it skipped. With ``output_config.effort`` below the
+(``budgets.py``) it looks up one city per turn, and when the countdown is under two more lookups at
+their cost so far, it stops looking up, answers with the cities it has and names the ones it skipped. With ``output_config.effort`` below the
 model's default it writes no preamble or confirmation (two levels below: every lookup in one turn); above
 it, it says it checked its numbers (two above: after a second lookup of the warmest city). How this model
 is written, not how Claude behaves.
@@ -51,7 +51,8 @@ def city_steps(request: dict, parallel: bool = True) -> Reply:
         return _wrap_up(temps, pending, saved, "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I), left, zh)
     effort = effort_steps(request)  # output_config.effort against the model's default (effort.py)
     if pending:
-        many = (parallel or effort <= -2) and not choice.get("disable_parallel_tool_use")
+        # with a task budget it paces itself, one lookup per turn, so it can read the countdown after each
+        many = (parallel or effort <= -2) and not choice.get("disable_parallel_tool_use") and left is None
         batch = pending if many else pending[:1]
         intro = (f"我来查一下{'、'.join(batch)}的天气。" if zh else f"Let me look up the weather in {', '.join(batch)}.")
         said = [] if effort < 0 else [{"type": "text", "text": intro}]
