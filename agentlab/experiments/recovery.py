@@ -84,13 +84,14 @@ def run_case(case: str, style: str, lang: str, notes_dir: str | Path | None = No
 
 
 def _first_ok(run, turn: int) -> bool:
-    """True when turn ``turn`` asked for ``get_weather`` and got a successful result."""
+    """True when turn ``turn`` asked for ``get_weather`` and every one of those calls succeeded (a turn that
+    asks for both cities at once, one of them failing, has not recovered yet)."""
     calls = run.turns[turn - 1].tool_calls
     if "get_weather" not in calls:
         return False
     before = sum(len(t.tool_calls) for t in run.turns[:turn - 1])
     mine = run.tool_results[before:before + len(calls)]
-    return any(r["name"] == "get_weather" and not r["is_error"] for r in mine)
+    return all(not r["is_error"] for r in mine if r["name"] == "get_weather")
 
 
 def recovery_table(cases=CARELESS_CASES, styles=("readable", "raw"), langs=("en", "zh")) -> list[dict]:
