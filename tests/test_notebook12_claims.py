@@ -102,6 +102,12 @@ def test_multiples_at_8_cities_as_stated(table):
         assert f"{r[key]} 倍" in _prose("zh"), (key, r[key])
     assert anthropic_ratios() == {"agent": 4.0, "multi-agent": 15.0}
     assert "about 4x and 15x" in _prose() and "约 4 倍和 15 倍" in _prose("zh")
+    # "(The agent asks for all 8 cities in one reply ... and takes 3 calls; ... about 3.8 times the agent's tokens.)"
+    at8 = table[table["cities"] == 8].set_index("kind")
+    assert at8.loc["agent", "model calls"] == 3
+    assert round(at8.loc["multi-agent", "tokens"] / at8.loc["agent", "tokens"], 1) == 3.8
+    assert "takes 3 calls" in _prose() and "about 3.8 times the agent's tokens" in _prose()
+    assert "只用 3 次调用" in _prose("zh") and "约为智能体的 3.8 倍" in _prose("zh")
 
 
 def _code(cell_id: str) -> str:
