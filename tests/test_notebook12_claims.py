@@ -157,3 +157,13 @@ def test_the_whole_course_table_as_stated(traces):
         assert phrase in _prose(), phrase
     for phrase in zh:
         assert phrase in _prose("zh"), phrase
+
+
+def test_the_shipped_agent_trace_asks_for_one_tool_per_reply_as_the_prose_says():
+    from agentlab.experiments import capstone
+
+    events = agentlab.read_trace(capstone.trace_path("agent"))
+    per_turn = [sum(e.get("event") == "tool_call" and e["turn"] == t for e in events) for t in (1, 2, 3, 4)]
+    assert per_turn == [1, 1, 1, 0]
+    assert "one tool call per reply, `disable_parallel_tool_use`" in _prose()
+    assert "每次回复一个工具调用录下的，即 `disable_parallel_tool_use`" in _prose("zh")
