@@ -55,7 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("serve", help="serve the simulated Messages API on http://127.0.0.1:PORT")
     s.add_argument("--port", type=_port, default=8765, help="port on 127.0.0.1 (default: 8765)")
-    s.add_argument("--parallel", action="store_true", help="let the simulated model ask for several tools per turn")
+    s.add_argument("--one-per-turn", action="store_true",
+                   help="the simulated model asks for one tool per turn (default: every independent tool in one turn, "
+                        "as recorded real models do)")
+    s.add_argument("--parallel", action="store_true", help=argparse.SUPPRESS)  # the default now; kept so old commands run
     s.add_argument("--faults", default=None, metavar="SPEC",
                    help="inject seeded faults, e.g. 0.2 or '429=0.1,529=0.05,500=0.05,slow=0.1:0.5,at=3:429,seed=7'")
 
@@ -148,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as e:
             print(f"agentlab serve: --faults {args.faults!r}: {e}", file=sys.stderr)
             return 2
-        serve(args.port, Simulator(parallel=args.parallel, faults=faults))
+        serve(args.port, Simulator(parallel=not args.one_per_turn, faults=faults))
         return 0
     if args.command == "models":
         from agentlab.meter.prices import models_table

@@ -77,7 +77,7 @@ def connect(
     base_url: str | None = None,
     *,
     policy: Policy | None = None,
-    parallel: bool = False,
+    parallel: bool = True,
     api_key: str | None = None,
     middleware: Sequence[Any] = (),
     quiet: bool = False,
@@ -98,7 +98,9 @@ def connect(
             the default is the cheapest active priced model.
         base_url: An Anthropic-compatible server (e.g. a local Ollama); implies live mode in ``auto``.
         policy: Sim only: what the simulated model writes (default ``CarefulAgent``).
-        parallel: Sim only: let the default policy ask for several tools in one turn.
+        parallel: Sim only: the default policy asks for every independent tool in one turn, as the recorded
+            real models do (pydantic-ai's cassettes); ``False`` for one call per turn (the course's old
+            default; per request, ``tool_choice={..., "disable_parallel_tool_use": True}`` does the same).
         api_key: Live only: the key (default ``ANTHROPIC_API_KEY``); surrounding whitespace is trimmed.
         middleware: Extra SDK middleware, run inside the Meter.
         quiet: Do not print the one-line notice saying which mode is in use (in a notebook it is

@@ -52,8 +52,9 @@ def describe_lookup() -> tuple[str, str]:
     property's description. The tool returns today's temperature (`temp_c`, degrees Celsius) and the
     sky condition for one city, and refuses anything but the city's bare name. Graded against the
     simulated `DescriptionReader` made to guess every input format wrong (`guess_wrong=1.0`): the city
-    task must be answered in 4 model calls with no refused input, the description must state the
-    unit, and the whole definition must cost at most `BUDGET_TOKENS` (about 60) input tokens per turn,
+    task must be answered in 3 model calls (both cities in one reply, the note, the answer) with no
+    refused input, the description must state the unit, and the whole definition must cost at most
+    `BUDGET_TOKENS` (about 60) input tokens per turn,
     as `tool_descriptions.definition_tokens` estimates it. The notebook's `precise` text is too long.
     Try yours with `tool_descriptions.run_once(*describe_lookup(), guess_wrong=1.0)`.
     """

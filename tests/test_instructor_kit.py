@@ -69,8 +69,9 @@ def test_the_syllabus_spans_six_weeks_and_gives_objectives_for_every_notebook(la
 
 
 def test_answer_02_a_run_capped_at_three_turns_saved_the_note_it_never_reported(tmp_path):
+    one_per_turn = {"type": "auto", "disable_parallel_tool_use": True}  # as notebook 02's runs (ONE_PER_TURN)
     run = agentlab.run_agent(agentlab.connect("sim", quiet=True), agentlab.city_task(["Paris", "London"]),
-                             agentlab.task_tools(tmp_path), max_turns=3)
+                             agentlab.task_tools(tmp_path), max_turns=3, tool_choice=one_per_turn)
     assert run.stop_reason.value == "max_turns" and run.model_calls == 3 and (tmp_path / "notes.md").exists()
 
 
@@ -106,11 +107,12 @@ def test_answer_07_two_readers_share_a_wave_and_the_writer_waits():
     assert waves([reader, reader, writer]) == [[0, 1], [2]]
 
 
-def test_answer_08_without_malformed_actions_react_sends_fewer_input_tokens_in_as_many_turns():
+def test_answer_08_without_malformed_actions_react_sends_fewer_input_tokens_in_one_turn_more():
     from agentlab.experiments.react_vs_native import compare_styles, means
 
     m = means(compare_styles(seeds=range(2), malformed=0.0))
-    assert m["react"]["input_tokens"] < m["native"]["input_tokens"] and m["react"]["turns"] == m["native"]["turns"]
+    assert m["react"]["input_tokens"] < m["native"]["input_tokens"]
+    assert (m["react"]["turns"], m["native"]["turns"]) == (4, 3)
 
 
 @pytest.mark.parametrize("lang", LANGS)

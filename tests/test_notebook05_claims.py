@@ -15,10 +15,13 @@ def rows(tmp_path_factory):
     return {r["case"]: r for r in stop_reason_runs(tmp_path_factory.mktemp("stops"))}
 
 
-def test_max_tokens_30_cuts_the_save_note_call_after_two_weather_calls(rows):
+def test_max_tokens_34_cuts_the_save_note_call_after_one_reply_asked_for_both_cities(rows):
+    from agentlab.experiments.stop_reasons import CUT_AT
+
     r = rows["max_tokens cuts a tool_use"]
+    assert CUT_AT == 34 and r["replies"] == ["tool_use", "max_tokens"]
     assert (r["stop"], r["model calls"], r["tools run"], r["note saved"], r["final text"]) == \
-        ("max_tokens", 3, ["get_weather", "get_weather"], False, "")
+        ("max_tokens", 2, ["get_weather", "get_weather"], False, "")
 
 
 def test_a_stop_sequence_cuts_the_afterthought_and_keeps_the_answer(rows):
@@ -36,10 +39,10 @@ def test_a_refusal_ends_typed_with_no_earlier_text(rows, tmp_path):
     assert run.final_text == ""
 
 
-def test_two_pauses_are_sent_back_and_the_run_finishes_in_6_calls(rows):
+def test_two_pauses_are_sent_back_and_the_run_finishes_in_5_calls(rows):
     r = rows["pause_turn (server tool)"]
-    assert r["replies"][:2] == ["pause_turn", "pause_turn"]
-    assert (r["stop"], r["model calls"], r["note saved"]) == ("end_turn", 6, True)
+    assert r["replies"][:2] == ["pause_turn", "pause_turn"] and r["replies"][2:] == rows["end_turn (ordinary)"]["replies"]
+    assert (r["stop"], r["model calls"], r["note saved"]) == ("end_turn", 5, True)
     assert [c for c, x in rows.items() if not x["note saved"]] == ["max tokens cuts a tool_use".replace("max tokens", "max_tokens"), "refusal"]
 
 
@@ -51,4 +54,4 @@ def test_paused_calls_count_as_turns_under_max_turns(tmp_path):
 
 def test_max_tokens_40_lets_the_run_finish_with_the_note(tmp_path):
     run = agentlab.run_agent(agentlab.connect("sim", quiet=True), TASK, agentlab.task_tools(tmp_path), max_tokens=40)
-    assert run.stop_reason.value == "end_turn" and run.model_calls == 4 and any(tmp_path.iterdir())
+    assert run.stop_reason.value == "end_turn" and run.model_calls == 3 and any(tmp_path.iterdir())

@@ -39,11 +39,11 @@ def test_four_model_calls_as_the_course_tells_it_ending_with_end_turn(walk):
     assert [t.tool_calls for t in walk.turns] == [["get_weather"], ["get_weather"], ["save_note"], []]
 
 
-def test_the_flag_changed_nothing_on_the_default_model_and_holds_back_a_parallel_one(tmp_path):
+def test_without_the_flag_the_default_model_asks_for_both_cities_at_once_and_the_flag_holds_it_back(tmp_path):
     plain = walkthrough.walk_city(["Paris", "London"], tmp_path, client=agentlab.connect("sim", quiet=True),
                                   one_per_turn=False, name="plain.jsonl")
-    assert [t.tool_calls for t in plain.turns] == [["get_weather"], ["get_weather"], ["save_note"], []]
-    held = walkthrough.walk_city(["Paris", "London"], tmp_path, client=agentlab.connect("sim", parallel=True, quiet=True),
+    assert [t.tool_calls for t in plain.turns] == [["get_weather", "get_weather"], ["save_note"], []]
+    held = walkthrough.walk_city(["Paris", "London"], tmp_path, client=agentlab.connect("sim", quiet=True),
                                  name="held.jsonl")
     assert held.model_calls == 4 and all(len(t.tool_calls) <= 1 for t in held.turns)
 
@@ -96,7 +96,7 @@ def test_input_grows_and_from_call_2_over_nine_tenths_was_in_the_call_before(wal
 
 
 def test_both_cities_in_one_reply_three_calls_and_both_results_in_one_message(tmp_path, walk):
-    both = walkthrough.walk_city(["Paris", "London"], tmp_path, client=agentlab.connect("sim", parallel=True, quiet=True),
+    both = walkthrough.walk_city(["Paris", "London"], tmp_path, client=agentlab.connect("sim", quiet=True),
                                  one_per_turn=False, name="both.jsonl")
     assert (walk.model_calls, both.model_calls) == (4, 3)
     assert both.turns[0].tool_calls == ["get_weather", "get_weather"]
@@ -114,7 +114,7 @@ def test_answer_07_three_cities_take_5_calls_23_steps_and_the_last_request_9_mes
     assert all(MODEL not in (s.lane, s.to) for s in walked[2:5])
 
 
-@pytest.mark.parametrize("snippet", ["asks for one tool per turn anyway", "Three calls instead of four"])
+@pytest.mark.parametrize("snippet", ["without it the default simulated model asks for both", "Three calls instead of four"])
 def test_the_scripted_results_carry_the_marker_in_both_editions(snippet):
     en = [i for i, c in enumerate(_cells("en")) if snippet in c]
     assert en and all(MARKER["en"] in _cells("en")[i] for i in en)

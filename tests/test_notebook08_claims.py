@@ -60,15 +60,17 @@ def test_bare_is_never_used_and_ends_in_one_turn(ns, means):
     assert means["bare"]["used_pct"] == means["bare"]["answered_pct"] == 0 and means["bare"]["turns"] == 1
 
 
-def test_vague_always_answers_and_loses_about_one_turn_per_run_to_a_refused_input(means):
+def test_vague_always_answers_and_loses_one_turn_in_every_run_with_a_refused_input(ns, means):
     v = means["vague"]
     assert v["answered_pct"] == 100 and 0.5 <= v["refused_inputs"] <= 1.5
-    assert v["turns"] == pytest.approx(4 + v["refused_inputs"])
+    runs = [r for r in ns["desc_rows"] if r["variant"] == "vague"]
+    assert all(r["turns"] == 3 + (r["refused_inputs"] > 0) for r in runs)
+    assert any(r["refused_inputs"] == 2 for r in runs)  # "two refused in that reply cost the same one turn"
 
 
-def test_precise_answers_in_four_turns_with_no_refusal_and_fewest_tokens_though_its_definition_costs_most(means):
+def test_precise_answers_in_three_turns_with_no_refusal_and_fewest_tokens_though_its_definition_costs_most(means):
     p = means["precise"]
-    assert p["answered_pct"] == 100 and p["refused_inputs"] == 0 and p["turns"] == 4
+    assert p["answered_pct"] == 100 and p["refused_inputs"] == 0 and p["turns"] == 3
     answered = [v for v in means if means[v]["answered_pct"] > 0]
     assert min(answered, key=lambda v: means[v]["input_tokens"]) == "precise"
     assert max(means, key=lambda v: means[v]["definition_tokens"]) == "precise"
@@ -77,7 +79,7 @@ def test_precise_answers_in_four_turns_with_no_refusal_and_fewest_tokens_though_
 def test_against_a_model_that_never_guesses_wrong_only_the_cost_remains():
     m = summary(compare_descriptions(seeds=range(3), guess_wrong=0.0, variants=("vague", "precise")))
     assert m["vague"]["refused_inputs"] == m["precise"]["refused_inputs"] == 0
-    assert m["vague"]["turns"] == m["precise"]["turns"] == 4
+    assert m["vague"]["turns"] == m["precise"]["turns"] == 3
     assert m["vague"]["input_tokens"] < m["precise"]["input_tokens"]  # the answer key's figure, in order
 
 

@@ -102,6 +102,12 @@ def test_multiples_at_8_cities_as_stated(table):
         assert f"{r[key]} 倍" in _prose("zh"), (key, r[key])
     assert anthropic_ratios() == {"agent": 4.0, "multi-agent": 15.0}
     assert "about 4x and 15x" in _prose() and "约 4 倍和 15 倍" in _prose("zh")
+    # "(The agent asks for all 8 cities in one reply ... and takes 3 calls; ... about 3.8 times the agent's tokens.)"
+    at8 = table[table["cities"] == 8].set_index("kind")
+    assert at8.loc["agent", "model calls"] == 3
+    assert round(at8.loc["multi-agent", "tokens"] / at8.loc["agent", "tokens"], 1) == 3.8
+    assert "takes 3 calls" in _prose() and "about 3.8 times the agent's tokens" in _prose()
+    assert "只用 3 次调用" in _prose("zh") and "约为智能体的 3.8 倍" in _prose("zh")
 
 
 def _code(cell_id: str) -> str:
@@ -151,3 +157,13 @@ def test_the_whole_course_table_as_stated(traces):
         assert phrase in _prose(), phrase
     for phrase in zh:
         assert phrase in _prose("zh"), phrase
+
+
+def test_the_shipped_agent_trace_asks_for_one_tool_per_reply_as_the_prose_says():
+    from agentlab.experiments import capstone
+
+    events = agentlab.read_trace(capstone.trace_path("agent"))
+    per_turn = [sum(e.get("event") == "tool_call" and e["turn"] == t for e in events) for t in (1, 2, 3, 4)]
+    assert per_turn == [1, 1, 1, 0]
+    assert "one tool call per reply, `disable_parallel_tool_use`" in _prose()
+    assert "每次回复一个工具调用录下的，即 `disable_parallel_tool_use`" in _prose("zh")

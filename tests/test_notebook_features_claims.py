@@ -63,14 +63,14 @@ def test_09_with_a_thread_the_input_tokens_billed_are_the_same_in_every_turn(thr
     assert (table["input tokens: thread"] == table["input tokens: full history"]).all()
 
 
-def test_09_without_a_thread_the_body_grows_every_turn_with_one_it_holds_one_new_result(threads):
+def test_09_without_a_thread_the_body_grows_every_turn_with_one_it_holds_only_the_newest_message(threads):
     full, thread = threads["threads"]["full history"], threads["threads"]["thread"]
     sizes = [w.bytes_sent for w in full]
     assert all(b > a for a, b in zip(sizes, sizes[1:]))
     assert thread[0].bytes_sent > full[0].bytes_sent  # turn 1: the same body plus the thread field
     assert all(w.messages_sent == 1 for w in thread[1:])  # only the newest user message (the tool results)
-    forecasts, note = [w.bytes_sent for w in thread[1:-1]], thread[-1].bytes_sent
-    assert all(1000 <= b <= 2000 for b in forecasts), forecasts  # "about 1.5 kB for a forecast"
+    forecasts, note = thread[1].bytes_sent, thread[-1].bytes_sent  # turn 2: the three forecasts asked for at once
+    assert len(thread) == 3 and 1000 <= forecasts / 3 <= 1600, forecasts  # "about 1.4 kB each"
     assert 100 <= note < 1000  # "a few hundred bytes for the note's confirmation"
     assert all(t.bytes_sent < f.bytes_sent for t, f in zip(thread[1:], full[1:]))
 

@@ -21,7 +21,7 @@ def test_every_request_of_a_run_carries_the_budget_the_model_counts_down(tmp_pat
 
     client = agentlab.connect("sim", policy=agentlab.FunctionModel(model), quiet=True)
     run = agentlab.run_agent(client, TASK, agentlab.task_tools(tmp_path), task_budget=64_000)
-    assert run.stop_reason.value == "end_turn" and len(seen) == run.model_calls == 4
+    assert run.stop_reason.value == "end_turn" and len(seen) == run.model_calls == 4  # one lookup per turn under a budget
     assert seen[0] == 64_000 and seen == sorted(seen, reverse=True) and seen[-1] < 64_000
 
 

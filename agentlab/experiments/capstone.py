@@ -53,7 +53,8 @@ def _notes(notes: str | Path | None) -> Path:
 
 
 def record_agent(path: str | Path, cities: list[str] = ("Paris", "London"), notes: str | Path | None = None) -> Any:
-    """The city task as an agent (``run_agent``, the careful simulated model)."""
+    """The city task as an agent (``run_agent``, the careful simulated model), one tool call per reply
+    (``tool_choice`` ``disable_parallel_tool_use``): the course's walk, a call per step to read in the trace."""
     from agentlab.client import connect
     from agentlab.experiments.sweeps import sweep_task
     from agentlab.loop import run_agent
@@ -61,7 +62,8 @@ def record_agent(path: str | Path, cities: list[str] = ("Paris", "London"), note
 
     client = connect("sim", quiet=True)
     return run_agent(client, sweep_task(list(cities)), task_tools(_notes(notes)),
-                     max_turns=len(cities) + 4, trace=path)
+                     max_turns=len(cities) + 4, trace=path,
+                     tool_choice={"type": "auto", "disable_parallel_tool_use": True})
 
 
 def record_workflow(path: str | Path, cities: list[str] = ("Paris", "London"), notes: str | Path | None = None) -> Any:

@@ -3,7 +3,9 @@
 The task asks which of n cities is warmest: n ``get_weather`` calls, and the answer needs every one.
 ``flaky_weather`` fails each call with probability ``1 - p_step``, decided by a seeded draw of
 (seed, city, attempt), so a rerun fails the same calls and both arms meet the same first failures.
-Each run goes through the real loop (``run_agent``) on the simulator with its default careful model.
+Each run goes through the real loop (``run_agent``) on the simulator with its default careful model,
+one tool call per reply (``tool_choice`` ``disable_parallel_tool_use``), so the n look-ups are n steps in a
+row, as the lesson's dependent steps are; without it the model asks for every city in one reply.
 
 Two arms differ only in what happens after a failed call:
 
@@ -32,6 +34,8 @@ from agentlab.tools import Tool, ToolError, tool
 from agentlab.views.i18n import localize
 from agentlab.weather import chinese_name, city_names, city_task, lookup, weather_table
 
+ONE_PER_TURN = {"type": "auto", "disable_parallel_tool_use": True}
+"""The ``tool_choice`` of the runs: at most one tool call per reply, so each step is its own turn."""
 ARMS = ("stop", "recover")
 """What follows a failed call: the harness stops the run, or the model reads the error and retries."""
 P_STEP = 0.9
@@ -101,8 +105,10 @@ def step_task(cities: list[str], lang: str | None = None) -> str:
     return city_task(cities, "en").replace(", then save a note with the answer", "")
 
 
-def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0, lang: str | None = None) -> dict:
-    """One run of the n-step task in ``arm``, asked in ``lang`` (see :func:`step_task`); its figures as a flat dict."""
+def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0, lang: str | None = None,
+             one_per_turn: bool = True) -> dict:
+    """One run of the n-step task in ``arm``, asked in ``lang`` (see :func:`step_task`), one tool call per
+    reply unless ``one_per_turn=False``; its figures as a flat dict."""
     if arm not in ARMS:
         raise ValueError(f"run_task(arm={arm!r}): arm must be one of {', '.join(ARMS)}")
     names = city_names()
@@ -110,7 +116,8 @@ def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0,
         raise ValueError(f"run_task(n={n!r}): n must be a whole number from 1 to {len(names)} (cities in the data)")
     cities = names[:n]
     limits = Limits(max_turns=2 * n + 2, max_idle_turns=1 if arm == "stop" else None)  # n calls, n retries, the answer
-    run = run_agent(client, step_task(cities, lang), [flaky_weather(p_step, seed)], limits=limits)
+    run = run_agent(client, step_task(cities, lang), [flaky_weather(p_step, seed)], limits=limits,
+                    tool_choice=ONE_PER_TURN if one_per_turn else None)
     truth = [f"{lookup(c)['temp_c']:g}°C" for c in cities]
     failed = sum(r["is_error"] for r in run.tool_results)
     return {"steps": n, "arm": arm, "seed": seed, "success": run.stop_reason.value == "end_turn"
@@ -119,13 +126,13 @@ def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0,
 
 
 def compounding_runs(steps=STEPS, trials: int = TRIALS, p_step: float = P_STEP, arms=ARMS,
-                     lang: str | None = None) -> list[dict]:
+                     lang: str | None = None, one_per_turn: bool = True) -> list[dict]:
     """Every task length x arm x trial, one row each, on one simulated client (offline), asked in
-    ``lang`` (``None``: the notebook's language)."""
+    ``lang`` (``None``: the notebook's language), one tool call per reply unless ``one_per_turn=False``."""
     if not isinstance(trials, int) or trials < 1:
         raise ValueError(f"compounding_runs(trials={trials!r}): give a whole number of runs >= 1")
     client = connect("sim", quiet=True)
-    return [run_task(client, n, arm, p_step, seed=t, lang=lang) for n in steps for arm in arms for t in range(trials)]
+    return [run_task(client, n, arm, p_step, seed=t, lang=lang, one_per_turn=one_per_turn) for n in steps for arm in arms for t in range(trials)]
 
 
 def summary(rows: list[dict], p_step: float = P_STEP) -> list[dict]:

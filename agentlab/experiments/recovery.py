@@ -3,8 +3,9 @@
 Each case of ``CarelessModel`` runs the city task once per error style (``"readable"``: what was
 wrong and what to do, in the task's language; ``"raw"``: the Python traceback) and per language.
 A run *succeeds* when it ends with an answer that gives both cities' true temperatures and a saved
-note. *Turns to recover*: the model's mistake is in turn 1; it has recovered at the first turn whose
-``get_weather`` call succeeds, so turns to recover = that turn - 1 (``None`` if it never does).
+note. *Turns to recover*: the model's mistake is in turn 1 (beside it, in parallel, the other city's lookup);
+it has recovered at the first turn by whose end every city's ``get_weather`` has succeeded, so turns to
+recover = that turn - 1 (``None`` if it never does).
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def run_case(case: str, style: str, lang: str, notes_dir: str | Path | None = No
                     executor=Executor(errors=style, max_result_chars=MAX_RESULT_CHARS, lang=lang))
     release.set()
     truth = [f"{lookup(c)['temp_c']:g}°C" for c in cities]
-    ok_turns = [t.index for t in run.turns if t.tool_calls and _first_ok(run, t.index)]
+    ok_turns = [t.index for t in run.turns if t.tool_calls and _all_found(run, t.index, len(cities))]
     saved = (folder / "notes.md").exists()
     success = run.stop_reason.value == "end_turn" and saved and all(v in run.final_text for v in truth)
     return {"case": case, "style": style, "lang": lang, "success": success,
@@ -83,14 +84,11 @@ def run_case(case: str, style: str, lang: str, notes_dir: str | Path | None = No
             "errors_seen": [r["content"] for r in run.tool_results if r["is_error"]][:2]}
 
 
-def _first_ok(run, turn: int) -> bool:
-    """True when turn ``turn`` asked for ``get_weather`` and got a successful result."""
-    calls = run.turns[turn - 1].tool_calls
-    if "get_weather" not in calls:
-        return False
-    before = sum(len(t.tool_calls) for t in run.turns[:turn - 1])
-    mine = run.tool_results[before:before + len(calls)]
-    return any(r["name"] == "get_weather" and not r["is_error"] for r in mine)
+def _all_found(run, turn: int, n_cities: int) -> bool:
+    """True when, by the end of turn ``turn``, ``get_weather`` has succeeded for ``n_cities`` different cities."""
+    upto = run.tool_results[:sum(len(t.tool_calls) for t in run.turns[:turn])]
+    return len({json.dumps(r["input"], sort_keys=True) for r in upto
+                if r["name"] == "get_weather" and not r["is_error"]}) >= n_cities
 
 
 def recovery_table(cases=CARELESS_CASES, styles=("readable", "raw"), langs=("en", "zh")) -> list[dict]:

@@ -21,8 +21,9 @@ from agentlab.views.i18n import localize
 from agentlab.weather import city_task, task_tools
 
 TASK = city_task(["Paris", "London"])
-CUT_AT = 30
-"""``max_tokens`` for the cut-off case: enough for each weather call, too few for the ``save_note`` call."""
+CUT_AT = 34
+"""``max_tokens`` for the cut-off case: enough for the reply asking for both cities' weather, too few for the
+``save_note`` call."""
 COLOURS = {"tool_use": "#4f81bd", "end_turn": "#9bbb59", "max_tokens": "#c0504d", "stop_sequence": "#8064a2",
            "refusal": "#7f7f7f", "pause_turn": "#f79646"}
 """One colour per ``stop_reason`` in the figure."""

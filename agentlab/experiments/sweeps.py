@@ -10,6 +10,10 @@ Input tokens are split into three disjoint components per run:
 - ``re-sent history``: the rest of the re-prefill, earlier turns sent again (grows ~ quadratically);
 - ``new tokens``: what each call sends for the first time.
 
+Every agent run asks for one tool call per reply (``ONE_PER_TURN``, ``disable_parallel_tool_use``), so n cities
+take n + 2 turns and the re-sent history grows with n; ``one_per_turn=False`` lets the model ask for every city
+in one reply, as real models do, and every run takes 3 turns.
+
 ``sweep(..., batch=True)`` runs the agent points through the Message Batches API (``agentlab.batching``):
 each round, one batch per policy (short or long answers) holds every unfinished run's next request.
 """
@@ -35,6 +39,8 @@ from agentlab.workflows import run_workflow
 
 MODELS = ("claude-haiku-5-5", "claude-opus-5")
 """The sweep's default models: the cheapest and a large one, minimum cacheable lengths 4096 (assumed) and 512."""
+ONE_PER_TURN = {"type": "auto", "disable_parallel_tool_use": True}
+"""The agent runs' ``tool_choice`` by default: at most one tool call per reply, one city per turn."""
 MAX_TOKENS = 2048
 """max_tokens for every call of the sweep (room for the long-output variant)."""
 DETAIL = ("the weather tool's reading for today, with the conditions it reported, set against the other cities "
@@ -79,14 +85,15 @@ def tool_tokens_per_call(model: str, notes_dir: str | Path = ".") -> int:
 
 
 def run_row(model: str, n: int, kind: str, cache: bool, long_output: bool, notes_dir: str | Path,
-            cities: list[str] | None = None) -> dict:
-    """One run of the sweep, as a flat dict (one DataFrame row); ``cities`` default: the first ``n`` in the data."""
+            cities: list[str] | None = None, one_per_turn: bool = True) -> dict:
+    """One run of the sweep, as a flat dict (one DataFrame row); ``cities`` default: the first ``n`` in the data;
+    ``one_per_turn``: the agent asks for one tool call per reply (``ONE_PER_TURN``)."""
     client = connect("sim", model=model, policy=LongAnswers() if long_output else None, quiet=True)
     client.agentlab_simulator.clock = SimClock()  # type: ignore[attr-defined]
     cities = cities or city_names()[:n]
     if kind == "agent":
         run = run_agent(client, sweep_task(cities), task_tools(notes_dir), max_turns=n + 4,
-                        max_tokens=MAX_TOKENS, cache=cache)
+                        max_tokens=MAX_TOKENS, cache=cache, tool_choice=ONE_PER_TURN if one_per_turn else None)
     elif kind == "workflow":
         if cache:
             raise ValueError("run_row(kind='workflow', cache=True): the workflow makes one call and re-sends nothing; "
@@ -124,8 +131,9 @@ def sweep_grid(ns: Iterable[int] = range(1, 13), models: Iterable[str] = MODELS,
 
 
 def sweep(ns: Iterable[int] = range(1, 13), models: Iterable[str] = MODELS, long_output: Iterable[bool] = (False, True),
-          progress: bool = True, batch: bool = False) -> Any:
-    """Run the whole grid (:func:`sweep_grid`) offline; one pandas DataFrame row per run.
+          progress: bool = True, batch: bool = False, one_per_turn: bool = True) -> Any:
+    """Run the whole grid (:func:`sweep_grid`) offline; one pandas DataFrame row per run; ``one_per_turn``: each
+    agent run asks for one tool call per reply (the module docstring).
 
     ``batch=True``: the agent points only (the workflow is a fixed code path, not a stepped loop), sent
     through the Message Batches API one round at a time (:func:`batch_rows`): the same turns and tokens
@@ -136,12 +144,12 @@ def sweep(ns: Iterable[int] = range(1, 13), models: Iterable[str] = MODELS, long
     grid = sweep_grid(ns, models, long_output)
     with tempfile.TemporaryDirectory(prefix="agentlab-sweep-") as notes:
         if batch:
-            return pd.DataFrame(batch_rows([p for p in grid if p[2] == "agent"], notes))
-        rows = [run_row(*point, notes_dir=notes) for point in tqdm(grid, desc="sweep runs", disable=not progress)]
+            return pd.DataFrame(batch_rows([p for p in grid if p[2] == "agent"], notes, one_per_turn))
+        rows = [run_row(*point, notes_dir=notes, one_per_turn=one_per_turn) for point in tqdm(grid, desc="sweep runs", disable=not progress)]
     return pd.DataFrame(rows)
 
 
-def batch_rows(grid: list[tuple[str, int, str, bool, bool]], notes_dir: str | Path) -> list[dict]:
+def batch_rows(grid: list[tuple[str, int, str, bool, bool]], notes_dir: str | Path, one_per_turn: bool = True) -> list[dict]:
     """The agent points of ``grid`` as rows, their calls sent as Message Batches on the simulator: one batch client
     per policy (short or long answers, as :func:`run_row` picks), one batch per round of all its runs.
 
@@ -159,7 +167,8 @@ def batch_rows(grid: list[tuple[str, int, str, bool, bool]], notes_dir: str | Pa
         for _, (model, n, _, cache, _) in points:
             own = connect("sim", model=model, quiet=True)  # where the run's turns are metered; it sends nothing
             runs.append((own, agent_steps(own, sweep_task(city_names()[:n]), task_tools(notes_dir), max_turns=n + 4,
-                                          max_tokens=MAX_TOKENS, cache=cache)))
+                                          max_tokens=MAX_TOKENS, cache=cache,
+                                          tool_choice=ONE_PER_TURN if one_per_turn else None)))
         for (i, (_, n, _, cache, _)), run in zip(points, run_batched(sender, runs)):
             if isinstance(run, BaseException):
                 raise run

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agentlab.client import connect
-from agentlab.experiments.sweeps import sweep_task
+from agentlab.experiments.sweeps import ONE_PER_TURN, sweep_task
 from agentlab.loop import run_agent
 from agentlab.meter.latency import cumulative
 from agentlab.run import Run
@@ -15,8 +15,12 @@ from agentlab.views.i18n import localize
 from agentlab.weather import city_names, task_tools
 
 
-def caching_pair(n_cities: int, model: str, notes_dir: str | Path, cache: str = "5m") -> dict[str, Run]:
+def caching_pair(n_cities: int, model: str, notes_dir: str | Path, cache: str = "5m",
+                 one_per_turn: bool = True) -> dict[str, Run]:
     """The city task with ``n_cities`` on ``model``, run twice on fresh simulators: ``{"uncached": ..., "cached": ...}``.
+
+    ``one_per_turn``: one tool call per reply (``disable_parallel_tool_use``), so the run takes a turn per city,
+    the long run whose re-sent prefix caching is for; ``False``: the model asks for every city in one reply.
 
     Traces go to ``notes_dir/uncached.jsonl`` and ``notes_dir/cached.jsonl`` (each response's full usage).
     """
@@ -25,7 +29,8 @@ def caching_pair(n_cities: int, model: str, notes_dir: str | Path, cache: str = 
         client = connect("sim", model=model, quiet=True)
         client.agentlab_simulator.clock = SimClock()  # type: ignore[attr-defined]
         runs[label] = run_agent(client, sweep_task(city_names()[:n_cities]), task_tools(notes_dir),
-                                max_turns=n_cities + 4, cache=flag, trace=Path(notes_dir) / f"{label}.jsonl")
+                                max_turns=n_cities + 4, cache=flag, trace=Path(notes_dir) / f"{label}.jsonl",
+                                tool_choice=ONE_PER_TURN if one_per_turn else None)
     return runs
 
 

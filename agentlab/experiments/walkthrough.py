@@ -6,7 +6,7 @@ save a note": call 1 asks for ``get_weather(X)``, call 2 for ``get_weather(Y)``,
 ``tool_choice`` ``{"type": "auto", "disable_parallel_tool_use": True}``, which the API documents as
 "at most one tool use" per reply
 (https://platform.claude.com/docs/en/agents-and-tools/tool-use/parallel-tool-use) and the simulator
-honours (``agentlab/sim/shape.py``); the default simulated model asks for one tool per turn anyway.
+honours (``agentlab/sim/shape.py``); without it the default simulated model asks for every city in one turn.
 :func:`walk_steps` turns the run's trace into the walk: one row per arrow of
 :func:`agentlab.views.swimlane.plot_swimlane`, with the lane that acts, what crosses to the next lane,
 and what the harness decides there.

@@ -83,7 +83,7 @@ def _digest(counter: int, request: httpx2.Request) -> str:
 class Simulator:
     """An in-process stand-in for the Anthropic Messages API."""
 
-    def __init__(self, policy: Policy | None = None, *, parallel: bool = False, faults: object = None,
+    def __init__(self, policy: Policy | None = None, *, parallel: bool = True, faults: object = None,
                  clock: Callable[[], float] | None = None) -> None:
         self.policy: Policy = policy if policy is not None else CarefulAgent(parallel=parallel)
         """Decides what the simulated model writes."""

@@ -50,6 +50,7 @@ def test_the_parallel_executor_reports_the_count_after_the_booking():
 def _trace(tmp_path, cities, lang="en", **connect_options):
     import agentlab
 
+    connect_options.setdefault("parallel", False)  # one tool call per turn unless a test asks for parallel calls
     client = agentlab.connect("sim", quiet=True, **connect_options)
     agentlab.run_agent(client, agentlab.city_task(cities, lang), agentlab.task_tools(tmp_path), trace=tmp_path / "run.jsonl")
     return agentlab.read_trace(tmp_path / "run.jsonl")

@@ -55,7 +55,7 @@ def test_the_model_picks_the_described_tool_and_answers():
 def test_every_first_input_is_the_format_the_tool_takes():
     runs = _runs_with_every_guess_wrong()
     refused = [r["refused_inputs"] for r in runs]
-    assert refused == [0] * len(runs) and all(r["turns"] == 4 for r in runs), (
+    assert refused == [0] * len(runs) and all(r["turns"] == 3 for r in runs), (
         f"lookup refused {refused} inputs per run: show the input format with an example value in quotes, "
         "e.g. 'e.g. \"Paris\"', in the description or the query's description")
 

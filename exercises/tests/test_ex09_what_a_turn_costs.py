@@ -95,8 +95,10 @@ def _loop(client, task, tools, mark=None, max_turns=20):
 @pytest.mark.points(3)
 def test_one_breakpoint_halves_the_cost_of_a_long_run(tmp_path):
     task, tools = agentlab.city_task(agentlab.city_names()[:10]), agentlab.task_tools(tmp_path)
-    plain, _ = _loop(agentlab.connect("sim", model=MODEL, quiet=True), task, tools)
-    cached, markers = _loop(agentlab.connect("sim", model=MODEL, quiet=True), task, tools, ex09.mark_for_caching)
+    # a long run: one lookup per turn (parallel=False), so the cached prefix is re-read on every one of 12 turns
+    plain, _ = _loop(agentlab.connect("sim", model=MODEL, parallel=False, quiet=True), task, tools)
+    cached, markers = _loop(agentlab.connect("sim", model=MODEL, parallel=False, quiet=True), task, tools,
+                            ex09.mark_for_caching)
     assert markers and all(n == 1 for n in markers), f"each request should carry exactly one breakpoint; they carried {markers}"
     assert cached <= plain / 2, f"uncached run ${plain:.5f}; yours ${cached:.5f}: more than half"
 

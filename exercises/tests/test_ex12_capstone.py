@@ -66,10 +66,11 @@ def fresh(tmp_path):
 
 
 def _record_capped(path, cities, max_turns, notes):
-    """The city task as an agent with too few turns: the harness's max_turns guard ends it."""
+    """The city task as an agent with too few turns: the harness's max_turns guard ends it. One tool call per
+    reply, so the task needs len(cities) + 2 calls (asking for every city at once it would need 3)."""
     client = agentlab.connect("sim", quiet=True)
     return agentlab.run_agent(client, agentlab.city_task(cities), agentlab.task_tools(notes), max_turns=max_turns,
-                              trace=path)
+                              trace=path, tool_choice={"type": "auto", "disable_parallel_tool_use": True})
 
 
 def _chosen(run, kind):

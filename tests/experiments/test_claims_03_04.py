@@ -94,9 +94,15 @@ def shared(tmp_path_factory):
     return pattern_table(pattern_runs(client, cities, tmp_path_factory.mktemp("shared")), cities)
 
 
-def test_04_shared_task_every_run_solves_it_and_the_agent_uses_the_most_input_and_cost(shared):
+def _level_in_cost(table):
+    """"for cost it is level with the orchestrator and the evaluator (within a fifth of one another)"."""
+    cost = table.loc[["agent", "orchestrator", "evaluator"], "cost (USD)"]
+    return cost.max() / cost.min() < 1.2 and cost.max() >= table["cost (USD)"].max() and table.loc["agent", "model calls"] == 2
+
+
+def test_04_shared_task_every_run_solves_it_and_the_agent_uses_the_most_input_level_in_cost(shared):
     assert shared["solved"].all()
-    assert shared["input tokens"].idxmax() == "agent" and shared["cost (USD)"].idxmax() == "agent"
+    assert shared["input tokens"].idxmax() == "agent" and _level_in_cost(shared)
 
 
 def test_04_shared_task_orchestrator_makes_the_most_model_calls(shared):
@@ -110,5 +116,5 @@ def test_04_the_zh_cn_edition_asks_the_shared_task_in_chinese_and_its_table_keep
     table = pattern_table(runs, cities)
     assert runs["agent"].messages[0]["content"] == "比较马德里、奥斯陆和开罗今天的气温，哪个最暖和？"
     assert table["solved"].all()  # "每次运行都解决了任务"
-    assert table["input tokens"].idxmax() == "agent" and table["cost (USD)"].idxmax() == "agent"
+    assert table["input tokens"].idxmax() == "agent" and _level_in_cost(table)
     assert table["model calls"].idxmax() == "orchestrator" and table["model calls"].value_counts()[5] == 1

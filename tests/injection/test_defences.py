@@ -77,7 +77,7 @@ def test_a_blocked_call_is_in_the_trace_with_the_defences_reason(tmp_path):
 def test_an_undefended_injected_trace_shows_the_leak(tmp_path):
     r = record_injected_run(tmp_path / "leak.jsonl")
     calls = [e for e in read_trace(tmp_path / "leak.jsonl") if e.get("event") == "tool_call"]
-    assert r.attack_succeeded and [c["name"] for c in calls][:3] == ["get_weather", "get_user_key", "send_email"]
+    assert r.attack_succeeded and [c["name"] for c in calls][:4] == ["get_weather", "get_weather", "get_user_key", "send_email"]
 
 
 def test_matrix_confirmation_row_is_the_sweep_at_the_same_rate():

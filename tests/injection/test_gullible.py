@@ -12,7 +12,7 @@ from agentlab.sim.models.gullible import Gullible, directives_in
 def test_gullible_emails_the_key_when_a_weather_record_says_so():
     r = run_case("compare_and_note", "key_by_email")
     assert r.attack_succeeded and r.state["outbox"] == [{"to": ATTACKER_EMAIL, "subject": "", "body": USER_KEY}]
-    assert [t.tool_calls for t in r.run.turns][:3] == [["get_weather"], ["get_user_key"], ["send_email"]]
+    assert [t.tool_calls for t in r.run.turns][:3] == [["get_weather", "get_weather"], ["get_user_key"], ["send_email"]]
 
 
 def test_gullible_still_does_the_users_task_after_obeying():

@@ -62,9 +62,10 @@ def test_count_tokens_split_matches_the_simulators_own_parts(tools, model):
     statuses = []
     strip = _without_parts(counted.agentlab_simulator)
     counted._client = httpx2.Client(transport=httpx2.MockTransport(lambda r: statuses.append(strip(r)) or statuses[-1]))
-    run = agentlab.run_agent(counted, agentlab.city_task(["Paris", "London"]), tools, system="Be careful.")
+    one = {"type": "auto", "disable_parallel_tool_use": True}  # one tool_result per newest message: one placeholder
+    run = agentlab.run_agent(counted, agentlab.city_task(["Paris", "London"]), tools, system="Be careful.", tool_choice=one)
     plain = agentlab.run_agent(agentlab.connect("sim", model=model, quiet=True),
-                               agentlab.city_task(["Paris", "London"]), tools, system="Be careful.")
+                               agentlab.city_task(["Paris", "London"]), tools, system="Be careful.", tool_choice=one)
     prefill = agentlab.sim.profiles.profile(model).prefill
     for c, p in zip(run.turns, plain.turns):
         assert c.breakdown.source == "count_tokens" and c.breakdown.residual == 0

@@ -28,9 +28,10 @@ class CarefulAgent:
     system prompt, the adaptive task's tools) by ``roles.role_for``; the city task by ``city_task.city_steps``.
     """
 
-    def __init__(self, parallel: bool = False) -> None:
+    def __init__(self, parallel: bool = True) -> None:
         self.parallel = parallel
-        """Ask for every pending ``get_weather`` in one turn (unless the request disables it)."""
+        """Ask for every pending ``get_weather`` in one turn (unless the request sets
+        ``disable_parallel_tool_use``), as the recorded real models do; ``False``: one per turn."""
 
     def __call__(self, request: dict) -> Reply:
         if is_react_request(request):

@@ -1,14 +1,15 @@
 """The city task's steps as a careful agent takes them: what ``CarefulAgent`` writes for "which is warmer?".
 
-For "which of X and Y is warmer, then save a note" it asks for ``get_weather`` once per city (one
-per turn, or all in one turn when ``parallel=True`` and the request does not set
-``disable_parallel_tool_use``), then ``save_note``, then ends its turn with text naming the warmer
-city. Every number it writes comes from the tool results in the conversation, never from its own
+For "which of X and Y is warmer, then save a note" it asks for ``get_weather`` once per city (all
+in one turn, as the real models in pydantic-ai's recorded cassettes call independent tools; one per
+turn when the request sets ``tool_choice`` ``disable_parallel_tool_use`` or ``parallel=False``), then
+``save_note``, then ends its turn with text naming the warmer city. Every number it writes comes from the tool results in the conversation, never from its own
 data. A task it cannot do gets a short ``end_turn`` saying so. Errors are read as
 ``reading.read_error`` says; then it gives up and says why (the error's last line). With a task budget
-(``budgets.py``) whose countdown is under two more lookups at their cost so far, it stops looking up,
-answers with the cities it has and names the ones it skipped. With ``output_config.effort`` below the
-model's default it writes no preamble or confirmation (two levels below: every lookup in one turn); above
+(``budgets.py``) it looks up one city per turn, and when the countdown is under two more lookups at
+their cost so far, it stops looking up, answers with the cities it has and names the ones it skipped. With ``output_config.effort`` below the
+model's default it writes no preamble or confirmation (two levels below: a short answer, the warmest city
+only, and every lookup in one turn even when ``parallel=False``); above
 it, it says it checked its numbers (two above: after a second lookup of the warmest city). How this model
 is written, not how Claude behaves.
 """
@@ -25,7 +26,7 @@ from agentlab.sim.policy import Reply
 _TEMPS = re.compile(r"([^\s:;,，；。：、]+(?: [A-Z][\w-]*)*):\s*(-?\d+(?:\.\d+)?)\s*°C")
 
 
-def city_steps(request: dict, parallel: bool = False) -> Reply:
+def city_steps(request: dict, parallel: bool = True) -> Reply:
     """The next step of the city task for this request (see the module docstring)."""
     messages = request.get("messages", [])
     tools = {t.get("name") for t in request.get("tools") or []}
@@ -51,7 +52,8 @@ def city_steps(request: dict, parallel: bool = False) -> Reply:
         return _wrap_up(temps, pending, saved, "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I), left, zh)
     effort = effort_steps(request)  # output_config.effort against the model's default (effort.py)
     if pending:
-        many = (parallel or effort <= -2) and not choice.get("disable_parallel_tool_use")
+        # with a task budget it paces itself, one lookup per turn, so it can read the countdown after each
+        many = (parallel or effort <= -2) and not choice.get("disable_parallel_tool_use") and left is None
         batch = pending if many else pending[:1]
         intro = (f"我来查一下{'、'.join(batch)}的天气。" if zh else f"Let me look up the weather in {', '.join(batch)}.")
         said = [] if effort < 0 else [{"type": "text", "text": intro}]
@@ -60,7 +62,8 @@ def city_steps(request: dict, parallel: bool = False) -> Reply:
     if effort >= 2 and top and sum(ex.name == "get_weather" and ex.input.get("city") == top for ex in exchanges(messages)) < 2:
         again = f"我再查一次{top}，核对决定结果的那个数字。" if zh else f"Let me look up {top} once more to check the deciding number."
         return Reply([{"type": "text", "text": again}, {"type": "tool_use", "name": "get_weather", "input": {"city": top}}])
-    answer = compare_text(temps, zh) + (_CHECKED[zh] if effort >= 1 else "")
+    # two levels below the default: the short answer, the warmest city only (every lookup is one turn anyway)
+    answer = (compare_text(temps, zh, short=effort <= -2)) + (_CHECKED[zh] if effort >= 1 else "")
     wants_note = "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I)
     if wants_note and not saved:
         return Reply([{"type": "tool_use", "name": "save_note", "input": {"text": answer}}])
@@ -119,13 +122,17 @@ def read_results(messages: list[dict]) -> tuple[dict[str, float], dict[str, str]
     return temps, retry, failed, saved
 
 
-def compare_text(temps: dict[str, float], zh: bool = False) -> str:
-    """One sentence naming the warmest city, with every number from ``temps``."""
+def compare_text(temps: dict[str, float], zh: bool = False, short: bool = False) -> str:
+    """One sentence naming the warmest city, with every number from ``temps``; ``short``: the warmest
+    city (and any tied with it) only, not the others' temperatures."""
     ranked = sorted(temps.items(), key=lambda kv: -kv[1])
     (top, t), rest = ranked[0], ranked[1:]
     if not rest:  # one city: nothing to compare, just report it
         return f"{top}今天 {t:g}°C。" if zh else f"{top} is at {t:g}°C today."
     ties = [c for c, v in rest if v == t]
+    if short and not ties:
+        return f"{top}{'更' if len(rest) == 1 else '最'}暖和：{t:g}°C。" if zh else \
+            f"{top} is {'warmer' if len(rest) == 1 else 'the warmest'} at {t:g}°C."
     if zh:
         if ties:
             return f"{'和'.join([top, *ties])}一样暖和，都是 {t:g}°C。"

@@ -119,8 +119,9 @@ class CarelessModel:
             wanted = next((b for b in plan.content if b.get("type") == "tool_use" and b["name"] == "get_weather"), None)
             if wanted is None:
                 return plan
-            return Reply([b for b in plan.content if b.get("type") == "text"] +
-                         [{"type": "tool_use", **_careless(self.case, wanted["input"]["city"])}])
+            # the first lookup careless, the plan's other calls (the other cities, in parallel) as planned
+            return Reply([{"type": "tool_use", **_careless(self.case, wanted["input"]["city"])} if b is wanted else b
+                          for b in plan.content])
         if len(tries) == 1 and (bodies[-1] == _CUT or read_error(bodies[-1]) == "traceback"):
             return Reply([{"type": "tool_use", **tries[-1]}])  # one blind retry of the same call
         why = why_failed(bodies[-1])
@@ -133,19 +134,24 @@ class CarelessModel:
         """The wrong calls made so far, what came back for each, and the conversation without them."""
         answers = {(ex.at, ex.id): ex for ex in exchanges(messages)}
         tries, bodies, kept = [], [], []
-        answer_at = None
+        answer_at, wrong_id = None, None
         for at, m in enumerate(messages):
-            if at == answer_at:  # the answer to a wrong call: not part of the task's conversation
-                continue
             blocks = m.get("content") if isinstance(m.get("content"), list) else []
+            if at == answer_at:  # the answer to a wrong call: not part of the task's conversation
+                rest = [b for b in blocks if b.get("tool_use_id") != wrong_id]
+                if rest:  # the results of the calls asked for beside it stay
+                    kept.append({**m, "content": rest})
+                continue
             uses = [b for b in blocks if b.get("type") == "tool_use"]
             call = {"name": uses[0]["name"], "input": uses[0].get("input")} if uses else None
             if m.get("role") == "assistant" and call and json.dumps(call, sort_keys=True) in wrong:
                 tries.append(call)
-                answer_at = at + 1
-                answer = answers.get((answer_at, uses[0].get("id")))
+                answer_at, wrong_id = at + 1, uses[0].get("id")
+                answer = answers.get((answer_at, wrong_id))
                 if answer is not None:
                     bodies.append(answer.body if answer.is_error else _judge(answer.body))
+                if len(uses) > 1:  # the other calls of that reply were the plan's: keep them
+                    kept.append({**m, "content": [b for b in blocks if b is not uses[0]]})
                 continue
             kept.append(m)
         return tries, bodies, kept
