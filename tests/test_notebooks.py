@@ -6,6 +6,7 @@ edition, then read here, by the claim tests and by the figure tests alike.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -42,3 +43,8 @@ def test_notebook_is_stored_stripped(path: Path) -> None:
     assert not dirty, (f"{path.name}: code cells {dirty} have outputs or execution counts; clear them "
                        "(e.g. jupyter nbconvert --clear-output --inplace) before committing")
     assert nb.metadata.get("kernelspec", {}).get("name") == "python3", f"{path.name}: kernelspec must be python3"
+    for edition in (path, path.parent / "zh-CN" / path.name):  # nbformat.read fills in a missing id, with a warning
+        cells = json.loads(edition.read_text(encoding="utf-8"))["cells"]
+        unnamed = [i for i, c in enumerate(cells) if not c.get("id")]
+        assert not unnamed, (f"{edition.relative_to(NOTEBOOK_DIR)}: cells {unnamed} have no id (nbformat 4.5 needs "
+                             "one, and a later nbformat refuses the file); give each a short unique id")

@@ -120,10 +120,7 @@ def test_a_live_run_writes_a_cassette_that_replays_whole_with_the_network_blocke
 
 
 BEYOND_THE_TABLE = {
-    "01_one_round_trip": (2, "connect(parallel=True) is a simulator option, so the stand-in's model asks for one "
-                             "tool per reply: run_agent takes one call more; and the malformed request of the "
-                             "'what goes wrong' cell is refused with a 400 (sent, not billed)"),
-    "07_parallel_vs_serial": (1, "connect(parallel=True), as in 01: the 'both cities in one reply' run takes one call more"),
+    "01_one_round_trip": (1, "the malformed request of the 'what goes wrong' cell is refused with a 400 (sent, not billed)"),
 }
 """Requests the live run sent beyond its row of the live-cost table, by notebook: how many, and why."""
 
