@@ -79,42 +79,36 @@ def _restore_rc():
         yield
 
 
-def test_a_figure_made_before_the_cjk_font_is_set_is_localized_without_boxes():
-    """Notebook 04's first figure (zh-CN) was made with the default fonts; localize() must give its texts the CJK one."""
+def _boxes_in_a_fresh_process(make_figure: str, check: str) -> list:
+    """Draw a figure made by ``make_figure`` (code run in a fresh process, before any CJK font was set),
+    localized to zh-CN; ``check`` runs after the draw. Returns the 'missing from font' warnings."""
+    import json
     import subprocess
     import sys
 
-    code = (
-        "import warnings, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt\n"
-        "fig, ax = plt.subplots(); ax.set_title('Wall-time speed-up with a simulated response time per call')\n"
-        "ax.set_xlabel('calls that can run at once (count)'); ax.annotate('成都 1.9x', (0.5, 0.5))\n"
-        "from agentlab.views.i18n import localize; localize(fig, 'zh-CN')\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always'); fig.canvas.draw()\n"
-        "assert fig.axes[0].get_title() != 'Wall-time speed-up with a simulated response time per call'\n"
-        "print([str(w.message) for w in caught if 'missing from font' in str(w.message)])\n"
-    )
+    code = ("import warnings, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt\n" + make_figure +
+            "from agentlab.views.i18n import localize; localize(fig, 'zh-CN')\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always'); fig.canvas.draw()\n" + check +
+            "import json; print(json.dumps([str(w.message) for w in caught if 'missing from font' in str(w.message)]))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip() == "[]", out.stdout[:500]  # a fresh process: the CJK font was not set before
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_figure_made_before_the_cjk_font_is_set_is_localized_without_boxes():
+    """Notebook 04's first figure (zh-CN) was made with the default fonts; localize() must give its texts the CJK one."""
+    title = "Wall-time speed-up with a simulated response time per call"
+    assert _boxes_in_a_fresh_process(
+        f"fig, ax = plt.subplots(); ax.set_title({title!r})\n"
+        "ax.set_xlabel('calls that can run at once (count)'); ax.annotate('成都 1.9x', (0.5, 0.5))\n",
+        f"assert fig.axes[0].get_title() != {title!r}\n") == []
 
 
 def test_tick_labels_written_at_draw_time_get_the_cjk_font_in_a_figure_made_before_it_was_set():
     """Notebook 06's and 08's first figures (zh-CN): category tick labels are empty until drawn, then translated
     (readable -> 易读); localize() must give the empty texts the CJK font too, or they draw as boxes."""
-    import subprocess
-    import sys
-
-    code = (
-        "import warnings, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt\n"
-        "fig, ax = plt.subplots(); ax.bar(['readable', 'raw'], [1, 2])\n"
-        "from agentlab.views.i18n import localize; localize(fig, 'zh-CN')\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always'); fig.canvas.draw()\n"
+    assert _boxes_in_a_fresh_process(
+        "fig, ax = plt.subplots(); ax.bar(['readable', 'raw'], [1, 2])\n",
         "labels = [t.get_text() for t in ax.get_xticklabels()]\n"
-        "assert labels != ['readable', 'raw'], labels  # translated at draw time, so the check below means something\n"
-        "print([str(w.message) for w in caught if 'missing from font' in str(w.message)])\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip() == "[]", out.stdout[:500]
+        "assert labels != ['readable', 'raw'], labels  # translated at draw time, so the check means something\n") == []
