@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import threading
 import time
 
 import pytest
@@ -31,8 +32,13 @@ def answer_n(app: SimApp, n: int) -> list[int]:
         for _ in range(n):
             await app(dict(SCOPE), receive, send)
 
-    asyncio.run(run())
+    # a thread of its own: an earlier test in this process (a notebook client, say) may have left an event
+    # loop registered as running in the main thread, and asyncio.run refuses to start inside one
+    done = threading.Thread(target=asyncio.run, args=(run(),), daemon=True)
+    done.start()
+    done.join(120)
     app.close()
+    assert not done.is_alive(), "the ASGI app did not answer within 120 s"
     return statuses
 
 
