@@ -20,12 +20,15 @@ a class gradebook does).
 from __future__ import annotations
 
 import functools
+import json
 import os
+import select
 import shutil
 import site
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from agentlab.grading import mounts
@@ -36,6 +39,10 @@ STUDENT_DIR = "/student"
 """Where the student's folder appears inside the sandbox."""
 LAB_DIR = "/lab"
 """Where the staged lab package appears inside the sandbox."""
+RESET_S = 10.0
+"""How long ``recycle`` waits for the server's answer before giving the sandbox up."""
+RESET_BYTES = 1 << 20
+"""Most bytes ``recycle`` reads while looking for that answer (a pipe holds 64 KiB)."""
 
 
 def python_roots() -> list[str]:
@@ -177,6 +184,50 @@ class StudentSandbox:
             self._ready = line.startswith(b'{"k": "ready"}')
         return self._ready and self.proc.poll() is None
 
+    @property
+    def reusable(self) -> bool:
+        """Whether ``recycle`` may hand this sandbox to another student: bubblewrap, a uid of the student's own
+        and a capped /tmp this side can empty (root). Otherwise each student gets a fresh sandbox."""
+        return self.sandboxed and self.uid is not None and self.tmp is not None
+
+    def recycle(self, timeout: float = RESET_S) -> bool:
+        """Make this warm sandbox as good as new for the next student; False if it cannot be (close it then).
+
+        The caller has killed every process of the student's uid (``agentlab.grading.reap``) and ended the
+        trusted runner. Here: the server removes the uid's IPC objects and forgets the compiled modules
+        (``student_server`` ``reset``), then the student's files, /tmp and the tests' folders are emptied.
+        The server itself never ran a line of the student's code."""
+        if not (self.reusable and self.ready()):
+            return False
+        token = os.urandom(8).hex()
+        try:
+            self.proc.stdin.write(json.dumps({"op": "reset", "token": token}).encode() + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            return False
+        deadline, fd, buffer = time.monotonic() + timeout, self.proc.stdout.fileno(), b""
+        while len(buffer) < RESET_BYTES:  # bounded: what a dead test's process left in the pipe comes first
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                try:
+                    answer = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(answer, dict) and answer.get("k") == "reset" and answer.get("token") == token:
+                    if answer.get("left") != 0:
+                        return False
+                    for folder in (self.folder, self.tmp, self.scratch):
+                        _empty(folder)
+                    return True
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return False
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return False
+            buffer += chunk
+        return False
+
     def close(self) -> None:
         for step in (lambda: self.proc.stdin.close(), lambda: os.killpg(self.proc.pid, 9), self.proc.wait,
                      lambda: self.proc.stdout.close()):
@@ -192,11 +243,7 @@ class StudentSandbox:
 
     def clear_scratch(self) -> None:
         """Empty the tests' folders (after each test: a test's files never count against the next one's cap)."""
-        for path in list(self.scratch.iterdir()):
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                path.unlink(missing_ok=True)
+        _empty(self.scratch)
 
     def test_folder(self, name: str) -> Path:
         """A new folder for one test under ``scratch``, owned by the student's uid (its ``tmp_path``)."""
@@ -204,3 +251,12 @@ class StudentSandbox:
         if self.uid is not None:
             os.chown(path, self.uid, self.uid)
         return path
+
+
+def _empty(folder: Path | None) -> None:
+    """Remove everything inside ``folder`` (symlinks as links, never followed)."""
+    for path in list(folder.iterdir()) if folder is not None else ():
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)

@@ -10,12 +10,22 @@ drops to the student's uid (``--uid``), caps memory, CPU, files and processes, m
 until it says ``end``. The child is killed after ``limit`` seconds; with ``--pidns`` (a pid
 namespace of its own) everything it started dies with it. The student's module files are compiled
 once by the server (``_compile``: compiling runs none of their code) instead of in every test's child.
+
+Between two students the worker may keep this server (``StudentSandbox.recycle``): it kills every
+process of the student's uid, empties the folders the student could write, and sends
+``{"op": "reset", "token"}``; the server then removes what the uid left in the sandbox's own IPC
+namespace (System V shared memory, semaphores and message queues; POSIX message queues cannot be
+made at all, ``RLIMIT_MSGQUEUE`` is 0), forgets the compiled modules, and answers
+``{"k": "reset", "token", "left": n}`` (n: IPC objects of the uid still there; 0 or the sandbox is
+not reused). The server itself never runs a student's code, so nothing of one student reaches the next.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import gc
+import hashlib
 import importlib
 import json
 import os
@@ -60,6 +70,11 @@ def main(argv: list[str] | None = None) -> int:
             start = json.loads(line)
         except ValueError:
             continue  # stale bytes of an earlier test
+        if isinstance(start, dict) and start.get("op") == "reset":
+            compiled.clear()
+            left = _reset(args.uid)
+            stdout.write(json.dumps({"k": "reset", "token": str(start.get("token", "")), "left": left}).encode() + b"\n")
+            continue
         if not isinstance(start, dict) or start.get("op") != "start":
             continue
         code = _compile(start.get("modules"), compiled)
@@ -121,21 +136,73 @@ def _kill(how) -> None:
 def _compile(modules, compiled: dict) -> dict:
     """The student's module files compiled once, here, for every test's fork (compiling runs none of their code).
 
-    ``compiled`` maps path -> ((mtime, size), code); a file that changed is compiled again; one that does not
-    compile is left to the test's fork, which compiles it itself and fails that test with the real error.
+    ``compiled`` maps path -> (sha256 of the bytes, code): a file whose bytes changed is compiled again (by
+    content, not by time and size: the next student's file at the same path may match those). One that does
+    not compile is left to the test's fork, which compiles it itself and fails that test with the real error.
     Returns path -> code for the files compiled."""
     for path in (dict(modules).values() if isinstance(modules, dict) else ()):
         path = str(path)
         try:
-            info = os.stat(path)
-            stamp = (info.st_mtime_ns, info.st_size)
-            if info.st_size <= MAX_COMPILE_BYTES and compiled.get(path, (None,))[0] != stamp:
-                compiled[path] = (stamp, None)
-                with open(path, "rb") as f:
-                    compiled[path] = (stamp, compile(f.read(), path, "exec", dont_inherit=True))
+            with open(path, "rb") as f:
+                data = f.read(MAX_COMPILE_BYTES + 1)
+            digest = hashlib.sha256(data).hexdigest()
+            if len(data) <= MAX_COMPILE_BYTES and compiled.get(path, (None,))[0] != digest:
+                compiled[path] = (digest, None)
+                compiled[path] = (digest, compile(data, path, "exec", dont_inherit=True))
+            elif len(data) > MAX_COMPILE_BYTES:
+                compiled.pop(path, None)
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            compiled.pop(path, None)
             continue
-    return {path: code for path, (_stamp, code) in compiled.items() if code is not None}
+    return {path: code for path, (_digest, code) in compiled.items() if code is not None}
+
+
+_IPC_RMID = 0
+_IPC_TABLES = (("shm", 7), ("sem", 4), ("msg", 7))
+"""/proc/sysvipc tables and the column of the owner's uid in each (the creator's is two further on)."""
+
+
+def _ipc_of(uid: int) -> list[tuple[str, int]]:
+    """System V IPC objects (kind, id) in this IPC namespace that ``uid`` owns or created."""
+    found = []
+    for kind, column in _IPC_TABLES:
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                rows = [line.split() for line in f.readlines()[1:]]
+        except OSError:
+            continue
+        found += [(kind, int(row[1])) for row in rows
+                  if len(row) > column + 2 and uid in (int(row[column]), int(row[column + 2]))]
+    return found
+
+
+def _reset(uid: int | None) -> int:
+    """As ``uid``: kill what is left of its processes here and remove its IPC objects; how many objects remain."""
+    if uid is None:
+        return 0
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            _kill(lambda: os.kill(-1, signal.SIGKILL))
+            libc = ctypes.CDLL(None, use_errno=True)
+            remove = {"shm": lambda i: libc.shmctl(i, _IPC_RMID, None),
+                      "sem": lambda i: libc.semctl(i, 0, _IPC_RMID),
+                      "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
+            for kind, ident in _ipc_of(uid):
+                remove[kind](ident)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    while True:  # bounded: collects the children the kill above ended, stops when none is left
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
+            break
+    return len(_ipc_of(uid))
 
 
 def _child(start: dict, uid: int | None, compiled: dict) -> None:
@@ -149,6 +216,7 @@ def _child(start: dict, uid: int | None, compiled: dict) -> None:
         cpu = int(float(start.get("limit", 60))) + 6
         for limit, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, MAX_FILE_BYTES),
                              (resource.RLIMIT_NPROC, MAX_PROCESSES), (resource.RLIMIT_CORE, 0),
+                             (resource.RLIMIT_MSGQUEUE, 0),  # no POSIX message queue: it would outlive the test
                              (resource.RLIMIT_AS, _vm_size() + MEMORY_BYTES)):
             _soft, hard = resource.getrlimit(limit)
             value = value if hard == resource.RLIM_INFINITY else min(value, hard)

@@ -12,8 +12,11 @@ For each student it forks a *trusted* runner (``agentlab.grading.runner``) that 
 tests one after another, each answered with one JSON line on a private pipe, and is replaced by a
 fresh fork after any test the student's code could have left a mark on, or that timed out or broke
 it; the student's functions never run in it: ``lazy_import`` hands the test proxies
-(``agentlab.grading.rpc``) for functions living in the student's sandbox (``agentlab.grading.bwrap``,
-one per student, the next one warming up ahead; a fresh fork of it for every test). The worker waits
+(``agentlab.grading.rpc``) for functions living in the student's sandbox (``agentlab.grading.bwrap``;
+a fresh fork of its server for every test). As root with bubblewrap one warm sandbox goes from student
+to student, emptied between them (``StudentSandbox.recycle``: every process of the uid killed, its IPC
+objects removed, its files, /tmp and test folders emptied); otherwise each student gets a fresh one, the
+next warming up ahead. The worker waits
 at most the test's limit (plus ``GRACE_S``), kills the runner, and answers on descriptor FD with one
 JSON line per student: each test's outcome, reason and seconds. The worker itself never imports a
 student's module: an exercise module imported outside a test (at collection) raises ImportError.
@@ -91,13 +94,16 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
 
 
 class _Sandboxes:
-    """The worker's student sandboxes: one per student, the next one started (and warming up) ahead."""
+    """The worker's student sandboxes: a warm one handed from student to student where that is safe
+    (``StudentSandbox.recycle``), else one per student with the next one started (and warming up) ahead."""
 
     def __init__(self, uid: int | None) -> None:
         self.uid, self.count = uid, 0
         self.base = Path.cwd().resolve().parent / "homes"  # the stage's homes folder (worker cwd = stage/repo)
         self.lab = Path(os.environ.get("PYTHONPATH", "").split(os.pathsep)[0] or ".").resolve()
         self.spare: bwrap.StudentSandbox | None = None
+        self.recycled = 0
+        """How many times a sandbox went on to another student (the benchmark reads it)."""
 
     def _new(self) -> bwrap.StudentSandbox:
         self.count += 1
@@ -107,9 +113,19 @@ class _Sandboxes:
         box, self.spare = (self.spare or self._new()), None
         return box
 
-    def prepare(self) -> None:
-        if self.spare is None:
+    def prepare(self, current: bwrap.StudentSandbox | None = None) -> None:
+        """Start the next student's sandbox now, unless ``current`` will be handed on instead."""
+        if self.spare is None and not (current is not None and current.reusable):
             self.spare = self._new()
+
+    def give_back(self, box: bwrap.StudentSandbox) -> None:
+        """A student is done with ``box``: every process of their uid dies; the box is recycled or closed."""
+        if self.uid is not None:
+            reap.reap(self.uid, children=False)
+        if self.spare is None and box.recycle():
+            self.spare, self.recycled = box, self.recycled + 1
+        else:
+            box.close()
 
     def close(self) -> None:
         if self.spare is not None:
@@ -120,7 +136,7 @@ def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]
     files = {Path(path).name: Path(path).read_bytes() for path in job["modules"].values()}
     box = boxes.take()
     modules = box.put(files)
-    boxes.prepare()  # the next student's sandbox warms up while this one is graded
+    boxes.prepare(box)  # the next student's sandbox warms up while this one is graded (unless this one goes on)
     results, spent, trusted = [], 0.0, None
     try:
         for index, item in enumerate(items):
@@ -151,7 +167,7 @@ def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]
             results.append(result)
     finally:
         _retire(trusted, box, boxes)
-        box.close()
+        boxes.give_back(box)
     return results
 
 
