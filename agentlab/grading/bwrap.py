@@ -163,6 +163,9 @@ class StudentSandbox:
         self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, cwd=folder, start_new_session=True)
         self._ready = False
+        self._mount_points: set[str] = set()
+        """What bwrap made in /tmp for the folders bound below it (e.g. the scratch folder's parents): removing
+        one from this side would take that bind out of the sandbox, so ``recycle`` leaves these alone."""
 
     def path_of(self, name: str) -> str:
         """Where a file put in the folder appears inside the sandbox."""
@@ -182,6 +185,8 @@ class StudentSandbox:
         if not self._ready:
             line = self.proc.stdout.readline()
             self._ready = line.startswith(b'{"k": "ready"}')
+            if self.tmp is not None:  # bwrap's mount points (before any student code ran): recycle keeps them
+                self._mount_points = set(os.listdir(self.tmp))
         return self._ready and self.proc.poll() is None
 
     @property
@@ -216,8 +221,9 @@ class StudentSandbox:
                 if isinstance(answer, dict) and answer.get("k") == "reset" and answer.get("token") == token:
                     if answer.get("left") != 0:
                         return False
-                    for folder in (self.folder, self.tmp, self.scratch):
-                        _empty(folder)
+                    _empty(self.folder)
+                    _empty(self.tmp, keep=self._mount_points)  # root's 0755 folders in a sticky /tmp: never the student's
+                    _empty(self.scratch)
                     return True
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
@@ -253,9 +259,11 @@ class StudentSandbox:
         return path
 
 
-def _empty(folder: Path | None) -> None:
-    """Remove everything inside ``folder`` (symlinks as links, never followed)."""
+def _empty(folder: Path | None, keep: set[str] = frozenset()) -> None:
+    """Remove everything inside ``folder`` but the names in ``keep`` (symlinks as links, never followed)."""
     for path in list(folder.iterdir()) if folder is not None else ():
+        if path.name in keep:
+            continue
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path, ignore_errors=True)
         else:

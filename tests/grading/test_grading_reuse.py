@@ -53,7 +53,7 @@ for _kind in ("shm", "sem", "msg"):
     with open(f"/proc/sysvipc/{_kind}") as _f:
         _ipc[_kind] = len(_f.readlines()) - 1
 _procs = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid() and os.stat(f"/proc/{p}").st_uid == os.getuid()]
-raise ImportError("EVIDENCE " + json.dumps({"server": _server(), "tmp": len(os.listdir("/tmp")), "ipc": _ipc,
+raise ImportError("EVIDENCE " + json.dumps({"server": _server(), "tmp": sum(os.stat(os.path.join("/tmp", n)).st_uid != 0 for n in os.listdir("/tmp")), "ipc": _ipc,
                                             "procs": len(_procs), "files": len(os.listdir(os.path.dirname(__file__)))}))
 '''
 
