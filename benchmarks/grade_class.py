@@ -14,12 +14,15 @@ whatever else the machine is doing). No assertion: speed lives here, not in the 
 
 Where the time goes (measured while building this): starting a worker (interpreter, pytest,
 collecting the tests, importing the SDK, jsonschema and the lab, one simulated call) costs seconds,
-once per worker instead of once per student. Per student (86 tests, one worker, load about 7 on 2
-cores): the student's sandbox server (starting, warming up, forking), about 3.6 core-s, the largest
-item (it starts while the previous student is graded); its forks, one per test, about 2.2 core-s in
-all (start to started: about 50 ms a test under that load); the trusted runner (one per student,
-re-forked after the ~22 tests whose student code calls back into it), test bodies included, about
-2.5 core-s; the worker itself 0.3 (read from /proc just before each sandbox is closed).
+once per worker instead of once per student. The student's sandbox server (starting, warming up:
+about 3.6 core-s under load, the SDK's import alone about 2) used to be started for every student;
+as root with bubblewrap one warm sandbox now goes from student to student (``StudentSandbox.recycle``),
+so it is paid once per worker. Per student what is left (86 tests): the forks of the sandbox server,
+one per test (about 8 ms each to fork and end, measured on a busy machine), the trusted runner (one
+per student, re-forked after the ~22 tests whose student code calls back into it) with the test
+bodies, and the messages between them: under load each of those round trips waits for a core, so
+the wall clock grows faster than the CPU time. The CPU figure counts the sandboxes too: each server
+ends by itself when its stdin closes, so bwrap waits for it and its time reaches ours.
 """
 
 from __future__ import annotations

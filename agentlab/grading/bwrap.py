@@ -41,6 +41,8 @@ LAB_DIR = "/lab"
 """Where the staged lab package appears inside the sandbox."""
 RESET_S = 10.0
 """How long ``recycle`` waits for the server's answer before giving the sandbox up."""
+CLOSE_S = 1.0
+"""How long ``close`` lets the server end by itself before killing the sandbox."""
 RESET_BYTES = 1 << 20
 """Most bytes ``recycle`` reads while looking for that answer (a pipe holds 64 KiB)."""
 
@@ -235,11 +237,13 @@ class StudentSandbox:
         return False
 
     def close(self) -> None:
-        for step in (lambda: self.proc.stdin.close(), lambda: os.killpg(self.proc.pid, 9), self.proc.wait,
-                     lambda: self.proc.stdout.close()):
+        """End the server: it exits when its stdin closes (so bwrap waits for it and its CPU time is counted in
+        ours, which the benchmark reads); whatever is still running after ``CLOSE_S`` is killed."""
+        for step in (lambda: self.proc.stdin.close(), lambda: self.proc.wait(CLOSE_S) if self._ready else None,
+                     lambda: os.killpg(self.proc.pid, 9), self.proc.wait, lambda: self.proc.stdout.close()):
             try:
                 step()
-            except (OSError, ValueError, ProcessLookupError):
+            except (OSError, ValueError, ProcessLookupError, subprocess.TimeoutExpired):
                 pass
         for path in (self.scratch, self.tmp):
             if path is not None:
