@@ -124,15 +124,6 @@ def test_the_change_predict_run_exercises_can_be_done_with_the_imports_they_give
     assert "Fahrenheit" not in _prose() and "华氏" not in _prose("zh"), "the old exercise the simulated agent cannot do"
 
 
-def test_the_lost_in_the_middle_values_are_said_to_be_transcriptions_not_checked_against_the_pdf():
-    from agentlab.experiments.published import published
-
-    assert "Not re-checked against the PDF" in published("lost_in_the_middle")["how_read"]
-    en = "\n".join(c.source for c in _cells("en", "position"))
-    zh = "\n".join(c.source for c in _cells("zh", "position"))
-    assert "stored transcriptions of the paper, not checked against its PDF" in en and "未对照其 PDF 核对" in zh
-
-
 def test_the_chinese_prose_says_zhinengti_and_waikechengxu_not_agent_and_harness():
     """The words notebook 02's zh edition uses: 智能体 for agent, 外壳程序 for harness (glossed once)."""
     for cell in _cells("zh"):
