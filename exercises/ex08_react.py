@@ -66,3 +66,30 @@ def describe_lookup() -> tuple[str, str]:
 
 BUDGET_TOKENS = 60
 """The most input tokens the `lookup` definition may cost per turn in Exercise 8.2."""
+
+
+def arrange_context(docs: list[str], scores: list[float], budget: int, count) -> list[str]:
+    """Exercise 8.3: choose the documents that fit a token budget, and place the best at the edges.
+
+    Length decides the bill, position does not (every position cost the same in notebook 08), but the
+    published Lost-in-the-Middle curves are lowest in the middle. So: `docs[i]` has relevance
+    `scores[i]`; `count(doc)` gives a document's tokens. Return the documents to send, in order:
+    1. Go through the documents from the highest score down (equal scores: the earlier in `docs` first);
+       keep a document if the kept documents' tokens plus its own are at most `budget`, otherwise skip it
+       and go on with the next.
+    2. Place the kept documents best at the edges, weakest in the middle: rank 1 first, rank 2 last,
+       rank 3 second, rank 4 second from last, and so on.
+    Do not change `docs` or `scores`. No document fits: return [].
+    """
+    ### BEGIN SOLUTION
+    order = sorted(range(len(docs)), key=lambda i: (-scores[i], i))
+    kept, used = [], 0
+    for i in order:
+        if used + count(docs[i]) <= budget:
+            kept.append(docs[i])
+            used += count(docs[i])
+    front, back = [], []
+    for rank, doc in enumerate(kept):
+        (front if rank % 2 == 0 else back).append(doc)
+    return front + back[::-1]
+    ### END SOLUTION

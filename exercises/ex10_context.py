@@ -46,35 +46,8 @@ def clear_old_results(messages: list[dict], keep: int, placeholder: str = "[clea
     ### END SOLUTION
 
 
-def arrange_context(docs: list[str], scores: list[float], budget: int, count) -> list[str]:
-    """Exercise 10.3: choose the documents that fit a token budget, and place the best at the edges.
-
-    Length decides the bill, position does not (every position cost the same in the notebook), but the
-    published Lost-in-the-Middle curves are lowest in the middle. So: `docs[i]` has relevance
-    `scores[i]`; `count(doc)` gives a document's tokens. Return the documents to send, in order:
-    1. Go through the documents from the highest score down (equal scores: the earlier in `docs` first);
-       keep a document if the kept documents' tokens plus its own are at most `budget`, otherwise skip it
-       and go on with the next.
-    2. Place the kept documents best at the edges, weakest in the middle: rank 1 first, rank 2 last,
-       rank 3 second, rank 4 second from last, and so on.
-    Do not change `docs` or `scores`. No document fits: return [].
-    """
-    ### BEGIN SOLUTION
-    order = sorted(range(len(docs)), key=lambda i: (-scores[i], i))
-    kept, used = [], 0
-    for i in order:
-        if used + count(docs[i]) <= budget:
-            kept.append(docs[i])
-            used += count(docs[i])
-    front, back = [], []
-    for rank, doc in enumerate(kept):
-        (front if rank % 2 == 0 else back).append(doc)
-    return front + back[::-1]
-    ### END SOLUTION
-
-
 def plan_window(parts: list[dict], budget: int) -> dict[str, str]:
-    """Exercise 10.4: choose what to keep, summarise or drop so the next call fits (a design decision).
+    """Exercise 10.3: choose what to keep, summarise or drop so the next call fits (a design decision).
 
     `parts` is the next call's window in request order, oldest history first. Each part is a dict:
     "name" (unique), "kind" (one of "tool_prompt", "tool_definitions", "system", "task", "history",

@@ -45,7 +45,16 @@ def context_lab(tmp_path_factory):
     from agentlab.context import compare_tactics
 
     workdir = tmp_path_factory.mktemp("context-lab")
-    return workdir, compare_tactics(n_cities=30, workdir=workdir)
+    return workdir, compare_tactics(n_cities=30, workdir=workdir, lang="en")
+
+
+@pytest.fixture(scope="session")
+def context_lab_zh(tmp_path_factory):
+    """The same experiment as the zh-CN edition runs it (the task asked in Chinese): (workdir, (table, results))."""
+    from agentlab.context import compare_tactics
+
+    workdir = tmp_path_factory.mktemp("context-lab-zh")
+    return workdir, compare_tactics(n_cities=30, workdir=workdir, lang="zh")
 
 
 def _store_folder(config):

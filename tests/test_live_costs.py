@@ -55,10 +55,10 @@ def test_every_cell_that_runs_only_with_a_key_is_measured_into_its_notebooks_row
         assert live_costs.KEY_ONLY[notebook].split(":")[1] + "(" in source, f"{notebook}'s key-only cell calls another function"
 
 
-def test_notebook_10s_key_only_check_is_in_its_row_as_its_five_questions():
-    rows = live_costs.key_only_tally("10_context_engineering")
+def test_notebook_08s_key_only_check_is_in_its_row_as_its_five_questions():
+    rows = live_costs.key_only_tally("08_react_vs_native")
     assert sum(r["calls"] for r in rows) == 5, "one paid call per gold position (1, 5, 10, 15, 20)"
-    row = next(r for r in read_table()["notebooks"] if r["notebook"] == "10_context_engineering")
+    row = next(r for r in read_table()["notebooks"] if r["notebook"] == "08_react_vs_native")
     assert row["calls"] >= 5 and row["input_tokens"] >= sum(Usage.from_api(r["usage"]).prompt_total for r in rows)
 
 

@@ -101,3 +101,32 @@ def test_the_zh_cn_edition_prompts_in_chinese_with_english_labels_and_its_run_st
     assert result.parse_failures == 3 and result.run.model_calls == 7
     assert result.run.messages[0]["content"] == "比较巴黎和伦敦的温度，哪个更暖和？然后保存一条笔记。"
     assert all(r["answer"].startswith("巴黎更暖和") for r in ns["rows"])
+
+
+# The position-and-length section (moved here from notebook 10; its numbers are checked in
+# tests/experiments/test_position.py).
+
+def _position(lang: str) -> str:
+    return "\n".join(_src(c) for c in _cells((EN if lang == "en" else ZH) / NB)
+                     if c["cell_type"] == "markdown" and c["metadata"].get("agentlab_section") == "position")
+
+
+def test_the_lost_in_the_middle_values_are_said_to_be_transcriptions_not_checked_against_the_pdf():
+    from agentlab.experiments.published import published
+
+    assert "Not re-checked against the PDF" in published("lost_in_the_middle")["how_read"]
+    assert "stored transcriptions of the paper, not checked against its PDF" in _position("en")
+    assert "未对照其 PDF 核对" in _position("zh")
+
+
+def test_the_takeaway_says_position_costs_nothing_and_length_costs_as_the_token_counts_show():
+    from agentlab.experiments.position import position_tokens
+
+    client = agentlab.connect("sim", quiet=True)
+    short, long = position_tokens(client, k=10), position_tokens(client, k=20)
+    assert short["input tokens"].nunique() == 1 and long["input tokens"].nunique() == 1, "every position costs the same"
+    assert long["input tokens"].iloc[0] > short["input tokens"].iloc[0], "more documents, more tokens"
+    assert "changes nothing the harness pays; length is what costs" in markdown(NB, "en")
+    assert "不改变外壳程序付出的任何费用；花钱的是长度" in markdown(NB, "zh")
+    assert "The descriptions showed that the words a model reads change what it does" in _position("en")
+    assert "工具描述的实验表明" in _position("zh")

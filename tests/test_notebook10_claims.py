@@ -103,7 +103,6 @@ def test_sub_agents_cost_about_a_third_of_plain_here_and_about_3_8_times_the_age
     sub, plain = table.loc["sub-agents", "input tokens"], table.loc["plain", "input tokens"]
     assert 0.28 < sub / plain < 0.4
     assert f"about {round(sub, -3):,} input tokens against {round(plain, -3):,}" in _prose()
-    assert f"约 {round(sub, -3):,} 对 {round(plain, -3):,} 个输入令牌" in _prose("zh")
     r = ratios(multiplying_table((8,)), 8)
     assert round(r["multi-agent"] / r["agent"], 1) == 3.8, r  # "about 3.8 times the agent's tokens"
     assert "about 3.8 times the agent's tokens" in _prose() and "约为智能体 3.8 倍的令牌" in _prose("zh")
@@ -122,15 +121,6 @@ def test_the_change_predict_run_exercises_can_be_done_with_the_imports_they_give
     plain, compaction = run_tactic("plain", n_cities=10, workdir=tmp_path), run_tactic("compaction", n_cities=10, workdir=tmp_path)
     assert plain.row()["answer correct"] and compaction.row()["answer correct"]
     assert "Fahrenheit" not in _prose() and "华氏" not in _prose("zh"), "the old exercise the simulated agent cannot do"
-
-
-def test_the_lost_in_the_middle_values_are_said_to_be_transcriptions_not_checked_against_the_pdf():
-    from agentlab.experiments.published import published
-
-    assert "Not re-checked against the PDF" in published("lost_in_the_middle")["how_read"]
-    en = "\n".join(c.source for c in _cells("en", "position"))
-    zh = "\n".join(c.source for c in _cells("zh", "position"))
-    assert "stored transcriptions of the paper, not checked against its PDF" in en and "未对照其 PDF 核对" in zh
 
 
 def test_the_chinese_prose_says_zhinengti_and_waikechengxu_not_agent_and_harness():
@@ -157,14 +147,13 @@ def test_the_fixed_parts_take_561_tokens_and_4_7_percent_of_the_window_on_every_
     s, turns = _budget(lab), lab[1]["plain"].turns
     assert s["fixed tokens"] == 561 and s["fixed share of window (%)"] == 4.7
     assert len({t.breakdown.fixed for t in turns}) == 1 and turns[0].breakdown.system == 0, "same fixed parts, no system prompt"
-    assert "561 tokens, 4.7% of the window" in _budget_prose("en") and "561 个令牌，即窗口的 4.7%" in _budget_prose("zh")
+    assert "561 tokens, 4.7% of the window" in _budget_prose("en")
 
 
 def test_each_call_adds_about_620_tokens_and_call_20_is_the_first_over_the_window(lab):
     s = _budget(lab)
     assert 600 <= s["growth per call (tokens, median)"] <= 640 and s["first call over the window"] == 20
     assert "about 620 tokens" in _budget_prose("en") and "call 20 is the first over the window" in _budget_prose("en")
-    assert "约 620 个令牌" in _budget_prose("zh") and "第 20 次调用第一次超出窗口" in _budget_prose("zh")
 
 
 def test_one_city_per_call_is_said_to_be_the_scripted_agents_choice(lab):
@@ -180,9 +169,8 @@ def test_the_last_call_is_94_percent_history_and_the_wording_1_1_percent_of_the_
     assert s["calls"] == 31 and s["last call (tokens)"] == 19_164
     assert s["history share of last call (%)"] == 94.0
     assert s["wording tokens"] == 133 and s["wording share of window (%)"] == 1.1
-    en, zh = _budget_prose("en"), _budget_prose("zh")
+    en = _budget_prose("en")
     assert "last call (31) the history is 94% of the 19,164 tokens sent" in en and "133 tokens, 1.1% of the" in en
-    assert "第 31 次" in zh and "19,164 个令牌中的 94%" in zh and "133 个令牌，占窗口的 1.1%" in zh
 
 
 def test_only_the_history_grows_and_it_reaches_160_percent_of_the_budget(lab):
@@ -194,7 +182,7 @@ def test_only_the_history_grows_and_it_reaches_160_percent_of_the_budget(lab):
     assert all(shares[c].nunique() == 1 for c in steady), "the fixed parts keep their share"
     assert shares["history (earlier turns)"].is_monotonic_increasing
     assert round(shares["window used (%)"].iloc[-1]) == 160 and shares["tokens left"].iloc[19] < 0 < shares["tokens left"].iloc[18]
-    assert "reaches 160% at call 31" in _budget_prose("en") and "到第 31 次调用时达到 160%" in _budget_prose("zh")
+    assert "reaches 160% at call 31" in _budget_prose("en")
 
 
 def test_context_and_prompt_engineering_are_defined_in_both_editions():
@@ -203,3 +191,76 @@ def test_context_and_prompt_engineering_are_defined_in_both_editions():
     assert "**上下文工程**就是" in zh and "**提示工程**" in zh
     url = "https://www.anthropic.com/engineering/effective-context-engineering-for-ai-agents"
     assert url in en and url in zh
+
+
+# The zh-CN edition asks the task in Chinese and the simulated agent answers in Chinese (the same code
+# cells: report_task and compare_tactics follow the notebook's language), so its prose states the numbers
+# of the Chinese run; the decisions are the English run's (same calls, same facts kept, same sessions).
+
+@pytest.fixture(scope="module")
+def zh_lab(context_lab_zh):
+    return context_lab_zh[1]
+
+
+def test_zh_the_task_and_every_answer_are_chinese_and_every_answer_is_right(zh_lab, lab):
+    from agentlab.sim.models.reading import is_chinese
+
+    task = report_task(report_cities(30), "zh")
+    assert task.startswith("任务：为这 30 个城市写一份报告：巴黎、") and task.splitlines()[1] == "备注：这份报告是给陈女士的，她周五读。"
+    table, results = zh_lab
+    assert table["answer correct"].all() and not table.drop(index="plain")["window exceeded"].any()
+    assert all(r.final_text.startswith("最暖和：") for r in results.values()), {k: r.final_text[:20] for k, r in results.items()}
+    assert is_chinese(results["compaction"].events[0]["summary"].splitlines()[1])
+    assert list(table["calls"]) == list(lab[0]["calls"]), "the same calls as the English run"
+
+
+def test_zh_plain_last_call_sends_about_19500_tokens_and_totals_differ_about_2_6_times(zh_lab):
+    table, results = zh_lab
+    last = results["plain"].per_call[-1]
+    assert 19_250 <= last < 19_750 and last > WINDOW_TOKENS and "最后一次调用要发送约 19,500 个令牌" in _prose("zh")
+    tactics = table.drop(index="plain")["input tokens"]
+    assert tactics.idxmin() == "just-in-time" and round(tactics.max() / tactics.min(), 1) == 2.6
+    assert tactics.min() < table.loc["plain", "input tokens"] / 5
+    assert "相差约 2.6 倍" in _prose("zh") and "不到不做处理时的五分之一" in _prose("zh")
+
+
+def test_zh_budget_numbers_are_the_chinese_runs(zh_lab):
+    from agentlab.experiments.window_budget import budget_summary, window_shares
+
+    turns = zh_lab[1]["plain"].turns
+    s, shares = budget_summary(turns, WINDOW_TOKENS), window_shares(turns, WINDOW_TOKENS)
+    zh = _budget_prose("zh")
+    assert f"{s['fixed tokens']} 个令牌，即窗口的 {s['fixed share of window (%)']}%" in zh and s["fixed tokens"] == 647
+    assert 620 <= s["growth per call (tokens, median)"] <= 640 and "约 630 个令牌" in zh
+    assert s["first call over the window"] == 20 and "第 20 次调用第一次超出窗口" in zh
+    assert s["calls"] == 31 and "第 31 次" in zh
+    assert f"{s['last call (tokens)']:,} 个令牌中的 {s['history share of last call (%)']}%" in zh
+    assert f"{s['wording tokens']} 个令牌，占窗口的 {s['wording share of window (%)']}%" in zh
+    assert f"到第 31 次调用时达到 {shares['window used (%)'].iloc[-1]}%" in zh
+
+
+def test_zh_sub_agents_cost_about_a_third_and_take_more_than_nine_tenths(zh_lab):
+    table, results = zh_lab
+    sub, plain = table.loc["sub-agents", "input tokens"], table.loc["plain", "input tokens"]
+    assert 0.28 < sub / plain < 0.4 and f"约 {round(sub, -3):,} 对 {round(plain, -3):,} 个输入令牌" in _prose("zh")
+    extra = results["sub-agents"].extra
+    assert extra["sub-agent input tokens"] / (extra["sub-agent input tokens"] + extra["orchestrator input tokens"]) > 0.9
+    assert "九成以上的令牌都花在子智能体身上" in _prose("zh")
+
+
+def test_zh_summary_keeps_2_of_5_facts_and_memory_runs_three_sessions(zh_lab):
+    kept = zh_lab[1]["compaction"].extra["facts kept by the first summary"]
+    assert sum(kept.values()) == 2 and kept["what the report must give"] and kept["Paris's temperature"]
+    events = zh_lab[1]["memory (sessions)"].events
+    assert len(events) == 3 and all(e["calls"] <= 12 for e in events)
+    assert "5 条埋下事实中的 2 条" in _prose("zh") and "三个最多 12 次调用的会话" in _prose("zh")
+
+
+def test_zh_compaction_falls_lowest_and_the_api_clearing_line_stays_flat(zh_lab):
+    r = zh_lab[1]
+    assert min(r["compaction"].per_call[5:]) < min(r["clearing (harness)"].per_call[5:])
+    api = r["clearing (API, simulated)"]
+    after = api.per_call[api.events[0]["turn"] - 1:]
+    harness = r["clearing (harness)"].per_call[r["clearing (harness)"].events[0]["turn"] - 1:]
+    assert max(after) - min(after) < (max(harness) - min(harness)) / 3, "flat beside the harness's sawtooth"
+

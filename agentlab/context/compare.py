@@ -19,7 +19,7 @@ from agentlab.context.compaction import Compaction
 from agentlab.context.memory import make_memory_tool, run_in_sessions
 from agentlab.context.retrieval import jit_tools
 from agentlab.context.subagents import Delegation, research_tool
-from agentlab.context.task import WINDOW_TOKENS, check_report, report_cities, report_task, surviving_facts
+from agentlab.context.task import WINDOW_TOKENS, check_report, report_cities, report_task, surviving_facts, task_language
 from agentlab.loop import run_agent
 from agentlab.meter.middleware import meter_of
 from agentlab.protocols import ContextStrategy
@@ -69,8 +69,10 @@ class TacticResult:
 
 
 def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_tokens: int = WINDOW_TOKENS,
-               workdir: str | Path | None = None, threshold: int = THRESHOLD) -> TacticResult:
-    """Run the report task over ``n_cities`` with one tactic; traces go to ``workdir``."""
+               workdir: str | Path | None = None, threshold: int = THRESHOLD, lang: str | None = None) -> TacticResult:
+    """Run the report task over ``n_cities`` with one tactic, asked in ``lang`` (``"en"``, ``"zh"``; ``None``:
+    the notebook's language); traces go to ``workdir``."""
+    lang = task_language(lang, "run_tactic")
     if tactic not in TACTICS:
         raise ValueError(f"run_tactic(tactic={tactic!r}): choose one of {', '.join(TACTICS)}")
     from agentlab.client import connect
@@ -80,7 +82,7 @@ def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_token
     work = Path(workdir or tempfile.mkdtemp(prefix="context-"))
     slug = tactic.split(" ")[0] if "clearing" not in tactic else ("clearing-api" if "API" in tactic else "clearing")
     cities = report_cities(n_cities)
-    task = report_task(cities)
+    task = report_task(cities, lang)
     meter = meter_of(client)
     start = meter.mark()
     turns_budget = n_cities + 8
@@ -104,7 +106,7 @@ def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_token
         events = [{"session": i, "calls": r.model_calls, "stop": r.stop_reason.value} for i, r in enumerate(runs, 1)]
     elif tactic == "sub-agents":
         deleg = Delegation()
-        tool = research_tool(client, weather, deleg, batch=8, trace_dir=work / "sub-traces")
+        tool = research_tool(client, weather, deleg, batch=8, trace_dir=work / "sub-traces", lang=lang)
         deleg.orchestrator = run_agent(client, task, [tool], max_turns=turns_budget, trace=work / f"{slug}.jsonl")
         text = deleg.orchestrator.final_text
         extra = {"orchestrator input tokens": sum(t.prompt_tokens for t in deleg.orchestrator.turns),
@@ -119,8 +121,10 @@ def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_token
 
 
 def compare_tactics(n_cities: int = 30, window_tokens: int = WINDOW_TOKENS, workdir: str | Path | None = None,
-                    tactics: tuple[str, ...] = TACTICS, client: Any = None) -> tuple[Any, dict[str, TacticResult]]:
-    """Every tactic on the report task: the table (a DataFrame, one row per tactic) and the results by tactic.
+                    tactics: tuple[str, ...] = TACTICS, client: Any = None,
+                    lang: str | None = None) -> tuple[Any, dict[str, TacticResult]]:
+    """Every tactic on the report task, asked in ``lang`` (``None``: the notebook's language): the table (a
+    DataFrame, one row per tactic) and the results by tactic.
 
     Simulated unless you pass a ``client`` (e.g. ``agentlab.connect("live")``: every tactic is then a
     paid run of a real model, and the table is that one run's).
@@ -128,7 +132,8 @@ def compare_tactics(n_cities: int = 30, window_tokens: int = WINDOW_TOKENS, work
     import pandas as pd
 
     work = Path(workdir or tempfile.mkdtemp(prefix="context-"))
-    results = {t: run_tactic(t, client, n_cities=n_cities, window_tokens=window_tokens, workdir=work) for t in tactics}
+    results = {t: run_tactic(t, client, n_cities=n_cities, window_tokens=window_tokens, workdir=work, lang=lang)
+               for t in tactics}
     table = pd.DataFrame([r.row() for r in results.values()]).set_index("tactic")
     table.attrs["window_tokens"] = window_tokens
     return table, results

@@ -67,8 +67,9 @@ class Delegation:
 
 
 def research_tool(client: Any, get_weather: Tool, delegation: Delegation, batch: int = 8,
-                  limits: Limits = SUB_LIMITS, trace_dir: str | Path | None = None) -> Tool:
-    """The orchestrator's ``research_cities`` tool: one fresh sub-agent per call, at most ``batch`` cities."""
+                  limits: Limits = SUB_LIMITS, trace_dir: str | Path | None = None, lang: str | None = None) -> Tool:
+    """The orchestrator's ``research_cities`` tool: one fresh sub-agent per call, at most ``batch`` cities, its
+    task asked in ``lang`` (``None``: the notebook's language; see :func:`~agentlab.context.task.report_task`)."""
     from agentlab.loop import run_agent
 
     @tool(name="research_cities")
@@ -85,7 +86,7 @@ def research_tool(client: Any, get_weather: Tool, delegation: Delegation, batch:
         meter = meter_of(client)
         mark = meter.mark()
         try:
-            sub = run_agent(client, report_task(cities), [get_weather], limits=limits, trace=trace)
+            sub = run_agent(client, report_task(cities, lang), [get_weather], limits=limits, trace=trace)
         except Exception as e:  # an API error, a policy bug: readable, and the orchestrator goes on
             delegation.failed.append(turns_of(meter, calls=meter.own_calls(mark, any_conversation=True)))
             raise SubAgentFailed(cities, "error", f"{type(e).__name__}: {e}") from None

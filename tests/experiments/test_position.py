@@ -1,5 +1,5 @@
 """Position and length: the Lost-in-the-Middle layout, its token counts, the cited data, the figures, where the
-section sits in notebook 10, and every number that section's prose states."""
+section sits in notebook 08, and every number that section's prose states."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _section(lang: str = "en", kind: str = "markdown") -> list[str]:
-    """The position-and-length section of notebook 10 (its cells carry ``metadata.agentlab_section``)."""
-    path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "10_context_engineering.ipynb"
+    """The position-and-length section of notebook 08 (its cells carry ``metadata.agentlab_section``)."""
+    path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "08_react_vs_native.ipynb"
     return [c.source for c in nbformat.read(path, as_version=4).cells
             if c.metadata.get("agentlab_section") == "position" and c.cell_type == kind]
 
@@ -92,13 +92,13 @@ def test_figures_are_translated_in_zh_cn(monkeypatch):
         plot_lost_in_the_middle(("GPT-5",))
 
 
-def test_the_section_sits_before_the_takeaways_in_both_editions():
-    for lang, heading in (("en", "## Takeaways"), ("zh", "## 要点")):
-        path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "10_context_engineering.ipynb"
+def test_the_section_sits_before_the_takeaway_in_both_editions():
+    for lang, heading in (("en", "## Takeaway"), ("zh", "## 要点")):
+        path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "08_react_vs_native.ipynb"
         cells = nbformat.read(path, as_version=4).cells
         marked = [i for i, c in enumerate(cells) if c.metadata.get("agentlab_section") == "position"]
         assert marked and marked == list(range(marked[0], marked[-1] + 1)), f"{lang}: the section is not one block"
-        assert cells[marked[-1] + 1].source.startswith(heading), f"{lang}: the takeaways do not follow the section"
+        assert cells[marked[-1] + 1].source.startswith(heading), f"{lang}: the takeaway does not follow the section"
 
 
 def test_the_sections_code_cells_run(tmp_path, monkeypatch):

@@ -55,6 +55,18 @@ def known_cities() -> tuple[str, ...]:
     return tuple(dict.fromkeys(n.casefold() for rec in raw["cities"] for n in rec["names"]))
 
 
+@lru_cache(maxsize=1)
+def _chinese_names() -> dict[str, str]:
+    raw = json.loads(resources.files("agentlab").joinpath("data/weather.json").read_text("utf-8"))
+    return {n.casefold(): rec["names"][1] for rec in raw["cities"] if len(rec["names"]) > 1 for n in rec["names"]}
+
+
+def chinese_city(name: str) -> str:
+    """The Chinese name the lab's weather data gives the city ``name`` (``"Paris"`` -> 巴黎, 巴黎 -> 巴黎); an
+    unknown name comes back as written. A tool result names the city in English whatever it was asked."""
+    return _chinese_names().get(name.strip().casefold(), name)
+
+
 def cities_in(text: str) -> list[str]:
     """City names in ``text`` in order of appearance: known names, and capitalised near-misses as written."""
     return list(_cities_in(text))
