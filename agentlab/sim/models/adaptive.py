@@ -54,11 +54,12 @@ def adaptive_agent(request: dict) -> Reply:
     asked_itinerary, dests, conditions, forecasts = _extras(messages)
     if "get_itinerary" in tools and not asked_itinerary and re.search(r"flight|trip|itinerar", task, re.I):
         return _call("get_itinerary", {}, "First I'll look up where your flight goes.")
-    temps, retry, failed, saved = read_results(messages)
+    res = read_results(messages)
+    temps, retry, failed, saved = res.temps, res.retry, res.failed, res.saved
     cities = [c for c in cities_in(task) + dests]
     pending = [retry.get(c, c) for c in cities if retry.get(c, c) not in temps and c not in failed]
     if failed:
-        return Reply([{"type": "text", "text": gave_up(failed, False)}])
+        return Reply([{"type": "text", "text": gave_up(failed, False, res.retried)}])
     if pending:
         return _call("get_weather", {"city": pending[0]}, f"Let me look up the weather in {pending[0]}.")
     if not temps:
