@@ -17,6 +17,7 @@ is how the scripted model is written, not a measurement of Claude.
 
 from __future__ import annotations
 
+from agentlab.sim.models.adaptive import adaptive_agent
 from agentlab.sim.models.city_task import city_steps
 from agentlab.sim.models.react import ReactWriter, is_react_request
 from agentlab.sim.models.roles import role_for
@@ -40,6 +41,8 @@ class CarefulAgent:
         if is_react_request(request):
             return ReactWriter()(request)  # prompted for ReAct: write Thought / Action prose
         role = role_for(request)  # what the request asks (system prompt, output schema, tools) picks a role
+        if role is adaptive_agent:
+            return adaptive_agent(request, self.parallel)  # tool calls, so it follows the parallel setting too
         if role is not None:
             return role(request)
         return city_steps(request, self.parallel)
