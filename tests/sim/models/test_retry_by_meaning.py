@@ -116,3 +116,12 @@ def test_the_retry_bounds_are_data_with_their_sources():
     assert retry_source().startswith("a stand-in, not measured") and "2-3 times" in retry_source()
     recorded = data["sources"][bounds["fix_source"]]
     assert "4fda38988f2939fa6ea9cdefcf120693e10ef491" in recorded and "retried once" in recorded
+
+
+def test_the_readme_states_the_bounds_the_model_uses():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text("utf-8")
+    para = next(p for p in readme.split("\n\n") if p.startswith("**Tool errors are read by meaning.**"))
+    assert f"up to {retry_limit('retry')} times" in para and retry_limit("fix") == retry_limit("traceback") == 1
+    assert "error_retries" in para and "stand-in for the 2-3 retries" in para
