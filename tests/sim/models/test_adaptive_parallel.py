@@ -36,3 +36,8 @@ def test_the_itinerary_comes_first_alone_then_every_city_in_one_turn(tmp_path):
     run = agentlab.run_agent(agentlab.connect("sim", quiet=True), task, variant_tools(tmp_path))
     assert [r["name"] for r in run.tool_results][:1] == ["get_itinerary"]
     assert _lookups(run) == [["Paris", "Rome", "Lisbon"]]
+
+
+def test_a_one_per_turn_simulator_keeps_the_adaptive_agent_to_one_call_per_turn(tmp_path):
+    run = agentlab.run_agent(agentlab.connect("sim", parallel=False, quiet=True), TWO_TYPOS, variant_tools(tmp_path))
+    assert all(len(t) == 1 for t in _lookups(run)) and run.model_calls == 6
