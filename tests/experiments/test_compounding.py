@@ -5,8 +5,8 @@ import random
 import pytest
 
 import agentlab
-from agentlab.experiments.compounding import (FAILURE, compounding_runs, flaky_weather, predicted, run_task, step_task,
-                                              summary)
+from agentlab.experiments.compounding import (FAILURE, RETRIES, compounding_runs, flaky_weather, predicted, run_task,
+                                              step_task, summary)
 from agentlab.hints import hint
 from agentlab.sim.models.reading import read_error
 from agentlab.tools import run_tool, toolset
@@ -52,11 +52,12 @@ def test_the_stop_arm_succeeds_exactly_when_every_first_call_succeeds():
         assert row["success"] or row["stop"] == "no_progress"
 
 
-def test_the_recover_arm_retries_a_failed_step_once_then_gives_up_without_inventing_a_number():
+def test_the_recover_arm_retries_a_failed_step_three_times_then_gives_up_without_inventing_a_number():
     client = agentlab.connect("sim", quiet=True)
+    assert RETRIES == {"stop": 0, "recover": 3}
     always = run_task(client, 2, "recover", 0.0)
     assert not always["success"] and always["stop"] == "end_turn"
-    assert always["failed_calls"] == 2 and always["model_calls"] == 3  # the call, its one retry, the answer
+    assert always["failed_calls"] == 4 and always["model_calls"] == 5  # the call, its 3 retries, the answer
     rows = [run_task(client, 3, "recover", 0.7, seed) for seed in range(10)]
     assert any(r["success"] and r["failed_calls"] for r in rows), "some run recovered from a failure"
 
@@ -72,7 +73,7 @@ def test_summary_rows_carry_runs_rate_and_prediction_per_steps_and_arm():
     assert [(r["steps"], r["arm"], r["runs"]) for r in table] == [(1, "stop", 4), (1, "recover", 4),
                                                                   (3, "stop", 4), (3, "recover", 4)]
     assert table[2]["predicted"] == pytest.approx(0.8 ** 3)
-    assert table[3]["predicted"] == pytest.approx(0.96 ** 3)
+    assert table[3]["predicted"] == pytest.approx((1 - 0.2 ** 4) ** 3)
 
 
 def test_bad_arms_lengths_and_trials_are_refused_naming_the_value():

@@ -6,14 +6,18 @@ It reads what the request asks for and answers with the policy written for it:
 - a workflow role (an output schema, a summariser or writer prompt, the adaptive task's tools): ``roles``;
 - the city task ("which of X and Y is warmer? then save a note"): ``city_task.city_steps``.
 
-How it reads errors (``reading.read_error``): an error that says what to fix ("Did you mean: X?", a
-missing field, the valid tools) or to try again is acted on once per distinct text; a raw traceback
-gets at most one blind retry; then it gives up and says why, never inventing a number. This is how
-the scripted model is written, not a measurement of Claude.
+How it reads errors (``reading.read_error``), by meaning: a transient error (timed out, unavailable,
+rate limited, "try again") is retried with the same call up to 3 times (``reading.retry_limit``; the
+bound is data in ``data/profiles.json`` with its source: the recorded real models retried once and
+succeeded, and issue 19's "2-3 times" sets the stand-in bound); an error that says what to fix ("Did
+you mean: X?") is retried once with the fix; not found, forbidden or impossible is not retried; a raw
+traceback gets at most one blind retry. Then it gives up and says why, never inventing a number. This
+is how the scripted model is written, not a measurement of Claude.
 """
 
 from __future__ import annotations
 
+from agentlab.sim.models.adaptive import adaptive_agent
 from agentlab.sim.models.city_task import city_steps
 from agentlab.sim.models.react import ReactWriter, is_react_request
 from agentlab.sim.models.roles import role_for
@@ -37,6 +41,8 @@ class CarefulAgent:
         if is_react_request(request):
             return ReactWriter()(request)  # prompted for ReAct: write Thought / Action prose
         role = role_for(request)  # what the request asks (system prompt, output schema, tools) picks a role
+        if role is adaptive_agent:
+            return adaptive_agent(request, self.parallel)  # tool calls, so it follows the parallel setting too
         if role is not None:
             return role(request)
         return city_steps(request, self.parallel)

@@ -4,8 +4,12 @@ For "which of X and Y is warmer, then save a note" it asks for ``get_weather`` o
 in one turn, as the real models in pydantic-ai's recorded cassettes call independent tools; one per
 turn when the request sets ``tool_choice`` ``disable_parallel_tool_use`` or ``parallel=False``), then
 ``save_note``, then ends its turn with text naming the warmer city. Every number it writes comes from the tool results in the conversation, never from its own
-data. A task it cannot do gets a short ``end_turn`` saying so. Errors are read as
-``reading.read_error`` says; then it gives up and says why (the error's last line). With a task budget
+data. A task it cannot do gets a short ``end_turn`` saying so. Errors are read by meaning
+(``reading.read_error``): a transient one ("temporarily unavailable", "timed out", "try again") is
+retried with the same city up to ``reading.retry_limit("retry")`` times (3, from ``data/profiles.json``,
+where the recorded real retries and the stand-in bound are sourced), a "Did you mean" once with the
+corrected name, a raw traceback once blindly; a not-found or forbidden error is not retried. Then it
+gives up and says why (the error's last line) and how often it retried. With a task budget
 (``budgets.py``) it looks up one city per turn, and when the countdown is under two more lookups at
 their cost so far, it stops looking up, answers with the cities it has and names the ones it skipped. With ``output_config.effort`` below the
 model's default it writes no preamble or confirmation (two levels below: a short answer, the warmest city
@@ -17,10 +21,12 @@ is written, not how Claude behaves.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from agentlab.sim.budgets import budget_left, loop_tokens
 from agentlab.sim.effort import effort_steps
-from agentlab.sim.models.reading import cities_in, exchanges, is_chinese, read_error, temperature, text_of, why_failed
+from agentlab.sim.models.reading import (cities_in, exchanges, is_chinese, read_error, retry_limit, temperature,
+                                        text_of, why_failed)
 from agentlab.sim.policy import Reply
 
 _TEMPS = re.compile(r"([^\s:;,，；。：、]+(?: [A-Z][\w-]*)*):\s*(-?\d+(?:\.\d+)?)\s*°C")
@@ -39,14 +45,15 @@ def city_steps(request: dict, parallel: bool = True) -> Reply:
     one_city = len(cities) == 1 and re.search(r"temperature|weather|温度|天气|气温", task, re.I)
     if "get_weather" not in tools or not (len(cities) >= 2 or one_city):
         return Reply([{"type": "text", "text": _cannot(zh, tools)}])
-    temps, retry, failed, saved = read_results(messages)
+    res = read_results(messages)
+    temps, retry, failed, saved = res.temps, res.retry, res.failed, res.saved
     pending = []
     for c in cities:
         c = retry.get(c, c)
         if c not in temps and c not in failed and c not in pending:
             pending.append(c)
     if failed:
-        return Reply([{"type": "text", "text": gave_up(failed, zh)}])
+        return Reply([{"type": "text", "text": gave_up(failed, zh, res.retried)}])
     left = budget_left(request)  # a task budget's countdown (budgets.py), None without one
     if pending and temps and left is not None and left < 2 * loop_tokens(messages, request.get("model")) / len(temps):
         return _wrap_up(temps, pending, saved, "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I), left, zh)
@@ -86,40 +93,58 @@ def _wrap_up(temps: dict[str, float], pending: list[str], saved: bool, wants_not
     return Reply([{"type": "text", "text": answer + ("我已保存笔记。" if zh and saved else " I saved a note with this." if saved else "")}])
 
 
-def read_results(messages: list[dict]) -> tuple[dict[str, float], dict[str, str], dict[str, str], bool]:
-    """From the conversation: temperatures by city name, retries to make, failed cities (with why), note saved."""
-    temps: dict[str, float] = {}
-    retry: dict[str, str] = {}
-    failed: dict[str, str] = {}
+@dataclass
+class Results:
+    """What the conversation so far says about the city task's lookups (:func:`read_results`)."""
+
+    temps: dict[str, float] = field(default_factory=dict)
+    """Temperatures by the city name asked for."""
+    retry: dict[str, str] = field(default_factory=dict)
+    """Corrected names to ask for instead, by the name that failed ("Pariss" -> "Paris")."""
+    failed: dict[str, str] = field(default_factory=dict)
+    """Cities given up on, with why (the error's last line)."""
+    saved: bool = False
+    """A ``save_note`` call succeeded."""
+    retried: dict[str, int] = field(default_factory=dict)
+    """Retries of the same call made for each city given up on (the final answer says how many)."""
+
+
+_DID_YOU_MEAN = re.compile(r"(?:Did you mean:?|你是不是指：)\s*'?([^,?？'\n]+)")
+
+
+def read_results(messages: list[dict]) -> Results:
+    """From the conversation: temperatures, corrected names to ask for, cities given up on (with why), note
+    saved. Errors are read by meaning (``reading.read_error``, bounds from ``reading.retry_limit``): a
+    transient one is retried with the same city up to the bound, a named fix once with the corrected name,
+    a raw traceback once blindly; not found, forbidden or anything else is not retried."""
+    out = Results()
     errors: dict[str, list[str]] = {}
-    saved = False
     for ex in exchanges(messages):
         if ex.name == "save_note":
-            saved = saved or not ex.is_error
+            out.saved = out.saved or not ex.is_error
         elif ex.name == "get_weather":
             asked, body = str(ex.input.get("city", "")), ex.body
             temp = None if ex.is_error else temperature(body)
             if temp is not None:
-                temps[asked] = temp
+                out.temps[asked] = temp
                 continue
             if not ex.is_error:  # unreadable: a failed lookup, never a made-up number
-                failed.setdefault(asked, "its result had no temperature I could read")
+                out.failed.setdefault(asked, "its result had no temperature I could read")
                 continue
             seen = errors.setdefault(asked, [])
             seen.append(body)
             kind = read_error(body)
-            fix = re.search(r"(?:Did you mean:?|你是不是指：)\s*'?([^,?？'\n]+)", body)
-            if fix and asked not in retry.values():
-                retry[asked] = fix.group(1).strip()
-            elif kind == "retry" and seen.count(body) == 1:
-                continue  # acted on once: ask again for the same city
-            elif kind == "traceback" and len(seen) == 1:
-                continue  # one blind retry: a traceback does not say what to change
+            fix = _DID_YOU_MEAN.search(body)
+            if fix and asked not in out.retry.values():
+                out.retry[asked] = fix.group(1).strip()  # the fix named: ask for the corrected city instead
+            elif kind in ("retry", "traceback") and len(seen) <= retry_limit(kind):
+                continue  # transient (or a blind retry of a traceback): ask again for the same city
             else:
-                failed[asked] = why_failed(body)
-    for city in temps:
-        failed.pop(city, None)
-    return temps, retry, failed, saved
+                out.failed[asked] = why_failed(body)
+                out.retried[asked] = len(seen) - 1
+    for city in out.temps:
+        out.failed.pop(city, None)
+    return out
 
 
 def compare_text(temps: dict[str, float], zh: bool = False, short: bool = False) -> str:
@@ -159,8 +184,13 @@ def _cannot(zh: bool, tools: set) -> str:
     return f"I can't do this task with the tools I was given ({offered}); I need a weather tool and two or more cities."
 
 
-def gave_up(failed: dict[str, str], zh: bool) -> str:
+def gave_up(failed: dict[str, str], zh: bool, retried: dict[str, int] | None = None) -> str:
+    """The final answer when a lookup failed for good: which cities, the error, and how often each was retried."""
     why = "; ".join(f"{c}: {w}" for c, w in failed.items())
+    tries = {c: n for c, n in (retried or {}).items() if n and c in failed}
     if zh:
-        return f"我查不到{'、'.join(failed)}的天气，所以无法比较。错误：{why}"
-    return f"I couldn't get the weather for {', '.join(failed)}, so I can't compare the temperatures. The error was: {why}"
+        again = "".join(f"我把{c}重试了 {n} 次，仍然失败，所以放弃了。" for c, n in tries.items())
+        return f"我查不到{'、'.join(failed)}的天气，所以无法比较。{again}错误：{why}"
+    again = "".join(f" I retried {c} {n} time{'s' if n > 1 else ''} and it still failed, so I gave up." for c, n in tries.items())
+    return (f"I couldn't get the weather for {', '.join(failed)}, so I can't compare the temperatures.{again} "
+            f"The error was: {why}")

@@ -151,15 +151,43 @@ def exchanges(messages: list[dict]) -> Iterator[Exchange]:
 
 _FIX = re.compile(r"Did you mean|你是不是指|missing required field|缺少必填字段|must be of type|类型必须是|"
                   r"Available tools|可用的工具|valid fields|有效字段|Ask for less|请求更少")
-_AGAIN = re.compile(r"try again|再试")
+_FINAL = re.compile(r"not found|no such|does not exist|doesn't exist|forbidden|permission denied|not allowed|refus|"
+                    r"impossible|not supported|^Unknown city|No forecast for|不存在|找不到|禁止|拒绝|无权|不支持|^未知城市|没有 '",
+                    re.I | re.M)
+_TRANSIENT = re.compile(r"try again|timed? ?out|did not answer within|unavailable|rate.?limit|overloaded|temporar|"
+                        r"再试|超时|没有响应|暂时|不可用|限流|过载", re.I)
 
 
 def read_error(body: str) -> str:
-    """How a careful model reads an ``is_error`` text: ``"traceback"`` (raw Python), ``"fix"`` (it says
-    what to change), ``"retry"`` (it says to try again) or ``"opaque"`` (nothing to act on)."""
+    """How a careful model reads an ``is_error`` text, by what it says: ``"traceback"`` (raw Python: not read
+    by meaning), ``"fix"`` (it says what to change), ``"final"`` (not found, forbidden, impossible: retrying
+    cannot help), ``"retry"`` (transient: timed out, unavailable, rate limited, try again) or ``"opaque"``."""
     if body.lstrip().startswith("Traceback (most recent call last)"):
         return "traceback"
-    return "fix" if _FIX.search(body) else "retry" if _AGAIN.search(body) else "opaque"
+    if _FIX.search(body):
+        return "fix"
+    return "final" if _FINAL.search(body) else "retry" if _TRANSIENT.search(body) else "opaque"
+
+
+@lru_cache(maxsize=1)
+def _retry_data() -> dict:
+    raw = json.loads(resources.files("agentlab.sim").joinpath("data/profiles.json").read_text("utf-8"))
+    return raw["error_retries"]
+
+
+def retry_limit(kind: str) -> int:
+    """How many times a careful model retries after an error of this :func:`read_error` kind: ``retry``
+    (transient) the same call up to ``error_retries.transient`` times, ``fix`` with the corrected argument
+    ``error_retries.fix`` times, ``traceback`` blindly ``error_retries.traceback`` times, anything else never
+    (``data/profiles.json``; its sources say which figure is recorded and which is a stand-in)."""
+    data = _retry_data()
+    return int({"retry": data["transient"], "fix": data["fix"], "traceback": data["traceback"]}.get(kind, 0))
+
+
+def retry_source() -> str:
+    """Where the transient-retry bound comes from (the ``sources`` text ``error_retries.transient_source`` names)."""
+    raw = json.loads(resources.files("agentlab.sim").joinpath("data/profiles.json").read_text("utf-8"))
+    return raw["sources"][raw["error_retries"]["transient_source"]]
 
 
 def why_failed(body: str) -> str:
