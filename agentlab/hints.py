@@ -80,6 +80,10 @@ _RULES: list[tuple[str, str, str]] = [
     (r"^Format error: Action Input must be a JSON object, e\.g\. (.*)\.$",
      r"Format error: Action Input must be a JSON object, e.g. \1.",
      r"格式错误：Action Input 必须是一个 JSON 对象，例如 \1。"),
+    # the loop's answer to calls it did not run because a guard stopped the run (agentlab/executor.py not_run)
+    (r"^Not run: the harness stopped the run \((\w+) (\S+) over the limit (\S+)\)\.$",
+     r"Not run: the harness stopped the run (\1 \2 over the limit \3).",
+     r"未运行：外壳程序已停止这次运行（\1 为 \2，超过了上限 \3）。"),
     (r"^\[truncated: (\d+) of (\d+) characters shown\]$",
      r"[truncated: \1 of \2 characters shown; the rest was cut. Ask for less output.]",
      r"[已截断：只显示了 \2 个字符中的前 \1 个；其余被删掉了。请请求更少的输出。]"),
