@@ -5,6 +5,11 @@ Chinese, keeping names and values as they were (a model is told what to fix in t
 task it was given). Unknown wordings pass through unchanged. The English truncation note gets its
 advice here too, so both languages say what to do next. ``result_text(text, "zh")`` does the same for
 the confirmations the course's own tools return ("Saved note (21 characters).").
+
+These tables are apart from the figures' (``agentlab.views.i18n``) on purpose: they follow the *task's*
+language (what the model reads: a Chinese task in an English notebook still gets Chinese hints), the
+figures' follow the *notebook's* (what the student reads: connect()'s notice, why a workflow stopped);
+and ``tr`` rewrites any line some table knows, so a tool's own output could be changed by a figure label.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.models.reading import cities_in, is_chinese
 from agentlab.sim.policy import Reply
 from agentlab.sim.tokens import tool_def_tokens, tool_prompt_overhead
-from agentlab.views.i18n import localize
+from agentlab.views.i18n import localize, tr
 from agentlab.weather import chinese_name, city_names, city_task, task_tools
 from agentlab.workflows import run_workflow
 
@@ -159,7 +159,7 @@ def sweep(ns: Iterable[int] = range(1, 13), models: Iterable[str] = MODELS, long
     with tempfile.TemporaryDirectory(prefix="agentlab-sweep-") as notes:
         if batch:
             return pd.DataFrame(batch_rows([p for p in grid if p[2] == "agent"], notes, one_per_turn))
-        rows = [run_row(*point, notes_dir=notes, one_per_turn=one_per_turn) for point in tqdm(grid, desc="sweep runs", disable=not progress)]
+        rows = [run_row(*point, notes_dir=notes, one_per_turn=one_per_turn) for point in tqdm(grid, desc=tr("sweep runs"), disable=not progress)]
     return pd.DataFrame(rows)
 
 
