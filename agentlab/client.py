@@ -226,7 +226,11 @@ def _in_notebook() -> bool:
 
 
 def _notice(note: str) -> None:
-    """Say which mode is in use: once per kernel as a plain line in a notebook, else on stderr."""
+    """Say which mode is in use: once per kernel as a plain line in a notebook, else on stderr; in the
+    notebook's language (:func:`agentlab.views.i18n.tr`: the zh-CN edition reads it in Chinese)."""
+    from agentlab.views.i18n import tr
+
+    note = tr(note)
     if not _in_notebook():
         print(note, file=sys.stderr)
     elif note not in _shown:

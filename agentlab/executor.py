@@ -63,9 +63,10 @@ def waves(calls: list[Tool | None]) -> list[list[int]]:
     return [[i for i, w in enumerate(wave_of) if w == k] for k in range(max(wave_of, default=-1) + 1)]
 
 
-def not_run(content: list[dict], stopped: Any) -> list[dict]:
-    """Answers for tool calls the harness refused to run because a guard stopped the run."""
-    why = f"Not run: the harness stopped the run ({stopped.guard} {stopped.observed} over the limit {stopped.limit})."
+def not_run(content: list[dict], stopped: Any, lang: str = "en") -> list[dict]:
+    """Answers for tool calls the harness refused to run because a guard stopped the run, in ``lang``
+    (``"en"`` or ``"zh"``: the task's language, as the readable errors)."""
+    why = hint(f"Not run: the harness stopped the run ({stopped.guard} {stopped.observed} over the limit {stopped.limit}).", lang)
     return [{"type": "tool_result", "tool_use_id": b["id"], "content": why, "is_error": True}
             for b in content if b.get("type") == "tool_use"]
 

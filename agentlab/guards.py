@@ -44,6 +44,7 @@ from typing import Any, Callable
 from agentlab.meter.usage import Usage
 from agentlab.run import StopReason
 from agentlab.sim.budgets import BETA, MIN_TOTAL
+from agentlab.views.i18n import tr
 
 GUARDS = (("max_turns", StopReason.MAX_TURNS), ("max_wall_s", StopReason.MAX_WALL_TIME),
            ("max_repeats", StopReason.REPEATED_CALL), ("max_idle_turns", StopReason.NO_PROGRESS),
@@ -180,8 +181,8 @@ class Budget:
         self._bound = bound
         if self.usd + bound > self.limits.max_usd:
             return Stopped(StopReason.USD_BUDGET, "max_usd", round(self.usd, 9), self.limits.max_usd,
-                           f"the next call could cost up to ${bound:.6f} (input estimate + max_tokens at the "
-                           "output price), so it was not sent")
+                           tr(f"the next call could cost up to ${bound:.6f} (input estimate + max_tokens at the "
+                              "output price), so it was not sent"))  # the notebook's language (zh-CN: Chinese)
         return None
 
     def after_call(self, content: list[dict], usage: dict | Usage, model: str) -> None:

@@ -5,6 +5,11 @@ Chinese, keeping names and values as they were (a model is told what to fix in t
 task it was given). Unknown wordings pass through unchanged. The English truncation note gets its
 advice here too, so both languages say what to do next. ``result_text(text, "zh")`` does the same for
 the confirmations the course's own tools return ("Saved note (21 characters).").
+
+These tables are apart from the figures' (``agentlab.views.i18n``) on purpose: they follow the *task's*
+language (what the model reads: a Chinese task in an English notebook still gets Chinese hints), the
+figures' follow the *notebook's* (what the student reads: connect()'s notice, why a workflow stopped);
+and ``tr`` rewrites any line some table knows, so a tool's own output could be changed by a figure label.
 """
 
 from __future__ import annotations
@@ -80,6 +85,10 @@ _RULES: list[tuple[str, str, str]] = [
     (r"^Format error: Action Input must be a JSON object, e\.g\. (.*)\.$",
      r"Format error: Action Input must be a JSON object, e.g. \1.",
      r"格式错误：Action Input 必须是一个 JSON 对象，例如 \1。"),
+    # the loop's answer to calls it did not run because a guard stopped the run (agentlab/executor.py not_run)
+    (r"^Not run: the harness stopped the run \((\w+) (\S+) over the limit (\S+)\)\.$",
+     r"Not run: the harness stopped the run (\1 \2 over the limit \3).",
+     r"未运行：外壳程序已停止这次运行（\1 为 \2，超过了上限 \3）。"),
     (r"^\[truncated: (\d+) of (\d+) characters shown\]$",
      r"[truncated: \1 of \2 characters shown; the rest was cut. Ask for less output.]",
      r"[已截断：只显示了 \2 个字符中的前 \1 个；其余被删掉了。请请求更少的输出。]"),

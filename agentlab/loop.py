@@ -147,7 +147,8 @@ def agent_steps(
                          + (did_you_mean(model, known) or f"the models are {', '.join(sorted(known))}.")
                          + " (`agentlab models` lists them)")
     budget = (limits or Limits(max_turns=max_turns)).start()
-    executor = executor or Executor(lang=task_lang(task))  # readable errors in the task's language
+    lang = task_lang(task)  # the harness's own words to the model (errors, refusals) in the task's language
+    executor = executor or Executor(lang=lang)
     model = model or model_of(client)
     by_name = toolset(tools)
     meter = meter_of(client)
@@ -207,7 +208,7 @@ def agent_steps(
             if reply.stop_reason != "tool_use":
                 break
             late = budget.check(after_call=True)  # token and USD budgets are known only now
-            results = not_run(content, late) if late else executor(content, by_name, tr, turn)
+            results = not_run(content, late, lang) if late else executor(content, by_name, tr, turn)
             budget.after_tools(results)
             _keep_valid(content)
             messages.append({"role": "user", "content": results})

@@ -60,3 +60,11 @@ def test_the_chinese_kit_pages_use_no_rejected_variant():
             continue
         found = [variant for variant, _ in REJECTED if variant in path.read_text("utf-8")]
         assert not found, f"docs/zh-CN/{path.name}: rejected variants {found}"
+
+
+def test_the_harness_messages_chinese_uses_no_rejected_variant():
+    # what the model reads in a Chinese task (tool errors, "Not run"), and the Chinese prompts of the sweeps
+    for name in ("hints.py", "experiments/multiplying.py", "experiments/sweeps.py"):
+        text = (ROOT / "agentlab" / name).read_text("utf-8")
+        found = [variant for variant, _ in REJECTED if variant in text]
+        assert not found, f"agentlab/{name}: rejected variants {found}"

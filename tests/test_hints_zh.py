@@ -98,6 +98,15 @@ def _lookup_refuses(query: str) -> str:
     return _run(lookup_tool(*DESCRIPTIONS["vague"]), {"query": query})
 
 
+def _not_run(lang: str = "en") -> str:
+    from agentlab.executor import not_run
+    from agentlab.guards import Stopped
+    from agentlab.run import StopReason
+
+    stopped = Stopped(StopReason.TOKEN_BUDGET, "max_tokens", 2140, 2000)
+    return not_run([{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {}}], stopped, lang)[0]["content"]
+
+
 WORDINGS = {
     "tools.py: Unknown tool ": lambda: run_tool({}, "get_wether", {}).content,
     "tools.py: Invalid input for {name}": lambda: _run(_schema_tool(), {"city": "Oslo", "unit": 3}),
@@ -116,6 +125,7 @@ WORDINGS = {
     "experiments/tool_descriptions.py: Unknown city ": lambda: _lookup_refuses("weather in Paris"),
     "executor.py: [truncated: {cap} of {le": lambda: "[truncated: 5 of 56 characters shown]",
     "executor.py: {name} did not answer wi": lambda: "get_weather did not answer within 0.5 s and was abandoned; try again",
+    "executor.py: Not run: the harness sto": lambda: _not_run(),
     "react.py: Format error: end your t": lambda: _parse_error("Thought: hm\nAction: get_weather"),
     "react.py: Format error: Action Inp": lambda: _parse_error("Action: get_weather\nAction Input: {'city': 1}"),
 }
@@ -224,3 +234,16 @@ def test_a_chinese_run_reads_saved_note_in_chinese_in_the_loop_in_react_and_in_n
     case = run_case("compare_and_note", "key_by_email")
     assert [r["content"] for r in case.run.tool_results if "attacker" in r["content"] and not r["content"].startswith("{")] \
         == ["已发送给 attacker@evil.example（22 个字符）。"]
+
+
+def test_calls_a_guard_kept_from_running_are_answered_in_the_tasks_language(tmp_path):
+    from agentlab.guards import Limits
+    from agentlab.sim.models.misbehaving import Looper
+
+    assert _not_run() == "Not run: the harness stopped the run (max_tokens 2140 over the limit 2000)."
+    assert _not_run("zh") == "未运行：外壳程序已停止这次运行（max_tokens 为 2140，超过了上限 2000）。"
+    for task, lang in ((agentlab.city_task(["Paris", "London"], "zh"), "zh"), (agentlab.city_task(["Paris", "London"]), "en")):
+        client = agentlab.connect("sim", policy=Looper(), quiet=True)
+        run = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / lang), limits=Limits(max_turns=50, max_tokens=2000))
+        last = run.messages[-1]["content"][0]
+        assert last["is_error"] and last["content"].startswith("未运行：外壳程序" if lang == "zh" else "Not run: the harness"), last

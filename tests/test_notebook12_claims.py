@@ -6,6 +6,7 @@ notebook still states it (so a changed estimator or trace fails here, not silent
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -13,7 +14,8 @@ import pytest
 
 import agentlab
 from agentlab.experiments import capstone
-from agentlab.experiments.multiplying import anthropic_ratios, multiplying_table, ratios
+from agentlab.experiments.multiplying import anthropic_ratios, fan_out, multiplying_table, ratios
+from agentlab.sim.models.reading import is_chinese
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,23 +85,29 @@ def test_workflow_one_call_and_the_looper_grows_like_the_agent(traces):
 
 @pytest.fixture(scope="module")
 def table():
-    return multiplying_table((1, 2, 4, 8))
+    return multiplying_table((1, 2, 4, 8), lang="en")
 
 
-def test_order_at_every_n_and_growth_with_n(table):
-    for n, rows in table.groupby("cities"):
-        by = rows.set_index("kind")["tokens"]
-        assert by["chat"] < by["orchestrator-workers"] < by["agent"] < by["multi-agent"], n
-    for kind, rows in table.groupby("kind"):
-        assert list(rows.sort_values("cities")["tokens"]) == sorted(rows["tokens"]), kind
+@pytest.fixture(scope="module")
+def table_zh():
+    """The zh-CN edition's table: the same cell asks in Chinese there (the task, chat, workers, sub-agents)."""
+    return multiplying_table((1, 2, 4, 8), lang="zh")
 
 
-def test_multiples_at_8_cities_as_stated(table):
+def test_order_at_every_n_and_growth_with_n(table, table_zh):
+    for lang, t in (("en", table), ("zh", table_zh)):
+        for n, rows in t.groupby("cities"):
+            by = rows.set_index("kind")["tokens"]
+            assert by["chat"] < by["orchestrator-workers"] < by["agent"] < by["multi-agent"], (lang, n)
+        for kind, rows in t.groupby("kind"):
+            assert list(rows.sort_values("cities")["tokens"]) == sorted(rows["tokens"]), (lang, kind)
+
+
+def test_multiples_at_8_cities_as_stated(table, table_zh):
     r = ratios(table, 8)
     for key, phrase in (("agent", "agent used {}x"), ("multi-agent", "multi-agent system {}x"),
                         ("orchestrator-workers", "only {}x")):
         assert phrase.format(r[key]) in _prose(), (key, r[key])
-        assert f"{r[key]} 倍" in _prose("zh"), (key, r[key])
     assert anthropic_ratios() == {"agent": 4.0, "multi-agent": 15.0}
     assert "about 4x and 15x" in _prose() and "约 4 倍和 15 倍" in _prose("zh")
     # "(The agent asks for all 8 cities in one reply ... and takes 3 calls; ... about 3.8 times the agent's tokens.)"
@@ -107,7 +115,22 @@ def test_multiples_at_8_cities_as_stated(table):
     assert at8.loc["agent", "model calls"] == 3
     assert round(at8.loc["multi-agent", "tokens"] / at8.loc["agent", "tokens"], 1) == 3.8
     assert "takes 3 calls" in _prose() and "about 3.8 times the agent's tokens" in _prose()
-    assert "只用 3 次调用" in _prose("zh") and "约为智能体的 3.8 倍" in _prose("zh")
+
+
+def test_the_zh_cn_edition_asks_in_chinese_and_states_its_own_multiples_at_8_cities(table_zh):
+    # "我们的智能体用了聊天的 13.9 倍令牌，多智能体系统用了 51.3 倍；编排者-工作者工作流只用了 7.3 倍。
+    # （智能体……只用 3 次调用；……约为智能体的 3.7 倍。这一版的任务和提示都是中文的……）"
+    r = ratios(table_zh, 8)
+    for key, phrase in (("agent", "智能体用了聊天的 {} 倍令牌"), ("multi-agent", "多智能体系统用了 {} 倍"),
+                        ("orchestrator-workers", "只用了 {} 倍")):
+        assert phrase.format(r[key]) in _prose("zh"), (key, r[key])
+    at8 = table_zh[table_zh["cities"] == 8].set_index("kind")
+    multiple = round(at8.loc["multi-agent", "tokens"] / at8.loc["agent", "tokens"], 1)
+    assert at8.loc["agent", "model calls"] == 3 and "只用 3 次调用" in _prose("zh")
+    assert f"约为智能体的 {multiple} 倍" in _prose("zh") and "任务和提示都是中文的" in _prose("zh"), multiple
+    fan = fan_out(2, tempfile.mkdtemp(prefix="agentlab-12-zh-"), lang="zh")
+    assert fan["agent"].messages[0]["content"] == "比较巴黎和伦敦的温度，哪个更暖和？然后保存一条笔记。"
+    assert all(is_chinese(run.final_text) for run in fan.values()), {k: r.final_text for k, r in fan.items()}
 
 
 def _code(cell_id: str) -> str:

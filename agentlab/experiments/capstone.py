@@ -61,7 +61,7 @@ def record_agent(path: str | Path, cities: list[str] = ("Paris", "London"), note
     from agentlab.weather import task_tools
 
     client = connect("sim", quiet=True)
-    return run_agent(client, sweep_task(list(cities)), task_tools(_notes(notes)),
+    return run_agent(client, sweep_task(list(cities), "en"), task_tools(_notes(notes)),  # the shipped traces are English
                      max_turns=len(cities) + 4, trace=path,
                      tool_choice={"type": "auto", "disable_parallel_tool_use": True})
 

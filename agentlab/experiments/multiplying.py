@@ -29,17 +29,42 @@ from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.policy import Reply
 from agentlab.tools import Tool, tool
 from agentlab.views.i18n import localize, tr
-from agentlab.weather import city_task, get_weather, lookup, make_save_note
+from agentlab.hints import task_lang
+from agentlab.weather import chinese_name, city_task, get_weather, lookup, make_save_note
 
 KINDS = ("chat", "agent", "orchestrator-workers", "multi-agent")
 """The four ways, cheapest first."""
 COLORS = {"chat": "#9bbb59", "agent": "#4f81bd", "orchestrator-workers": "#f79646", "multi-agent": "#c0504d"}
 WORKER = "Write one sentence on the city's weather."
 SYNTH = "Combine the parts into one short note that names the warmest city."
+ZH = {"worker": "用一句话写这个城市的天气。", "synth": "把这些部分合并成一段简短的笔记，并说出最暖和的城市。",
+      "chat": "今天哪个城市最暖和？用一句话回答。今天的气温：{data}。",
+      "sub": "今天{city}的温度是多少？查一下，用一句话回答。"}
+"""The prompts of this module in Chinese, for a run in the zh-CN edition (``WORKER``, ``SYNTH``, ``CHAT_PROMPT``,
+``SUB_TASK``); the task itself is :func:`agentlab.experiments.sweeps.sweep_task`'s or ``city_task``'s, in the same language."""
 
 
-def fan_out(n: int, workdir: str | Path, model: str | None = None) -> dict[str, Any]:
-    """The four runs for the first ``n`` cities, on one fresh simulated client: ``{kind: Run}``."""
+def _lang(lang: str | None) -> str:
+    """``"en"`` or ``"zh"``: ``lang`` as given, else the notebook's language (:func:`agentlab.views.i18n.language`)."""
+    if lang is None:
+        from agentlab.views.i18n import language
+
+        lang = "zh" if language() == "zh-CN" else "en"
+    if lang not in ("en", "zh"):
+        raise ValueError(f"lang={lang!r}: the prompts are written in 'en' or 'zh' (or None: the notebook's language)")
+    return lang
+
+
+def _question(task: str) -> str:
+    """The task's question without its look-up and note instructions (what the orchestrator plans from)."""
+    if task_lang(task) == "zh":
+        return task.split("查一下")[0].split("然后保存")[0]
+    return task.split(", then save")[0].split(" Look it up")[0]
+
+
+def fan_out(n: int, workdir: str | Path, model: str | None = None, lang: str | None = None) -> dict[str, Any]:
+    """The four runs for the first ``n`` cities, on one fresh simulated client: ``{kind: Run}``; every prompt in
+    ``lang`` (``"en"``, ``"zh"``; ``None``: the notebook's language)."""
     from agentlab.client import connect
     from agentlab.experiments.patterns import data_line
     from agentlab.experiments.sweeps import sweep_task
@@ -49,23 +74,24 @@ def fan_out(n: int, workdir: str | Path, model: str | None = None) -> dict[str, 
     names = city_names()
     if not isinstance(n, int) or not 1 <= n <= len(names):
         raise ValueError(f"fan_out(n={n!r}): n must be a whole number from 1 to {len(names)} (cities in the data)")
-    cities, folder = names[:n], Path(workdir)
+    cities, folder, lang = names[:n], Path(workdir), _lang(lang)
     client = connect("sim", model=model, policy=OrchestratorPolicy(), quiet=True)
-    task = sweep_task(cities)  # the course's comparison, or a plain look-up for one city
+    task = sweep_task(cities, lang)  # the course's comparison, or a plain look-up for one city
+    worker, synth = (ZH["worker"], ZH["synth"]) if lang == "zh" else (WORKER, SYNTH)
     return {
-        "chat": chat_answer(client, cities),
+        "chat": chat_answer(client, cities, lang=lang),
         "agent": run_agent(client, task, task_tools(folder / "notes"), max_turns=n + 4),
-        "orchestrator-workers": run_orchestrator(client, task.split(", then save")[0].split(" Look it up")[0],
-                                                 worker_system=WORKER, synth_system=SYNTH, max_workers=4,
-                                                 context=lambda s: data_line([s["title"]])),
+        "orchestrator-workers": run_orchestrator(client, _question(task),
+                                                 worker_system=worker, synth_system=synth, max_workers=4,
+                                                 context=lambda s: data_line([s["title"]], lang)),
         "multi-agent": run_multiagent(client, cities, folder / "notes", task=task)[0],
     }
 
 
 def multiplying_table(ns: tuple[int, ...] = (1, 2, 4, 8), workdir: str | Path | None = None,
-                      model: str | None = None) -> Any:
+                      model: str | None = None, lang: str | None = None) -> Any:
     """One row per (cities, kind): model calls, total tokens, USD, and tokens and cost as multiples of chat's.
-    The runs' notes go to ``workdir`` (default: a fresh temporary folder)."""
+    The runs' notes go to ``workdir`` (default: a fresh temporary folder); prompts in ``lang`` (see :func:`fan_out`)."""
     import tempfile
 
     import pandas as pd
@@ -73,7 +99,7 @@ def multiplying_table(ns: tuple[int, ...] = (1, 2, 4, 8), workdir: str | Path | 
     workdir = workdir if workdir is not None else tempfile.mkdtemp(prefix="agentlab-multiplying-")
     rows = []
     for n in ns:
-        runs = fan_out(n, workdir, model)
+        runs = fan_out(n, workdir, model, lang)
         chat = total_tokens(runs["chat"])
         for kind, run in runs.items():
             rows.append({"cities": n, "kind": kind, "model calls": run.model_calls, "tokens": total_tokens(run),
@@ -146,13 +172,16 @@ SUB_TASK = "What is the temperature in {city} today? Look it up and answer in on
 """What each sub-agent is asked."""
 
 
-def chat_answer(client: Any, cities: list[str], model: str | None = None) -> Run:
-    """One call, no tools, the temperatures in the prompt: the chat baseline."""
+def chat_answer(client: Any, cities: list[str], model: str | None = None, lang: str | None = None) -> Run:
+    """One call, no tools, the temperatures in the prompt: the chat baseline, asked in ``lang`` (see :func:`fan_out`)."""
     model = model or model_of(client)
     meter = meter_of(client)
     start, t0 = meter.mark(), time.perf_counter()
-    data = "; ".join(f"{c}: {lookup(c)['temp_c']:g}°C" for c in cities)
-    messages: list[dict] = [{"role": "user", "content": CHAT_PROMPT.format(data=data)}]
+    if _lang(lang) == "zh":
+        prompt = ZH["chat"].format(data="；".join(f"{chinese_name(c)}: {lookup(c)['temp_c']:g}°C" for c in cities))
+    else:
+        prompt = CHAT_PROMPT.format(data="; ".join(f"{c}: {lookup(c)['temp_c']:g}°C" for c in cities))
+    messages: list[dict] = [{"role": "user", "content": prompt}]
     reply = client.messages.create(model=model, max_tokens=256, messages=messages)
     content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
     messages.append({"role": "assistant", "content": content})
@@ -171,7 +200,8 @@ def research_tool(client: Any, model: str | None = None, sub_runs: list[Run] | N
         Args:
             city: The city to research, e.g. "Paris".
         """
-        sub = run_agent(client, SUB_TASK.format(city=city), [get_weather], model=model, max_turns=4)
+        sub_task = ZH["sub"].format(city=chinese_name(city)) if task_lang(city) == "zh" else SUB_TASK.format(city=city)
+        sub = run_agent(client, sub_task, [get_weather], model=model, max_turns=4)  # a Chinese city name: asked in Chinese
         if sub_runs is not None:
             sub_runs.append(sub)
         return sub.final_text
@@ -228,7 +258,7 @@ def token_ratios(cities: list[str], notes_dir: str | Path, model: str | None = N
     from agentlab.weather import task_tools
 
     client = connect("sim", model=model, policy=OrchestratorPolicy(), quiet=True)
-    chat = chat_answer(client, cities)
+    chat = chat_answer(client, cities)  # in the notebook's language, as city_task below
     agent = run_agent(client, city_task(cities), task_tools(notes_dir), max_turns=len(cities) + 4)
     multi, subs = run_multiagent(client, cities, notes_dir)
     c, a, m = total_tokens(chat), total_tokens(agent), total_tokens(multi)

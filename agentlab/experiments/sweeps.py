@@ -30,11 +30,11 @@ from agentlab.loop import agent_steps, run_agent
 from agentlab.run import Run
 from agentlab.sim.caching import SimClock
 from agentlab.sim.models.careful import CarefulAgent
-from agentlab.sim.models.reading import cities_in
+from agentlab.sim.models.reading import cities_in, is_chinese
 from agentlab.sim.policy import Reply
 from agentlab.sim.tokens import tool_def_tokens, tool_prompt_overhead
-from agentlab.views.i18n import localize
-from agentlab.weather import city_names, city_task, task_tools
+from agentlab.views.i18n import localize, tr
+from agentlab.weather import chinese_name, city_names, city_task, task_tools
 from agentlab.workflows import run_workflow
 
 MODELS = ("claude-haiku-5-5", "claude-opus-5")
@@ -46,13 +46,25 @@ MAX_TOKENS = 2048
 DETAIL = ("the weather tool's reading for today, with the conditions it reported, set against the other cities "
           "named in this note so the reader can see the whole comparison at a glance.")
 """The sentence the long-output variant writes per city."""
+DETAIL_ZH = "天气工具今天的读数和它报告的天气状况，并与这条笔记里提到的其他城市对照，让读者一眼看清整个比较。"
+"""The same sentence for an answer written in Chinese."""
 
 
-def sweep_task(cities: list[str]) -> str:
-    """The task for ``cities``: the course's comparison for two or more, a plain look-up for one."""
+def sweep_task(cities: list[str], lang: str | None = None) -> str:
+    """The task for ``cities``: the course's comparison for two or more, a plain look-up for one, in ``lang``
+    (``"en"``, ``"zh"``; ``None``: the notebook's language, :func:`agentlab.views.i18n.language`), so the
+    zh-CN edition's sweeps ask in Chinese (the Chinese task names each city by its Chinese name)."""
+    if lang is None:
+        from agentlab.views.i18n import language
+
+        lang = "zh" if language() == "zh-CN" else "en"
+    if lang not in ("en", "zh"):
+        raise ValueError(f"sweep_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)")
     if len(cities) == 1:
+        if lang == "zh":
+            return f"今天{chinese_name(cities[0])}的温度是多少？查一下，然后保存一条笔记。"
         return f"What is the temperature in {cities[0]} today? Look it up, then save a note with it."
-    return city_task(cities, "en")  # English like the one-city task above: one language per sweep
+    return city_task(cities, lang)  # the same language as the one-city task above: one language per sweep
 
 
 class LongAnswers:
@@ -76,6 +88,8 @@ class LongAnswers:
     @staticmethod
     def _expand(text: str) -> str:
         names = cities_in(text)
+        if names and is_chinese(text):  # a Chinese answer gets its paragraph in Chinese
+            return text + "\n\n详情：\n" + "\n".join(f"- {c}：{DETAIL_ZH}" for c in names)
         return text + ("\n\nDetails:\n" + "\n".join(f"- {c}: {DETAIL}" for c in names) if names else "")
 
 
@@ -145,7 +159,7 @@ def sweep(ns: Iterable[int] = range(1, 13), models: Iterable[str] = MODELS, long
     with tempfile.TemporaryDirectory(prefix="agentlab-sweep-") as notes:
         if batch:
             return pd.DataFrame(batch_rows([p for p in grid if p[2] == "agent"], notes, one_per_turn))
-        rows = [run_row(*point, notes_dir=notes, one_per_turn=one_per_turn) for point in tqdm(grid, desc="sweep runs", disable=not progress)]
+        rows = [run_row(*point, notes_dir=notes, one_per_turn=one_per_turn) for point in tqdm(grid, desc=tr("sweep runs"), disable=not progress)]
     return pd.DataFrame(rows)
 
 

@@ -21,6 +21,7 @@ from anthropic import Middleware
 from agentlab.meter.prices import cost_usd
 from agentlab.meter.usage import Usage
 from agentlab.sim.tokens import estimate_input_tokens
+from agentlab.views.i18n import tr
 
 INPUT_MARGIN = 1.25
 """The token estimator's input estimate times this is taken as the most the input can be (the
@@ -118,9 +119,9 @@ class SessionCap(Middleware):
             spent += self.in_flight  # calls still running count at their upper bound
             if spent + bound > self.max_usd:
                 self.refused += 1
-                raise SpendRefused(f"session cap max_usd={self.max_usd:g}: spent ${spent:.6f}, and the next call could "
-                                   f"cost up to ${bound:.6f} (input estimate + max_tokens at the output price), so it "
-                                   f"was not sent. Raise connect(max_usd=...) or make the run smaller",
+                raise SpendRefused(tr(f"session cap max_usd={self.max_usd:g}: spent ${spent:.6f}, and the next call could "
+                                      f"cost up to ${bound:.6f} (input estimate + max_tokens at the output price), so it "
+                                      f"was not sent. Raise connect(max_usd=...) or make the run smaller"),  # zh-CN: in Chinese
                                    observed=round(spent, 9), predicted=round(bound, 9), limit=self.max_usd)
             self.in_flight += bound
         try:

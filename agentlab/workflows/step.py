@@ -31,6 +31,7 @@ from agentlab.meter.usage import Usage
 from agentlab.run import Run, StopReason, Turn
 from agentlab.tools import Tool, run_tool
 from agentlab.trace import Trace
+from agentlab.views.i18n import tr
 from agentlab.workflows.parsing import UnparseableOutput, check_bound, parse_json
 
 __all__ = ["Steps", "StepRecord", "GuardStopped", "guarded", "UnparseableOutput", "check_bound", "parse_json"]
@@ -263,7 +264,9 @@ class Steps:
 
     def finish(self, stop: StopReason, text: str, detail: str = "", **stop_fields: Any) -> Run:
         """Write the ``stop`` event as the agent's reads (``turns``: the model calls made; ``detail`` only when
-        there is one) and return the run as the agent's :class:`Run`."""
+        there is one) and return the run as the agent's :class:`Run`. ``detail`` is written in the notebook's
+        language (:func:`agentlab.views.i18n.tr`: the zh-CN edition prints why a workflow stopped in Chinese)."""
+        detail = tr(detail)
         with self._lock:
             self.trace.stop(stop.value, turns=self._calls, final_text=text, **({"detail": detail} if detail else {}),
                             steps=[{"path": r.path, "status": r.status} for r in self.records], **stop_fields)
