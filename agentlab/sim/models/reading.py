@@ -51,14 +51,18 @@ def known_cities() -> tuple[str, ...]:
 
     Read from the data file, not from the harness's ``weather`` module, so ``sim/`` imports nothing outside itself.
     """
-    raw = json.loads(resources.files("agentlab").joinpath("data/weather.json").read_text("utf-8"))
-    return tuple(dict.fromkeys(n.casefold() for rec in raw["cities"] for n in rec["names"]))
+    return tuple(dict.fromkeys(n.casefold() for rec in _cities() for n in rec["names"]))
+
+
+@lru_cache(maxsize=1)
+def _cities() -> list[dict]:
+    """The city records of the lab's weather data, read once."""
+    return json.loads(resources.files("agentlab").joinpath("data/weather.json").read_text("utf-8"))["cities"]
 
 
 @lru_cache(maxsize=1)
 def _chinese_names() -> dict[str, str]:
-    raw = json.loads(resources.files("agentlab").joinpath("data/weather.json").read_text("utf-8"))
-    return {n.casefold(): rec["names"][1] for rec in raw["cities"] if len(rec["names"]) > 1 for n in rec["names"]}
+    return {n.casefold(): rec["names"][1] for rec in _cities() if len(rec["names"]) > 1 for n in rec["names"]}
 
 
 def chinese_city(name: str) -> str:
