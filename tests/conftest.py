@@ -1,4 +1,5 @@
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,15 @@ def _offline(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     monkeypatch.delenv("AGENTLAB_MODEL", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Every figure a test drew is closed after it (pyplot keeps them; 20 open in one worker warn)."""
+    yield
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close("all")
 
 
 @pytest.fixture
