@@ -102,8 +102,6 @@ class _Sandboxes:
         self.base = Path.cwd().resolve().parent / "homes"  # the stage's homes folder (worker cwd = stage/repo)
         self.lab = Path(os.environ.get("PYTHONPATH", "").split(os.pathsep)[0] or ".").resolve()
         self.spare: bwrap.StudentSandbox | None = None
-        self.recycled = 0
-        """How many times a sandbox went on to another student (the benchmark reads it)."""
 
     def _new(self) -> bwrap.StudentSandbox:
         self.count += 1
@@ -123,7 +121,7 @@ class _Sandboxes:
         if self.uid is not None:
             reap.reap(self.uid, children=False)
         if self.spare is None and box.recycle():
-            self.spare, self.recycled = box, self.recycled + 1
+            self.spare = box
         else:
             box.close()
 
