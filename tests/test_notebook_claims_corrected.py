@@ -215,3 +215,10 @@ def test_both_editions_mark_the_same_cells_as_holding_for_our_scripted_model(nam
 def test_each_scripted_only_result_carries_the_marker(name, snippet):
     cells = [_src(c) for c in _cells(EN / name) if c["cell_type"] == "markdown" and snippet in _src(c)]
     assert cells and all(MARKER["en"] in c for c in cells), f"{name}: {snippet!r} is not marked"
+
+
+def test_no_notebook_sends_students_to_stderr_for_the_clients_notice():
+    # in a notebook connect() prints its notice as a plain line (agentlab.client._notice), not on stderr
+    said = [f"{folder.name}/{path.name}" for folder in (EN, ZH) for path in sorted(folder.glob("*.ipynb"))
+            if any("stderr" in _src(c) for c in _cells(path) if c["cell_type"] == "markdown")]
+    assert said == []
