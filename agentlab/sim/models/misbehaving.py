@@ -19,7 +19,7 @@ import json
 
 from agentlab.sim.clock import SimClock
 from agentlab.sim.models.careful import CarefulAgent
-from agentlab.sim.models.reading import CJK, cities_in, exchanges, read_error, text_of, why_failed
+from agentlab.sim.models.reading import CJK, cities_in, exchanges, read_error, retry_limit, text_of, why_failed
 from agentlab.sim.policy import Policy, Reply
 
 FakeClock = SimClock
@@ -95,7 +95,7 @@ class CarelessModel:
 
     After the wrong call it reads the answer with ``read_error``: an error that says what to fix
     makes it hand over to ``CarefulAgent`` (which then makes the right call); a raw traceback, or
-    output it cannot read, gets one blind retry of the same call; anything else makes it give up and
+    output it cannot read, gets a blind retry of the same call (``retry_limit("traceback")``, one); anything else makes it give up and
     say why. The ``timeout`` case calls correctly (the tool is at fault), so ``CarefulAgent``'s own
     error reading does the recovering.
     """
@@ -122,8 +122,8 @@ class CarelessModel:
             # the first lookup careless, the plan's other calls (the other cities, in parallel) as planned
             return Reply([{"type": "tool_use", **_careless(self.case, wanted["input"]["city"])} if b is wanted else b
                           for b in plan.content])
-        if len(tries) == 1 and (bodies[-1] == _CUT or read_error(bodies[-1]) == "traceback"):
-            return Reply([{"type": "tool_use", **tries[-1]}])  # one blind retry of the same call
+        if len(tries) <= retry_limit("traceback") and (bodies[-1] == _CUT or read_error(bodies[-1]) == "traceback"):
+            return Reply([{"type": "tool_use", **tries[-1]}])  # a blind retry of the same call (the careful model's bound)
         why = why_failed(bodies[-1])
         text = (f"这个工具调用失败了，错误没有说明该怎么改，所以我停下来。错误：{why}" if zh else
                 f"The tool call failed and the error does not say what to change, so I am stopping. The error was: {why}")
