@@ -212,8 +212,8 @@ class StudentSandbox:
             self.proc.stdin.flush()
         except OSError:
             return False
-        deadline, fd, buffer = time.monotonic() + timeout, self.proc.stdout.fileno(), b""
-        while len(buffer) < RESET_BYTES:  # bounded: what a dead test's process left in the pipe comes first
+        deadline, fd, buffer, read = time.monotonic() + timeout, self.proc.stdout.fileno(), b"", 0
+        while read < RESET_BYTES:  # bounded: what a dead test's process left in the pipe comes first
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
                 try:
@@ -223,17 +223,16 @@ class StudentSandbox:
                 if isinstance(answer, dict) and answer.get("k") == "reset" and answer.get("token") == token:
                     if answer.get("left") != 0:
                         return False
-                    _empty(self.folder)
-                    _empty(self.tmp, keep=self._mount_points)  # root's 0755 folders in a sticky /tmp: never the student's
-                    _empty(self.scratch)
-                    return True
+                    # root's 0755 folders in a sticky /tmp are never the student's: bwrap's mount points stay
+                    return (_empty(self.folder) and _empty(self.tmp, keep=self._mount_points)
+                            and _empty(self.scratch))
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 return False
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 return False
-            buffer += chunk
+            buffer, read = buffer + chunk, read + len(chunk)
         return False
 
     def close(self) -> None:
@@ -263,12 +262,22 @@ class StudentSandbox:
         return path
 
 
-def _empty(folder: Path | None, keep: set[str] = frozenset()) -> None:
-    """Remove everything inside ``folder`` but the names in ``keep`` (symlinks as links, never followed)."""
-    for path in list(folder.iterdir()) if folder is not None else ():
+def _empty(folder: Path | None, keep: set[str] = frozenset()) -> bool:
+    """Remove everything inside ``folder`` but the names in ``keep`` (symlinks as links, never followed);
+    whether nothing else is left (a sandbox whose folders could not be emptied is not handed on)."""
+    if folder is None:
+        return True
+    for path in list(folder.iterdir()):
         if path.name in keep:
             continue
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            path.unlink(missing_ok=True)
+        try:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
+        except OSError:
+            pass  # counted below
+    try:
+        return set(os.listdir(folder)) <= set(keep)
+    except OSError:
+        return False

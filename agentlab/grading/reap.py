@@ -71,16 +71,22 @@ def _children() -> list[int]:
     return found
 
 
-def _kill_uid(uid: int) -> list[int]:
-    """As ``uid``, kill(-1): every process of that uid dies at once. Returns those seen before."""
+def processes_of(uid: int) -> list[int]:
+    """Pids of the processes of ``uid`` still alive (not zombies), from /proc."""
     seen = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                if os.stat(f"/proc/{entry}").st_uid == uid:
+                if os.stat(f"/proc/{entry}").st_uid == uid and Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
                     seen.append(int(entry))
-            except OSError:
+            except (OSError, IndexError):
                 continue
+    return seen
+
+
+def _kill_uid(uid: int) -> list[int]:
+    """As ``uid``, kill(-1): every process of that uid dies at once. Returns those seen before."""
+    seen = processes_of(uid)
     if seen:
         pid = os.fork()
         if pid == 0:

@@ -15,7 +15,8 @@ Between two students the worker may keep this server (``StudentSandbox.recycle``
 process of the student's uid, empties the folders the student could write, and sends
 ``{"op": "reset", "token"}``; the server then removes what the uid left in the sandbox's own IPC
 namespace (System V shared memory, semaphores and message queues; POSIX message queues cannot be
-made at all, ``RLIMIT_MSGQUEUE`` is 0), forgets the compiled modules, and answers
+made at all, ``RLIMIT_MSGQUEUE`` is 0) and clears the uid's kernel keyrings (each test's process also
+gets a session keyring of its own), forgets the compiled modules, and answers
 ``{"k": "reset", "token", "left": n}`` (n: IPC objects of the uid still there; 0 or the sandbox is
 not reused). The server itself never runs a student's code, so nothing of one student reaches the next.
 """
@@ -162,6 +163,18 @@ _IPC_TABLES = (("shm", 7), ("sem", 4), ("msg", 7))
 """/proc/sysvipc tables and the column of the owner's uid in each (the creator's is two further on)."""
 
 
+_KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311}
+"""The keyctl(2) system call's number by machine (glibc has no wrapper); elsewhere keyrings are left alone."""
+_KEYCTL_JOIN_SESSION, _KEYCTL_CLEAR, _USER_KEYRING, _USER_SESSION_KEYRING = 1, 7, -4, -5
+
+
+def _keyctl(*args: int | None) -> int:
+    number = _KEYCTL.get(os.uname().machine)
+    if number is None:
+        return -1
+    return ctypes.CDLL(None, use_errno=True).syscall(number, *args)
+
+
 def _ipc_of(uid: int) -> list[tuple[str, int]]:
     """System V IPC objects (kind, id) in this IPC namespace that ``uid`` owns or created."""
     found = []
@@ -193,6 +206,8 @@ def _reset(uid: int | None) -> int:
                       "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
             for kind, ident in _ipc_of(uid):
                 remove[kind](ident)
+            for keyring in (_USER_KEYRING, _USER_SESSION_KEYRING):  # the uid's own keyrings outlive its processes
+                _keyctl(_KEYCTL_CLEAR, keyring)
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
@@ -213,6 +228,7 @@ def _child(start: dict, uid: int | None, compiled: dict) -> None:
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
+        _keyctl(_KEYCTL_JOIN_SESSION, None)  # a session keyring of this test's own, not the one the server inherited
         cpu = int(float(start.get("limit", 60))) + 6
         for limit, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, MAX_FILE_BYTES),
                              (resource.RLIMIT_NPROC, MAX_PROCESSES), (resource.RLIMIT_CORE, 0),

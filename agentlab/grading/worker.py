@@ -117,13 +117,23 @@ class _Sandboxes:
             self.spare = self._new()
 
     def give_back(self, box: bwrap.StudentSandbox) -> None:
-        """A student is done with ``box``: every process of their uid dies; the box is recycled or closed."""
-        if self.uid is not None:
-            reap.reap(self.uid, children=False)
-        if self.spare is None and box.recycle():
+        """A student is done with ``box``: every process of their uid dies; the box is recycled or closed.
+
+        Never raises (it runs where the student's results are being returned): any error, or a process
+        of the uid still alive after the kill, closes the box instead, and the next student gets a fresh one."""
+        try:
+            if self.uid is not None:
+                reap.reap(self.uid, children=False)
+            clean = self.spare is None and (self.uid is None or not reap.processes_of(self.uid)) and box.recycle()
+        except Exception:  # noqa: BLE001 - a sandbox we cannot vouch for is closed, never handed on
+            clean = False
+        if clean:
             self.spare = box
-        else:
+            return
+        try:
             box.close()
+        except Exception:  # noqa: BLE001 - the student's results still go back
+            pass
 
     def close(self) -> None:
         if self.spare is not None:

@@ -24,6 +24,19 @@ pytestmark = [pytest.mark.timeout(600),
 EVIDENCE = "EVIDENCE "
 
 SERVER = '''
+import ctypes, os
+_NR = {"x86_64": (248, 250), "aarch64": (217, 219)}.get(os.uname().machine)
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _add_key(keyring):
+    return _libc.syscall(_NR[0], b"user", b"agentlab-left", b"left", 4, keyring) if _NR else -1
+
+
+def _keys(keyring):  # how many keys the keyring holds (KEYCTL_READ gives 4 bytes a key)
+    return _libc.syscall(_NR[1], 11, keyring, None, 0) // 4 if _NR else 0
+
+
 def _server():
     ppid = os.getppid()
     return [ppid, open(f"/proc/{ppid}/stat").read().rsplit(")", 1)[1].split()[19]]
@@ -35,6 +48,7 @@ libc = ctypes.CDLL(None, use_errno=True)
 IPC_CREAT = 0o1000
 made = {"shm": libc.shmget(0x5EED, 4096, IPC_CREAT | 0o666), "sem": libc.semget(0x5EED, 1, IPC_CREAT | 0o666),
         "msg": libc.msgget(0x5EED, IPC_CREAT | 0o666)}
+keys = [_add_key(-4), _add_key(-5), _add_key(-3)]  # the uid's keyrings and the session one
 mq = libc.mq_open(b"/agentlab-left", os.O_CREAT | os.O_RDWR, 0o666, None) if hasattr(libc, "mq_open") else -1
 with open("/tmp/agentlab-left", "w") as f:
     f.write("left by the first student")
@@ -43,7 +57,7 @@ if os.fork() == 0:
     if os.fork() == 0:
         time.sleep(120)
     os._exit(0)
-raise ImportError("EVIDENCE " + json.dumps({"server": _server(), "made": made, "mq": mq}))
+raise ImportError("EVIDENCE " + json.dumps({"server": _server(), "made": made, "mq": mq, "keys": keys}))
 '''
 
 LOOKS = '''import json, os
@@ -54,7 +68,8 @@ for _kind in ("shm", "sem", "msg"):
         _ipc[_kind] = len(_f.readlines()) - 1
 _procs = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid() and os.stat(f"/proc/{p}").st_uid == os.getuid()]
 raise ImportError("EVIDENCE " + json.dumps({"server": _server(), "tmp": sum(os.stat(os.path.join("/tmp", n)).st_uid != 0 for n in os.listdir("/tmp")), "ipc": _ipc,
-                                            "procs": len(_procs), "files": len(os.listdir(os.path.dirname(__file__)))}))
+                                            "procs": len(_procs), "files": len(os.listdir(os.path.dirname(__file__))),
+                                            "keys": [_keys(-4), _keys(-5), _keys(-3)]}))
 '''
 
 
@@ -101,6 +116,9 @@ def test_the_next_student_finds_nothing_the_last_one_left(graded):
     assert (seen["tmp"], seen["procs"]) == (0, 0), seen
     assert seen["ipc"] == {"shm": 0, "sem": 0, "msg": 0}, seen
     assert seen["files"] == 1, seen  # its own ex01 only: the first student's ex02 is gone
+    if os.uname().machine in ("x86_64", "aarch64"):
+        assert min(left["keys"]) > 0, left  # the first student did add a key to each keyring
+        assert seen["keys"] == [0, 0, 0], seen  # and none of them reached the next student
 
 
 def test_a_module_the_student_did_not_hand_in_is_not_the_last_students(graded):
