@@ -87,7 +87,7 @@ def main() -> None:
 
 
 def _machine_busy() -> float:
-    """Core-seconds every process on the machine has used since boot (/proc/stat: all but idle and iowait).
+    """Core-seconds every process on the machine has used since boot (/proc/stat: user, nice, system, irq, softirq).
 
     Read machine-wide because per-process accounting (getrusage of waited-for children) misses the
     processes of a sandbox whose parent is killed rather than waited for: it showed about 60% of the
@@ -97,7 +97,7 @@ def _machine_busy() -> float:
             ticks = [int(v) for v in f.readline().split()[1:]]
     except OSError:
         return float("nan")
-    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+    return sum(ticks[:3] + ticks[5:7]) / os.sysconf("SC_CLK_TCK")  # user nice system irq softirq (guest is in user)
 
 
 if __name__ == "__main__":
