@@ -71,6 +71,10 @@ def test_connects_notice_reads_in_chinese_in_the_zh_cn_edition(monkeypatch, caps
      "(connect(max_usd=...)); recording to r.json.",
      "agentlab：真实调用，发往 https://api.anthropic.com，模型 claude-opus-5；用量和花费都是真实的；"
      "没有花费上限（connect(max_usd=...)）；录制到 r.json。"),
+    ("agentlab: live calls to http://localhost:11434 with qwen3, a server that is not Anthropic's API: usage is what it "
+     "reports, its model is neither Claude nor the simulator; session cap $0.5.",
+     "agentlab：真实调用，发往 http://localhost:11434，模型 qwen3；这不是 Anthropic 的 API 服务器：用量是它自己报告的，"
+     "它的模型既不是 Claude，也不是模拟器；会话上限 $0.5。"),
 ])
 def test_the_replay_and_live_notices_have_their_chinese(note, chinese):
     from agentlab.views.i18n import tr
