@@ -1,6 +1,10 @@
 """Graded exercises for notebook 10 (context engineering). Grade them with `make grade`.
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
+
+Moved: `arrange_context` (it was exercise 10.3) is now exercise 8.3, in `ex08_react.py`, beside the
+position-and-length section it belongs to; if you already wrote it here, copy it there. `plan_window`
+(it was 10.4) is now 10.3.
 """
 
 from __future__ import annotations
