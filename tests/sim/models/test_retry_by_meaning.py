@@ -124,4 +124,4 @@ def test_the_readme_states_the_bounds_the_model_uses():
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text("utf-8")
     para = next(p for p in readme.split("\n\n") if p.startswith("**Tool errors are read by meaning.**"))
     assert f"up to {retry_limit('retry')} times" in para and retry_limit("fix") == retry_limit("traceback") == 1
-    assert "error_retries" in para and "stand-in for the 2-3 retries" in para
+    assert "error_retries" in para and "3 is our stand-in" in para and "retry 2-3 times" in para and "not\na measurement" in para
