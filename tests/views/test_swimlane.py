@@ -74,4 +74,5 @@ def test_a_workflow_pattern_is_drawn_step_by_step_with_its_step_paths(sim, tmp_p
     steps = swimlane_steps(agentlab.read_trace(tmp_path / "o.jsonl"))
     asks = [s for s in steps if s.dst == "model"]
     assert [s.src for s in asks] == ["your code"] * len(asks) and len(asks) == 5  # plan, 3 workers, synthesis
-    assert asks[0].label.startswith("orchestrator/plan") and [s.turn for s in asks] == [1, 2, 3, 4, 5]
+    turns = [s.turn for s in asks]  # the three workers run at once: their calls land in the trace in any order
+    assert asks[0].label.startswith("orchestrator/plan") and turns[0] == 1 and turns[-1] == 5 and sorted(turns) == [1, 2, 3, 4, 5]
