@@ -118,13 +118,25 @@ def _wait(pid: int, seconds: float, pidns: bool) -> int:
             os.close(pidfd)
     if pidns:  # everything else in our pid namespace is the test's: none of it outlives the test
         _kill(lambda: os.kill(-1, signal.SIGKILL))
+    _collect_exited()
+    return status
+
+
+def _collect_exited() -> None:
+    """Reap every child that has already exited (the killed leftovers of a test), without waiting for others."""
     while True:  # bounded: each round collects one child that has exited; ends when none is left to collect
         try:
             if os.waitpid(-1, os.WNOHANG)[0] == 0:
                 break
         except ChildProcessError:
             break
-    return status
+
+
+def _become(uid: int) -> None:
+    """Drop to ``uid`` for good (no groups, real, effective and saved ids): every capability goes with root."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
 
 
 def _kill(how) -> None:
@@ -168,11 +180,12 @@ _KEYCTL = {"x86_64": 250, "aarch64": 219, "i686": 288, "armv7l": 311}
 _KEYCTL_JOIN_SESSION, _KEYCTL_CLEAR, _USER_KEYRING, _USER_SESSION_KEYRING = 1, 7, -4, -5
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True) if os.name == "posix" else None
+_KEYCTL_NR = _KEYCTL.get(os.uname().machine) if _LIBC is not None else None
+
+
 def _keyctl(*args: int | None) -> int:
-    number = _KEYCTL.get(os.uname().machine)
-    if number is None:
-        return -1
-    return ctypes.CDLL(None, use_errno=True).syscall(number, *args)
+    return -1 if _KEYCTL_NR is None else _LIBC.syscall(_KEYCTL_NR, *args)
 
 
 def _ipc_of(uid: int) -> list[tuple[str, int]]:
@@ -196,14 +209,11 @@ def _reset(uid: int | None) -> int:
     pid = os.fork()
     if pid == 0:
         try:
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
+            _become(uid)
             _kill(lambda: os.kill(-1, signal.SIGKILL))
-            libc = ctypes.CDLL(None, use_errno=True)
-            remove = {"shm": lambda i: libc.shmctl(i, _IPC_RMID, None),
-                      "sem": lambda i: libc.semctl(i, 0, _IPC_RMID),
-                      "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
+            remove = {"shm": lambda i: _LIBC.shmctl(i, _IPC_RMID, None),
+                      "sem": lambda i: _LIBC.semctl(i, 0, _IPC_RMID),
+                      "msg": lambda i: _LIBC.msgctl(i, _IPC_RMID, None)}
             for kind, ident in _ipc_of(uid):
                 remove[kind](ident)
             for keyring in (_USER_KEYRING, _USER_SESSION_KEYRING):  # the uid's own keyrings outlive its processes
@@ -211,12 +221,7 @@ def _reset(uid: int | None) -> int:
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
-    while True:  # bounded: collects the children the kill above ended, stops when none is left
-        try:
-            if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                break
-        except ChildProcessError:
-            break
+    _collect_exited()  # the leftovers the kill above ended
     return len(_ipc_of(uid))
 
 
@@ -225,9 +230,7 @@ def _child(start: dict, uid: int | None, compiled: dict) -> None:
     try:
         os.setsid()
         if uid is not None:
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
+            _become(uid)
         _keyctl(_KEYCTL_JOIN_SESSION, None)  # a session keyring of this test's own, not the one the server inherited
         cpu = int(float(start.get("limit", 60))) + 6
         for limit, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, MAX_FILE_BYTES),
