@@ -21,8 +21,6 @@ Each run's own ``Limits(max_usd=...)`` is checked by its loop before it yields a
 
 from __future__ import annotations
 
-import signal
-import threading
 import time
 from typing import Any, Callable, Generator
 
@@ -74,8 +72,6 @@ def run_batched(client: Any, runs: list[tuple[Any, Generator[dict, Any, Run]]], 
     wait = wait or (sim.batches.wait if sim is not None else time.sleep)
     done: dict[int, Run | BaseException] = {}
     pending = {i: _step(steps, None, done, i) for i, (_, steps) in enumerate(runs)}
-    main = threading.current_thread() is threading.main_thread()
-    sigterm = signal.getsignal(signal.SIGTERM) if main else None  # each run's loop sets and restores it in turn
     try:
         for _ in range(MAX_ROUNDS):  # bounded: every run ends within its own turn limit
             pending = {i: r for i, r in pending.items() if i not in done}
@@ -106,9 +102,6 @@ def run_batched(client: Any, runs: list[tuple[Any, Generator[dict, Any, Run]]], 
             if i not in done:
                 _step(runs[i][1], e, done, i, throw=True)
         raise
-    finally:
-        if main and sigterm is not None:
-            signal.signal(signal.SIGTERM, sigterm)
     return [done[i] for i in range(len(runs))]
 
 

@@ -77,12 +77,25 @@ if threading.current_thread() is threading.main_thread() and signal.getsignal(si
     signal.signal(signal.SIGTERM, _stop_runs_then_die)
 
 
+_main_runs = 0
+"""How many runs are inside ``stop_on_signals`` in the main thread now (stepped runs interleave, e.g. a batch)."""
+_before_runs = None
+"""The SIGTERM handler the outermost of them replaced, put back when the last of them ends."""
+
+
 @contextmanager
 def stop_on_signals(trace) -> Iterator[None]:
     """Within the block, SIGINT/SIGTERM write the trace's ``stop`` event, then propagate; in any thread, an
-    exit of the process before the run ends writes it too."""
+    exit of the process before the run ends writes it too.
+
+    Main-thread runs are counted rather than nested: runs stepped side by side (``run_batched``) end in any
+    order, so the handler from before the first of them comes back when the last one ends."""
+    global _main_runs, _before_runs
     main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _raise_terminated) if main else None
+    if main:
+        if _main_runs == 0:
+            _before_runs = signal.signal(signal.SIGTERM, _raise_terminated)
+        _main_runs += 1
     _running.add(trace)
     try:
         yield
@@ -93,4 +106,7 @@ def stop_on_signals(trace) -> Iterator[None]:
     finally:
         _running.discard(trace)
         if main:
-            signal.signal(signal.SIGTERM, previous)
+            _main_runs -= 1
+            # a generator closed by the garbage collector may end here in another thread, where no handler can be set
+            if _main_runs == 0 and threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGTERM, _before_runs)

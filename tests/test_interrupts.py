@@ -39,6 +39,20 @@ def test_a_signal_during_a_tool_ends_the_trace_with_an_interrupted_stop(tmp_path
     assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back after the run
 
 
+
+def test_runs_that_end_in_any_order_put_back_the_handler_from_before_the_first(tmp_path):
+    from agentlab.interrupts import stop_on_signals
+    from agentlab.trace import Trace
+
+    before = signal.getsignal(signal.SIGTERM)
+    first, second = (stop_on_signals(Trace(tmp_path / f"{n}.jsonl", kind="agent")) for n in ("a", "b"))
+    first.__enter__()
+    second.__enter__()  # stepped side by side, as run_batched steps its runs
+    first.__exit__(None, None, None)  # the first to start ends first
+    assert signal.getsignal(signal.SIGTERM) is not before  # the second is still running: SIGTERM still ends it
+    second.__exit__(None, None, None)
+    assert signal.getsignal(signal.SIGTERM) is before
+
 HANGING_RUN = """
 import threading, time, agentlab
 from agentlab.tools import tool
