@@ -47,6 +47,10 @@ MAX_FILE_BYTES = 32 << 20
 """Largest file a test may write (the sandbox's /tmp is size-capped as well)."""
 POLL_S = 0.02
 """How often the end of a test's process is checked where it cannot be waited for directly."""
+MAX_TESTS_KEPT = 1000
+"""Tests one kept process of the student's code serves at most (a course has about 90)."""
+KEPT_CPU_S = 600
+"""CPU seconds a kept process may use in all (its hard limit, above each test's own soft one)."""
 MAX_COMPILE_BYTES = 1 << 20
 """Largest module file compiled ahead by the server (a submission's module is at most this size anyway)."""
 
@@ -63,15 +67,18 @@ def main(argv: list[str] | None = None) -> int:
     stdin, stdout = os.fdopen(0, "rb", buffering=0), os.fdopen(1, "wb", buffering=0)
     stdout.write(b'{"k": "ready"}\n')
     compiled: dict[str, object] = {}
+    kept: _Process | None = None  # the student's process, kept from test to test (in a pid namespace only)
     while True:  # one round per test; ends when the worker closes our stdin
-        line = stdin.readline(1 << 20)  # unbuffered: nothing meant for a test's child is read here
+        line = stdin.readline(1 << 20)  # unbuffered: nothing meant for a test's process is read here
         if not line:
+            _drop(kept)
             return 0
         try:
             start = json.loads(line)
         except ValueError:
             continue  # stale bytes of an earlier test
         if isinstance(start, dict) and start.get("op") == "reset":
+            kept = _drop(kept)
             compiled.clear()
             left = _reset(args.uid)
             stdout.write(json.dumps({"k": "reset", "token": str(start.get("token", "")), "left": left}).encode() + b"\n")
@@ -79,12 +86,109 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(start, dict) or start.get("op") != "start":
             continue
         code = _compile(start.get("modules"), compiled)
-        pid = os.fork()
-        if pid == 0:
-            _child(start, args.uid, code)
-        status = _wait(pid, float(start.get("limit", 60)) + 5, args.pidns)
+        key = json.dumps([start.get("modules"), sorted(compiled.get(p, ("",))[0] for p in code)], default=str)
+        if kept is not None and (kept.key != key or not kept.hand(line)):
+            kept = _drop(kept)  # other files (or it cannot take the line): a fresh process
+        if kept is None:
+            kept = _Process.fork(start, args.uid, code, key, reuse=args.pidns)
+        status = kept.wait(float(start.get("limit", 60)) + 5)
+        if status is None:  # it served the test and waits for the next one; whatever else it started dies
+            _kill_all_but(kept.pid)
+            continue
+        if args.pidns:  # everything else in our pid namespace is the test's: none of it outlives the test
+            _kill(lambda: os.kill(-1, signal.SIGKILL))
+        _collect_exited()
+        kept = None
         gone = {"k": "gone", "token": str(start.get("token", "")), "why": _why(status)}
         stdout.write(json.dumps(gone).encode() + b"\n")
+
+
+class _Process:
+    """The server's side of the process that runs the student's code.
+
+    In a pid namespace of its own (``--pidns``, bubblewrap) it is kept from test to test of one student, as
+    their tests share one process under ``make grade``: forking the warm server afresh for every test cost
+    about 25 ms of CPU a test (page faults of the copy, its exit). Between two tests it tells us it is idle
+    (one byte on ``idle``) and waits for the next test's start line on ``ctl``; only then do we read the
+    channel again. Each test keeps its own deadline (we kill it, and the test is lost, when it runs over),
+    its own guards and its own CPU limit. It dies with the student (``reset`` kills every process of the uid)."""
+
+    def __init__(self, pid: int, ctl: int, idle: int, key: str) -> None:
+        self.pid, self.ctl, self.idle, self.key = pid, ctl, idle, key
+        try:  # woken the moment the child exits (Linux 5.3+); else polled every POLL_S
+            self.pidfd: int | None = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+
+    @classmethod
+    def fork(cls, start: dict, uid: int | None, compiled: dict, key: str, reuse: bool) -> _Process:
+        ctl_read, ctl = os.pipe()
+        idle, idle_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(ctl)
+            os.close(idle)
+            _child(start, uid, compiled, ctl_read if reuse else None, idle_write if reuse else None)
+        os.close(ctl_read)
+        os.close(idle_write)
+        return cls(pid, ctl, idle, key)
+
+    def hand(self, line: bytes) -> bool:
+        """Give the kept process the next test's start line; False if it cannot take it."""
+        try:
+            os.write(self.ctl, line if line.endswith(b"\n") else line + b"\n")
+            return True
+        except OSError:
+            return False
+
+    def wait(self, seconds: float) -> int | None:
+        """Until the test is over: None if the process is idle again, else its exit status (killed at the deadline)."""
+        deadline = time.monotonic() + seconds
+        watch = [self.idle] + ([self.pidfd] if self.pidfd is not None else [])
+        while (left := deadline - time.monotonic()) > 0:  # bounded by the deadline
+            ready = select.select(watch, [], [], left if self.pidfd is not None else min(left, POLL_S))[0]
+            if self.idle in ready:
+                if os.read(self.idle, 1 << 12):
+                    return None
+                watch.remove(self.idle)  # it closed the pipe: only its exit is left to wait for
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.close()
+                return status
+        _kill(lambda: os.killpg(self.pid, signal.SIGKILL))
+        _kill(lambda: os.kill(self.pid, signal.SIGKILL))
+        status = os.waitpid(self.pid, 0)[1]
+        self.close()
+        return status
+
+    def close(self) -> None:
+        for fd in (self.ctl, self.idle, self.pidfd):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+def _drop(kept: _Process | None) -> None:
+    """End a kept process (between students, or before a fresh one)."""
+    if kept is not None:
+        _kill(lambda: os.killpg(kept.pid, signal.SIGKILL))
+        _kill(lambda: os.kill(kept.pid, signal.SIGKILL))
+        try:
+            os.waitpid(kept.pid, 0)
+        except ChildProcessError:
+            pass
+        kept.close()
+    return None
+
+
+def _kill_all_but(pid: int) -> None:
+    """In our pid namespace: kill every process but its init (1), this server and ``pid``."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in (1, os.getpid(), pid):
+            _kill(lambda: os.kill(int(entry), signal.SIGKILL))
+    _collect_exited()
 
 
 def _why(status: int) -> str:
@@ -93,33 +197,6 @@ def _why(status: int) -> str:
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
         return f"was killed by {name}" + (" (out of memory, or its time was up?)" if sig == signal.SIGKILL else "")
     return f"exited with code {os.WEXITSTATUS(status) if os.WIFEXITED(status) else status}"
-
-
-def _wait(pid: int, seconds: float, pidns: bool) -> int:
-    deadline, status = time.monotonic() + seconds, 0
-    try:  # woken the moment the child exits (Linux 5.3+); else polled every POLL_S
-        pidfd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        pidfd = None
-    try:
-        while time.monotonic() < deadline:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            if pidfd is not None:
-                select.select([pidfd], [], [], max(0.0, deadline - time.monotonic()))
-            else:
-                time.sleep(POLL_S)
-        else:
-            _kill(lambda: os.killpg(pid, signal.SIGKILL))
-            _, status = os.waitpid(pid, 0)
-    finally:
-        if pidfd is not None:
-            os.close(pidfd)
-    if pidns:  # everything else in our pid namespace is the test's: none of it outlives the test
-        _kill(lambda: os.kill(-1, signal.SIGKILL))
-    _collect_exited()
-    return status
 
 
 def _collect_exited() -> None:
@@ -225,13 +302,15 @@ def _reset(uid: int | None) -> int:
     return len(_ipc_of(uid))
 
 
-def _child(start: dict, uid: int | None, compiled: dict) -> None:
+def _child(start: dict, uid: int | None, compiled: dict, ctl: int | None = None, idle: int | None = None) -> None:
+    """The student's process: set up once, then one test per start line (the first given, the rest read from
+    ``ctl`` after saying idle on ``idle``; without them, one test only)."""
     code = 0
     try:
         os.setsid()
         if uid is not None:
             _become(uid)
-        _keyctl(_KEYCTL_JOIN_SESSION, None)  # a session keyring of this test's own, not the one the server inherited
+        _keyctl(_KEYCTL_JOIN_SESSION, None)  # a session keyring of this process's own, not the one the server inherited
         cpu = int(float(start.get("limit", 60))) + 6
         for limit, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, MAX_FILE_BYTES),
                              (resource.RLIMIT_NPROC, MAX_PROCESSES), (resource.RLIMIT_CORE, 0),
@@ -239,7 +318,8 @@ def _child(start: dict, uid: int | None, compiled: dict) -> None:
                              (resource.RLIMIT_AS, _vm_size() + MEMORY_BYTES)):
             _soft, hard = resource.getrlimit(limit)
             value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            resource.setrlimit(limit, (value, value))
+            top = value + KEPT_CPU_S if limit == resource.RLIMIT_CPU and ctl is not None else value
+            resource.setrlimit(limit, (value, top if hard == resource.RLIM_INFINITY else min(top, hard)))
         sys.meta_path.insert(0, lazy.ExerciseFinder({str(k): str(v) for k, v in dict(start.get("modules", {})).items()},
                                                    package=True, compiled=compiled))
         channel_in, channel_out = os.dup(0), os.dup(1)  # the channel moves off 0/1: a print() is not a message
@@ -248,16 +328,35 @@ def _child(start: dict, uid: int | None, compiled: dict) -> None:
             os.dup2(null, fd)
         sys.stdin, sys.stdout, sys.stderr = (open(os.devnull, mode) for mode in ("r", "w", "w"))
         stdin, stdout = os.fdopen(channel_in, "rb"), os.fdopen(channel_out, "wb")
-        peer = rpc.Peer(stdin, stdout, "s", handler=_module_get)
-        names = [str(n) for n in start.get("forbids", [])]
-        with forbid.forbidden(names, str(start.get("why", "")) or "this exercise asks you to write it yourself"):
-            peer.send({"k": "started", "token": str(start.get("token", ""))})
-            peer.serve()
+        starts = os.fdopen(ctl, "rb") if ctl is not None else None
+        for served in range(MAX_TESTS_KEPT):  # bounded; each round is one test
+            if served:
+                _cpu_for(float(start.get("limit", 60)) + 6)
+            peer = rpc.Peer(stdin, stdout, "s", handler=_module_get)
+            names = [str(n) for n in start.get("forbids", [])]
+            with forbid.forbidden(names, str(start.get("why", "")) or "this exercise asks you to write it yourself"):
+                peer.send({"k": "started", "token": str(start.get("token", ""))})
+                peer.serve()
+            if starts is None:
+                break
+            os.write(idle, b"i")
+            line = starts.readline(1 << 20)
+            if not line:
+                break
+            start = json.loads(line)
     except rpc.ChannelClosed:
         pass
-    except BaseException:  # noqa: BLE001 - a broken sandbox child just ends; the trusted test sees it hang up
+    except BaseException:  # noqa: BLE001 - a broken sandbox process just ends; the trusted test sees it hang up
         code = 1
     os._exit(code)
+
+
+def _cpu_for(seconds: float) -> None:
+    """The next test may use ``seconds`` more CPU time (the soft limit; the hard one stays where it was set)."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    want = int(used.ru_utime + used.ru_stime + seconds) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
 
 
 def _module_get(module: str, name: str, args: list, kwargs: dict):
