@@ -123,6 +123,7 @@ class Peer:
         self.mirrors: dict[int, Any] = {}  # sandbox: the copies of those containers
         self.mirrored: dict[int, str] = {}  # sandbox: each copy as last sent or received (only a change goes back)
         self.handler = handler  # sandbox: handles {"op": "module_call", ...}
+        self.module_refs: dict[tuple[str, str], Proxy] = {}  # trusted: the student's functions this test looked up
         self.lock = threading.RLock()
 
     # -- values -------------------------------------------------------------------------------
@@ -132,8 +133,11 @@ class Peer:
         if isinstance(obj, Proxy) and obj._peer is self:
             return {"$": "R", "side": obj._side, "id": obj._id, "n": obj._name}
         if type(obj) in (list, dict):
-            out: dict = ({"$": "L", "v": [self.encode(x) for x in obj]} if type(obj) is list else
-                         {"$": "D", "v": [[self.encode(k), self.encode(v)] for k, v in obj.items()]})
+            if _plain(obj):  # JSON as it stands (most arguments and answers): the json module writes it whole
+                out: dict = {"$": "J", "v": obj}
+            else:
+                out = ({"$": "L", "v": [self.encode(x) for x in obj]} if type(obj) is list else
+                       {"$": "D", "v": [[self.encode(k), self.encode(v)] for k, v in obj.items()]})
             if sync and self.side == "t":
                 self.synced[id(obj)] = obj
                 out["sync"] = id(obj)
@@ -165,7 +169,9 @@ class Peer:
                 raise ChannelClosed("a raw JSON list is not part of the protocol")
             return data
         tag, v = data.get("$"), data.get("v")
-        if tag == "L":
+        if tag == "J":  # plain JSON, already rebuilt by json.loads (a "$" key inside is only data)
+            out = v
+        elif tag == "L":
             out = [self.decode(x) for x in v]
         elif tag == "D":
             out = {self.decode(k): self.decode(x) for k, x in v}
@@ -240,11 +246,13 @@ class Peer:
         if self.side == "s" and self.mirrors:
             changed = {}
             for k in list(self.mirrors):
+                # counted before encoding: an encoded plain value refers to the copy itself
+                last = sys.getrefcount(self.mirrors[k]) <= _ONLY_HELD_HERE  # nothing in the sandbox holds it
                 value = self.encode(self.mirrors[k])
                 text = json.dumps(value, ensure_ascii=False)
                 if text != self.mirrored.get(k):
                     changed[str(k)], self.mirrored[k] = value, text
-                if sys.getrefcount(self.mirrors[k]) <= _ONLY_HELD_HERE:  # nothing in the sandbox holds it: it cannot change again
+                if last:  # it cannot change again
                     del self.mirrors[k], self.mirrored[k]
             if changed:
                 message["sync"] = changed
@@ -369,6 +377,28 @@ class Peer:
         if op == "str":
             return str(obj)
         raise PermissionError(f"operation {op!r} is not allowed")
+
+
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain(obj: Any) -> bool:
+    """Whether ``obj`` is JSON exactly as the json module reads it back: lists, dicts with ``str`` keys, and
+    ``str``, ``int``, ``float``, ``bool``, ``None`` (exact types: a subclass, a tuple or an int key is not)."""
+    kind = type(obj)
+    if kind in _PLAIN_SCALARS:
+        return True
+    if kind is list:
+        for x in obj:
+            if type(x) not in _PLAIN_SCALARS and not _plain(x):
+                return False
+        return True
+    if kind is dict:
+        for k, x in obj.items():
+            if type(k) is not str or (type(x) not in _PLAIN_SCALARS and not _plain(x)):
+                return False
+        return True
+    return False
 
 
 def _allowed_class(name: str) -> type | None:

@@ -26,7 +26,10 @@ def _first_long_word(words, texts):
 
 
 STUDENT = {"make_tools": _make_tools, "first_long_word": _first_long_word,
-           "append": lambda xs, x: xs.append(x)}
+           "append": lambda xs, x: xs.append(x), "echo": lambda value: value,
+           "sandbox_copies": lambda: len(SANDBOX[0].mirrors)}
+SANDBOX: list = []
+LOOKUPS: list = []
 
 
 @pytest.fixture
@@ -35,7 +38,8 @@ def student():
     t_read, s_write = os.pipe()
     s_read, t_write = os.pipe()
     sandbox = rpc.Peer(os.fdopen(s_read, "rb"), os.fdopen(s_write, "wb"), "s",
-                       handler=lambda module, name, args, kwargs: STUDENT[name])
+                       handler=lambda module, name, args, kwargs: LOOKUPS.append(name) or STUDENT[name])
+    SANDBOX[:] = [sandbox]
     thread = threading.Thread(target=sandbox.serve, daemon=True)
     thread.start()
     trusted = rpc.Peer(os.fdopen(t_read, "rb"), os.fdopen(t_write, "wb"), "t")
@@ -43,6 +47,7 @@ def student():
     def get(name):
         return trusted.request({"op": "module_call", "module": "ex", "name": name, "args": [], "kwargs": {}})
 
+    get.peer = trusted
     yield get
     trusted.send({"k": "end"})
     thread.join(timeout=10)
@@ -71,3 +76,33 @@ def test_what_the_test_changes_after_a_call_is_not_overwritten_by_the_sandbox_co
     assert find(["none"], ["x"]) is None  # another call: its answer carries no stale copy of texts or words
     assert texts == ["ride tram 28", "a second page"] and words == ["tram", "page"]
 
+
+
+@pytest.mark.parametrize("value", [
+    {"$": "R", "side": "t", "id": 1, "n": "client"},  # a dict that looks like a reference is only data
+    [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, None, True, 1.5, 2 ** 70],
+    {"point": (1, 2), 3: "an int key", "nested": [{"tags": {"a", "b"}}]},  # not plain JSON: tagged, rebuilt exactly
+    [b"bytes", ("tuple",), frozenset({1})],
+])
+def test_a_value_crosses_and_comes_back_exactly_as_it_was(student, value):
+    back = student("echo")(value)
+    assert back == value and type(back) is type(value)
+    if isinstance(value, dict) and "$" in value:
+        assert not isinstance(back, rpc.Proxy)
+
+
+def test_copies_of_arguments_the_sandbox_no_longer_holds_are_let_go(student):
+    echo = student("echo")
+    for i in range(50):  # fresh lists each call, as a property test sends them
+        echo([{"name": f"part{i}", "tokens": i}])
+    assert student("sandbox_copies")() <= 2  # not one copy per call, each re-read before every message
+
+
+def test_a_student_function_is_looked_up_once_a_test_then_each_call_is_one_round_trip(student, monkeypatch):
+    from agentlab.grading import lazy
+
+    monkeypatch.setattr(lazy, "remote", student.peer)
+    ex = lazy.lazy_import("exercises.ex07_parallel")
+    LOOKUPS.clear()
+    assert [ex.echo(i) for i in range(5)] == list(range(5))
+    assert LOOKUPS == ["echo"]  # not once a call (a property test calls it hundreds of times)
