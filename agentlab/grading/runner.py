@@ -5,7 +5,7 @@ tearing them down at exit) and was half of the grader's own overhead. The worker
 (``agentlab.grading.worker``) now forks one ``Runner`` per student and sends it one test at a time
 (``{"i": index, "nonce", "limit"}`` on a pipe); the runner answers one JSON line per test. The
 student's functions never run here: as before they run in the student's sandbox
-(``agentlab.grading.bwrap``), in a fresh fork of its server for every test, reached through
+(``agentlab.grading.bwrap``), in one process of the student's (``student_process.StudentProcess``), reached through
 ``agentlab.grading.rpc``.
 
 Why a runner may run the next test, and when it may not. What the student's code sends back is data

@@ -1,0 +1,150 @@
+"""One process runs a student's code from test to test (as root with bubblewrap), and each test still
+starts clean of what the last one started.
+
+Forking the warm sandbox server afresh for every test was half of the sandbox's cost, so in its pid
+namespace the server keeps the student's process between their tests (``student_process.StudentProcess``), as
+their tests share one process under ``make grade``. What must still hold, checked here on one gradebook run:
+the student's own module state goes on (the same process), a process they started in one test is gone
+by the next, each test gets its own guards (``forbids`` on, off, on again), and the next student gets a
+process of their own.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agentlab.grading.gradebook import gradebook
+
+pytestmark = [pytest.mark.timeout(600),
+              pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox")]
+
+EVIDENCE = "EVIDENCE "
+
+KEEPS = '''import json, os, time
+SEEN = []
+
+
+def add(a, b):
+    SEEN.append(os.getpid())
+    if os.fork() == 0:  # left running after the test
+        os.setsid()
+        time.sleep(120)
+        os._exit(0)
+    return a + b
+
+
+def count_words(text):
+    if "agent" not in text:
+        return len(text.split())
+    others = [p for p in os.listdir("/proc")  # zombies too: one would hold a slot of the process limit
+              if p.isdigit() and int(p) != os.getpid() and os.stat(f"/proc/{p}").st_uid == os.getuid()]
+    raise ValueError("EVIDENCE " + json.dumps({"pid": os.getpid(), "seen": SEEN, "others": len(others)}))
+'''
+
+EX03 = '''"""Formatting points."""
+
+
+def show(points):
+    """Exercise 3.1: points as text, without the trailing .0 (3.0 -> "3")."""
+    ### BEGIN SOLUTION
+    return str(int(points)) if points == int(points) else str(points)
+    ### END SOLUTION
+'''
+
+TEST_EX03 = '''import pytest
+
+from agentlab.grading import lazy_import
+
+ex03 = lazy_import("exercises.ex03_points")
+NOT_YOURS = "Exercise 3 asks you to format it yourself"
+
+
+@pytest.mark.exercise("3.1")
+@pytest.mark.points(1)
+@pytest.mark.forbids("agentlab.grading.report.fmt_points", why=NOT_YOURS)
+def test_guarded():
+    assert ex03.show(2.0) == "2"
+
+
+@pytest.mark.exercise("3.2")
+@pytest.mark.points(1)
+def test_free():
+    assert ex03.show(2.0) == "2"
+
+
+@pytest.mark.exercise("3.3")
+@pytest.mark.points(1)
+@pytest.mark.forbids("agentlab.grading.report.fmt_points", why=NOT_YOURS)
+def test_guarded_again():
+    assert ex03.show(2.0) == "2"
+'''
+
+CALLS_THE_LIBRARY = '''from agentlab.grading.report import fmt_points
+
+
+def show(points):
+    return fmt_points(points)
+'''
+
+
+def _kept() -> bool:
+    from agentlab.grading import bwrap
+
+    return bwrap.available() is None
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, course_template):
+    tmp = tmp_path_factory.mktemp("kept")
+    course = Path(shutil.copytree(course_template, tmp / "course"))
+    (course / "exercises/ex03_points.py").write_text(EX03)
+    (course / "exercises/tests/test_ex03_points.py").write_text(TEST_EX03)
+    klass = tmp / "class"
+    for name, files in {"a_keeps": {"ex01_basics.py": KEEPS, "ex03_points.py": CALLS_THE_LIBRARY},
+                        "b_next": {"ex01_basics.py": KEEPS}}.items():
+        (klass / name).mkdir(parents=True)
+        for rel, text in files.items():
+            (klass / name / rel).write_text(text)
+    out = tmp / "gradebook.csv"
+    gradebook(klass, course, out, test_floor=3, jobs=1, progress=lambda s: None)
+    return {r["student"]: r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))}
+
+
+def _evidence(rows, student) -> dict:
+    notes = rows[student]["notes"]
+    assert EVIDENCE in notes, notes
+    return json.loads(notes.split(EVIDENCE, 1)[1].split(";")[0].removesuffix("..."))
+
+
+def test_the_students_module_state_goes_on_from_test_to_test(graded):
+    seen = _evidence(graded, "a_keeps")
+    if not _kept():
+        assert seen["seen"] == [], seen  # a fresh process for every test
+        pytest.skip("without bubblewrap's pid namespace each test gets a fresh process")
+    assert seen["seen"] == [seen["pid"]], seen  # test_add ran in the process that runs this test
+
+
+def test_a_process_started_in_one_test_is_gone_by_the_next(graded):
+    assert _evidence(graded, "a_keeps")["others"] == 0
+
+
+def test_each_test_has_its_own_guards(graded):
+    row = graded["a_keeps"]
+    assert (row["3.1"], row["3.2"], row["3.3"]) == ("0", "1", "0"), row["notes"]
+    assert "Exercise 3 asks you to format it yourself" in row["notes"]
+
+
+def test_a_test_that_failed_does_not_end_the_process_for_the_next(graded):
+    assert graded["a_keeps"]["1.2"] == "2", graded["a_keeps"]["notes"]  # extra_spaces passed after simple failed
+
+
+def test_the_next_student_gets_a_process_of_their_own(graded):
+    second = _evidence(graded, "b_next")
+    assert second["seen"] == ([second["pid"]] if _kept() else []), second  # only its own test_add: fresh state
+    assert second["others"] == 0
