@@ -2,7 +2,8 @@
 
 One JSON line per message over a pipe, never pickle. Values cross by value when they are data:
 ``None``, bools, numbers, strings, lists, dicts, tuples, sets, bytes, paths, pydantic models and
-dataclasses of the lab or the SDK (rebuilt as the same class on the other side). Anything else (a
+dataclasses of the lab or the SDK (rebuilt as the same class on the other side); a few pure functions
+(``PORTABLE``: a token counter a test hands the student's code) cross by name. Anything else (a
 simulated client, a student's function) crosses as a numbered *reference*: the other side gets a
 ``Proxy`` whose attribute reads, calls, indexing, ``len`` and iteration travel back to the owner.
 
@@ -35,6 +36,9 @@ MAX_LINE = 32 << 20
 """Longest message accepted, in bytes."""
 ALLOWED_CLASSES = ("agentlab.", "anthropic.", "pydantic.")
 """Modules whose dataclasses and pydantic models are rebuilt by value."""
+PORTABLE = ("agentlab.sim.tokens:text_tokens", "builtins:len")
+"""Pure functions a test may hand the student's code (a token counter): they cross by name, and each side
+calls its own copy, with no round trip and nothing run in the trusted process for the student."""
 _ONLY_HELD_HERE = 2
 """``sys.getrefcount`` of a copy held by ``Peer.mirrors`` alone (the dict, and getrefcount's argument)."""
 
@@ -158,6 +162,8 @@ class Peer:
                                                    for f in dataclasses.fields(obj)}}
         if isinstance(obj, BaseException):
             return {"$": "E", "e": self.error(obj)}
+        if callable(obj) and id(obj) in _portable():
+            return {"$": "N", "n": _portable()[id(obj)]}
         if self.side == "t" and (isinstance(obj, type) or type(obj).__name__ == "module"):
             return {"$": "X", "n": cls.__name__}  # never a handle on the grader's classes or modules
         self.objects[id(obj)] = obj
@@ -203,6 +209,10 @@ class Peer:
             return self.exception(data["e"])
         elif tag == "X":
             return None
+        elif tag == "N":
+            if data.get("n") not in PORTABLE:
+                raise ChannelClosed(f"{str(data.get('n'))[:80]!r} is not a function that crosses by name")
+            return _function(str(data["n"]))
         elif tag == "R":
             if data.get("side") == self.side:
                 return self.objects[int(data["id"])]
@@ -377,6 +387,25 @@ class Peer:
         if op == "str":
             return str(obj)
         raise PermissionError(f"operation {op!r} is not allowed")
+
+
+_PORTABLE_IDS: dict[int, str] = {}
+
+
+def _portable() -> dict[int, str]:
+    """id -> name of each ``PORTABLE`` function as imported here (looked up once)."""
+    if not _PORTABLE_IDS:
+        for name in PORTABLE:
+            try:
+                _PORTABLE_IDS[id(_function(name))] = name
+            except (ImportError, AttributeError):
+                continue
+    return _PORTABLE_IDS
+
+
+def _function(name: str) -> Any:
+    module, _, qualname = name.partition(":")
+    return getattr(importlib.import_module(module), qualname)
 
 
 _PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})

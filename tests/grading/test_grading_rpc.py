@@ -27,6 +27,7 @@ def _first_long_word(words, texts):
 
 STUDENT = {"make_tools": _make_tools, "first_long_word": _first_long_word,
            "append": lambda xs, x: xs.append(x), "echo": lambda value: value,
+           "count_with": lambda count, text: count(text),
            "sandbox_copies": lambda: len(SANDBOX[0].mirrors)}
 SANDBOX: list = []
 LOOKUPS: list = []
@@ -106,3 +107,18 @@ def test_a_student_function_is_looked_up_once_a_test_then_each_call_is_one_round
     LOOKUPS.clear()
     assert [ex.echo(i) for i in range(5)] == list(range(5))
     assert LOOKUPS == ["echo"]  # not once a call (a property test calls it hundreds of times)
+
+
+def test_a_pure_lab_function_crosses_by_name_and_runs_in_the_sandbox(student):
+    from agentlab.sim.tokens import text_tokens
+
+    assert student("echo")(text_tokens) is text_tokens  # back as the trusted side's own function, not a reference
+    count_with, trusted = student("count_with"), student.peer
+    trusted.touched = False
+    assert count_with(text_tokens, "two words") == text_tokens("two words") and count_with(len, "abc") == 3
+    assert not trusted.touched  # the calls ran in the sandbox: nothing was run here for the student
+
+
+def test_a_name_outside_the_portable_functions_is_refused():
+    with pytest.raises(rpc.ChannelClosed, match="not a function that crosses by name"):
+        rpc.Peer(None, None, "t").decode({"$": "N", "n": "os:system"})
