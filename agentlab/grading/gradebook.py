@@ -97,8 +97,15 @@ def _baseline(stage: Stage, pool: Pool, budget: float, floor: float, progress: C
         raise RuntimeError(f"the instructor's tests in {stage.instructor / 'exercises'} produced no graded test "
                            f"(is exercises/conftest.py loading agentlab.grading.plugin?): {errors}")
     files = {name: (stage.instructor / "exercises" / name).read_bytes() for name in stage.modules}
-    results = pool.grade("(instructor solutions)", files, {t.nodeid: BASELINE_LIMIT_S for t in ready.tests},
-                         max(budget, BASELINE_LIMIT_S * 2))
+    generous = {t.nodeid: BASELINE_LIMIT_S for t in ready.tests}
+
+    def share(only: list[str]) -> list[dict]:
+        return pool.grade("(instructor solutions)", files, generous, max(budget, BASELINE_LIMIT_S * 2), only=only)
+
+    with ThreadPoolExecutor(max_workers=pool.size) as executor:  # every worker takes a share of the tests
+        parts = list(executor.map(share, [[t.nodeid for t in ready.tests[i::pool.size]] for i in range(pool.size)]))
+    order = {t.nodeid: i for i, t in enumerate(ready.tests)}
+    results = sorted((r for part in parts for r in part), key=lambda r: order.get(r["nodeid"], len(order)))
     report = report_of(ready, results)
     limits = {r["nodeid"]: time_limit(r["seconds"], floor=floor) for r in results}
     earned, possible = report.total()

@@ -64,14 +64,22 @@ class Pool:
         for w in self._workers:
             w.close()
 
-    def grade(self, student: str, files: dict[str, bytes], limits: dict[str, float], budget: float) -> list[dict]:
-        """Run every graded test on ``files`` (module file name -> bytes); per-test results in order."""
+    @property
+    def size(self) -> int:
+        """How many workers there are."""
+        return len(self._workers)
+
+    def grade(self, student: str, files: dict[str, bytes], limits: dict[str, float], budget: float,
+              only: list[str] | None = None) -> list[dict]:
+        """Run every graded test (or the test ids in ``only``) on ``files`` (module file name -> bytes);
+        per-test results in order."""
         worker = self._idle.get()
         try:
             home, modules = self.stage.home_for(files, worker.uid)
             try:
                 return worker.run({"student": student, "modules": modules, "home": str(home), "uid": worker.uid,
-                                   "hide": self.hide, "reveal": self.reveal, "limits": limits, "budget": budget})
+                                   "hide": self.hide, "reveal": self.reveal, "limits": limits, "budget": budget,
+                                   "only": only})
             finally:
                 reap.reap(worker.uid, children=False) if worker.uid is not None else None
                 _remove(home)

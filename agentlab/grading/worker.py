@@ -141,6 +141,9 @@ class _Sandboxes:
 
 
 def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]:
+    if job.get("only") is not None:  # a share of the tests (the instructor's run, split over the workers)
+        wanted = set(job["only"])
+        items = [item for item in items if item.nodeid in wanted]
     files = {Path(path).name: Path(path).read_bytes() for path in job["modules"].values()}
     box = boxes.take()
     modules = box.put(files)
