@@ -3,8 +3,8 @@
 One JSON line per message over a pipe, never pickle. Values cross by value when they are data:
 ``None``, bools, numbers, strings, lists, dicts, tuples, sets, bytes, paths, pydantic models and
 dataclasses of the lab or the SDK (rebuilt as the same class on the other side); a few pure functions
-(``PORTABLE``: a token counter a test hands the student's code) cross by name. Anything else (a
-simulated client, a student's function) crosses as a numbered *reference*: the other side gets a
+(``PORTABLE``: a token counter or the weather lookup a test hands the student's code) cross by name.
+Anything else (a simulated client, a student's function) crosses as a numbered *reference*: the other side gets a
 ``Proxy`` whose attribute reads, calls, indexing, ``len`` and iteration travel back to the owner.
 
 What the trusted side allows a reference to do is narrow: no attribute starting with ``_`` (no
@@ -36,9 +36,9 @@ MAX_LINE = 32 << 20
 """Longest message accepted, in bytes."""
 ALLOWED_CLASSES = ("agentlab.", "anthropic.", "pydantic.")
 """Modules whose dataclasses and pydantic models are rebuilt by value."""
-PORTABLE = ("agentlab.sim.tokens:text_tokens", "builtins:len")
-"""Pure functions a test may hand the student's code (a token counter): they cross by name, and each side
-calls its own copy, with no round trip and nothing run in the trusted process for the student."""
+PORTABLE = ("agentlab.sim.tokens:text_tokens", "builtins:len", "agentlab.weather:get_weather.fn")
+"""Pure functions a test may hand the student's code (a token counter, the weather lookup): they cross by
+name, and each side calls its own copy, with no round trip and nothing run in the trusted process for the student."""
 _ONLY_HELD_HERE = 2
 """``sys.getrefcount`` of a copy held by ``Peer.mirrors`` alone (the dict, and getrefcount's argument)."""
 
@@ -404,8 +404,11 @@ def _portable() -> dict[int, str]:
 
 
 def _function(name: str) -> Any:
-    module, _, qualname = name.partition(":")
-    return getattr(importlib.import_module(module), qualname)
+    module, _, path = name.partition(":")
+    obj: Any = importlib.import_module(module)
+    for attr in path.split("."):
+        obj = getattr(obj, attr)
+    return obj
 
 
 _PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
