@@ -14,15 +14,16 @@ on idle cores; on a busy machine other work is counted too). No assertion: speed
 
 Where the time goes (measured while building this): starting a worker (interpreter, pytest,
 collecting the tests, importing the SDK, jsonschema and the lab, one simulated call) costs seconds,
-once per worker instead of once per student. The student's sandbox server (starting, warming up:
-about 3.6 core-s under load, the SDK's import alone about 2) used to be started for every student;
-as root with bubblewrap one warm sandbox now goes from student to student (``StudentSandbox.recycle``),
-so it is paid once per worker. Per student what is left (86 tests): the forks of the sandbox server,
-one per test (about 8 ms each to fork and end, measured on a busy machine), the trusted runner (one
-per student, re-forked after the ~22 tests whose student code calls back into it) with the test
-bodies, and the messages between them: under load each of those round trips waits for a core, so
-the wall clock grows faster than the CPU time. The CPU figure is read machine-wide (``/proc/stat``), so
-it counts the sandboxes too, and anything else the machine is doing.
+once per worker instead of once per student, and the instructor's own run is split over the workers.
+As root with bubblewrap one warm sandbox goes from student to student (``StudentSandbox.recycle``),
+and inside it one process runs a student's code from test to test (``student_process``): forking the
+warm server for every test used to be about half of the sandbox's CPU. Per student what is left (86
+tests): the test bodies, the trusted runner (one per student, re-forked after each of the ~15 tests
+whose student code calls back into it, e.g. the simulated client), and the messages between the two
+sides (plain JSON written whole; a token counter or the weather lookup a test hands over crosses by name
+instead of once per call). Under load each round trip waits for a core, so the wall clock grows faster
+than the CPU time. The CPU figure is read machine-wide (``/proc/stat``), so it counts the sandboxes too,
+and anything else the machine is doing.
 """
 
 from __future__ import annotations
