@@ -20,6 +20,10 @@ are on (``subprocess``, ``multiprocessing``'s spawn) inherits ``ENV`` and guards
 from the moment it imports ``agentlab``; there every call counts as the student's, since the student
 started the process.
 
+In the gradebook the student's code runs in a sandbox process of its own, where every call of a guarded
+function is refused: a thread the student's code started in an earlier test, or a module attribute that
+is the reference itself (``show = fmt_points``, called by the test through the channel), hides nothing.
+
 Limit: this grades honest work; code that hides where it comes from (``exec`` with a made-up file
 name and module name, a process started with an emptied environment) is not recognised as the student's.
 """
@@ -78,8 +82,9 @@ def from_student(frame: types.FrameType | None) -> bool:
 
 
 @contextmanager
-def forbidden(names: list[str], why: str) -> Iterator[None]:
-    """Guard each named function for the duration of the ``with`` block."""
+def forbidden(names: list[str], why: str, every_call: bool = False) -> Iterator[None]:
+    """Guard each named function for the duration of the ``with`` block; with ``every_call`` (the gradebook's
+    sandbox, where only the student's code runs) every call is refused, whatever the stack or the thread."""
     swapped: list[tuple[types.FunctionType, types.CodeType]] = []
     before = os.environ.get(ENV)
     try:
@@ -88,7 +93,7 @@ def forbidden(names: list[str], why: str) -> Iterator[None]:
             if any(f is func for f, _ in swapped):
                 continue
             swapped.append((func, func.__code__))
-            func.__code__ = _guard_code(func, dotted, why)
+            func.__code__ = _guard_code(func, dotted, why, always=every_call)
         if names:
             os.environ[ENV] = json.dumps({"names": list(names), "why": why})
         with _marked_threads():

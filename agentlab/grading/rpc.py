@@ -51,6 +51,10 @@ class ChannelClosed(RuntimeError):
     """The other side hung up (it exited, was killed, or broke the protocol)."""
 
 
+class StaleReference(RuntimeError):
+    """A reference used after the test it came from ended (the student's code kept it in a global)."""
+
+
 class StudentProcessEnded(ChannelClosed):
     """The sandboxed process running the student's code ended (``os._exit``, a crash, out of memory)."""
 
@@ -115,6 +119,8 @@ class Peer:
     closed = False
     """True once the other side's end of the pipe closed (the sandbox is gone; the worker starts a new one)."""
     """Trusted side: the current test's token; a ``gone`` message carrying it means the sandbox's process ended."""
+    ended = False
+    """Sandbox side: True once this peer's test is over; its references can no longer be used."""
     touched = False
     """Trusted side: True once the other side may have changed this process's state: it made a request here,
     changed a synced container, or named a lab or SDK class whose module was not imported yet
@@ -162,8 +168,8 @@ class Peer:
                                                    for f in dataclasses.fields(obj)}}
         if isinstance(obj, BaseException):
             return {"$": "E", "e": self.error(obj)}
-        if callable(obj) and id(obj) in _portable():
-            return {"$": "N", "n": _portable()[id(obj)]}
+        if callable(obj) and (name := _portable_name(obj)) is not None:
+            return {"$": "N", "n": name}
         if self.side == "t" and (isinstance(obj, type) or type(obj).__name__ == "module"):
             return {"$": "X", "n": cls.__name__}  # never a handle on the grader's classes or modules
         self.objects[id(obj)] = obj
@@ -212,6 +218,8 @@ class Peer:
         elif tag == "N":
             if data.get("n") not in PORTABLE:
                 raise ChannelClosed(f"{str(data.get('n'))[:80]!r} is not a function that crosses by name")
+            if str(data["n"]).partition(":")[0] not in sys.modules:
+                self.touched = True  # finding it imports a module here
             return _function(str(data["n"]))
         elif tag == "R":
             if data.get("side") == self.side:
@@ -323,6 +331,9 @@ class Peer:
 
     def request(self, message: dict) -> Any:
         """Send a request; serve the other side's requests until its answer comes; return or raise it."""
+        if self.ended:
+            raise StaleReference("this object came from an earlier test, which has ended: keep nothing a test hands "
+                                 "your code (a client, a callback) for a later test; use the one that test passes")
         with self.lock:
             self.send({"k": "req", **message})
             return self.serve(until_answer=True)
@@ -389,18 +400,12 @@ class Peer:
         raise PermissionError(f"operation {op!r} is not allowed")
 
 
-_PORTABLE_IDS: dict[int, str] = {}
+_PORTABLE_FUNCTIONS: list[tuple[Any, str]] = []
 
 
-def _portable() -> dict[int, str]:
-    """id -> name of each ``PORTABLE`` function as imported here (looked up once)."""
-    if not _PORTABLE_IDS:
-        for name in PORTABLE:
-            try:
-                _PORTABLE_IDS[id(_function(name))] = name
-            except (ImportError, AttributeError):
-                continue
-    return _PORTABLE_IDS
+def _portable_name(obj: Any) -> str | None:
+    """The ``PORTABLE`` name of ``obj`` if it is one of those functions itself (a test's spy wrapping one is not)."""
+    return next((name for fn, name in _PORTABLE_FUNCTIONS if fn is obj), None)
 
 
 def _function(name: str) -> Any:
@@ -444,3 +449,10 @@ def _allowed_class(name: str) -> type | None:
     except (ImportError, AttributeError):
         return None
     return obj if isinstance(obj, type) else None
+
+
+for _entry in PORTABLE:  # looked up once, when this module is imported (before any test could patch one)
+    try:
+        _PORTABLE_FUNCTIONS.append((_function(_entry), _entry))
+    except (ImportError, AttributeError):  # a course without the simulator or the weather tool
+        continue

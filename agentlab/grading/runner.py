@@ -170,7 +170,8 @@ def _run_test(item, limit: float, rfile, wfile, modules: dict) -> dict:
                                 f"files each, {bwrap.TMP_BYTES >> 20} MB and {mounts.SCRATCH_BYTES >> 20} MB)")
         acknowledged = peer.end()
         clean = outcome in ("passed", "failed", "skipped") and acknowledged and not peer.touched and not peer.closed
-        return {"outcome": outcome, "reason": reason, "lost": peer.closed, "reuse": clean}
+        # not acknowledged: what the sandbox read ahead may hold the next test's start, so it is not used again
+        return {"outcome": outcome, "reason": reason, "lost": peer.closed or not acknowledged, "reuse": clean}
     except BaseException as e:  # noqa: BLE001 - whatever happens, answer once
         return {"outcome": "error", "reason": f"the grader could not run this test: {type(e).__name__}: {e}",
                 "lost": peer.closed, "reuse": False}

@@ -23,7 +23,7 @@ import time
 from agentlab.grading import forbid, lazy, rpc
 
 MEMORY_BYTES = 1 << 30
-"""Address space a test's sandboxed process may add to the warm server's."""
+"""Address space the process running the student's code may add to the warm server's (over all the tests it serves)."""
 MAX_PROCESSES = 64
 """Processes the student's uid may have at once."""
 MAX_FILE_BYTES = 32 << 20
@@ -96,13 +96,19 @@ class StudentProcess:
                 if os.read(self.idle, 1 << 12):
                     return None
                 watch.remove(self.idle)  # it closed the pipe: only its exit is left to wait for
-            done, status = os.waitpid(self.pid, os.WNOHANG)
+            try:
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # already collected: it ended, its status is gone
+                done, status = self.pid, 0
             if done:
                 self.close()
                 return status
         quietly(lambda: os.killpg(self.pid, signal.SIGKILL))
         quietly(lambda: os.kill(self.pid, signal.SIGKILL))
-        status = os.waitpid(self.pid, 0)[1]
+        try:
+            status = os.waitpid(self.pid, 0)[1]
+        except ChildProcessError:
+            status = signal.SIGKILL
         self.close()
         return status
 
@@ -139,7 +145,6 @@ def kill_all_but(pid: int, seconds: float = 2.0) -> None:
         killed = [p for p in killed if _alive(p)]
         if killed:
             time.sleep(POLL_S / 10)
-    collect_exited()
 
 
 def _alive(pid: int) -> bool:
@@ -184,11 +189,11 @@ def _child(start: dict, uid: int | None, compiled: dict, ctl: int | None = None,
         if uid is not None:
             become(uid)
         keyctl(KEYCTL_JOIN_SESSION, None)  # a session keyring of this process's own, not the one the server inherited
-        cpu = int(float(start.get("limit", 60))) + 6
+        cpu, first_vm = int(float(start.get("limit", 60))) + 6, _vm_size()
         for limit, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, MAX_FILE_BYTES),
                              (resource.RLIMIT_NPROC, MAX_PROCESSES), (resource.RLIMIT_CORE, 0),
                              (resource.RLIMIT_MSGQUEUE, 0),  # no POSIX message queue: it would outlive the test
-                             (resource.RLIMIT_AS, _vm_size() + MEMORY_BYTES)):
+                             (resource.RLIMIT_AS, first_vm + MEMORY_BYTES)):
             _soft, hard = resource.getrlimit(limit)
             value = value if hard == resource.RLIM_INFINITY else min(value, hard)
             top = value + KEPT_CPU_S if limit == resource.RLIMIT_CPU and ctl is not None else value
@@ -208,11 +213,13 @@ def _child(start: dict, uid: int | None, compiled: dict, ctl: int | None = None,
                 collect_exited()  # what the server killed after the last test, no zombie holding a slot of RLIMIT_NPROC
             peer = rpc.Peer(stdin, stdout, "s", handler=_module_get)
             names = [str(n) for n in start.get("forbids", [])]
-            with forbid.forbidden(names, str(start.get("why", "")) or "this exercise asks you to write it yourself"):
+            why = str(start.get("why", "")) or "this exercise asks you to write it yourself"
+            with forbid.forbidden(names, why, every_call=True):  # only the student's code runs here
                 peer.send({"k": "started", "token": str(start.get("token", ""))})
                 peer.serve()
-            if starts is None or served == MAX_TESTS_KEPT - 1:  # it exits; the server forks afresh for the next
-                break
+            peer.ended = True  # a reference the student's code kept from this test fails clearly in the next
+            if starts is None or served == MAX_TESTS_KEPT - 1 or _short(first_vm, float(start.get("limit", 60)) + 6):
+                break  # it exits; the server forks a fresh one for the next test
             os.write(idle, b"i")
             line = starts.readline(1 << 20)
             if not line:
@@ -223,6 +230,15 @@ def _child(start: dict, uid: int | None, compiled: dict, ctl: int | None = None,
     except BaseException:  # noqa: BLE001 - a broken sandbox process just ends; the trusted test sees it hang up
         code = 1
     os._exit(code)
+
+
+def _short(first_vm: int, seconds: float) -> bool:
+    """Whether this kept process has used up too much of its budgets to take another test: half its memory
+    allowance (stacks and arenas of threads it keeps add up), or CPU time to within two tests of its hard limit."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    cpu_left = float("inf") if hard == resource.RLIM_INFINITY else hard - used.ru_utime - used.ru_stime
+    return _vm_size() - first_vm > MEMORY_BYTES // 2 or cpu_left < 2 * seconds
 
 
 def _cpu_for(seconds: float) -> None:

@@ -8,8 +8,8 @@ runs the student's code: a fork that drops to the student's uid (``--uid``), cap
 processes, maps ``exercises.exNN_*`` to the student's files, guards the forbidden functions
 (``agentlab.grading.forbid``) and answers the trusted test's requests (``agentlab.grading.rpc``)
 until it says ``end``. With ``--pidns`` (a pid namespace of its own) that process is kept from test to
-test of one student (``StudentProcess``), as their tests share one process under ``make grade``; whatever else
-it started dies after each test. It is killed, and the test lost, after ``limit`` seconds; without
+test of one student (``agentlab.grading.student_process``), as their tests share one process under ``make grade``;
+every other process it started dies after each test. It is killed, and the test lost, after ``limit`` seconds; without
 ``--pidns`` every test gets a fresh fork. The student's module files are compiled once by the server
 (``_compile``: compiling runs none of their code) instead of in every process that imports them.
 
@@ -73,11 +73,14 @@ def main(argv: list[str] | None = None) -> int:
         code = _compile(start.get("modules"), compiled)
         key = json.dumps([start.get("modules"), sorted(compiled.get(p, ("",))[0] for p in code)], default=str)
         if kept is not None and (kept.key != key or not kept.hand(line)):
-            kept = drop(kept)  # other files (or it cannot take the line): a fresh process
+            kept = drop(kept)  # other files (or it cannot take the line): a fresh process, and nothing of the old
+            if args.pidns:
+                quietly(lambda: os.kill(-1, signal.SIGKILL))
+                collect_exited()
         if kept is None:
             kept = StudentProcess.fork(start, args.uid, code, key, reuse=args.pidns)
         status = kept.wait(float(start.get("limit", 60)) + 5)
-        if status is None:  # it served the test and waits for the next one; whatever else it started dies
+        if status is None:  # it served the test and waits for the next one; every other process dies
             kill_all_but(kept.pid)
             continue
         if args.pidns:  # everything else in our pid namespace is the test's: none of it outlives the test
@@ -101,7 +104,7 @@ def _compile(modules, compiled: dict) -> dict:
 
     ``compiled`` maps path -> (sha256 of the bytes, code): a file whose bytes changed is compiled again (by
     content, not by time and size: the next student's file at the same path may match those). One that does
-    not compile is left to the test's fork, which compiles it itself and fails that test with the real error.
+    not compile is left to the student's process, which compiles it itself and fails that test with the real error.
     Returns path -> code for the files compiled."""
     for path in (dict(modules).values() if isinstance(modules, dict) else ()):
         path = str(path)

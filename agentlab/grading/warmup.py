@@ -3,7 +3,7 @@
 Importing the SDK takes about a second and jsonschema about 1.5 s on an idle machine, several times
 that on a busy one; building the first simulated client compiles tool validators; the first priced call loads
 genai-prices' snapshot and the first table imports pandas. Done inside a timed test (or inside each
-test's fresh fork of a sandbox that skipped it), that cost lands on whichever test needs it first. ``warm_up()`` does it up front.
+student's process of a sandbox that skipped it), that cost lands on whichever test needs it first. ``warm_up()`` does it up front.
 It never imports an exercise module (``exercises.*``): those stay the tests' own business.
 """
 

@@ -92,6 +92,32 @@ def show(points):
     return fmt_points(points)
 '''
 
+IS_THE_LIBRARY = '''from agentlab.grading.report import fmt_points as show  # the test calls the reference itself
+'''
+
+POOL = '''from concurrent.futures import ThreadPoolExecutor
+
+from agentlab.grading.report import fmt_points
+
+POOL = ThreadPoolExecutor(1)
+POOL.submit(int).result()  # its thread starts now, at import, in an earlier test that guards nothing
+
+
+def show(points):
+    return POOL.submit(fmt_points, points).result()
+'''
+
+LATER = '''import json, os
+
+
+def run_until_done(steps):
+    from exercises import ex01_basics  # the module test_add imported, if this is still that process
+
+    raise ValueError("LATER " + json.dumps({"pid": os.getpid(), "seen": ex01_basics.SEEN}))
+'''
+
+IMPORTS_EX03 = "import exercises.ex03_points  # noqa: F401 (starts its thread pool now)\n"
+
 
 def _kept() -> bool:
     from agentlab.grading import bwrap
@@ -106,8 +132,11 @@ def graded(tmp_path_factory, course_template):
     (course / "exercises/ex03_points.py").write_text(EX03)
     (course / "exercises/tests/test_ex03_points.py").write_text(TEST_EX03)
     klass = tmp / "class"
-    for name, files in {"a_keeps": {"ex01_basics.py": KEEPS, "ex03_points.py": CALLS_THE_LIBRARY},
-                        "b_next": {"ex01_basics.py": KEEPS}}.items():
+    keeps = {"ex01_basics.py": KEEPS, "ex02_loop.py": LATER, "ex03_points.py": CALLS_THE_LIBRARY}
+    honest_ex01 = (course / "exercises/ex01_basics.py").read_text()
+    for name, files in {"a_keeps": keeps, "b_next": keeps,  # the same files: only the reset parts them
+                        "c_alias": {"ex03_points.py": IS_THE_LIBRARY},
+                        "d_pool": {"ex01_basics.py": IMPORTS_EX03 + honest_ex01, "ex03_points.py": POOL}}.items():
         (klass / name).mkdir(parents=True)
         for rel, text in files.items():
             (klass / name / rel).write_text(text)
@@ -116,10 +145,10 @@ def graded(tmp_path_factory, course_template):
     return {r["student"]: r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))}
 
 
-def _evidence(rows, student) -> dict:
+def _evidence(rows, student, marker=EVIDENCE) -> dict:
     notes = rows[student]["notes"]
-    assert EVIDENCE in notes, notes
-    return json.loads(notes.split(EVIDENCE, 1)[1].split(";")[0].removesuffix("..."))
+    assert marker in notes, notes
+    return json.loads(notes.split(marker, 1)[1].split(";")[0].removesuffix("..."))
 
 
 def test_the_students_module_state_goes_on_from_test_to_test(graded):
@@ -134,14 +163,18 @@ def test_a_process_started_in_one_test_is_gone_by_the_next(graded):
     assert _evidence(graded, "a_keeps")["others"] == 0
 
 
-def test_each_test_has_its_own_guards(graded):
-    row = graded["a_keeps"]
+@pytest.mark.parametrize("student", ["a_keeps", "c_alias", "d_pool"])
+def test_each_test_has_its_own_guards_and_no_route_around_them(graded, student):
+    row = graded[student]  # calls it / is it (called by the test) / calls it from a thread an earlier test started
     assert (row["3.1"], row["3.2"], row["3.3"]) == ("0", "1", "0"), row["notes"]
     assert "Exercise 3 asks you to format it yourself" in row["notes"]
 
 
 def test_a_test_that_failed_does_not_end_the_process_for_the_next(graded):
-    assert graded["a_keeps"]["1.2"] == "2", graded["a_keeps"]["notes"]  # extra_spaces passed after simple failed
+    later, row = _evidence(graded, "a_keeps", "LATER "), graded["a_keeps"]
+    assert row["1.2"] == "2", row["notes"]  # extra_spaces passed after simple failed
+    if _kept():
+        assert later["seen"] == [later["pid"]], later  # ex02's test, after that failure, in the same process
 
 
 def test_the_next_student_gets_a_process_of_their_own(graded):

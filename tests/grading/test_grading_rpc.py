@@ -122,3 +122,19 @@ def test_a_pure_lab_function_crosses_by_name_and_runs_in_the_sandbox(student):
 def test_a_name_outside_the_portable_functions_is_refused():
     with pytest.raises(rpc.ChannelClosed, match="not a function that crosses by name"):
         rpc.Peer(None, None, "t").decode({"$": "N", "n": "os:system"})
+
+
+def test_a_spy_a_test_puts_in_place_of_a_portable_function_stays_a_reference(monkeypatch):
+    import agentlab.sim.tokens as tokens
+
+    real = tokens.text_tokens
+    monkeypatch.setattr(tokens, "text_tokens", lambda text: real(text))  # the test counts the calls through it
+    peer = rpc.Peer(None, None, "t")
+    assert peer.encode(tokens.text_tokens)["$"] == "R" and peer.encode(real)["$"] == "N"
+
+
+def test_a_reference_kept_from_an_earlier_test_fails_with_a_reason():
+    peer = rpc.Peer(None, None, "s")
+    peer.ended = True  # its test is over; the student's module kept the client it was given
+    with pytest.raises(rpc.StaleReference, match="came from an earlier test"):
+        rpc.Proxy(peer, "t", 1, "Anthropic").messages
