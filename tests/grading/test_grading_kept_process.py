@@ -11,20 +11,16 @@ process of their own.
 
 from __future__ import annotations
 
-import csv
-import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
-
-from agentlab.grading.gradebook import gradebook
+from graded_class import evidence, grade_class
 
 pytestmark = [pytest.mark.timeout(600),
               pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox")]
 
-EVIDENCE = "EVIDENCE "
 
 KEEPS = '''import json, os, time
 SEEN = []
@@ -131,28 +127,15 @@ def graded(tmp_path_factory, course_template):
     course = Path(shutil.copytree(course_template, tmp / "course"))
     (course / "exercises/ex03_points.py").write_text(EX03)
     (course / "exercises/tests/test_ex03_points.py").write_text(TEST_EX03)
-    klass = tmp / "class"
     keeps = {"ex01_basics.py": KEEPS, "ex02_loop.py": LATER, "ex03_points.py": CALLS_THE_LIBRARY}
     honest_ex01 = (course / "exercises/ex01_basics.py").read_text()
-    for name, files in {"a_keeps": keeps, "b_next": keeps,  # the same files: only the reset parts them
-                        "c_alias": {"ex03_points.py": IS_THE_LIBRARY},
-                        "d_pool": {"ex01_basics.py": IMPORTS_EX03 + honest_ex01, "ex03_points.py": POOL}}.items():
-        (klass / name).mkdir(parents=True)
-        for rel, text in files.items():
-            (klass / name / rel).write_text(text)
-    out = tmp / "gradebook.csv"
-    gradebook(klass, course, out, test_floor=3, jobs=1, progress=lambda s: None)
-    return {r["student"]: r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))}
-
-
-def _evidence(rows, student, marker=EVIDENCE) -> dict:
-    notes = rows[student]["notes"]
-    assert marker in notes, notes
-    return json.loads(notes.split(marker, 1)[1].split(";")[0].removesuffix("..."))
+    return grade_class(course, tmp, {"a_keeps": keeps, "b_next": keeps,  # the same files: only the reset parts them
+                                     "c_alias": {"ex03_points.py": IS_THE_LIBRARY},
+                                     "d_pool": {"ex01_basics.py": IMPORTS_EX03 + honest_ex01, "ex03_points.py": POOL}})
 
 
 def test_the_students_module_state_goes_on_from_test_to_test(graded):
-    seen = _evidence(graded, "a_keeps")
+    seen = evidence(graded, "a_keeps")
     if not _kept():
         assert seen["seen"] == [], seen  # a fresh process for every test
         pytest.skip("without bubblewrap's pid namespace each test gets a fresh process")
@@ -160,7 +143,7 @@ def test_the_students_module_state_goes_on_from_test_to_test(graded):
 
 
 def test_a_process_started_in_one_test_is_gone_by_the_next(graded):
-    assert _evidence(graded, "a_keeps")["others"] == 0
+    assert evidence(graded, "a_keeps")["others"] == 0
 
 
 @pytest.mark.parametrize("student", ["a_keeps", "c_alias", "d_pool"])
@@ -171,13 +154,13 @@ def test_each_test_has_its_own_guards_and_no_route_around_them(graded, student):
 
 
 def test_a_test_that_failed_does_not_end_the_process_for_the_next(graded):
-    later, row = _evidence(graded, "a_keeps", "LATER "), graded["a_keeps"]
+    later, row = evidence(graded, "a_keeps", "LATER "), graded["a_keeps"]
     assert row["1.2"] == "2", row["notes"]  # extra_spaces passed after simple failed
     if _kept():
         assert later["seen"] == [later["pid"]], later  # ex02's test, after that failure, in the same process
 
 
 def test_the_next_student_gets_a_process_of_their_own(graded):
-    second = _evidence(graded, "b_next")
+    second = evidence(graded, "b_next")
     assert second["seen"] == ([second["pid"]] if _kept() else []), second  # only its own test_add: fresh state
     assert second["others"] == 0

@@ -8,20 +8,16 @@ an honest ex02 module); the second only looks; the third is honest and must get 
 
 from __future__ import annotations
 
-import csv
-import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
-
-from agentlab.grading.gradebook import gradebook
+from graded_class import evidence, grade_class
 
 pytestmark = [pytest.mark.timeout(600),
               pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox")]
 
-EVIDENCE = "EVIDENCE "
 
 SERVER = '''
 import ctypes, os
@@ -78,23 +74,10 @@ def graded(tmp_path_factory, course_template):
     tmp = tmp_path_factory.mktemp("reuse")
     course = Path(shutil.copytree(course_template, tmp / "course"))
     ex02 = (course / "exercises/ex02_loop.py").read_text()
-    klass = tmp / "class"
-    for name, files in {"a_leaves": {"ex01_basics.py": LEAVES, "ex02_loop.py": ex02},
-                        "b_looks": {"ex01_basics.py": LOOKS},
-                        "c_honest": {"ex01_basics.py": (course / "exercises/ex01_basics.py").read_text(),
-                                     "ex02_loop.py": ex02}}.items():
-        (klass / name).mkdir(parents=True)
-        for rel, text in files.items():
-            (klass / name / rel).write_text(text)
-    out = tmp / "gradebook.csv"
-    gradebook(klass, course, out, test_floor=3, jobs=1, progress=lambda s: None)
-    return {r["student"]: r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))}
-
-
-def _evidence(rows, student) -> dict:
-    notes = rows[student]["notes"]
-    assert EVIDENCE in notes, notes
-    return json.loads(notes.split(EVIDENCE, 1)[1].split(";")[0].removesuffix("..."))
+    honest = (course / "exercises/ex01_basics.py").read_text()
+    return grade_class(course, tmp, {"a_leaves": {"ex01_basics.py": LEAVES, "ex02_loop.py": ex02},
+                                     "b_looks": {"ex01_basics.py": LOOKS},
+                                     "c_honest": {"ex01_basics.py": honest, "ex02_loop.py": ex02}})
 
 
 def _reused() -> bool:
@@ -106,11 +89,11 @@ def _reused() -> bool:
 def test_one_warm_sandbox_serves_the_students_one_after_another(graded):
     if not _reused():
         pytest.skip("without root and bubblewrap each student gets a fresh sandbox")
-    assert _evidence(graded, "a_leaves")["server"] == _evidence(graded, "b_looks")["server"]
+    assert evidence(graded, "a_leaves")["server"] == evidence(graded, "b_looks")["server"]
 
 
 def test_the_next_student_finds_nothing_the_last_one_left(graded):
-    left, seen = _evidence(graded, "a_leaves"), _evidence(graded, "b_looks")
+    left, seen = evidence(graded, "a_leaves"), evidence(graded, "b_looks")
     assert min(left["made"].values()) >= 0, left  # the first student did make its IPC objects
     assert left["mq"] == -1  # a POSIX message queue cannot be made at all (RLIMIT_MSGQUEUE is 0)
     assert (seen["tmp"], seen["procs"]) == (0, 0), seen
