@@ -18,7 +18,7 @@ once per worker instead of once per student, and the instructor's own run is spl
 As root with bubblewrap one warm sandbox goes from student to student (``StudentSandbox.recycle``),
 and inside it one process runs a student's code from test to test (``student_process``): forking the
 warm server for every test used to be about half of the sandbox's CPU. Per student what is left (86
-tests): the test bodies, the trusted runner (one per student, re-forked after each of the ~15 tests
+tests): the test bodies, the trusted runner (one per student, re-forked after each of the ~16 tests
 whose student code calls back into it, e.g. the simulated client), and the messages between the two
 sides (plain JSON written whole; a token counter or the weather lookup a test hands over crosses by name
 instead of once per call). Under load each round trip waits for a core, so the wall clock grows faster
