@@ -131,6 +131,7 @@ def test_a_spy_a_test_puts_in_place_of_a_portable_function_stays_a_reference(mon
     monkeypatch.setattr(tokens, "text_tokens", lambda text: real(text))  # the test counts the calls through it
     peer = rpc.Peer(None, None, "t")
     assert peer.encode(tokens.text_tokens)["$"] == "R" and peer.encode(real)["$"] == "N"
+    assert peer.decode(peer.encode(real)) is real  # the name brings back the function itself, not the spy
 
 
 def test_a_reference_kept_from_an_earlier_test_fails_with_a_reason():
