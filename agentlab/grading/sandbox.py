@@ -16,6 +16,7 @@ the output folder.
 from __future__ import annotations
 
 import compileall
+import itertools
 import os
 import shutil
 import site
@@ -39,7 +40,7 @@ class Stage:
         os.chmod(self.root, 0o711)
         self.repo = self.root / "repo"
         self.modules = sorted(p.name for p in (self.instructor / "exercises").iterdir() if MODULE.fullmatch(p.name))
-        self._homes = 0
+        self._homes = itertools.count(1)  # next() is one step: students graded in parallel never share a number
         _copy_tests(self.instructor, self.repo)
         shutil.copytree(self.instructor / "agentlab", self.root / "lib" / "agentlab", ignore=lambda _d, n: _JUNK & set(n))
         # Bytecode for the staged lab, written here by the trusted side: every worker and every student's
@@ -58,8 +59,7 @@ class Stage:
 
     def home_for(self, files: dict[str, bytes], uid: int | None) -> tuple[Path, dict[str, str]]:
         """A new private folder holding ``files`` (name -> bytes); returns it and module name -> path."""
-        self._homes += 1
-        home = self.root / "homes" / str(self._homes)
+        home = self.root / "homes" / str(next(self._homes))
         home.mkdir(mode=0o700)
         modules = {}
         for name, data in files.items():
