@@ -52,6 +52,9 @@ def student():
     yield get
     trusted.send({"k": "end"})
     thread.join(timeout=10)
+    SANDBOX.clear()
+    for f in (trusted.rfile, trusted.wfile, sandbox.rfile, sandbox.wfile):  # no unclosed pipe left for the exit
+        f.close()
 
 
 def test_an_argument_changed_in_place_is_seen_by_the_test(student):
