@@ -152,3 +152,11 @@ def _close_others(keep: tuple[int, ...]) -> None:
             os.closerange(low, fd)
             low = fd + 1
     os.closerange(low, 1 << 16)
+
+
+def allow_cpu(seconds: float) -> None:
+    """This process may use ``seconds`` more CPU time from now (the soft limit; the hard one stays where it was set)."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    want = int(used.ru_utime + used.ru_stime + seconds) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))

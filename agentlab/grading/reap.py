@@ -77,11 +77,19 @@ def processes_of(uid: int) -> list[int]:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                if os.stat(f"/proc/{entry}").st_uid == uid and Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                if os.stat(f"/proc/{entry}").st_uid == uid and alive(int(entry)):
                     seen.append(int(entry))
-            except (OSError, IndexError):
+            except OSError:
                 continue
     return seen
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie has died: only its parent's wait is left), from /proc."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _kill_uid(uid: int) -> list[int]:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import select
 import signal
 import time
@@ -121,7 +120,7 @@ def _serve(items: list, jail: confine.Jail, cmd_fd: int, out_fd: int, box, modul
         for line in commands:
             ask = json.loads(line)
             item, nonce, limit = items[int(ask["i"])], str(ask["nonce"]), float(ask["limit"])
-            _cpu_limit(limit)
+            confine.allow_cpu(limit + GRACE_S)  # this test's share; the hard limit was set once
             answer = {"nonce": nonce, "nodeid": item.nodeid, **_run_test(item, limit, rfile, wfile, modules)}
             reap.reap(None)  # a process the test started and left running dies with the test
             os.write(out_fd, json.dumps(answer).encode()[: READ_MAX - 1] + b"\n")
@@ -129,14 +128,6 @@ def _serve(items: list, jail: confine.Jail, cmd_fd: int, out_fd: int, box, modul
                 break
     finally:
         os._exit(0)
-
-
-def _cpu_limit(limit: float) -> None:
-    """This test may use ``limit + GRACE_S`` more seconds of CPU (soft limit; the hard one was set once)."""
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    want = int(used.ru_utime + used.ru_stime + limit + GRACE_S) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
 
 
 def _run_test(item, limit: float, rfile, wfile, modules: dict) -> dict:

@@ -20,7 +20,7 @@ import signal
 import sys
 import time
 
-from agentlab.grading import forbid, lazy, rpc
+from agentlab.grading import confine, forbid, lazy, reap, rpc
 
 MEMORY_BYTES = 1 << 30
 """Address space the process running the student's code may add to the warm server's (over all the tests it serves)."""
@@ -103,11 +103,15 @@ class StudentProcess:
             if done:
                 self.close()
                 return status
+        return self.kill()
+
+    def kill(self) -> int:
+        """Kill it (and its process group) and wait for it; its exit status."""
         quietly(lambda: os.killpg(self.pid, signal.SIGKILL))
         quietly(lambda: os.kill(self.pid, signal.SIGKILL))
         try:
             status = os.waitpid(self.pid, 0)[1]
-        except ChildProcessError:
+        except ChildProcessError:  # already collected
             status = signal.SIGKILL
         self.close()
         return status
@@ -124,13 +128,7 @@ class StudentProcess:
 def drop(kept: StudentProcess | None) -> None:
     """End a kept process (between students, or before a fresh one)."""
     if kept is not None:
-        quietly(lambda: os.killpg(kept.pid, signal.SIGKILL))
-        quietly(lambda: os.kill(kept.pid, signal.SIGKILL))
-        try:
-            os.waitpid(kept.pid, 0)
-        except ChildProcessError:
-            pass
-        kept.close()
+        kept.kill()
     return None
 
 
@@ -142,18 +140,10 @@ def kill_all_but(pid: int, seconds: float = 2.0) -> None:
         quietly(lambda: os.kill(other, signal.SIGKILL))
     deadline = time.monotonic() + seconds
     while killed and time.monotonic() < deadline:  # bounded by the deadline
-        killed = [p for p in killed if _alive(p)]
+        killed = [p for p in killed if reap.alive(p)]
         if killed:
             time.sleep(POLL_S / 10)
 
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` still runs (a zombie has died: only its parent's wait is left)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def collect_exited() -> None:
@@ -209,7 +199,7 @@ def _child(start: dict, uid: int | None, compiled: dict, ctl: int | None = None,
         starts = os.fdopen(ctl, "rb") if ctl is not None else None
         for served in range(MAX_TESTS_KEPT):  # bounded; each round is one test
             if served:
-                _cpu_for(float(start.get("limit", 60)) + 6)
+                confine.allow_cpu(float(start.get("limit", 60)) + 6)
                 collect_exited()  # what the server killed after the last test, no zombie holding a slot of RLIMIT_NPROC
             peer = rpc.Peer(stdin, stdout, "s", handler=_module_get)
             names = [str(n) for n in start.get("forbids", [])]
@@ -239,14 +229,6 @@ def _short(first_vm: int, seconds: float) -> bool:
     _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
     cpu_left = float("inf") if hard == resource.RLIM_INFINITY else hard - used.ru_utime - used.ru_stime
     return _vm_size() - first_vm > MEMORY_BYTES // 2 or cpu_left < 2 * seconds
-
-
-def _cpu_for(seconds: float) -> None:
-    """The next test may use ``seconds`` more CPU time (the soft limit; the hard one stays where it was set)."""
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    want = int(used.ru_utime + used.ru_stime + seconds) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (want if hard == resource.RLIM_INFINITY else min(want, hard), hard))
 
 
 def _module_get(module: str, name: str, args: list, kwargs: dict):

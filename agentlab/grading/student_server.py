@@ -74,21 +74,24 @@ def main(argv: list[str] | None = None) -> int:
         key = json.dumps([start.get("modules"), sorted(compiled.get(p, ("",))[0] for p in code)], default=str)
         if kept is not None and (kept.key != key or not kept.hand(line)):
             kept = drop(kept)  # other files (or it cannot take the line): a fresh process, and nothing of the old
-            if args.pidns:
-                quietly(lambda: os.kill(-1, signal.SIGKILL))
-                collect_exited()
+            _end_the_rest(args.pidns)
         if kept is None:
             kept = StudentProcess.fork(start, args.uid, code, key, reuse=args.pidns)
         status = kept.wait(float(start.get("limit", 60)) + 5)
         if status is None:  # it served the test and waits for the next one; every other process dies
             kill_all_but(kept.pid)
             continue
-        if args.pidns:  # everything else in our pid namespace is the test's: none of it outlives the test
-            quietly(lambda: os.kill(-1, signal.SIGKILL))
-        collect_exited()
+        _end_the_rest(args.pidns)
         kept = None
         gone = {"k": "gone", "token": str(start.get("token", "")), "why": _why(status)}
         stdout.write(json.dumps(gone).encode() + b"\n")
+
+
+def _end_the_rest(pidns: bool) -> None:
+    """In our own pid namespace everything else is the student's: it dies. Then reap what has exited."""
+    if pidns:
+        quietly(lambda: os.kill(-1, signal.SIGKILL))
+    collect_exited()
 
 
 def _why(status: int) -> str:
