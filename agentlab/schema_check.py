@@ -106,7 +106,7 @@ def first_error(schema: dict, value: Any) -> SchemaError | None:
     return None
 
 
-def _import_jsonschema():
+def import_jsonschema():
     """``import jsonschema`` in ~0.05 s instead of ~1.2 s: without the IRI grammar it never uses here.
 
     jsonschema's format module imports ``rfc3987_syntax`` when it is installed (the Jupyter stack's
@@ -131,7 +131,7 @@ def _import_jsonschema():
 def _jsonschema_error(schema: dict, value: Any) -> SchemaError | None:
     held = _VALIDATORS.get(id(schema))
     if held is None or held[0] is not schema:
-        jsonschema = _import_jsonschema()  # only for schemas the small checker does not cover
+        jsonschema = import_jsonschema()  # only for schemas the small checker does not cover
 
         held = _VALIDATORS[id(schema)] = (schema, jsonschema.Draft202012Validator(schema))
     errors = sorted(held[1].iter_errors(value), key=str)

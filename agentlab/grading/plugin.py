@@ -25,7 +25,7 @@ import pytest
 from agentlab.grading.forbid import forbidden
 from agentlab.grading.report import GradedTest, GradeReport
 from agentlab.grading.student_view import api_error_text, render, short_traceback
-from agentlab.grading.warmup import warm_up
+from agentlab.grading.warmup import before_collection, warm_up
 
 FLOOR_S = 20.0
 """Least time a graded test's body is allowed, in seconds, on any machine."""
@@ -75,6 +75,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_JSON] = Path(path).resolve() if path else None
     if path and not Path(path).resolve().parent.is_dir():
         raise pytest.UsageError(f"--grade-json {path}: folder {Path(path).parent} does not exist; create it first")
+    before_collection()
 
 
 @pytest.hookimpl(trylast=True)

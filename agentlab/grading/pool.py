@@ -61,6 +61,8 @@ class Pool:
         return self
 
     def __exit__(self, *exc) -> None:
+        for w in self._workers:  # all are told first, so they wind down side by side
+            w.finish()
         for w in self._workers:
             w.close()
 
@@ -91,12 +93,13 @@ class _Worker:
     def __init__(self, stage: Stage, index: int) -> None:
         self.uid = student_uids()[index] if confine.is_root() else None
         read_end, write_end = os.pipe()
-        log = stage.root / f"worker-{index}.log"
+        self.log_path = log = stage.root / f"worker-{index}.log"
         self.log = os.fdopen(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb")  # closed in close()
         cmd = [sys.executable, "-m", "pytest", "exercises", "-q", "-s", "--no-header", "-p", "no:cacheprovider",
-               "-p", "agentlab.grading.plugin", "-p", "agentlab.grading.worker", f"--grade-worker={write_end}", "--continue-on-collection-errors",
-               f"--rootdir={stage.repo}"]
+               "-p", "pytest_timeout", "-p", "agentlab.grading.plugin", "-p", "agentlab.grading.worker",
+               f"--grade-worker={write_end}", "--continue-on-collection-errors", f"--rootdir={stage.repo}"]
         env = stage.environment()
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # just the plugins named above (each installed one costs start-up)
         if self.uid is not None:
             env["AGENTLAB_GRADE_UID"] = str(self.uid)  # the uid the worker's student sandboxes run as
         self.proc = subprocess.Popen(cmd, cwd=stage.repo, env=env, stdin=subprocess.PIPE,
@@ -111,7 +114,7 @@ class _Worker:
         if not line:
             self.proc.wait()
             raise RuntimeError("the grading worker stopped before collecting the instructor's tests; it said:\n"
-                               + Path(self.log.name).read_text(errors="replace")[-3000:])
+                               + self.log_path.read_text(errors="replace")[-3000:])
         data = json.loads(line)
         return Ready([GradedTest(**t) for t in data["tests"]], data["load_errors"])
 
@@ -125,15 +128,22 @@ class _Worker:
                 line = ""
         if not line:
             raise RuntimeError(f"the grading worker died while grading {job['student']}; it said:\n"
-                               + Path(self.log.name).read_text(errors="replace")[-3000:])
+                               + self.log_path.read_text(errors="replace")[-3000:])
         answer = json.loads(line)
         if answer.get("student") != job["student"]:
             raise RuntimeError(f"the grading worker answered for {answer.get('student')!r}, not {job['student']!r}")
         return answer["tests"]
 
-    def close(self) -> None:
+    def finish(self) -> None:
+        """No more jobs: the worker closes its sandboxes and exits (``close`` waits for that)."""
         try:
             self.proc.stdin.close()
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.finish()
+        try:
             self.proc.wait(timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             self.proc.kill()

@@ -15,6 +15,18 @@ import pkgutil
 _SKIP = ("agentlab.__main__", "agentlab.cli", "agentlab.grading")
 
 
+def before_collection() -> None:
+    """Import jsonschema the lab's way before the test files do: ~0.05 s instead of ~1.2 s, per process.
+
+    A test file's ``import jsonschema`` would build the IRI grammar that the lab never uses
+    (``agentlab.schema_check.import_jsonschema``). A course without that module skips this."""
+    try:
+        from agentlab.schema_check import import_jsonschema
+    except ImportError:
+        return
+    import_jsonschema()
+
+
 def warm_up() -> list[str]:
     """Import the lab and its libraries and make one simulated call; return what could not be loaded."""
     missing: list[str] = []  # the lab's modules import the SDK, jsonschema and the rest themselves

@@ -178,3 +178,12 @@ def test_feedback_files_summary_and_plot_next_to_the_csv(tmp_path):
     assert (tmp_path / "book-totals.png").read_bytes()[:4] == b"\x89PNG"
     assert feedback_markdown(Row("x", {}, 0, 0, ""), [], {}).rstrip().endswith("every graded test passed.")
     assert class_summary([], [], {}).startswith("# Class summary")
+
+
+def test_a_worker_that_cannot_start_reports_what_it_printed(course, tmp_path):
+    conftest = course / "exercises" / "conftest.py"
+    conftest.write_text(conftest.read_text() + "\nraise RuntimeError('the course conftest is broken: fix it')\n")
+    write(tmp_path / "class", {"ada/ex01_basics.py": solutions(course)[0]})
+    with pytest.raises(RuntimeError, match="stopped before collecting") as raised:
+        gradebook(tmp_path / "class", course, tmp_path / "grades.csv", jobs=1, progress=lambda line: None)
+    assert "the course conftest is broken: fix it" in str(raised.value)

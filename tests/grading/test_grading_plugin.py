@@ -137,3 +137,17 @@ def test_an_api_error_reads_as_the_apis_own_message():
 
     err = BadRequestError("Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', ...")
     assert failure_line(err) == "BadRequestError: 400 invalid_request_error: messages.1: tool_use ids need a tool_result"
+
+
+def test_the_test_files_get_jsonschema_without_its_iri_grammar(tmp_path, run_pytest):
+    """A test file's `import jsonschema` would build rfc3987_syntax's 38 parsers (~1.1 s a process); the plugin
+    imports jsonschema the lab's way first (agentlab.schema_check), before collection."""
+    import importlib.util
+
+    if importlib.util.find_spec("rfc3987_syntax") is None:
+        pytest.skip("rfc3987_syntax is not installed here: nothing to leave out")
+    (tmp_path / "test_uses_jsonschema.py").write_text(
+        "import sys\nimport jsonschema\n\nGRAMMAR = 'rfc3987_syntax' in sys.modules\n\n\n"
+        "def test_the_grammar_was_not_built():\n    assert not GRAMMAR\n    jsonschema.validate(1, {'type': 'integer'})\n")
+    result = run_pytest(tmp_path, "-p", "agentlab.grading.plugin", "test_uses_jsonschema.py")
+    assert result.returncode == 0, result.stdout + result.stderr

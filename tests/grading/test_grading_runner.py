@@ -128,6 +128,14 @@ def test_the_grader_hangs_past_its_own_alarm():
 def test_a_hang_costs_only_its_own_test():
     assert SEEN == [], f"the hung process went on: {SEEN}"
     assert ex03.total([4]) == 4
+
+
+@pytest.mark.points(1)
+def test_the_worker_loaded_pytest_timeout_and_no_other_installed_plugin():
+    import sys
+
+    assert "pytest_timeout" in sys.modules
+    assert [m for m in ("_hypothesis_pytestplugin", "xdist", "anyio.pytest_plugin") if m in sys.modules] == []
 '''
 
 
@@ -178,6 +186,12 @@ def test_a_hang_of_the_trusted_side_fails_only_that_test_within_its_limit(graded
         assert hang["outcome"] == "failed" and "took longer than 3 s" in hang["reason"], hang
         assert hang["seconds"] < 3 + 5 + 3, hang  # the limit, the grace, some slack for a busy machine
         assert graded[student]["test_a_hang_costs_only_its_own_test"]["outcome"] == "passed", graded[student]
+
+
+def test_the_worker_loads_the_plugins_it_names_and_no_other_installed_one(graded):
+    """Each installed plugin costs the worker start-up (hypothesis's imported hypothesis at the end: ~0.8 s)."""
+    got = graded["honest"]["test_the_worker_loaded_pytest_timeout_and_no_other_installed_plugin"]
+    assert got["outcome"] == "passed", got
 
 
 def test_the_sandbox_server_compiles_a_module_once_and_again_when_it_changes(tmp_path):
