@@ -2,7 +2,7 @@
 
 Each notebook's row is priced again from the tally its run in the notebook store left (the same run
 test_notebooks.py checks: no extra execution), so a notebook that sends more or fewer calls, or a price
-change, fails here until ``python scripts/live_costs.py`` is run again.
+change (a new genai-prices in ``uv.lock``), fails here until ``make regen`` is run again.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ _spec.loader.exec_module(live_costs)
 def test_the_table_has_one_row_per_notebook_and_todays_price_source():
     table = read_table()
     assert [r["notebook"] for r in table["notebooks"]] == [p.stem for p in NOTEBOOKS]
-    assert table["price_source"] == price_source()
+    assert table["price_source"] == price_source(), (
+        f"the cost table was priced with {table['price_source']!r}, the locked genai-prices gives {price_source()!r}: "
+        "run `make regen`")
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, marks=xdist_group(p)) for p in NOTEBOOKS], ids=[p.stem for p in NOTEBOOKS])
@@ -38,7 +40,7 @@ def test_a_notebooks_row_is_what_its_offline_run_would_send_live(path, notebook_
     assert done.error is None, done.error
     row = next(r for r in read_table()["notebooks"] if r["notebook"] == path.stem)
     fresh = live_costs.notebook_cost(path.stem, done.live_tally(), read_table()["default_model"])
-    assert vars(fresh) == row, "run python scripts/live_costs.py to measure the notebooks again"
+    assert vars(fresh) == row, "run `make regen` to measure the notebooks again"
 
 
 KEY_ONLY_CELL = re.compile(r"""agentlab_mode\s*(!=\s*["']sim["']|==\s*["'](live|replay)["'])""")
@@ -73,6 +75,7 @@ def test_the_table_counts_count_tokens_calls_and_the_page_totals_them():
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 def test_the_cost_page_is_the_table_and_readme_and_syllabus_link_it(lang):
-    assert (ROOT / "docs" / lang / "live_cost.md").read_text("utf-8") == live_costs.page(read_table(), lang)
+    assert (ROOT / "docs" / lang / "live_cost.md").read_text("utf-8") == live_costs.page(read_table(), lang), \
+        "run `make regen`"
     assert "live_cost.md" in (ROOT / "docs" / lang / "syllabus.md").read_text("utf-8")
     assert f"docs/{lang}/live_cost.md" in (ROOT / "README.md").read_text("utf-8") or lang != "en"
