@@ -1,15 +1,19 @@
 """Build the instructor kit's generated parts: reveal.js slides from the notebooks, and the glossary pages.
 
-    python scripts/build_kit.py slides [--out build/slides] [--assets DIR] [NOTEBOOK ...]
-    python scripts/build_kit.py pages             # docs/<lang>/glossary.md, time.md, simulator_results.md
+    make slides                                    # the usual way: pinned reveal.js, then every deck
+    .venv/bin/python scripts/build_kit.py slides [--out build/slides] [--assets DIR] [NOTEBOOK ...]
+    .venv/bin/python scripts/build_kit.py pages             # docs/<lang>/glossary.md, time.md, simulator_results.md
 
 Slides come from nbconvert's reveal.js exporter (nbconvert is the Jupyter project's own converter, so
 the slides follow the notebooks' markdown and code exactly). The build fetches nothing: every script
 and style sheet the HTML loads is a relative path (``reveal.js/`` and ``require.js`` beside the HTML),
 and the exporter's CDN links (jQuery, MathJax, Mermaid) are removed, since no notebook needs them;
 the "white" theme takes its fonts from reveal.js's own folder (the default "simple" theme imports web fonts). To
-show the slides without a network, put reveal.js 4+ and require.js there, e.g. ``npm install reveal.js
-requirejs`` and pass ``--assets node_modules``; the build copies them beside the slides.
+show the slides without a network, put reveal.js 5 and require.js there: ``make slides`` installs the
+versions ``scripts/slides/package-lock.json`` pins (``npm ci``) and passes them as ``--assets``; the build
+copies them beside the slides. reveal.js 6 moved its plugins into ``dist/`` (the copy failed with a
+traceback, seen on 2026-12-05 with 6.0.2), which is why the version is locked, and any other major
+version is refused with the command that installs the right one.
 
 The notebooks carry no slide metadata (they are stored as students use them); the build assigns it in
 memory: a heading starts a slide, the sentence before a code cell starts a vertical sub-slide with
@@ -30,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 GLOSSARY = ROOT / "docs" / "glossary.json"
 REVEAL_PREFIX = "reveal.js"
+REVEAL_MAJOR = "5"
+"""The reveal.js major version nbconvert's template runs with (scripts/slides/package.json pins it)."""
 REQUIRE_JS = "require.js"
 _EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>')
 _MERMAID = re.compile(r"<script type=\"module\">\s*import mermaid from '';.*?</script>", re.S)
@@ -68,6 +74,7 @@ def build_slides(notebooks: list[Path], out: Path, assets: Path | None = None) -
     import nbformat
     from nbconvert import SlidesExporter
 
+    copy = _assets(Path(assets)) if assets is not None else None  # refused before anything is written
     exporter = SlidesExporter(reveal_url_prefix=REVEAL_PREFIX, require_js_url=REQUIRE_JS, reveal_theme="white",
                               jquery_url="", mathjax_url="", mermaid_js_url="")
     out.mkdir(parents=True, exist_ok=True)
@@ -80,20 +87,29 @@ def build_slides(notebooks: list[Path], out: Path, assets: Path | None = None) -
         target = out / f"{lang}-{path.stem}.slides.html"
         target.write_text(offline_html(html), encoding="utf-8")
         written.append(target)
-    if assets is not None:
-        _copy_assets(Path(assets), out)
+    if copy is not None:
+        copy(out)
     return written
 
 
-def _copy_assets(assets: Path, out: Path) -> None:
+def _assets(assets: Path):
+    """A function copying reveal.js and require.js from ``assets`` beside the slides; SystemExit if they are not there."""
     reveal = assets / "reveal.js"
     require = next(iter(sorted(assets.glob("requirejs/require.js"))), None) or assets / "require.js"
     if not (reveal / "dist" / "reveal.js").exists() or not require.exists():
         raise SystemExit(f"--assets {assets}: expected reveal.js/dist/reveal.js and requirejs/require.js "
-                         "(run `npm install reveal.js requirejs` and pass its node_modules)")
-    shutil.copytree(reveal / "dist", out / REVEAL_PREFIX / "dist", dirs_exist_ok=True)
-    shutil.copytree(reveal / "plugin", out / REVEAL_PREFIX / "plugin", dirs_exist_ok=True)
-    shutil.copy(require, out / REQUIRE_JS)
+                         "(run `make slides`: it installs the pinned versions and passes their node_modules)")
+    version = json.loads((reveal / "package.json").read_text("utf-8")).get("version", "?")
+    if version.split(".")[0] != REVEAL_MAJOR:
+        raise SystemExit(f"--assets {assets}: reveal.js {version}; nbconvert's slides need reveal.js {REVEAL_MAJOR}.x "
+                         "(run `make slides`: it installs the version scripts/slides/package-lock.json pins)")
+
+    def copy(out: Path) -> None:
+        shutil.copytree(reveal / "dist", out / REVEAL_PREFIX / "dist", dirs_exist_ok=True)
+        shutil.copytree(reveal / "plugin", out / REVEAL_PREFIX / "plugin", dirs_exist_ok=True)
+        shutil.copy(require, out / REQUIRE_JS)
+
+    return copy
 
 
 def glossary_pages(glossary: dict) -> dict[str, str]:
@@ -236,6 +252,12 @@ def main(argv: list[str] | None = None) -> int:
     slides.add_argument("--assets", type=Path, default=None, help="a node_modules with reveal.js and requirejs")
     sub.add_parser("pages", help="docs/<lang>/glossary.md, time.md and simulator_results.md")
     args = parser.parse_args(argv)
+    try:
+        import nbconvert  # noqa: F401 - the lab's venv has it; a system Python usually does not
+    except ImportError:
+        print(f"scripts/build_kit.py needs the lab's venv (nbconvert is not importable from {sys.executable}): "
+              f"run `make slides`, or `.venv/bin/python scripts/build_kit.py {args.what}`", file=sys.stderr)
+        return 2
     if args.what == "pages":
         paths = build_pages()
     else:

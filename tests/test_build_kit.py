@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,8 +58,36 @@ def test_each_heading_starts_a_slide_and_the_code_is_on_them(slides):
 
 
 def test_assets_without_reveal_js_are_refused_with_the_fix(tmp_path):
-    with pytest.raises(SystemExit, match="npm install reveal.js requirejs"):
+    with pytest.raises(SystemExit, match="run `make slides`"):
         build_kit.build_slides([], tmp_path / "out", assets=tmp_path)
+
+
+def test_another_reveal_major_is_refused_before_a_deck_is_written(tmp_path):
+    """reveal.js 6 (npm's newest) moved its plugins: the copy used to fail with a traceback after every deck was written."""
+    (tmp_path / "reveal.js" / "dist").mkdir(parents=True)
+    (tmp_path / "reveal.js" / "dist" / "reveal.js").write_text("")
+    (tmp_path / "reveal.js" / "package.json").write_text('{"version": "6.0.2"}')
+    (tmp_path / "requirejs").mkdir()
+    (tmp_path / "requirejs" / "require.js").write_text("")
+    with pytest.raises(SystemExit, match=r"reveal.js 6.0.2; nbconvert's slides need reveal.js 5.x \(run `make slides`"):
+        build_kit.build_slides([ROOT / "notebooks" / NAME], tmp_path / "out", assets=tmp_path)
+    assert not (tmp_path / "out").exists()
+
+
+def test_make_slides_installs_the_locked_reveal_js_and_builds_with_the_venvs_python():
+    lock = json.loads((ROOT / "scripts" / "slides" / "package-lock.json").read_text("utf-8"))
+    assert lock["packages"]["node_modules/reveal.js"]["version"].split(".")[0] == build_kit.REVEAL_MAJOR
+    assert lock["packages"]["node_modules/reveal.js"]["integrity"].startswith("sha512-")
+    recipe = re.search(r"^slides: .*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text("utf-8"), re.M)
+    assert recipe and "npm ci" in recipe.group(1) and "$(PY) scripts/build_kit.py slides --assets" in recipe.group(1)
+
+
+def test_build_kit_outside_the_venv_says_how_to_run_it_instead_of_a_traceback():
+    """-S: this interpreter without its site-packages, as a system python3 without nbconvert would be."""
+    done = subprocess.run([sys.executable, "-S", str(ROOT / "scripts" / "build_kit.py"), "slides"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "run `make slides`" in done.stderr
 
 
 def test_the_generated_pages_are_what_the_notebooks_and_data_generate_now(tmp_path):
