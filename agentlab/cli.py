@@ -29,6 +29,23 @@ def _city(value: str) -> str:
     raise argparse.ArgumentTypeError(f"unknown city {value!r}; {hint}")
 
 
+LIVE_MAX_USD = 0.10
+"""``agentlab compare --live``'s spending cap when ``--max-usd`` is not given, in USD: several times what the
+two-city comparison costs on claude-opus-5 by the simulator's estimate (a test holds it so), so only a runaway
+run or a long list of cities meets it."""
+
+
+def _usd(value: str) -> float:
+    try:
+        usd = float(value)
+    except ValueError:
+        usd = float("nan")
+    if not 0 < usd < float("inf"):
+        raise argparse.ArgumentTypeError(f"--max-usd {value!r}: a cap is a positive number of US dollars, e.g. "
+                                         f"--max-usd 0.25 (default {LIVE_MAX_USD:g})")
+    return usd
+
+
 def _default_model() -> str:
     """The simulator's default model, read from its data file (without importing the SDK)."""
     from importlib import resources
@@ -47,7 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--live", action="store_true", help="call the real API (needs ANTHROPIC_API_KEY); default: simulator")
     c.add_argument("--record", default=None, metavar="CASSETTE", help="with --live: record every call to this file")
     c.add_argument("--replay", default=None, metavar="CASSETTE", help="answer from a cassette recorded with --record, offline")
-    c.add_argument("--max-usd", type=float, default=None, metavar="USD", help="with --live: the session's spending cap")
+    c.add_argument("--max-usd", type=_usd, default=None, metavar="USD",
+                   help=f"with --live: the session's spending cap in USD (default {LIVE_MAX_USD:g}): a call that could "
+                        "take the session past it is not sent")
     c.add_argument("--png", default=None, metavar="FILE",
                    help="also draw the figure to FILE, e.g. compare.png (default: the table only, which needs no matplotlib)")
     c.add_argument("--out", default="runs", help="folder for traces and notes (default: runs)")
@@ -99,6 +118,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from anthropic import APIError
 
     from agentlab.client import MissingAPIKey, connect
+    from agentlab.live.keys import env_key
     from agentlab.experiments.comparison import compare, comparison_table
     from agentlab.live.errors import explain
 
@@ -109,9 +129,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print("agentlab compare: --record goes with --live (a replay reads a recorded cassette)", file=sys.stderr)
         return 2
     mode = "replay" if args.replay else "live" if args.live else "sim"
+    max_usd = args.max_usd if args.max_usd is not None or mode != "live" else LIVE_MAX_USD
     try:  # live and replay count each call's parts (free count_tokens calls), so every row of the table is filled
         client = connect(mode, model=args.model, count_parts=mode != "sim", record=args.record, cassette=args.replay,
-                         max_usd=args.max_usd)
+                         max_usd=max_usd)
     except (MissingAPIKey, ValueError) as e:  # no key, or a --model typo: one line with the fix, not a traceback
         print(f"agentlab compare: {e}", file=sys.stderr)
         return 2
@@ -124,9 +145,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"task: {agent.messages[0]['content']}\n")
     print(comparison_table([agent, workflow]))
     print(f"\nagent answer:    {agent.final_text}\nworkflow answer: {workflow.final_text}")
+    capped = _cap_stop(client, [agent, workflow])
+    if capped:
+        print(capped, file=sys.stderr)
+    elif mode == "sim" and env_key():
+        print(_going_live(args.cities))
     if not args.png:
         print(f"\ntraces: {out}/agent.jsonl, {out}/workflow.jsonl   (add --png compare.png for the figure)")
-        return 0
+        return 1 if capped else 0
     import matplotlib
 
     matplotlib.use("Agg")
@@ -134,7 +160,35 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     plot_comparison([agent, workflow]).savefig(args.png, dpi=110)
     print(f"\nfigure: {args.png}   traces: {out}/agent.jsonl, {out}/workflow.jsonl")
-    return 0
+    return 1 if capped else 0
+
+
+def _cap_stop(client, runs) -> str | None:
+    """One line when the spending cap stopped a run: which cap, what was spent, how to raise it."""
+    cap = getattr(client, "agentlab_cap", None)
+    stopped = [r.kind for r in runs if r.stop_reason.value == "usd_budget"]
+    if not stopped or cap is None:
+        return None
+    refused = cap.last_refusal
+    could = f" and the next call could have cost up to ${refused.predicted:.4f}" if refused and refused.predicted else ""
+    return (f"agentlab compare: the spending cap --max-usd {cap.max_usd:g} stopped the {' and the '.join(stopped)} "
+            f"before its next call: ${cap.spent():.4f} spent so far{could}, so nothing more was sent (the table shows "
+            f"what ran). Raise the cap to go on, e.g. --max-usd {cap.max_usd * 4:g}")
+
+
+def _going_live(cities: list[str]) -> str:
+    """What `agentlab compare --live` would cost, from the same runs on the simulator at the live default model."""
+    from agentlab.client import default_model
+    from agentlab.experiments.preview import preview
+
+    model = default_model("live")
+    agent, workflow = (preview(cities, model, kind) for kind in ("agent", "workflow"))
+    usd = None if None in (agent.cost_usd, workflow.cost_usd) else agent.cost_usd + workflow.cost_usd
+    cost = "an unknown price" if usd is None else f"about ${usd:.4f}"
+    return (f"\nANTHROPIC_API_KEY is set: `agentlab compare --live` runs this on the real API: about "
+            f"{agent.calls + workflow.calls} calls, {agent.input_tokens + workflow.input_tokens:,} input tokens and "
+            f"{cost} at {model} (the simulator's estimate of the same two runs), capped at ${LIVE_MAX_USD:.2f} unless "
+            "--max-usd says otherwise.")
 
 
 def main(argv: list[str] | None = None) -> int:

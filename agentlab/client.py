@@ -164,7 +164,9 @@ def connect(
         client = anthropic.Anthropic(api_key="sim-no-key-needed", base_url=SIM_BASE_URL, middleware=chain,
                                      http_client=httpx2.Client(transport=answer), **client_options)
         client.agentlab_simulator = sim  # type: ignore[attr-defined]
-        note = f"agentlab: simulated Claude ({model}), offline; token counts are estimates{spend}. Set ANTHROPIC_API_KEY to go live."
+        go_live = ("ANTHROPIC_API_KEY is set, but this client is simulated: connect(\"live\") (or `--live` on the "
+                   "command line) uses the key." if env_key() else "Set ANTHROPIC_API_KEY to go live.")
+        note = f"agentlab: simulated Claude ({model}), offline; token counts are estimates{spend}. {go_live}"
     elif replayer is not None:
         if faults is not None or base_url is not None:
             raise ValueError("connect(mode='replay', ...): a replay answers from its cassette; drop faults and base_url")

@@ -18,11 +18,22 @@ def compare(client: Any, cities: list[str], notes_dir: str | Path, *, model: str
             trace_dir: str | Path | None = None, lang: str = "en") -> tuple[Run, Run]:
     """Run the city task as an agent and as a workflow on the same client; returns ``(agent, workflow)``."""
     traces = Path(trace_dir) if trace_dir else None
-    agent = run_agent(client, city_task(cities, lang), task_tools(notes_dir), model=model,
-                      trace=traces / "agent.jsonl" if traces else None)
-    workflow = run_workflow(client, cities, notes_dir, model=model, lang=lang,
-                            trace=traces / "workflow.jsonl" if traces else None)
-    return agent, workflow
+    return tuple(run_city(client, kind, cities, notes_dir, model=model, lang=lang,  # type: ignore[return-value]
+                          trace=traces / f"{kind}.jsonl" if traces else None) for kind in ("agent", "workflow"))
+
+
+def run_city(client: Any, kind: str, cities: list[str], notes_dir: str | Path, *, model: str | None = None,
+             lang: str = "en", trace: str | Path | None = None, cache: bool = False) -> Run:
+    """The city task one way: ``kind`` is ``"agent"`` or ``"workflow"``. ``agentlab compare`` and the cost
+    preview (``agentlab.experiments.preview``) both run this, so a preview is the run it previews."""
+    if kind == "agent":
+        return run_agent(client, city_task(cities, lang), task_tools(notes_dir), model=model, trace=trace, cache=cache)
+    if kind != "workflow":
+        raise ValueError(f"run_city(kind={kind!r}): kind must be 'agent' or 'workflow'")
+    if cache:
+        raise ValueError("run_city(kind='workflow', cache=True): the workflow makes one call and re-sends nothing; "
+                         "caching does not apply to it")
+    return run_workflow(client, cities, notes_dir, model=model, lang=lang, trace=trace)
 
 
 def _cell(row: str, value: Any) -> str:

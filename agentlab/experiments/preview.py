@@ -44,12 +44,16 @@ class Preview:
 
 
 def preview(cities: list[str], model: str | None = None, kind: str = "agent", cache: bool = False) -> Preview:
-    """Run the city task for ``cities`` on the simulator with ``model``; what it would take live, about."""
-    from agentlab.client import default_model
-    from agentlab.experiments.sweeps import run_row
+    """Run the city task for ``cities`` on the simulator with ``model``, exactly as ``agentlab compare`` runs it
+    (``comparison.run_city``); what it would take live, about."""
+    from agentlab.client import connect
+    from agentlab.experiments.comparison import run_city
+    from agentlab.sim.caching import SimClock
 
-    model = model or default_model()
+    client = connect("sim", model=model, quiet=True)
+    client.agentlab_simulator.clock = SimClock()  # type: ignore[attr-defined]  # model time from latency rates
     with tempfile.TemporaryDirectory(prefix="agentlab-preview-") as notes:
-        row = run_row(model, len(cities), kind, cache, False, notes, cities=cities)
-    return Preview(model, kind, row["turns"], row["input tokens (all)"], row["output tokens"], row["cost (USD)"],
-                   row["latency (s)"])
+        run = run_city(client, kind, cities, notes, cache=cache)
+    sent = sum(t.input_tokens + t.cache_read_tokens + t.cache_write_tokens for t in run.turns)
+    return Preview(run.model, kind, run.model_calls, sent, run.output_tokens, run.cost_usd,
+                   sum(t.latency_s for t in run.turns))

@@ -95,6 +95,8 @@ class SessionCap(Middleware):
         """The Meter whose calls are the session's spending."""
         self.refused = 0
         """Calls refused so far."""
+        self.last_refusal: SpendRefused | None = None
+        """The latest refusal (what was spent, what the refused call could have cost), for a caller to report."""
         self.in_flight = 0.0
         """Upper bounds of the calls sent and not yet answered (parallel workers share one client)."""
         self._lock = threading.Lock()
@@ -102,6 +104,10 @@ class SessionCap(Middleware):
     def spent(self) -> float:
         """USD spent by the session so far."""
         return spent_usd(self.meter)
+
+    def _refusal(self, message: str, **figures: Any) -> SpendRefused:
+        self.last_refusal = SpendRefused(message, **figures)
+        return self.last_refusal
 
     def handle(self, request: Any, call_next: Any) -> Any:  # type: ignore[override]
         if request.method.lower() != "post" or not str(request.url).rstrip("/").endswith("/v1/messages"):
@@ -111,7 +117,7 @@ class SessionCap(Middleware):
             spent, bound = self.spent(), upper_bound_usd(body)
             if bound is None:
                 self.refused += 1
-                raise SpendRefused(f"connect(max_usd={self.max_usd:g}): the model {body.get('model')!r} has no known "
+                raise self._refusal(f"connect(max_usd={self.max_usd:g}): the model {body.get('model')!r} has no known "
                                    "price, so the cap cannot be kept; the call was not sent. Pick a priced model "
                                    "(`agentlab models`), or drop max_usd (MAX_USD = None in a notebook's parameter "
                                    "cell) for a local model that bills nothing", observed=spent, predicted=None,
@@ -119,7 +125,7 @@ class SessionCap(Middleware):
             spent += self.in_flight  # calls still running count at their upper bound
             if spent + bound > self.max_usd:
                 self.refused += 1
-                raise SpendRefused(tr(f"session cap max_usd={self.max_usd:g}: spent ${spent:.6f}, and the next call could "
+                raise self._refusal(tr(f"session cap max_usd={self.max_usd:g}: spent ${spent:.6f}, and the next call could "
                                       f"cost up to ${bound:.6f} (input estimate + max_tokens at the output price), so it "
                                       f"was not sent. Raise connect(max_usd=...) or make the run smaller"),  # zh-CN: in Chinese
                                    observed=round(spent, 9), predicted=round(bound, 9), limit=self.max_usd)
