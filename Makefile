@@ -54,7 +54,7 @@ demo: $(STAMP)  ## the city task as agent and as workflow, side by side
 	$(PY) -m agentlab compare --png compare.png
 
 grade: $(STAMP)  ## grade your exercises
-	$(PY) -m pytest -q --tb=short exercises
+	@$(PY) -m pytest -q --tb=short exercises
 
 # The instructor kit's slides: one reveal.js deck per notebook and edition in build/slides/, with reveal.js and
 # require.js copied beside them (so they present offline), at the versions scripts/slides/package-lock.json pins.

@@ -69,18 +69,22 @@ def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
         todo = [s for s in submissions if s.student not in done]
         rows = dict(done)
         writer = CsvWriter(out_csv, possible, list(done.values()))
-        clock = Progress(len(todo), progress)
+        clock = Progress(len(todo), progress, f" (each test stops at its limit, {min(limits.values()):g}-"
+                         f"{max(limits.values()):g} s; the whole submission at {per_student_timeout:g} s)")
 
         def one(submission: Submission) -> Row:
             clock.start(submission.student)
             return _grade(submission, stage, pool, baseline, limits, per_student_timeout)
 
-        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo)))) as executor:
-            for future in as_completed([executor.submit(one, s) for s in todo]):
-                row = future.result()
-                rows[row.student] = row
-                writer.add(row)
-                clock.end(row)
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo)))) as executor:
+                for future in as_completed([executor.submit(one, s) for s in todo]):
+                    row = future.result()
+                    rows[row.student] = row
+                    writer.add(row)
+                    clock.end(row)
+        finally:
+            clock.close()
     ordered = [rows[s.student] for s in submissions if s.student in rows]
     write_csv(out_csv, ordered, possible)
     write_reports(ordered, exercises, possible, out_csv,
@@ -146,11 +150,13 @@ def _row(student: str, baseline: GradeReport, report: GradeReport | None, notes:
     load_errors = {e["nodeid"]: e["reason"] for e in report.load_errors} if report else {}
     points = {ex: 0.0 for ex in baseline.exercises()}
     lost: Counter[tuple[str, str]] = Counter()
+    timed_out = 0
     for expected in baseline.tests:
         got = graded.get(expected.nodeid)
         if got is not None and got.outcome == "passed":
             points[expected.exercise] += expected.points
             continue
+        timed_out += got is not None and got.reason.startswith(("took longer than", "not run: the "))
         reason = got.reason if got is not None and got.outcome != "not run" else None
         reason = reason or load_errors.get(expected.nodeid.split("::")[0])
         if reason or not notes:  # a run-wide note already explains tests that never ran
@@ -159,4 +165,4 @@ def _row(student: str, baseline: GradeReport, report: GradeReport | None, notes:
     full = text = "; ".join(notes)
     if len(text) > NOTES_MAX:
         text = text[: NOTES_MAX - 3] + "..."
-    return Row(student, points, sum(points.values()), baseline.total()[1], text, full)
+    return Row(student, points, sum(points.values()), baseline.total()[1], text, full, timed_out)

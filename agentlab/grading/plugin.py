@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
 
 import pytest
 
 from agentlab.grading.forbid import forbidden
 from agentlab.grading.report import GradedTest, GradeReport
+from agentlab.grading.solutions import holds_solutions
 from agentlab.grading.student_view import api_error_text, render, short_traceback
 from agentlab.grading.warmup import before_collection, warm_up
 
@@ -33,6 +35,12 @@ FACTOR = 20.0
 """A test may take this many times what the reference solution took (``--grade-limits``)."""
 REASON_MAX = 160
 """Longest failure line shown, in characters."""
+NOTICE_S = 10.0
+"""A graded test still running after this long (or half its limit, if sooner) gets a line saying so."""
+INSTRUCTOR_EDITION = ("instructor edition: exercises/ holds the reference solutions, so this grades them and full "
+                      "marks are expected. Students work in the student edition: `.venv/bin/agentlab release-student "
+                      "../agentlab-student` makes it (your instructor may hand it out instead).")
+"""The first line ``make grade`` prints where the exercises still hold their solutions."""
 
 REPORT_KEY = pytest.StashKey[GradeReport]()
 """Where the session's ``GradeReport`` is kept in ``config.stash`` (read by the worker too)."""
@@ -124,17 +132,68 @@ def _limits(config: pytest.Config) -> dict[str, float]:
     return {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))}
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    tr = _terminal(session.config)
+    if tr is not None and holds_solutions(session.config.rootpath / "exercises"):
+        tr.write_line(INSTRUCTOR_EDITION, yellow=True)
+
+
+def _terminal(config: pytest.Config):
+    """The terminal to talk to a student on; ``None`` in a gradebook worker (the gradebook reports there)."""
+    if config.getoption("--grade-worker", None) is not None:
+        return None
+    return config.pluginmanager.get_plugin("terminalreporter")
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     markers = list(item.iter_markers("forbids"))
-    if not markers:
-        return (yield)
-    names = [n for m in markers for n in m.args]
-    exercise = _exercise_of(item)
-    why = next((m.kwargs["why"] for m in markers if "why" in m.kwargs),
-               f"Exercise {exercise} asks you to write this yourself")
-    with forbidden(names, why):
-        return (yield)
+    grade = item.config.stash.get(BY_ID_KEY, {}).get(item.nodeid)
+    tr = _terminal(item.config)
+    limit = _limit(item)
+    notice = None
+    if grade is not None and tr is not None and limit:  # a long run says what runs and what will stop it
+        after = min(NOTICE_S, limit / 2)
+        notice = threading.Timer(after, _say, (tr, f"exercise {grade.exercise}: {grade.name} is still running after "
+                                                    f"{after:g} s; it is stopped at its {limit:g} s limit"))
+        notice.daemon = True
+        notice.start()
+    try:
+        if not markers:
+            return (yield)
+        names = [n for m in markers for n in m.args]
+        exercise = _exercise_of(item)
+        why = next((m.kwargs["why"] for m in markers if "why" in m.kwargs),
+                   f"Exercise {exercise} asks you to write this yourself")
+        with forbidden(names, why):
+            return (yield)
+    finally:
+        if notice is not None:
+            notice.cancel()
+
+
+def _limit(item: pytest.Item) -> float | None:
+    marker = item.get_closest_marker("timeout")
+    return marker.args[0] if marker and marker.args and isinstance(marker.args[0], (int, float)) else None
+
+
+def _say(tr, line: str) -> None:
+    """A line on the terminal now, on a line of its own, even while a test runs (its output is captured)."""
+    capture = tr.config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture else _nothing():
+        if getattr(tr._tw, "width_of_current_line", 0):  # after the progress dots
+            tr.write("\n")
+        tr.write_line(line)
+        tr.flush()
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> None:
+        return None
 
 
 def _exercise_of(item: pytest.Item) -> str:
@@ -166,6 +225,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     grade = item.config.stash.get(BY_ID_KEY, {}).get(item.nodeid)
     if grade is not None:
         _record(grade, report, call, item.config.rootpath)
+        tr = _terminal(item.config)
+        if report.when == "call" and grade.reason.startswith("took longer than") and tr is not None:
+            _say(tr, f"exercise {grade.exercise}: {grade.name} stopped at its {_limit(item):g} s limit "
+                     "(an endless loop?); the other tests go on")
         if report.when == "teardown":
             _save(item.config)
     return report
@@ -238,7 +301,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     tr = config.pluginmanager.get_plugin("terminalreporter")
     if tr is None or report is None or not (report.tests or report.load_errors) or config.option.collectonly:
         return
-    if config.getoption("--grade-worker", None) is not None:
+    if _terminal(config) is None:
         return
     tr.write_sep("=", "points")
     earned, possible = report.total()

@@ -13,12 +13,19 @@ import io
 import json
 import re
 import tokenize
+from pathlib import Path
 
 _MARKER = re.compile(r"#+\s*(BEGIN|END) SOLUTION\s*")
 _MARKER_LINE = re.compile(r"^(\s*)#+\s*(BEGIN|END) SOLUTION\s*$")
 _EXERCISE = re.compile(r"Exercise\s+\S+?:\s*\S")
 ANSWER_PLACEHOLDER = "YOUR ANSWER HERE"
 """What replaces a solution region in a markdown cell."""
+
+
+def holds_solutions(exercises: Path) -> bool:
+    """True in the instructor edition: some ``exercises/ex*.py`` still has a solution region's marker line."""
+    return any(_MARKER_LINE.search(line) for path in sorted(exercises.glob("ex*.py"))
+               for line in path.read_text("utf-8", errors="replace").splitlines())
 
 
 class SolutionMarkerError(ValueError):

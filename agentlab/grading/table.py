@@ -35,6 +35,8 @@ class Row:
     """Short reasons for the points lost; empty for full marks (cut for the CSV cell)."""
     feedback: str = ""
     """The same reasons, never cut (the student's feedback file); empty for a row read back from a CSV."""
+    timed_out: int = 0
+    """Graded tests stopped at their time limit (or never run: the submission's whole budget was used up)."""
 
 
 def columns(exercises: list[str]) -> list[str]:
@@ -99,11 +101,15 @@ class CsvWriter:
 
 
 class Progress:
-    """One line per student starting and ending, with a running count and the time left."""
+    """One line per student starting and ending, with a running count and the time left; while a student's
+    grading runs long, a line every ``every`` seconds saying so and what will stop it (``limits``)."""
 
-    def __init__(self, total: int, say: Callable[[str], object]) -> None:
+    def __init__(self, total: int, say: Callable[[str], object], limits: str = "", every: float = 30.0) -> None:
         self.total, self.say, self.done, self.running = total, say, 0, 0
+        self.limits, self.every = limits, every
         self.t0, self.started, self.lock = time.monotonic(), {}, threading.Lock()
+        self._closed = threading.Event()
+        threading.Thread(target=self._watch, name="gradebook-progress", daemon=True).start()
 
     def start(self, student: str) -> None:
         with self.lock:
@@ -118,8 +124,22 @@ class Progress:
             took = time.monotonic() - self.started.pop(row.student, self.t0)
             elapsed = time.monotonic() - self.t0
             left = elapsed / self.done * (self.total - self.done)
+            plural = "s" if row.timed_out != 1 else ""
+            stopped = f", {row.timed_out} test{plural} stopped at a time limit" if row.timed_out else ""
             self.say(f"[{self.done}/{self.total}] {row.student} ... {fmt_points(row.total)}/{fmt_points(row.possible)} "
-                     f"in {took:.1f} s; about {_duration(left)} left")
+                     f"in {took:.1f} s{stopped}; about {_duration(left)} left")
+
+    def close(self) -> None:
+        """Stop the long-run lines (the watcher thread ends at its next wake-up)."""
+        self._closed.set()
+
+    def _watch(self) -> None:
+        while not self._closed.wait(self.every):  # ends with close(), or with the process (a daemon thread)
+            with self.lock:
+                now = time.monotonic()
+                for student, since in self.started.items():
+                    if now - since >= self.every:
+                        self.say(f"  {student}: still grading after {_duration(now - since)}{self.limits}")
 
 
 def _duration(seconds: float) -> str:

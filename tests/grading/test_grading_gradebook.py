@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from agentlab.grading.gradebook import gradebook
-from agentlab.grading.table import CsvWriter, Row
+from agentlab.grading.table import CsvWriter, Progress, Row
 from agentlab.grading.release import release_student
 from agentlab.grading.submissions import Submission, SubmissionError, choose_modules, copy_modules, find_submissions
 
@@ -105,6 +105,8 @@ def test_gradebook_over_a_class(course, tmp_path):
     assert len(ends) == 7 and ends[-1].startswith("[7/7] ") and all(" left" in m for m in ends)
     assert sorted(m.split()[1] for m in ends) == sorted(scores)
     assert sum(m.lstrip().startswith("start ") for m in messages) == 7
+    said = {m.split()[1]: m for m in ends}  # a student stopped by a time limit is told apart from a wrong answer
+    assert ", 1 test stopped at a time limit;" in said["dave"] and "time limit" not in said["alice"]
 
     again = tmp_path / "again.csv"
     gradebook(tmp_path / "class", course, again, per_student_timeout=PER_STUDENT, test_floor=FLOOR, jobs=1,
@@ -126,6 +128,28 @@ def test_an_interrupted_run_keeps_its_rows_and_resumes(course, tmp_path):
     assert sum(m.startswith("[") for m in messages) == 1  # only gina was graded
     table = [(r["student"], r["total"], r["notes"]) for r in csv.DictReader(out.open(newline="", encoding="utf-8"))]
     assert table == [("alice", "8", ""), ("bob", "0", "graded before the break"), ("gina", "5", GINA)]
+
+
+def test_a_student_graded_long_gets_a_line_saying_so_and_what_will_stop_it():
+    import threading
+
+    said, heard = [], threading.Event()
+
+    def say(line):
+        said.append(line)
+        if "still grading" in line:
+            heard.set()
+
+    clock = Progress(1, say, " (each test stops at its limit, 20 s; the whole submission at 120 s)", every=0.05)
+    try:
+        clock.start("erin")
+        assert heard.wait(30), said
+    finally:
+        clock.close()
+    line = next(l for l in said if "still grading" in l)
+    assert line.startswith("  erin: still grading after ") and line.endswith("the whole submission at 120 s)")
+    clock.end(Row("erin", {"1.1": 0}, 0, 2, "", timed_out=2))
+    assert ", 2 tests stopped at a time limit;" in said[-1]
 
 
 def test_rows_are_on_disk_as_soon_as_a_student_is_done(tmp_path):

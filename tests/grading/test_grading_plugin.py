@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agentlab.grading.plugin import failure_line
+from agentlab.grading.plugin import INSTRUCTOR_EDITION, failure_line
 from agentlab.grading.release import release_student
 
 pytestmark = pytest.mark.timeout(600)
@@ -26,6 +26,7 @@ def test_instructor_edition_gets_full_marks(course, run_pytest):
     (course / "out").mkdir()
     result = run_pytest(course, "exercises", "--grade-json", "out/grade.json")
     assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[0] == INSTRUCTOR_EDITION  # a student holding the answers is told so first
     assert result.stdout.splitlines()[-1] == "Total: 8/8 points"
     assert [table_line(result.stdout, ex).split()[:2] for ex in ("1.1", "1.2", "2.1")] == [
         ["1.1", "2/2"], ["1.2", "3/3"], ["2.1", "3/3"]]
@@ -45,6 +46,7 @@ def test_student_edition_gets_zero_with_the_exercise_text(course, tmp_path, run_
     release_student(course, student)
     result = run_pytest(student, "exercises", "--grade-json", "grade.json")
     assert result.returncode == 0, result.stdout  # grading worked; the score is no error
+    assert "instructor edition" not in result.stdout
     assert result.stdout.splitlines()[-1] == "Total: 0/8 points"
     assert "Traceback" not in result.stdout and "FAILED" not in result.stdout
     expected = {
@@ -100,6 +102,9 @@ def test_timeouts_and_load_errors_are_readable(course, run_pytest):
                         "--grade-floor", "1")
     assert failing_line(result.stdout, "test_stops_at_done").endswith(
         "took longer than 2 s: an endless loop, or a very busy machine; run it again to check")
+    live = result.stdout.split("= points =")[0]  # said while it ran, not only in the table at the end
+    assert "exercise 2.1: test_stops_at_done is still running after 1 s; it is stopped at its 2 s limit" in live
+    assert "exercise 2.1: test_stops_at_done stopped at its 2 s limit (an endless loop?); the other tests go on" in live
     assert ("could not load exercises/tests/test_eager.py: ModuleNotFoundError: No module named "
             "'exercises.missing_module'") in result.stdout
     report = json.loads((course / "g.json").read_text())
