@@ -48,3 +48,13 @@ def test_notebook_is_stored_stripped(path: Path) -> None:
         unnamed = [i for i, c in enumerate(cells) if not c.get("id")]
         assert not unnamed, (f"{edition.relative_to(NOTEBOOK_DIR)}: cells {unnamed} have no id (nbformat 4.5 needs "
                              "one, and a later nbformat refuses the file); give each a short unique id")
+
+
+@pytest.mark.parametrize("path", BOTH_EDITIONS, ids=lambda p: str(p.relative_to(NOTEBOOK_DIR)))
+def test_a_notebook_with_graded_exercises_says_an_edit_needs_a_restart_or_autoreload(path: Path) -> None:
+    """A kernel keeps the exercise module it imported first: an edit is seen only after a restart (or autoreload)."""
+    cells = json.loads(path.read_text("utf-8"))["cells"]
+    prose = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    if "exercises/ex" in prose:
+        assert "%autoreload 2" in prose and ("restart the kernel" in prose or "重启内核" in prose), (
+            f"{path.name}: say that an edited exercises/exNN_*.py needs a kernel restart or %autoreload")
