@@ -202,6 +202,13 @@ def test_feedback_files_summary_and_plot_next_to_the_csv(tmp_path):
     assert (tmp_path / "book-totals.png").read_bytes()[:4] == b"\x89PNG"
     assert feedback_markdown(Row("x", {}, 0, 0, ""), [], {}).rstrip().endswith("every graded test passed.")
     assert class_summary([], [], {}).startswith("# Class summary")
+    written = sorted(p.relative_to(tmp_path).as_posix().replace("book", "gradebook") for p in tmp_path.iterdir())
+    assert written == ["gradebook-feedback", "gradebook-summary.md", "gradebook-totals.png"]
+    root = Path(__file__).resolve().parents[2]
+    for guide in ("README.md", "docs/en/README.md", "docs/zh-CN/README.md"):  # where an instructor looks
+        text = (root / guide).read_text("utf-8")
+        missing = [name for name in written if name not in text]
+        assert not missing, f"{guide} does not say what the gradebook writes: {missing}"
 
 
 def test_a_worker_that_cannot_start_reports_what_it_printed(course, tmp_path):
