@@ -149,32 +149,34 @@ def _uv_version(uv: str) -> str | None:
         return None
 
 
-def _stream(cmd: list[str], env: dict | None = None, keep=lambda line: True) -> int:
-    """Run ``cmd``, printing the lines ``keep`` accepts as they come; its exit code."""
+def _stream(cmd: list[str], env: dict | None = None, show=lambda line: line) -> int:
+    """Run ``cmd``, printing what ``show`` makes of each line of its output as it comes (None: nothing); its exit code."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
     assert proc.stdout is not None
     for line in proc.stdout:
-        if keep(line):
-            print("  " + line.rstrip(), flush=True)
+        shown = show(line.rstrip())
+        if shown:
+            print("  " + shown, flush=True)
     return proc.wait()
 
 
 def install_uv(uv: str, python: str, venv: Path) -> bool:
     env = {**os.environ, "UV_PROJECT_ENVIRONMENT": str(venv)}
     cmd = [uv, "sync", "--locked", "--extra", "dev", "--compile-bytecode", "--python", python]
-    return _stream(cmd, env, keep=lambda line: not line.lstrip().startswith(("+ ", "- ", "~ ", "Download"))) == 0
+    return _stream(cmd, env, lambda line: None if line.lstrip().startswith(("+ ", "- ", "~ ", "Download")) else line) == 0
 
 
 def install_pip(python: str, venv: Path) -> bool:
     """The same versions with pip: a fresh venv, every package from requirements-lock.txt by hash, then the lab."""
-    total = len(pins(REQUIREMENTS.read_text("utf-8")))
     count = [0]
 
-    def collecting(line: str) -> bool:
-        if line.startswith("Collecting "):
+    def collecting(line: str) -> str | None:
+        if line.startswith(("Collecting ", "Processing ")):
             count[0] += 1
-            return count[0] % 20 == 0 or count[0] == total
-        return line.startswith(("ERROR", "Successfully installed"))
+            return f"{count[0]} packages fetched ({line.split()[1].rsplit('/', 1)[-1]})" if count[0] % 20 == 0 else None
+        if line.startswith("Successfully installed"):
+            return f"installed {len(line.split()) - 2} packages"
+        return line if line.lower().startswith("error") else None
 
     steps = [[python, "-m", "venv", "--clear", str(venv)],
              [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar",
@@ -182,7 +184,7 @@ def install_pip(python: str, venv: Path) -> bool:
              [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
               "--no-deps", "--no-build-isolation", "-e", str(ROOT)]]
     for cmd in steps:
-        if _stream(cmd, keep=collecting) != 0:
+        if _stream(cmd, show=collecting) != 0:
             return False
     return True
 
