@@ -5,6 +5,8 @@ each test names the sentence it checks.
 """
 
 import pytest
+from claims import NOTEBOOKS, said
+from notebook_store import xdist_group
 
 import agentlab
 from agentlab.experiments.multiplying import token_ratios
@@ -198,3 +200,36 @@ def test_the_zh_cn_edition_asks_in_chinese_and_its_caching_and_sweep_claims_hold
     answer = agentlab.run_agent(client, sweep_task(["Paris", "London"]), agentlab.task_tools(tmp_path)).final_text
     assert "详情：" in answer and "Details" not in answer, answer  # the long answers are Chinese too
     test_ratios_tens_for_agent_and_multi_over_agent_from_about_two_to_over_four_past_15_over_4(tmp_path)
+
+
+MODELS = ["claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-5"]
+
+
+@pytest.mark.parametrize("edition", [pytest.param(e, marks=xdist_group(NOTEBOOKS / f"{e}09_what_a_turn_costs.ipynb"))
+                                     for e in ("", "zh-CN/")])
+def test_the_price_table_the_notebook_showed_is_genai_prices_base_rates_and_one_long_prompt_tier(edition, notebook_store):
+    from datetime import datetime, timezone
+
+    from genai_prices import data_snapshot
+    from genai_prices.types import TieredPrices
+
+    done = notebook_store.get(NOTEBOOKS / f"{edition}09_what_a_turn_costs.ipynb")
+    shown = next(o["data"]["text/html"] for o in done.outputs(12) if "text/html" in o.get("data", {}))
+    table = price_table(MODELS)
+    assert "".join(shown) == table._repr_html_(), "09 cell 12 showed another table than price_table computes"
+    base = {"input": "input_mtok", "cache write 5m": "cache_write_mtok", "cache write 1h": "cache_write_1h_mtok",
+            "cache read": "cache_read_mtok", "output": "output_mtok"}
+    for model, row in table.iterrows():
+        prices = data_snapshot.get_snapshot().find_provider_model(model, None, "anthropic", None)[1] \
+            .get_prices(datetime.now(timezone.utc))
+        for col, field in base.items():
+            value = getattr(prices, field)
+            assert row[col] == float(value.base if isinstance(value, TieredPrices) else value), (model, col)
+    if edition:
+        where = said("zh-CN/09_what_a_turn_costs", 13, "（每百万令牌输入 $0.5、输出 $2.5，是它基础价格的五倍）")
+    else:
+        where = said("09_what_a_turn_costs", 13, "($0.5 input and $2.5 output per million tokens, five times its base)")
+    haiku = table.loc["claude-haiku-5-5"]
+    assert (haiku["long prompt from (tokens)"], haiku["long: input"], haiku["long: output"]) == (100_000, 0.5, 2.5), where
+    assert haiku["long: input"] == 5 * haiku["input"] and haiku["long: output"] == 5 * haiku["output"], where
+    assert table.loc[["claude-sonnet-5-5", "claude-opus-5"], "long: input"].isna().all(), where

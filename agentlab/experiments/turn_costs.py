@@ -60,20 +60,30 @@ def ratio_table(ns: list[int], notes_dir: str | Path, model: str | None = None) 
 
 
 def price_table(models: list[str]) -> Any:
-    """USD per million tokens from genai-prices: input, 5-minute and 1-hour cache writes, cache reads, output
-    (``None`` where the model has no known price)."""
+    """USD per million tokens from genai-prices at each model's base rates (a prompt below any long-prompt tier):
+    input, 5-minute and 1-hour cache writes, cache reads, output; then, for a model that bills a long prompt
+    higher, the prompt size from which it does and its input and output rates there (``None`` where there is
+    no such tier or no known price)."""
     import pandas as pd
 
-    from agentlab.meter.prices import usage_cost_usd
+    from agentlab.meter.prices import long_prompt_tier, usage_cost_usd
 
     zero = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
-    m = 10**6
-    cols = {"input": {"input_tokens": m}, "cache write 5m": {"cache_creation_input_tokens": m},
-            "cache write 1h": {"cache_creation_input_tokens": m,
-                               "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": m}},
-            "cache read": {"cache_read_input_tokens": m}, "output": {"output_tokens": m}}
-    return pd.DataFrame([{"model": model, **{c: usage_cost_usd(model, {**zero, **u}) for c, u in cols.items()}}
-                         for model in models]).set_index("model")
+    k = 1000  # 1,000 tokens of each kind, times 1,000: below every long-prompt tier, so the base rate
+    cols = {"input": {"input_tokens": k}, "cache write 5m": {"cache_creation_input_tokens": k},
+            "cache write 1h": {"cache_creation_input_tokens": k,
+                               "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": k}},
+            "cache read": {"cache_read_input_tokens": k}, "output": {"output_tokens": k}}
+    rows = []
+    for model in models:
+        row = {"model": model}
+        for col, usage in cols.items():
+            usd = usage_cost_usd(model, {**zero, **usage})
+            row[col] = None if usd is None else round(usd * 1000, 6)
+        tier = long_prompt_tier(model)
+        row["long prompt from (tokens)"], row["long: input"], row["long: output"] = tier or (None, None, None)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("model")
 
 
 # Cost and time per turn, and their running totals: cached against uncached, turn by turn.

@@ -71,6 +71,29 @@ def price_source() -> str:
     return f"prices: genai-prices {version}, price data checked up to {date or 'an unstated date'}"
 
 
+def long_prompt_tier(model: str) -> tuple[int, float, float] | None:
+    """Where ``model`` charges more for a long prompt (genai-prices' first tier): the prompt size in tokens from
+    which every token of a call is billed at the higher rates, and those input and output USD per million
+    tokens; ``None`` for a model with one price at any length (or no known price)."""
+    from datetime import datetime, timezone
+
+    from genai_prices import data_snapshot
+    from genai_prices.types import TieredPrices
+
+    try:
+        _, info = data_snapshot.get_snapshot().find_provider_model(model, None, "anthropic", None)
+    except LookupError:
+        return None
+    prices = info.get_prices(datetime.now(timezone.utc))  # the price in force today, as cost_usd uses it
+    tiered = prices.input_mtok if isinstance(prices.input_mtok, TieredPrices) else None
+    if tiered is None or not tiered.tiers:
+        return None
+    first = tiered.tiers[0]
+    out = prices.output_mtok
+    out_rate = next((t.price for t in out.tiers if t.start == first.start), out.base) if isinstance(out, TieredPrices) else out
+    return first.start, float(first.price), float(out_rate)
+
+
 def price_per_mtok(model: str) -> tuple[float | None, float | None]:
     """USD per million input tokens and per million output tokens (genai-prices), ``None`` when unknown."""
     per_k = (cost_usd(model, {"input_tokens": 1000}), cost_usd(model, {"output_tokens": 1000}))  # below long-context tiers
