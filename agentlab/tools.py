@@ -26,6 +26,10 @@ from typing import Any, Callable, Literal
 
 from agentlab.schema_check import SchemaError, first_error
 
+ONE_PER_TURN = {"type": "auto", "disable_parallel_tool_use": True}
+"""A request's ``tool_choice`` for at most one ``tool_use`` per reply (the model still chooses which), so each
+step of a task is a turn of its own."""
+
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 

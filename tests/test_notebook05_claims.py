@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from claims import NOTEBOOKS, said
 
 import agentlab
 from agentlab.experiments.stop_reasons import TASK, stop_reason_runs
@@ -55,3 +58,47 @@ def test_paused_calls_count_as_turns_under_max_turns(tmp_path):
 def test_max_tokens_40_lets_the_run_finish_with_the_note(tmp_path):
     run = agentlab.run_agent(agentlab.connect("sim", quiet=True), TASK, agentlab.task_tools(tmp_path), max_tokens=40)
     assert run.stop_reason.value == "end_turn" and run.model_calls == 3 and any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("edition, sentence", [
+    ("05_who_decides_done", "At `max_turns=3` it stops with `max_turns` after saving the note, with no answer"),
+    ("zh-CN/05_who_decides_done", "`max_turns=3` 时，它在保存笔记之后以 `max_turns` 停下，没有答案"),
+])
+def test_the_turn_limit_control_stops_the_one_tool_per_reply_agent_below_four_turns(edition, sentence, tmp_path):
+    """The control's starting values are read from the notebook's own cell, then run as the widget runs them."""
+    import ast
+
+    from agentlab.experiments.city import city_runs, model_choices
+
+    where = said(edition, 25, sentence)
+    cell = "".join(json.loads((NOTEBOOKS / f"{edition}.ipynb").read_text("utf-8"))["cells"][24]["source"])
+    call = next(n for n in ast.walk(ast.parse(cell)) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "city_experiment")
+    start = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    assert start == {"max_turns": (1, 10, 3), "one_per_turn": True}, where
+
+    def agent(max_turns, one_per_turn, folder):
+        (run, outcome), _workflow = city_runs(model_choices()[0], 2, notes_dir=tmp_path / folder,
+                                              max_turns=max_turns, one_per_turn=one_per_turn)
+        return run.stop_reason.value, run.model_calls, outcome.split("\n")[1]
+
+    assert agent(start["max_turns"][2], True, "a") == ("max_turns", 3, "note saved, no answer"), where
+    assert agent(2, True, "b")[2] == "note not saved, no answer", where  # "below that it has not saved the note either"
+    assert agent(4, True, "c") == ("end_turn", 4, "note saved, answered"), where  # "from four on it finishes"
+    assert agent(3, False, "d") == ("end_turn", 3, "note saved, answered"), where  # "three turns are enough"
+
+
+@pytest.mark.parametrize("edition", ["05_who_decides_done", "zh-CN/05_who_decides_done"])
+def test_the_stop_reason_list_names_every_reason_the_loop_ends_on(edition):
+    """Every stop_reason the installed SDK can return, except tool_use, is in the list with what to do after it."""
+    import typing
+
+    from anthropic.types import StopReason
+
+    from agentlab.loop import MODEL_STOPS
+
+    where = said(edition, 26, "`model_context_window_exceeded`")
+    sdk = set(typing.get_args(StopReason)) - {"tool_use"}
+    assert set(MODEL_STOPS) == sdk, f"the loop handles {sorted(MODEL_STOPS)}, the SDK returns {sorted(sdk)}"
+    text = "".join(json.loads((NOTEBOOKS / f"{edition}.ipynb").read_text("utf-8"))["cells"][26]["source"])
+    missing = [r for r in sdk if f"`{r}`" not in text]
+    assert not missing, f"{where}: the list leaves out {missing}"

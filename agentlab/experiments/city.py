@@ -3,7 +3,8 @@
 ``run_city_experiment(model=..., cities=..., path=..., **options)`` runs the city task on a fresh
 simulated client (deterministic, free) and returns the comparison figure. Every extra keyword is
 passed to ``run_agent`` unchanged, so a control named after a ``run_agent`` parameter works with no
-new code: ``max_turns`` (the turn limit guard) ships today.
+new code: ``max_turns`` (the turn limit guard) ships today; ``one_per_turn`` asks for one tool per reply. Each bar
+of the figure says how its run stopped and whether the note was saved and the question answered.
 
 Adding a control when a feature lands (caching, error style, more guards): if ``run_agent`` takes it
 as a keyword, pass it to ``city_experiment(caching=[False, True])``; otherwise write a run function
@@ -31,20 +32,19 @@ def model_choices() -> list[str]:
 
 
 def city_controls() -> dict[str, Any]:
-    """The controls of :func:`city_experiment`: model, number of cities, code path, turn limit."""
-    return {"model": model_choices(), "cities": (2, 6, 2), "path": list(PATHS), "max_turns": (1, 10, 10)}
+    """The controls of :func:`city_experiment`: model, number of cities, code path, turn limit, one tool per reply."""
+    return {"model": model_choices(), "cities": (2, 6, 2), "path": list(PATHS), "max_turns": (1, 10, 10),
+            "one_per_turn": False}
 
 
-def run_city_experiment(model: str, cities: int, path: str = PATHS[0], *, mode: str = "sim",
-                        notes_dir: str | Path | None = None, **options: Any) -> Any:
-    """Run the city task on the first ``cities`` cities along ``path``; returns the comparison figure.
-
-    ``options`` go to ``run_agent`` (e.g. ``max_turns``). ``mode="sim"`` by default: every change of a
-    control reruns, and on the live API each rerun costs money.
-    """
+def city_runs(model: str, cities: int, path: str = PATHS[0], *, mode: str = "sim", notes_dir: str | Path | None = None,
+              one_per_turn: bool = False, **options: Any) -> list[tuple[Any, str]]:
+    """Run the city task on the first ``cities`` cities along ``path``: each run with what it got done
+    (``outcome``). ``one_per_turn``: the agent may ask for one tool per reply (``tools.ONE_PER_TURN``);
+    ``options`` go to ``run_agent`` (e.g. ``max_turns``)."""
     from agentlab.client import connect
     from agentlab.loop import run_agent
-    from agentlab.views.figures import plot_comparison
+    from agentlab.tools import ONE_PER_TURN
     from agentlab.weather import city_names, city_task, task_tools
     from agentlab.workflows import run_workflow
 
@@ -58,10 +58,32 @@ def run_city_experiment(model: str, cities: int, path: str = PATHS[0], *, mode: 
     chosen = names[:cities]
     runs = []
     if path != "workflow":
-        runs.append(run_agent(client, city_task(chosen), task_tools(folder / "agent"), **options))
+        if one_per_turn:
+            options = {**options, "tool_choice": ONE_PER_TURN}
+        run = run_agent(client, city_task(chosen), task_tools(folder / "agent"), **options)
+        runs.append((run, outcome(run, folder / "agent")))
     if path != "agent":
-        runs.append(run_workflow(client, chosen, folder / "workflow"))
-    return plot_comparison(runs, title=f"{cities} cities, {path}: {model}")
+        run = run_workflow(client, chosen, folder / "workflow")
+        runs.append((run, outcome(run, folder / "workflow")))
+    return runs
+
+
+def outcome(run: Any, notes_dir: Path) -> str:
+    """What a city-task run got done, in one label: how it stopped, whether the note was saved, whether it answered."""
+    saved = notes_dir.is_dir() and any(notes_dir.iterdir())
+    return (f"stop: {run.stop_reason.value}\nnote {'saved' if saved else 'not saved'}, "
+            f"{'answered' if run.final_text.strip() else 'no answer'}")
+
+
+def run_city_experiment(model: str, cities: int, path: str = PATHS[0], **options: Any) -> Any:
+    """:func:`city_runs` as the comparison figure, each bar labelled with how its run stopped and what it left
+    undone. ``mode="sim"`` by default: every change of a control reruns, and on the live API each rerun costs money."""
+    from agentlab.views.figures import plot_comparison
+
+    runs = city_runs(model, cities, path, **options)
+    turns = "one tool per reply" if options.get("one_per_turn") else "tools in parallel"
+    return plot_comparison([r for r, _ in runs], labels=[f"{r.kind}\n{said}" for r, said in runs],
+                           title=f"{cities} cities, {path}, {turns}: {model}")
 
 
 def city_experiment(mode: str = "sim", **extra_controls: Any) -> Any:

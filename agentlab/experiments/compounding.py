@@ -34,12 +34,10 @@ from agentlab.client import connect
 from agentlab.guards import Limits
 from agentlab.loop import run_agent
 from agentlab.sim.models.reading import retry_limit
-from agentlab.tools import Tool, ToolError, tool
+from agentlab.tools import ONE_PER_TURN, Tool, ToolError, tool
 from agentlab.views.i18n import localize
 from agentlab.weather import chinese_name, city_names, city_task, lookup, weather_table
 
-ONE_PER_TURN = {"type": "auto", "disable_parallel_tool_use": True}
-"""The ``tool_choice`` of the runs: at most one tool call per reply, so each step is its own turn."""
 ARMS = ("stop", "recover")
 """What follows a failed call: the harness stops the run, or the model reads the error and retries."""
 P_STEP = 0.9

@@ -12,7 +12,7 @@ Input tokens are split into three disjoint components per run:
 
 Every agent run asks for one tool call per reply (``ONE_PER_TURN``, ``disable_parallel_tool_use``), so n cities
 take n + 2 turns and the re-sent history grows with n; ``one_per_turn=False`` lets the model ask for every city
-in one reply, as real models do, and every run takes 3 turns.
+in one reply (what our simulated model does by default), and every run takes 3 turns.
 
 ``sweep(..., batch=True)`` runs the agent points through the Message Batches API (``agentlab.batching``):
 each round, one batch per policy (short or long answers) holds every unfinished run's next request.
@@ -33,14 +33,13 @@ from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.models.reading import cities_in, is_chinese
 from agentlab.sim.policy import Reply
 from agentlab.sim.tokens import tool_def_tokens, tool_prompt_overhead
+from agentlab.tools import ONE_PER_TURN
 from agentlab.views.i18n import localize, tr
 from agentlab.weather import chinese_name, city_names, city_task, task_tools
 from agentlab.workflows import run_workflow
 
 MODELS = ("claude-haiku-5-5", "claude-opus-5")
 """The sweep's default models: the cheapest and a large one, minimum cacheable lengths 4096 (assumed) and 512."""
-ONE_PER_TURN = {"type": "auto", "disable_parallel_tool_use": True}
-"""The agent runs' ``tool_choice`` by default: at most one tool call per reply, one city per turn."""
 MAX_TOKENS = 2048
 """max_tokens for every call of the sweep (room for the long-output variant)."""
 DETAIL = ("the weather tool's reading for today, with the conditions it reported, set against the other cities "

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agentlab.client import connect
-from agentlab.experiments.sweeps import ONE_PER_TURN, sweep_task
+from agentlab.experiments.sweeps import sweep_task
+from agentlab.tools import ONE_PER_TURN
 from agentlab.loop import run_agent
 from agentlab.meter.latency import cumulative
 from agentlab.run import Run

@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentlab.tools import ONE_PER_TURN
 from agentlab.views.i18n import localize, tr
 from agentlab.views.swimlane import swimlane_steps, trace_events
 
-ONE_PER_TURN = {"type": "auto", "disable_parallel_tool_use": True}
-"""The request's ``tool_choice`` for at most one ``tool_use`` per reply (the model still chooses which)."""
 MAX_TEXT = 60
 """Longest piece of a tool result or reply quoted in a step, in characters."""
 
