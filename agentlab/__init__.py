@@ -31,7 +31,7 @@ _WHERE = {
     "StepRecord": "workflows", "UnparseableOutput": "workflows",
     "Limits": "guards", "Stopped": "guards", "TaskBudget": "guards", "Executor": "executor", "run_react": "react",
     "with_cache_breakpoints": "caching", "SimClock": "sim.clock", "sweep": "experiments.sweeps",
-    "run_batched": "batching",
+    "run_batched": "experiments.batching",
     "plot_swimlane": "views.swimlane", "swimlane_steps": "views.swimlane",
     "compare_tactics": "context", "Compaction": "context", "ClearToolResults": "context",
     "ServerClearing": "context", "make_memory_tool": "context", "MemoryPathError": "context",
@@ -99,7 +99,7 @@ if "AGENTLAB_FORBIDS" in __import__("os").environ:  # a process a student's code
 
 
 if TYPE_CHECKING:  # for editors and type checkers: the same names, imported eagerly
-    from agentlab.batching import run_batched
+    from agentlab.experiments.batching import run_batched
     from agentlab.caching import with_cache_breakpoints
     from agentlab.client import MissingAPIKey, connect, default_model, model_of
     from agentlab.live.cassette import CassetteMismatch

@@ -27,7 +27,7 @@ from agentlab.client import model_of
 from agentlab.guards import Limits
 from agentlab.hints import hint, result_text, task_lang
 from agentlab.interrupts import stop_on_signals
-from agentlab.loop import call_model
+from agentlab.harness import call_model
 from agentlab.meter.middleware import meter_of
 from agentlab.run import Run, StopReason
 from agentlab.tools import Tool, run_tool, toolset

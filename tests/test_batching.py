@@ -1,12 +1,11 @@
-"""Agent runs stepped one request at a time, and driven through the Message Batches API on the simulator."""
+"""Agent runs driven through the Message Batches API on the simulator: ordinary run_agent runs, one batch a round."""
 
 import signal
 
 import pytest
 
 import agentlab
-from agentlab.batching import BatchResultError, run_batched
-from agentlab.loop import agent_steps, drive
+from agentlab.experiments.batching import BatchResultError, run_batched
 from agentlab.run import StopReason
 from agentlab.sim.clock import SimClock
 from agentlab.trace import read_trace
@@ -29,23 +28,16 @@ def _direct(task, tools, **kw):
 def _batched(tasks, tools, batch_client=None, traces=None, **kw):
     runs = []
     for i, task in enumerate(tasks):
-        c = _client()
-        runs.append((c, agent_steps(c, task, tools, trace=traces[i] if traces else None, **kw)))
+        runs.append((_client(), _agent(task, tools, trace=traces[i] if traces else None, **kw)))
     return run_batched(batch_client or _client(), runs)
+
+
+def _agent(task, tools, **kw):
+    return lambda client: agentlab.run_agent(client, task, tools, **kw)
 
 
 def _kinds(path):
     return [e.get("event") for e in read_trace(path)[1:]]
-
-
-def test_stepping_the_loop_by_hand_is_run_agent(tools, tmp_path):
-    direct = _direct(TASKS[0], tools, trace=tmp_path / "direct.jsonl")
-    client = _client()
-    steps = agent_steps(client, TASKS[0], tools, trace=tmp_path / "stepped.jsonl")
-    stepped = drive(steps, lambda request: (client.messages.create(**request), {}))
-    assert [t.tokens for t in stepped.turns] == [t.tokens for t in direct.turns]
-    assert stepped.final_text == direct.final_text and stepped.stop_reason is direct.stop_reason
-    assert read_trace(tmp_path / "stepped.jsonl") == read_trace(tmp_path / "direct.jsonl")
 
 
 def test_batched_runs_have_the_direct_runs_turns_and_tokens_at_half_the_cost(tools):
@@ -74,9 +66,8 @@ def test_each_round_is_one_batch_and_the_trace_names_it(tools, tmp_path):
 
 
 def test_a_request_the_batch_errors_ends_that_run_only(tools, tmp_path):
-    c_ok, c_bad = _client(), _client()
-    runs = [(c_ok, agent_steps(c_ok, TASKS[0], tools)),
-            (c_bad, agent_steps(c_bad, TASKS[1], tools, max_tokens=0, trace=tmp_path / "bad.jsonl"))]
+    runs = [(_client(), _agent(TASKS[0], tools)),
+            (_client(), _agent(TASKS[1], tools, max_tokens=0, trace=tmp_path / "bad.jsonl"))]
     ok, bad = run_batched(_client(), runs)
     assert ok.stop_reason is StopReason.END_TURN
     assert isinstance(bad, BatchResultError) and bad.result_type == "errored" and "pre-warming" in str(bad)
@@ -93,7 +84,7 @@ def test_a_batch_that_could_cross_the_session_cap_is_not_sent(tools):
 def test_runs_sharing_one_client_are_refused_before_anything_is_sent(tools):
     shared = _client()
     with pytest.raises(ValueError, match="client of its own"):
-        run_batched(_client(), [(shared, agent_steps(shared, t, tools)) for t in TASKS[:2]])
+        run_batched(_client(), [(shared, _agent(t, tools)) for t in TASKS[:2]])
 
 
 def test_the_sigterm_handler_is_the_one_before_the_batches(tools):

@@ -7,6 +7,7 @@ those cells left. A sentence that stops being true fails here, with the figure t
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,27 @@ def test_a_model_that_ignores_the_task_budget_runs_past_zero_until_max_turns(nb)
 def test_the_guard_counts_re_sent_input_so_it_counts_more_than_the_countdown(nb):
     table = nb["budget_table"](nb["budgets"])
     assert (table["tokens billed"] > table["loop tokens (countdown's count)"]).all()
+
+
+@pytest.mark.parametrize("edition, cell, sentence", [
+    ("02_the_loop", 0, "`agentlab.run_agent` is that loop (15 lines in `agentlab/loop.py`, printed below)"),
+    ("02_the_loop", 7, "Its body is 15 lines."),
+    ("zh-CN/02_the_loop", 0, "`agentlab.run_agent` 就是这个循环（`agentlab/loop.py` 里 15 行，下面会打印出来）"),
+    ("zh-CN/02_the_loop", 7, "它的函数体共 15 行。"),
+])
+def test_notebook_02_states_the_loops_real_length_and_prints_the_code_that_runs(edition, cell, sentence):
+    import ast
+    import inspect
+
+    from claims import said
+
+    import agentlab.loop
+
+    where = said(edition, cell, sentence)
+    source = inspect.getsource(agentlab.loop.run_agent)
+    body = ast.parse(source).body[0].body[1:]  # after the docstring
+    lines = body[-1].end_lineno - body[0].lineno + 1
+    assert re.search(rf"(?<!\d){lines}(?!\d)", sentence), f"{where}: run_agent's body is {lines} lines"
+    assert lines <= 60, f"run_agent's body is {lines} lines: the loop must fit one screen (at most 60)"
+    printed = said(edition, 6, "print(inspect.getsource(agentlab.run_agent))")  # the notebook prints the code that runs
+    assert agentlab.run_agent is agentlab.loop.run_agent, printed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import pytest
@@ -74,11 +75,13 @@ def test_protocols_every_shipped_policy_fits(policy):
 
 def test_protocols_policy_is_the_simulators_own_and_the_loop_names_the_plugs():
     """``protocols.Policy`` is re-exported, not a copy (``sim/`` imports nothing outside itself), and
-    ``run_agent``'s signature names the Protocols its plugs must fit."""
+    ``run_agent``'s options (``AgentOptions``) name the Protocols its plugs must fit."""
+    from agentlab.harness import AgentOptions
+
     assert Policy is agentlab.sim.policy.Policy
-    params = inspect.signature(run_agent).parameters
-    assert params["executor"].annotation == "ToolRunner | None"
-    assert params["context"].annotation == "ContextStrategy | None"
+    fields = {f.name: f.type for f in dataclasses.fields(AgentOptions)}
+    assert fields["executor"] == "ToolRunner | None"
+    assert fields["context"] == "ContextStrategy | None"
 
 
 def test_protocols_a_thing_without_the_methods_does_not_fit():

@@ -14,7 +14,7 @@ Every agent run asks for one tool call per reply (``ONE_PER_TURN``, ``disable_pa
 take n + 2 turns and the re-sent history grows with n; ``one_per_turn=False`` lets the model ask for every city
 in one reply (what our simulated model does by default), and every run takes 3 turns.
 
-``sweep(..., batch=True)`` runs the agent points through the Message Batches API (``agentlab.batching``):
+``sweep(..., batch=True)`` runs the agent points through the Message Batches API (``agentlab.experiments.batching``):
 each round, one batch per policy (short or long answers) holds every unfinished run's next request.
 """
 
@@ -24,9 +24,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
-from agentlab.batching import run_batched
+from agentlab.experiments.batching import run_batched
 from agentlab.client import connect
-from agentlab.loop import agent_steps, run_agent
+from agentlab.loop import run_agent
 from agentlab.run import Run
 from agentlab.sim.caching import SimClock
 from agentlab.sim.models.careful import CarefulAgent
@@ -166,11 +166,11 @@ def batch_rows(grid: list[tuple[str, int, str, bool, bool]], notes_dir: str | Pa
     """The agent points of ``grid`` as rows, their calls sent as Message Batches on the simulator: one batch client
     per policy (short or long answers, as :func:`run_row` picks), one batch per round of all its runs.
 
-    Live safety does not arise here (the simulator only); :func:`agentlab.batching.run_batched` checks a live
+    Live safety does not arise here (the simulator only); :func:`agentlab.experiments.batching.run_batched` checks a live
     client's session cap against each whole batch. Runs in one batch share that simulator's prompt cache,
     as requests sent with one API key share its cache: cached runs may read each other's tool definitions."""
     if any(kind != "agent" for _, _, kind, _, _ in grid):
-        raise ValueError("batch_rows(grid=...): only agent points can be batched (the workflow is not a stepped loop)")
+        raise ValueError("batch_rows(grid=...): only agent points can be batched (the workflow makes one call)")
     rows: dict[int, dict] = {}
     for lo in dict.fromkeys(p[4] for p in grid):
         points = [(i, p) for i, p in enumerate(grid) if p[4] == lo]
@@ -179,9 +179,9 @@ def batch_rows(grid: list[tuple[str, int, str, bool, bool]], notes_dir: str | Pa
         runs = []
         for _, (model, n, _, cache, _) in points:
             own = connect("sim", model=model, quiet=True)  # where the run's turns are metered; it sends nothing
-            runs.append((own, agent_steps(own, sweep_task(city_names()[:n]), task_tools(notes_dir), max_turns=n + 4,
-                                          max_tokens=MAX_TOKENS, cache=cache,
-                                          tool_choice=ONE_PER_TURN if one_per_turn else None)))
+            runs.append((own, lambda c, n=n, cache=cache: run_agent(
+                c, sweep_task(city_names()[:n]), task_tools(notes_dir), max_turns=n + 4, max_tokens=MAX_TOKENS,
+                cache=cache, tool_choice=ONE_PER_TURN if one_per_turn else None)))
         for (i, (_, n, _, cache, _)), run in zip(points, run_batched(sender, runs)):
             if isinstance(run, BaseException):
                 raise run

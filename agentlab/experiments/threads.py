@@ -40,8 +40,9 @@ class TurnWire:
 
 
 class Threaded:
-    """Answers the loop's requests over one message thread: the first creates it, each later one continues it
-    with only the messages the server does not hold yet. Keeps a :class:`TurnWire` per call in ``turns``."""
+    """A stand-in for a client that sends the loop's requests over one message thread: the first creates it,
+    each later one continues it with only the messages the server does not hold yet. Everything else is the
+    client itself. Keeps a :class:`TurnWire` per call in ``turns``."""
 
     def __init__(self, client: Any, *, thread: bool = True) -> None:
         self.client = client
@@ -50,8 +51,13 @@ class Threaded:
         """False: send every request in full, as ``run_agent`` does (the comparison run)."""
         self.turns: list[TurnWire] = []
         """What each call sent and was billed, in order."""
+        self.messages = _Messages(self)
+        """``messages.create`` sends over the thread; the rest of ``client.messages`` is as it is."""
         self._held = 0  # messages the server's thread already holds
         self._last_id: str | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
 
     def body(self, request: dict) -> dict:
         """The request body actually sent for the loop's full ``request``."""
@@ -63,7 +69,8 @@ class Threaded:
         return {**rest, "messages": request["messages"][self._held:],
                 "thread": {"type": "continue", "previous_message_id": self._last_id}}
 
-    def __call__(self, request: dict) -> tuple[Any, dict]:
+    def create(self, **request: Any) -> Any:
+        """One model call of the loop: the reply, as ``client.messages.create`` would give it."""
         body = self.body(request)
         sent = len(json.dumps(body, ensure_ascii=False).encode())
         if self.thread:
@@ -72,19 +79,26 @@ class Threaded:
         else:
             reply = self.client.messages.create(**body)
         self.turns.append(TurnWire(len(self.turns) + 1, len(body["messages"]), sent, reply.usage.input_tokens))
-        return reply, {}
+        return reply
+
+
+class _Messages:
+    def __init__(self, threaded: Threaded) -> None:
+        self._threaded, self.create = threaded, threaded.create
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._threaded.client.messages, name)
 
 
 def thread_run(client: Any, cities: list[str], workdir: str | Path, *, thread: bool, forecast_days: int = 1,
                max_turns: int = 20) -> tuple[Any, list[TurnWire]]:
     """The city task run by ``agentlab``'s loop, every request answered with or without a thread."""
     import agentlab
-    from agentlab.loop import agent_steps, drive
 
-    answer = Threaded(client, thread=thread)
-    steps = agent_steps(client, agentlab.city_task(cities), agentlab.task_tools(Path(workdir), forecast_days=forecast_days),
-                        max_turns=max_turns)
-    return drive(steps, answer), answer.turns
+    threaded = Threaded(client, thread=thread)
+    run = agentlab.run_agent(threaded, agentlab.city_task(cities),
+                             agentlab.task_tools(Path(workdir), forecast_days=forecast_days), max_turns=max_turns)
+    return run, threaded.turns
 
 
 def thread_pair(cities: list[str], workdir: str | Path, *, forecast_days: int = 1) -> dict[str, list[TurnWire]]:

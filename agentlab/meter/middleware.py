@@ -70,6 +70,7 @@ class Meter(Middleware):
         self._lock = threading.Lock()
         self._replies: dict[tuple[str, str], tuple[int, Usage]] = {}  # (first message, reply) -> (conversation, usage)
         self._conversations = 0
+        self._by_id: dict[str, CallRecord] = {}  # message id -> its record (record_of)
         self._counted: tuple[str | None, dict | None] = (None, None)  # the last body counted, and its counts
         self.count_errors = 0
         """``count_tokens`` calls that failed (their calls were metered without a split)."""
@@ -110,14 +111,14 @@ class Meter(Middleware):
         if request.stream:  # metered when its message_stop passes by, as the caller reads the stream
             tap_stream(response, lambda s: self._record(body, first, resent, headers, s["model"], s["usage"],
                                                         s["stop_reason"], s["content"], time.perf_counter() - t0, retry,
-                                                        counts))
+                                                        counts, message_id=s.get("id")))
             return response
         msg = response.parse()  # the SDK caches this parse and hands the same Message to the caller
         if not hasattr(msg, "usage"):  # a caller that asked for raw JSON (cast_to=object, dict...)
             msg = Message.model_validate(response.http_response.json())
         content = [b.model_dump(mode="json", exclude_none=True) for b in msg.content]
         self._record(body, first, resent, headers, msg.model, msg.usage.model_dump(), msg.stop_reason, content, wall, retry,
-                     counts)
+                     counts, message_id=msg.id)
         return response
 
     def _counts(self, body: dict) -> dict | None:
@@ -162,11 +163,12 @@ class Meter(Middleware):
         content = [b.model_dump(mode="json", exclude_none=True) for b in message.content]
         headers = {SIM_HEADER: "true", LATENCY_HEADER: f"{seconds * 1000:.1f}"} if estimated else {}
         self._record(body, first_key(msgs), resent_reply(msgs), headers, message.model, message.usage.model_dump(),
-                     message.stop_reason, content, 0.0 if estimated else seconds, False, batch=batch_id)
+                     message.stop_reason, content, 0.0 if estimated else seconds, False, batch=batch_id,
+                     message_id=message.id)
 
     def _record(self, body: dict, first: str, resent: Any, headers: Any, model: str, raw_usage: dict,
                 stop_reason: str | None, content: list[dict], wall: float, retry: bool,
-                counts: dict | None = None, batch: str | None = None) -> None:
+                counts: dict | None = None, batch: str | None = None, message_id: str | None = None) -> None:
         """Append one call's :class:`CallRecord`, with its conversation, re-prefill and input parts."""
         tokens = Usage.from_api(raw_usage)
         total = tokens.prompt_total
@@ -194,9 +196,15 @@ class Meter(Middleware):
                 tool_calls=tuple(b.get("name", "") for b in content if b.get("type") == "tool_use"),
                 reprefill=tokens.reprefill_after(prev[1] if prev else None), conversation=conversation,
                 thread=threading.get_ident(), breakdown=parts, retry=retry, sim_latency_s=latency_of(headers),
-                cache_reported=cached, batch=batch))
+                cache_reported=cached, batch=batch, message_id=message_id))
+            if message_id:
+                self._by_id[message_id] = self.calls[-1]
         if self.live_path:
             add_call(self.live_model, tokens, batch is not None)
+
+    def record_of(self, message_id: str) -> CallRecord | None:
+        """The record of the call whose reply had this ``id``; ``None`` if this Meter did not see it."""
+        return self._by_id.get(message_id)
 
     def mark(self) -> int:
         """A position in ``calls``; ``agentlab.run.turns_of(meter, mark)`` gives the calls made since as ``Turn`` s."""

@@ -43,6 +43,8 @@ class CallRecord:
     Ollama): its cache reads and writes are then unknown, not 0, whatever ``usage`` holds for them."""
     batch: str | None = None
     """The Message Batch that answered this call (billed at the batch price), ``None`` for a direct call."""
+    message_id: str | None = None
+    """The reply's ``id`` (``msg_...``): how a loop that kept its replies finds their records (``Meter.record_of``)."""
 
     @property
     def tokens(self) -> Usage:

@@ -74,7 +74,7 @@ class _Tap(httpx2.SyncByteStream):
             return
         kind, s = payload.get("type"), self.summary
         if kind == "message_start":
-            s["model"] = payload["message"].get("model", "")
+            s["model"], s["id"] = payload["message"].get("model", ""), payload["message"].get("id")
             s["usage"].update(payload["message"].get("usage") or {})
         elif kind == "content_block_start":
             block = payload.get("content_block") or {}

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from agentlab.client import model_of
 from agentlab.guards import Stopped, stopped_by
 from agentlab.live.spend import SpendRefused
-from agentlab.loop import call_model, model_stop
+from agentlab.harness import call_model, model_stop
 from agentlab.meter.middleware import meter_of
 from agentlab.meter.usage import Usage
 from agentlab.run import Run, StopReason, Turn

@@ -162,7 +162,7 @@ def test_a_control_spec_that_is_not_one_is_named():
 def test_the_city_experiment_reruns_the_simulator_for_more_cities(monkeypatch):
     monkeypatch.setenv("AGENTLAB_WIDGETS", "static")
     panel = city_experiment()
-    assert set(panel.values) == {"model", "cities", "path", "max_turns"}
+    assert set(panel.values) == {"model", "cities", "path", "max_turns", "one_per_turn"}
     two = panel.figure.value
     panel.controls["cities"].value = 3
     assert panel.runs == 2 and panel.figure.value != two
