@@ -152,3 +152,15 @@ def test_notebook_02_states_the_loops_real_length_and_prints_the_code_that_runs(
     assert lines <= 60, f"run_agent's body is {lines} lines: the loop must fit one screen (at most 60)"
     printed = said(edition, 6, "print(inspect.getsource(agentlab.run_agent))")  # the notebook prints the code that runs
     assert agentlab.run_agent is agentlab.loop.run_agent, printed
+
+
+def test_the_readme_states_the_loops_real_length():
+    import ast
+    import inspect
+
+    import agentlab.loop
+
+    body = ast.parse(inspect.getsource(agentlab.loop.run_agent)).body[0].body[1:]
+    lines = body[-1].end_lineno - body[0].lineno + 1
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    assert f"its body is {lines} lines, notebook 02 prints it" in readme, f"README.md: run_agent's body is {lines} lines"
