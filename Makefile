@@ -17,14 +17,14 @@ LAB_ARGS ?=
 # this 2-core machine, quiet, same checkout: pytest 482 s with 2 workers, 429 s with 3, 494 s with 4.
 TEST_JOBS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 
-.PHONY: lab test test-browser demo grade venv lock regen slides clean
+.PHONY: lab test check test-browser demo grade venv lock relock regen slides clean
 
 venv: $(STAMP)
 
 # .venv holds exactly the versions in uv.lock, on every machine and every day (scripts/deps.py): with uv's
 # `uv sync --locked` (the pinned uv: the one on PATH if it is that release, else from PyPI into build/uv/),
 # or, where uv cannot be had, pip from requirements-lock.txt (the same pins, checked by hash).
-# INSTALLER=pip forces pip. A lock older than pyproject.toml stops here with one line: run `make lock`.
+# INSTALLER=pip forces pip. A lock older than pyproject.toml stops here with one line: run `make relock`.
 # Bytecode is compiled at install: where PYTHONDONTWRITEBYTECODE is set, or the venv is read-only (the
 # grading sandboxes), no __pycache__ is ever written, and every process compiled pandas, the SDK and the
 # rest from source on each import: about half of a cold import's CPU time, measured here.
@@ -36,6 +36,10 @@ lock:  ## move every locked version to the newest pyproject.toml allows, reinsta
 	$(MAKE) venv
 	$(MAKE) regen
 
+relock:  ## after editing pyproject.toml's dependencies: the lock files again, keeping every version that still fits
+	$(PYTHON) scripts/deps.py lock --keep
+	$(MAKE) venv
+
 regen: $(STAMP)  ## remake the files computed from the locked packages' data (the live-cost table, its pages)
 	$(PY) scripts/live_costs.py
 
@@ -46,6 +50,11 @@ lab: $(STAMP)  ## open JupyterLab on the repository (exercises/ too), showing no
 
 test: $(STAMP)  ## every test, notebooks and the real-browser test included, on every core (pytest-xdist)
 	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup --durations=20
+
+check: $(STAMP)  ## the inner loop: lint and every fast test (no kernel, browser, sandbox or gradebook), in about a minute
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m pytest -q -n $(TEST_JOBS) -m "not slow" tests
 
 test-browser: $(STAMP)  ## only the real-browser test (also part of `make test`): JupyterLab in headless Chromium
 	$(PY) -m pytest -q tests/browser

@@ -33,10 +33,17 @@ import agentlab
 
 
 class NullMeter(agentlab.Meter):
-    """A Meter that records nothing (what-if only): agentlab finds it, but it does no work per call."""
+    """A Meter that records nothing (what-if only): agentlab finds it, but it does no work per call; the loop's
+    look-up of each reply's record gets one empty record, made once."""
+
+    EMPTY = agentlab.CallRecord(model="", usage={"input_tokens": 0, "output_tokens": 0}, stop_reason=None, wall_s=0.0,
+                                continues=False, estimated=True)
 
     def handle(self, request, call_next):  # type: ignore[override]
         return call_next(request)
+
+    def record_of(self, message_id):  # type: ignore[override]
+        return self.EMPTY
 
 
 def call_counts(by: dict[str, Variant], ns: tuple[int, ...]) -> None:

@@ -39,7 +39,7 @@ SUPPORTED = ((3, 11), (3, 13))
 """The oldest and newest Python (major, minor) the lock is made and tested for; pyproject.toml says the same."""
 BINDER_PYTHON = "3.11"
 """The Python environment.yml asks conda for (repo2docker reads only the form python=X.Y)."""
-FIX_LOCK = "run `make lock` to update the lock files (it also moves every version to the newest allowed)"
+FIX_LOCK = "run `make relock` to update the lock files (it keeps every version it can; `make lock` moves all to the newest)"
 
 
 class DepsError(Exception):

@@ -150,3 +150,18 @@ def pytest_xdist_make_scheduler(config, log):
             return super()._split_scope(nodeid)
 
     return Scheduling(config, log)
+
+
+SLOW = ("tests/browser/", "tests/grading/", REPLAY_TESTS, "tests/test_live_costs.py", "tests/test_build_kit.py",
+        "exercises/")
+"""Where the slow tests are: a browser, the gradebook and its sandbox, a recorded notebook, nbconvert, the graded
+exercises. Any test that reads a notebook's run (the ``notebook_store`` fixture, a kernel) is slow too."""
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every slow test ``slow``, so ``make check`` (``-m "not slow"``) runs the rest in seconds."""
+    root = Path(str(config.rootpath))
+    for item in items:
+        where = Path(str(item.path)).relative_to(root).as_posix() if str(item.path).startswith(str(root)) else ""
+        if where.startswith(SLOW) or "notebook_store" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

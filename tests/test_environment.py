@@ -89,7 +89,7 @@ def _copy_project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_a_lock_older_than_pyproject_stops_make_venv_with_one_line_naming_make_lock(tmp_path):
+def test_a_lock_older_than_pyproject_stops_make_venv_with_one_line_naming_make_relock(tmp_path):
     project = _copy_project(tmp_path)
     toml = project / "pyproject.toml"
     toml.write_text(toml.read_text("utf-8").replace('"tqdm>=4.60",', '"tqdm>=4.60",\n    "rich>=13",'), "utf-8")
@@ -97,7 +97,7 @@ def test_a_lock_older_than_pyproject_stops_make_venv_with_one_line_naming_make_l
                           text=True, timeout=120)
     assert done.returncode != 0
     said = [line for line in done.stderr.splitlines() if line.startswith("make: ") and "Error" not in line]
-    assert len(said) == 1 and "run `make lock`" in said[0] and "requirements-lock.txt" in said[0], done.stderr
+    assert len(said) == 1 and "run `make relock`" in said[0] and "requirements-lock.txt" in said[0], done.stderr
     assert not (project / ".venv").exists(), "nothing may be installed from a stale lock"
 
 
@@ -108,7 +108,7 @@ def test_a_hand_edited_pin_is_caught_before_anything_is_installed(tmp_path):
     done = subprocess.run([sys.executable, "scripts/deps.py", "check"], cwd=project, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 1 and "environment.yml and uv.lock pin different versions" in done.stderr
-    assert "anthropic" in done.stderr and "make lock" in done.stderr
+    assert "anthropic" in done.stderr and "make relock" in done.stderr
 
 
 def test_make_venv_says_what_it_installs_before_it_starts_anything(monkeypatch, capsys, tmp_path):
@@ -135,7 +135,7 @@ def test_makefile_builds_the_venv_only_through_the_lock():
     assert "pip install" not in make and "uv pip" not in make, "every install goes through scripts/deps.py"
     for target in ("lab", "test", "grade", "demo", "regen"):
         assert re.search(rf"^{target}: .*\$\(STAMP\)", make, re.M), f"`make {target}` must build the venv first"
-    assert re.search(r"^lock:", make, re.M) and "deps.py lock" in make
+    assert re.search(r"^lock:", make, re.M) and re.search(r"^relock:", make, re.M) and "deps.py lock --keep" in make
 
 
 # repo2docker (Binder, JupyterHub images) reads environment.yml with these rules, from its conda
