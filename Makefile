@@ -49,6 +49,8 @@ lab: $(STAMP)  ## open JupyterLab on the repository (exercises/ too), showing no
 	  --ServerApp.root_dir="$(CURDIR)" --ContentsManager.preferred_dir=notebooks
 
 test: $(STAMP)  ## every test, notebooks and the real-browser test included, on every core (pytest-xdist)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup --durations=20
 
 check: $(STAMP)  ## the inner loop: lint and every fast test (no kernel, browser, sandbox or gradebook), in about a minute

@@ -32,8 +32,9 @@ def _marked(block: Any, ttl: str) -> dict:
     return block
 
 
-def with_cache_breakpoints(messages: list[dict], tools: list[dict] | None = None, system: Any = None,
-                           ttl: str | bool = "5m") -> dict[str, Any]:
+def with_cache_breakpoints(
+    messages: list[dict], tools: list[dict] | None = None, system: Any = None, ttl: str | bool = "5m"
+) -> dict[str, Any]:
     """Request keyword arguments (``messages``, ``tools``, ``system``) with three breakpoints placed for a loop.
 
     ``ttl`` is ``"5m"`` (default; ``True`` means the same) or ``"1h"``. The inputs are not changed.

@@ -41,8 +41,10 @@ def _usd(value: str) -> float:
     except ValueError:
         usd = float("nan")
     if not 0 < usd < float("inf"):
-        raise argparse.ArgumentTypeError(f"--max-usd {value!r}: a cap is a positive number of US dollars, e.g. "
-                                         f"--max-usd 0.25 (default {LIVE_MAX_USD:g})")
+        raise argparse.ArgumentTypeError(
+            f"--max-usd {value!r}: a cap is a positive number of US dollars, e.g. "
+            f"--max-usd 0.25 (default {LIVE_MAX_USD:g})"
+        )
     return usd
 
 
@@ -57,46 +59,96 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="agentlab", description="A teaching lab for the LLM agent loop.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    c = sub.add_parser("compare", help="run the city task as agent and as workflow; print a table (and a PNG with --png)")
-    c.add_argument("--cities", nargs="+", type=_city, default=["Paris", "London"], metavar="CITY",
-                   help="two or more cities from the bundled data (default: Paris London)")
-    c.add_argument("--model", default=None, help=f"model id (default: {_default_model()}; with --live the cheapest active priced model; or $AGENTLAB_MODEL)")
-    c.add_argument("--live", action="store_true", help="call the real API (needs ANTHROPIC_API_KEY); default: simulator")
+    c = sub.add_parser(
+        "compare", help="run the city task as agent and as workflow; print a table (and a PNG with --png)"
+    )
+    c.add_argument(
+        "--cities",
+        nargs="+",
+        type=_city,
+        default=["Paris", "London"],
+        metavar="CITY",
+        help="two or more cities from the bundled data (default: Paris London)",
+    )
+    c.add_argument(
+        "--model",
+        default=None,
+        help=f"model id (default: {_default_model()}; with --live the cheapest active priced model; or $AGENTLAB_MODEL)",
+    )
+    c.add_argument(
+        "--live", action="store_true", help="call the real API (needs ANTHROPIC_API_KEY); default: simulator"
+    )
     c.add_argument("--record", default=None, metavar="CASSETTE", help="with --live: record every call to this file")
-    c.add_argument("--replay", default=None, metavar="CASSETTE", help="answer from a cassette recorded with --record, offline")
-    c.add_argument("--max-usd", type=_usd, default=None, metavar="USD",
-                   help=f"with --live: the session's spending cap in USD (default {LIVE_MAX_USD:g}): a call that could "
-                        "take the session past it is not sent")
-    c.add_argument("--png", default=None, metavar="FILE",
-                   help="also draw the figure to FILE, e.g. compare.png (default: the table only, which needs no matplotlib)")
+    c.add_argument(
+        "--replay", default=None, metavar="CASSETTE", help="answer from a cassette recorded with --record, offline"
+    )
+    c.add_argument(
+        "--max-usd",
+        type=_usd,
+        default=None,
+        metavar="USD",
+        help=f"with --live: the session's spending cap in USD (default {LIVE_MAX_USD:g}): a call that could "
+        "take the session past it is not sent",
+    )
+    c.add_argument(
+        "--png",
+        default=None,
+        metavar="FILE",
+        help="also draw the figure to FILE, e.g. compare.png (default: the table only, which needs no matplotlib)",
+    )
     c.add_argument("--out", default="runs", help="folder for traces and notes (default: runs)")
     c.add_argument("--lang", choices=["en", "zh"], default="en", help="task language (default: en)")
 
     s = sub.add_parser("serve", help="serve the simulated Messages API on http://127.0.0.1:PORT")
     s.add_argument("--port", type=_port, default=8765, help="port on 127.0.0.1 (default: 8765)")
-    s.add_argument("--one-per-turn", action="store_true",
-                   help="the simulated model asks for one tool per turn (default: every independent tool in one turn, "
-                        "as recorded real models do)")
-    s.add_argument("--parallel", action="store_true", help=argparse.SUPPRESS)  # the default now; kept so old commands run
-    s.add_argument("--faults", default=None, metavar="SPEC",
-                   help="inject seeded faults, e.g. 0.2 or '429=0.1,529=0.05,500=0.05,slow=0.1:0.5,at=3:429,seed=7'")
+    s.add_argument(
+        "--one-per-turn",
+        action="store_true",
+        help="the simulated model asks for one tool per turn (default: every independent tool in one turn, "
+        "as recorded real models do)",
+    )
+    s.add_argument(
+        "--parallel", action="store_true", help=argparse.SUPPRESS
+    )  # the default now; kept so old commands run
+    s.add_argument(
+        "--faults",
+        default=None,
+        metavar="SPEC",
+        help="inject seeded faults, e.g. 0.2 or '429=0.1,529=0.05,500=0.05,slow=0.1:0.5,at=3:429,seed=7'",
+    )
 
     m = sub.add_parser("models", help="the simulator's model profiles (limits, tool-use prompt, behaviour) and prices")
     m.add_argument("--all", action="store_true", help="include retired models")
 
     sub.add_parser("cities", help="list the cities in the bundled weather data")
 
-    v = sub.add_parser("preview", help="run the city task on the simulator: about how many calls, tokens, USD and seconds")
-    v.add_argument("--cities", nargs="+", type=_city, default=["Paris", "London"], metavar="CITY",
-                   help="one or more cities from the bundled data (default: Paris London)")
+    v = sub.add_parser(
+        "preview", help="run the city task on the simulator: about how many calls, tokens, USD and seconds"
+    )
+    v.add_argument(
+        "--cities",
+        nargs="+",
+        type=_city,
+        default=["Paris", "London"],
+        metavar="CITY",
+        help="one or more cities from the bundled data (default: Paris London)",
+    )
     v.add_argument("--model", default=None, help="model id to price (default: claude-sonnet-5-5, or $AGENTLAB_MODEL)")
     v.add_argument("--workflow", action="store_true", help="preview the workflow instead of the agent")
     v.add_argument("--cache", action="store_true", help="the agent with prompt-cache breakpoints")
     k = sub.add_parser("calibrate", help="the simulator's token estimate against recorded real API traffic, per model")
-    k.add_argument("cassettes", nargs="*", metavar="CASSETTE",
-                   help="vcrpy cassette files of real traffic (default: the bundled set from pydantic/pydantic-ai)")
-    k.add_argument("--split", choices=["held_out", "fit", "all"], default="held_out",
-                   help="part of the bundled set to report on (default: held_out, the part not fitted on)")
+    k.add_argument(
+        "cassettes",
+        nargs="*",
+        metavar="CASSETTE",
+        help="vcrpy cassette files of real traffic (default: the bundled set from pydantic/pydantic-ai)",
+    )
+    k.add_argument(
+        "--split",
+        choices=["held_out", "fit", "all"],
+        default="held_out",
+        help="part of the bundled set to report on (default: held_out, the part not fitted on)",
+    )
     k.add_argument("--png", default=None, help="also write the figure here")
     k.set_defaults(handler=_calibrate)  # the implementation is imported when the command runs, not on every start
     try:
@@ -118,9 +170,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from anthropic import APIError
 
     from agentlab.client import MissingAPIKey, connect
-    from agentlab.live.keys import env_key
     from agentlab.experiments.comparison import compare, comparison_table
     from agentlab.live.errors import explain
+    from agentlab.live.keys import env_key
 
     if len(args.cities) < 2:
         print(f"agentlab compare: --cities needs two or more cities, got {args.cities}", file=sys.stderr)
@@ -131,8 +183,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     mode = "replay" if args.replay else "live" if args.live else "sim"
     max_usd = args.max_usd if args.max_usd is not None or mode != "live" else LIVE_MAX_USD
     try:  # live and replay count each call's parts (free count_tokens calls), so every row of the table is filled
-        client = connect(mode, model=args.model, count_parts=mode != "sim", record=args.record, cassette=args.replay,
-                         max_usd=max_usd)
+        client = connect(
+            mode, model=args.model, count_parts=mode != "sim", record=args.record, cassette=args.replay, max_usd=max_usd
+        )
     except (MissingAPIKey, ValueError) as e:  # no key, or a --model typo: one line with the fix, not a traceback
         print(f"agentlab compare: {e}", file=sys.stderr)
         return 2
@@ -170,10 +223,14 @@ def _cap_stop(client, runs) -> str | None:
     if not stopped or cap is None:
         return None
     refused = cap.last_refusal
-    could = f" and the next call could have cost up to ${refused.predicted:.4f}" if refused and refused.predicted else ""
-    return (f"agentlab compare: the spending cap --max-usd {cap.max_usd:g} stopped the {' and the '.join(stopped)} "
-            f"before its next call: ${cap.spent():.4f} spent so far{could}, so nothing more was sent (the table shows "
-            f"what ran). Raise the cap to go on, e.g. --max-usd {cap.max_usd * 4:g}")
+    could = (
+        f" and the next call could have cost up to ${refused.predicted:.4f}" if refused and refused.predicted else ""
+    )
+    return (
+        f"agentlab compare: the spending cap --max-usd {cap.max_usd:g} stopped the {' and the '.join(stopped)} "
+        f"before its next call: ${cap.spent():.4f} spent so far{could}, so nothing more was sent (the table shows "
+        f"what ran). Raise the cap to go on, e.g. --max-usd {cap.max_usd * 4:g}"
+    )
 
 
 def _going_live(cities: list[str]) -> str:
@@ -185,10 +242,12 @@ def _going_live(cities: list[str]) -> str:
     agent, workflow = (preview(cities, model, kind) for kind in ("agent", "workflow"))
     usd = None if None in (agent.cost_usd, workflow.cost_usd) else agent.cost_usd + workflow.cost_usd
     cost = "an unknown price" if usd is None else f"about ${usd:.4f}"
-    return (f"\nANTHROPIC_API_KEY is set: `agentlab compare --live` runs this on the real API: about "
-            f"{agent.calls + workflow.calls} calls, {agent.input_tokens + workflow.input_tokens:,} input tokens and "
-            f"{cost} at {model} (the simulator's estimate of the same two runs), capped at ${LIVE_MAX_USD:.2f} unless "
-            "--max-usd says otherwise.")
+    return (
+        f"\nANTHROPIC_API_KEY is set: `agentlab compare --live` runs this on the real API: about "
+        f"{agent.calls + workflow.calls} calls, {agent.input_tokens + workflow.input_tokens:,} input tokens and "
+        f"{cost} at {model} (the simulator's estimate of the same two runs), capped at ${LIVE_MAX_USD:.2f} unless "
+        "--max-usd says otherwise."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,7 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         from agentlab.sim.server import Simulator
 
         try:
-            faults = as_faults(float(args.faults) if args.faults and args.faults.replace(".", "", 1).isdigit() else args.faults)
+            faults = as_faults(
+                float(args.faults) if args.faults and args.faults.replace(".", "", 1).isdigit() else args.faults
+            )
         except ValueError as e:
             print(f"agentlab serve: --faults {args.faults!r}: {e}", file=sys.stderr)
             return 2
@@ -216,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
         from agentlab.experiments.preview import preview
 
         if args.workflow and args.cache:
-            print("agentlab preview: --cache applies to the agent only (the workflow re-sends nothing)", file=sys.stderr)
+            print(
+                "agentlab preview: --cache applies to the agent only (the workflow re-sends nothing)", file=sys.stderr
+            )
             return 2
         try:
             print(preview(args.cities, args.model, "workflow" if args.workflow else "agent", args.cache).line())

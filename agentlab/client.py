@@ -26,7 +26,7 @@ import httpx2
 from agentlab.live.compat import LocalServer, is_anthropic
 from agentlab.live.errors import install_notebook_handler
 from agentlab.live.keys import clean_key, env_key, remember
-from agentlab.live.session import check_options, session_defaults, use
+from agentlab.live.session import check_options, session_defaults, use  # noqa: F401  (use: `from agentlab.client import use`)
 from agentlab.meter.middleware import Meter
 from agentlab.sim.policy import Policy
 from agentlab.sim.server import Simulator, did_you_mean, model_catalog
@@ -64,8 +64,10 @@ def resolve_mode(mode: str, base_url: str | None = None) -> Literal["sim", "live
     """``"sim"``, ``"live"`` or ``"replay"`` for a requested mode; bad values raise ValueError naming the choices."""
     if mode not in MODES:
         close = difflib.get_close_matches(str(mode), MODES, n=1)
-        raise ValueError(f"connect(mode={mode!r}): mode must be 'auto', 'sim', 'live' or 'replay'"
-                         f"{f'; did you mean {close[0]!r}?' if close else ''}")
+        raise ValueError(
+            f"connect(mode={mode!r}): mode must be 'auto', 'sim', 'live' or 'replay'"
+            f"{f'; did you mean {close[0]!r}?' if close else ''}"
+        )
     if mode != "auto":
         return mode  # type: ignore[return-value]
     return "live" if (env_key() or base_url) else "sim"
@@ -124,14 +126,18 @@ def connect(
         mode, cassette, record, max_usd = session_defaults(cassette, record, max_usd)
     chosen = resolve_mode(mode, base_url)
     if (record is not None and chosen == "replay") or (cassette is not None and chosen != "replay"):
-        raise ValueError(f"connect(mode={mode!r}, {'record' if record is not None else 'cassette'}=...): record= "
-                         "goes with mode='live' (or 'sim'), cassette= with mode='replay'")
+        raise ValueError(
+            f"connect(mode={mode!r}, {'record' if record is not None else 'cassette'}=...): record= "
+            "goes with mode='live' (or 'sim'), cassette= with mode='replay'"
+        )
     replayer = None
     if chosen == "replay":
         from agentlab.live.cassette import Replayer
 
         if cassette is None:
-            raise ValueError("connect(mode='replay') needs cassette=PATH: a file recorded with connect('live', record=PATH)")
+            raise ValueError(
+                "connect(mode='replay') needs cassette=PATH: a file recorded with connect('live', record=PATH)"
+            )
         replayer = Replayer.shared(cassette)  # every client of this process continues the same cassette
     model = model or (replayer.recorded_model() if replayer else None) or default_model(chosen)
     meter = Meter(count_tokens=count_parts)
@@ -147,13 +153,17 @@ def connect(
     spend = f"; session cap ${cap.max_usd:g}" if cap else ""
     if chosen == "sim":
         if base_url is not None or transport is not None:
-            raise ValueError("connect(mode='sim', base_url=...): the simulator runs in-process; drop base_url, "
-                             "or use mode='live' to reach the server at base_url")
+            raise ValueError(
+                "connect(mode='sim', base_url=...): the simulator runs in-process; drop base_url, "
+                "or use mode='live' to reach the server at base_url"
+            )
         sim = Simulator(policy, parallel=parallel, faults=faults)
         if model not in sim.models:
             hint = did_you_mean(model, sim.models) or "`agentlab models` lists them"
-            raise ValueError(f"connect(model={model!r}): no such model; {hint} (the simulator answers to the models the "
-                             f"installed anthropic SDK lists; default: {default_model()})")
+            raise ValueError(
+                f"connect(model={model!r}): no such model; {hint} (the simulator answers to the models the "
+                f"installed anthropic SDK lists; default: {default_model()})"
+            )
         if faults is None:  # the simulator is deterministic: without faults a retry gives the same answer
             client_options.setdefault("max_retries", 0)
         answer: Any = sim.transport()
@@ -161,22 +171,40 @@ def connect(
             from agentlab.live.cassette import Recorder
 
             answer = Recorder.shared(answer, record)
-        client = anthropic.Anthropic(api_key="sim-no-key-needed", base_url=SIM_BASE_URL, middleware=chain,
-                                     http_client=httpx2.Client(transport=answer), **client_options)
+        client = anthropic.Anthropic(
+            api_key="sim-no-key-needed",
+            base_url=SIM_BASE_URL,
+            middleware=chain,
+            http_client=httpx2.Client(transport=answer),
+            **client_options,
+        )
         client.agentlab_simulator = sim  # type: ignore[attr-defined]
-        go_live = ("ANTHROPIC_API_KEY is set, but this client is simulated: connect(\"live\") (or `--live` on the "
-                   "command line) uses the key." if env_key() else "Set ANTHROPIC_API_KEY to go live.")
+        go_live = (
+            'ANTHROPIC_API_KEY is set, but this client is simulated: connect("live") (or `--live` on the '
+            "command line) uses the key."
+            if env_key()
+            else "Set ANTHROPIC_API_KEY to go live."
+        )
         note = f"agentlab: simulated Claude ({model}), offline; token counts are estimates{spend}. {go_live}"
     elif replayer is not None:
         if faults is not None or base_url is not None:
-            raise ValueError("connect(mode='replay', ...): a replay answers from its cassette; drop faults and base_url")
+            raise ValueError(
+                "connect(mode='replay', ...): a replay answers from its cassette; drop faults and base_url"
+            )
         client_options.setdefault("timeout", LIVE_TIMEOUT)
-        client = anthropic.Anthropic(api_key="replay-no-key-needed", base_url=replayer.base_url(), middleware=chain,
-                                     http_client=httpx2.Client(transport=replayer), **client_options)
+        client = anthropic.Anthropic(
+            api_key="replay-no-key-needed",
+            base_url=replayer.base_url(),
+            middleware=chain,
+            http_client=httpx2.Client(transport=replayer),
+            **client_options,
+        )
         client.agentlab_replayer = replayer  # type: ignore[attr-defined]
         install_notebook_handler()
-        note = (f"agentlab: replaying {Path(cassette).name} ({len(replayer.cassette.data)} recorded calls to "
-                f"{replayer.base_url()}), offline; usage is what was recorded{spend}.")
+        note = (
+            f"agentlab: replaying {Path(cassette).name} ({len(replayer.cassette.data)} recorded calls to "
+            f"{replayer.base_url()}), offline; usage is what was recorded{spend}."
+        )
     else:
         if faults is not None:
             raise ValueError("connect(faults=...) injects faults into the simulator; use it with mode='sim'")
@@ -198,14 +226,24 @@ def connect(
             inner = transport or httpx2.HTTPTransport()
             sent = Recorder.shared(inner, record) if record is not None else inner
             client_options["http_client"] = httpx2.Client(transport=sent, timeout=timeout)
-        client = anthropic.Anthropic(api_key=key or "no-key-for-local-server", base_url=base_url,
-                                     middleware=chain, timeout=timeout, **client_options)
+        client = anthropic.Anthropic(
+            api_key=key or "no-key-for-local-server",
+            base_url=base_url,
+            middleware=chain,
+            timeout=timeout,
+            **client_options,
+        )
         recording = f"; recording to {Path(record).name}" if record is not None else ""
-        real = ("; usage and cost are real" if not target or is_anthropic(target) else
-                ", a server that is not Anthropic's API: usage is what it reports, its model is neither Claude nor "
-                "the simulator")
-        note = (f"agentlab: live calls to {client.base_url} with {model}{real}"
-                f"{spend or '; no spending cap (connect(max_usd=...))'}{recording}.")
+        real = (
+            "; usage and cost are real"
+            if not target or is_anthropic(target)
+            else ", a server that is not Anthropic's API: usage is what it reports, its model is neither Claude nor "
+            "the simulator"
+        )
+        note = (
+            f"agentlab: live calls to {client.base_url} with {model}{real}"
+            f"{spend or '; no spending cap (connect(max_usd=...))'}{recording}."
+        )
         install_notebook_handler()
     meter.client = client
     client.agentlab_model = model  # type: ignore[attr-defined]

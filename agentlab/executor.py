@@ -31,7 +31,6 @@ from agentlab.hints import hint, result_text
 from agentlab.tools import Tool, ToolOutcome, run_tool, run_tool_raw, toolset
 from agentlab.trace import Trace
 
-
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds a tool without ``timeout=`` may take before it is answered as timed out (``Executor.default_timeout_s``)."""
 DEFAULT_RESULT_CAP = 1_000_000
@@ -66,9 +65,15 @@ def waves(calls: list[Tool | None]) -> list[list[int]]:
 def not_run(content: list[dict], stopped: Any, lang: str = "en") -> list[dict]:
     """Answers for tool calls the harness refused to run because a guard stopped the run, in ``lang``
     (``"en"`` or ``"zh"``: the task's language, as the readable errors)."""
-    why = hint(f"Not run: the harness stopped the run ({stopped.guard} {stopped.observed} over the limit {stopped.limit}).", lang)
-    return [{"type": "tool_result", "tool_use_id": b["id"], "content": why, "is_error": True}
-            for b in content if b.get("type") == "tool_use"]
+    why = hint(
+        f"Not run: the harness stopped the run ({stopped.guard} {stopped.observed} over the limit {stopped.limit}).",
+        lang,
+    )
+    return [
+        {"type": "tool_result", "tool_use_id": b["id"], "content": why, "is_error": True}
+        for b in content
+        if b.get("type") == "tool_use"
+    ]
 
 
 @dataclass(frozen=True)
@@ -95,15 +100,28 @@ class Executor:
             raise ValueError(f"Executor(errors={self.errors!r}): errors must be 'readable' or 'raw'")
         if self.lang not in ("en", "zh"):
             raise ValueError(f"Executor(lang={self.lang!r}): lang must be 'en' or 'zh'")
-        if self.max_result_chars is not None and (not isinstance(self.max_result_chars, int) or self.max_result_chars < 1):
+        if self.max_result_chars is not None and (
+            not isinstance(self.max_result_chars, int) or self.max_result_chars < 1
+        ):
             raise ValueError(f"Executor(max_result_chars={self.max_result_chars!r}): give a whole number >= 1, or None")
-        if self.result_cap is not None and (not isinstance(self.result_cap, int) or isinstance(self.result_cap, bool) or self.result_cap < 1):
-            raise ValueError(f"Executor(result_cap={self.result_cap!r}): give a whole number of characters >= 1, or None")
-        if self.default_timeout_s is not None and (isinstance(self.default_timeout_s, bool) or not isinstance(self.default_timeout_s, (int, float)) or not self.default_timeout_s > 0):
-            raise ValueError(f"Executor(default_timeout_s={self.default_timeout_s!r}): give seconds > 0, e.g. 60, or None")
+        if self.result_cap is not None and (
+            not isinstance(self.result_cap, int) or isinstance(self.result_cap, bool) or self.result_cap < 1
+        ):
+            raise ValueError(
+                f"Executor(result_cap={self.result_cap!r}): give a whole number of characters >= 1, or None"
+            )
+        if self.default_timeout_s is not None and (
+            isinstance(self.default_timeout_s, bool)
+            or not isinstance(self.default_timeout_s, (int, float))
+            or not self.default_timeout_s > 0
+        ):
+            raise ValueError(
+                f"Executor(default_timeout_s={self.default_timeout_s!r}): give seconds > 0, e.g. 60, or None"
+            )
 
-    def __call__(self, content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,
-                 turn: int = 0) -> list[dict]:
+    def __call__(
+        self, content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None, turn: int = 0
+    ) -> list[dict]:
         by_name = tools if isinstance(tools, dict) else toolset(tools)
         trace = trace if trace is not None else Trace()
         blocks = [b.model_dump(mode="json", exclude_none=True) if hasattr(b, "model_dump") else b for b in content]
@@ -115,11 +133,18 @@ class Executor:
         outcomes: list[ToolOutcome | None] = [None] * len(blocks)
         for wave in plan:
             for i in wave:
-                trace.event("tool_call", turn=turn, id=blocks[i]["id"], name=blocks[i]["name"], input=blocks[i].get("input"))
+                trace.event(
+                    "tool_call", turn=turn, id=blocks[i]["id"], name=blocks[i]["name"], input=blocks[i].get("input")
+                )
             self._run_wave(wave, blocks, by_name, outcomes)
             for i in wave:
-                trace.event("tool_result", turn=turn, id=blocks[i]["id"], content=outcomes[i].content,
-                            is_error=outcomes[i].is_error)
+                trace.event(
+                    "tool_result",
+                    turn=turn,
+                    id=blocks[i]["id"],
+                    content=outcomes[i].content,
+                    is_error=outcomes[i].is_error,
+                )
         results = []
         for b, out in zip(blocks, outcomes):
             result = {"type": "tool_result", "tool_use_id": b["id"], "content": out.content}
@@ -136,8 +161,11 @@ class Executor:
             if i not in threaded:
                 outcomes[i] = self._one(by_name, blocks[i])
                 continue
-            threads[i] = threading.Thread(target=lambda i=i: outcomes.__setitem__(i, self._one(by_name, blocks[i])),
-                                          daemon=True, name=f"tool-{blocks[i]['name']}")
+            threads[i] = threading.Thread(
+                target=lambda i=i: outcomes.__setitem__(i, self._one(by_name, blocks[i])),
+                daemon=True,
+                name=f"tool-{blocks[i]['name']}",
+            )
             threads[i].start()
         t0 = time.monotonic()
         for i, th in threads.items():
@@ -156,9 +184,15 @@ class Executor:
         out = self._call(by_name, block)
         content = out.content if isinstance(out.content, str) else str(out.content)
         if self.result_cap is not None and len(content) > self.result_cap:
-            return ToolOutcome(hint(f"{block['name']} returned {len(content):,} characters, over the cap of "
-                                    f"{self.result_cap:,} (Executor(result_cap=...)); return less, e.g. a summary "
-                                    "or one page of the data", self.lang), True)
+            return ToolOutcome(
+                hint(
+                    f"{block['name']} returned {len(content):,} characters, over the cap of "
+                    f"{self.result_cap:,} (Executor(result_cap=...)); return less, e.g. a summary "
+                    "or one page of the data",
+                    self.lang,
+                ),
+                True,
+            )
         return ToolOutcome(escape_unencodable(content), out.is_error)
 
     def _call(self, by_name: dict[str, Tool], block: dict) -> ToolOutcome:
@@ -175,12 +209,21 @@ class Executor:
         cap = self.max_result_chars
         if cap is None or len(out.content) <= cap:
             return out
-        note = "" if self.errors == "raw" else "\n" + hint(f"[truncated: {cap} of {len(out.content)} characters shown]", self.lang)
+        note = (
+            ""
+            if self.errors == "raw"
+            else "\n" + hint(f"[truncated: {cap} of {len(out.content)} characters shown]", self.lang)
+        )
         return ToolOutcome(out.content[:cap] + note, out.is_error)
 
     def _timed_out(self, name: str, limit: float) -> ToolOutcome:
         if self.errors == "raw":
             # what Python would print, minus the harness's own frames: no answer names the package's files
-            return ToolOutcome(f"Traceback (most recent call last):\n  File \"<tool {name}>\", in {name}\n"
-                               f"TimeoutError: no answer within {limit:g} s", True)
-        return ToolOutcome(hint(f"{name} did not answer within {limit:g} s and was abandoned; try again", self.lang), True)
+            return ToolOutcome(
+                f'Traceback (most recent call last):\n  File "<tool {name}>", in {name}\n'
+                f"TimeoutError: no answer within {limit:g} s",
+                True,
+            )
+        return ToolOutcome(
+            hint(f"{name} did not answer within {limit:g} s and was abandoned; try again", self.lang), True
+        )

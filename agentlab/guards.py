@@ -46,9 +46,14 @@ from agentlab.run import StopReason
 from agentlab.sim.budgets import BETA, MIN_TOTAL
 from agentlab.views.i18n import tr
 
-GUARDS = (("max_turns", StopReason.MAX_TURNS), ("max_wall_s", StopReason.MAX_WALL_TIME),
-           ("max_repeats", StopReason.REPEATED_CALL), ("max_idle_turns", StopReason.NO_PROGRESS),
-           ("max_tokens", StopReason.TOKEN_BUDGET), ("max_usd", StopReason.USD_BUDGET))
+GUARDS = (
+    ("max_turns", StopReason.MAX_TURNS),
+    ("max_wall_s", StopReason.MAX_WALL_TIME),
+    ("max_repeats", StopReason.REPEATED_CALL),
+    ("max_idle_turns", StopReason.NO_PROGRESS),
+    ("max_tokens", StopReason.TOKEN_BUDGET),
+    ("max_usd", StopReason.USD_BUDGET),
+)
 """Each guard as ``(Limits field, StopReason it stops with)``, in the order they are checked."""
 _WHOLE = {"max_turns", "max_repeats", "max_idle_turns", "max_tokens"}
 
@@ -100,11 +105,15 @@ class Limits:
                 continue
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
             if name in _WHOLE and not (number and float(value).is_integer()):
-                raise ValueError(f"Limits({name}={value!r}): {name} must be a whole number >= 1"
-                                 f"{'' if name == 'max_turns' else ', or None to switch it off'}")
+                raise ValueError(
+                    f"Limits({name}={value!r}): {name} must be a whole number >= 1"
+                    f"{'' if name == 'max_turns' else ', or None to switch it off'}"
+                )
             if not number or math.isnan(value) or value <= 0 or math.isinf(value):
-                raise ValueError(f"Limits({name}={value!r}): {name} must be a positive finite number"
-                                 f"{'' if name == 'max_turns' else ', or None to switch it off'}")
+                raise ValueError(
+                    f"Limits({name}={value!r}): {name} must be a positive finite number"
+                    f"{'' if name == 'max_turns' else ', or None to switch it off'}"
+                )
         if not callable(self.clock):
             raise ValueError(f"Limits(clock={self.clock!r}): clock must be a function returning seconds")
 
@@ -149,9 +158,14 @@ class Budget:
     def observed(self) -> dict[str, Any]:
         """Each guard's current value, keyed by its ``Limits`` field."""
         top = self.calls.most_common(1)
-        return {"max_turns": self.turns, "max_wall_s": round(self.elapsed(), 6),
-                "max_repeats": top[0][1] if top else 0, "max_idle_turns": self.idle,
-                "max_tokens": self.tokens, "max_usd": round(self.usd, 9)}
+        return {
+            "max_turns": self.turns,
+            "max_wall_s": round(self.elapsed(), 6),
+            "max_repeats": top[0][1] if top else 0,
+            "max_idle_turns": self.idle,
+            "max_tokens": self.tokens,
+            "max_usd": round(self.usd, 9),
+        }
 
     def check(self, after_call: bool = False) -> Stopped | None:
         """The first guard that says stop, or ``None``. ``after_call=True`` checks only the budgets."""
@@ -175,14 +189,23 @@ class Budget:
 
         bound = upper_bound_usd(request)
         if bound is None:
-            raise ValueError(f"Limits(max_usd={self.limits.max_usd}): the model {request.get('model')!r} has no known "
-                             "price, so a USD budget cannot be kept; no call was made. Use max_tokens instead, "
-                             "or a priced model (`agentlab models`)")
+            raise ValueError(
+                f"Limits(max_usd={self.limits.max_usd}): the model {request.get('model')!r} has no known "
+                "price, so a USD budget cannot be kept; no call was made. Use max_tokens instead, "
+                "or a priced model (`agentlab models`)"
+            )
         self._bound = bound
         if self.usd + bound > self.limits.max_usd:
-            return Stopped(StopReason.USD_BUDGET, "max_usd", round(self.usd, 9), self.limits.max_usd,
-                           tr(f"the next call could cost up to ${bound:.6f} (input estimate + max_tokens at the "
-                              "output price), so it was not sent"))  # the notebook's language (zh-CN: Chinese)
+            return Stopped(
+                StopReason.USD_BUDGET,
+                "max_usd",
+                round(self.usd, 9),
+                self.limits.max_usd,
+                tr(
+                    f"the next call could cost up to ${bound:.6f} (input estimate + max_tokens at the "
+                    "output price), so it was not sent"
+                ),
+            )  # the notebook's language (zh-CN: Chinese)
         return None
 
     def after_call(self, content: list[dict], usage: dict | Usage, model: str) -> None:
@@ -196,8 +219,10 @@ class Budget:
 
             price = cost_usd(model, tokens)
             if price is None and self._bound is None:  # never priced before the call: cannot keep the budget
-                raise ValueError(f"Limits(max_usd={self.limits.max_usd}): the model {model!r} has no known price, "
-                                 "so a USD budget cannot be kept; use max_tokens instead")
+                raise ValueError(
+                    f"Limits(max_usd={self.limits.max_usd}): the model {model!r} has no known price, "
+                    "so a USD budget cannot be kept; use max_tokens instead"
+                )
             self.usd += self._bound if price is None else price  # a reply naming an unpriced id: its bound
             self._bound = None
         for b in content:
@@ -226,12 +251,19 @@ class TaskBudget:
 
     def __post_init__(self) -> None:
         if isinstance(self.total, bool) or not isinstance(self.total, int) or self.total < MIN_TOTAL:
-            raise ValueError(f"TaskBudget(total={self.total!r}): total must be a whole number of tokens >= {MIN_TOTAL} "
-                             "(the API's minimum), e.g. TaskBudget(64_000)")
-        if self.remaining is not None and (isinstance(self.remaining, bool) or not isinstance(self.remaining, int)
-                                           or not 0 <= self.remaining <= self.total):
-            raise ValueError(f"TaskBudget(remaining={self.remaining!r}): remaining must be a whole number from 0 to "
-                             f"total ({self.total}), or None for all of it")
+            raise ValueError(
+                f"TaskBudget(total={self.total!r}): total must be a whole number of tokens >= {MIN_TOTAL} "
+                "(the API's minimum), e.g. TaskBudget(64_000)"
+            )
+        if self.remaining is not None and (
+            isinstance(self.remaining, bool)
+            or not isinstance(self.remaining, int)
+            or not 0 <= self.remaining <= self.total
+        ):
+            raise ValueError(
+                f"TaskBudget(remaining={self.remaining!r}): remaining must be a whole number from 0 to "
+                f"total ({self.total}), or None for all of it"
+            )
 
     def field(self) -> dict:
         """The ``task_budget`` object as the API takes it."""
@@ -245,8 +277,10 @@ def as_task_budget(value: object) -> TaskBudget | None:
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return TaskBudget(value)
-    raise ValueError(f"run_agent(task_budget={value!r}): give the budget in tokens, e.g. task_budget=64_000, "
-                     "or a TaskBudget(total, remaining)")
+    raise ValueError(
+        f"run_agent(task_budget={value!r}): give the budget in tokens, e.g. task_budget=64_000, "
+        "or a TaskBudget(total, remaining)"
+    )
 
 
 def with_task_budget(request: dict, budget: TaskBudget) -> dict:

@@ -80,22 +80,34 @@ class AgentOptions:
         if isinstance(self.max_turns, bool) or not isinstance(self.max_turns, int) or self.max_turns < 1:
             raise ValueError(f"max_turns must be a whole number >= 1, got {self.max_turns!r}")
         if self.limits is not None and self.max_turns != DEFAULT_MAX_TURNS:
-            raise ValueError(f"run_agent(max_turns={self.max_turns!r}, limits=...): give the turn limit once, "
-                             "as Limits(max_turns=...)")
+            raise ValueError(
+                f"run_agent(max_turns={self.max_turns!r}, limits=...): give the turn limit once, "
+                "as Limits(max_turns=...)"
+            )
         if self.model is not None and not isinstance(self.model, str):
-            raise TypeError(f"run_agent(model={self.model!r}): give the model id as a string, e.g. "
-                            "model='claude-sonnet-5-5'")
-        if self.tool_choice is not None and not (isinstance(self.tool_choice, dict)
-                                                 and isinstance(self.tool_choice.get("type"), str)):
-            raise ValueError(f"run_agent(tool_choice={self.tool_choice!r}): give a dict with a 'type', "
-                             "e.g. {'type': 'auto', 'disable_parallel_tool_use': True}")
-        if self.stop_sequences is not None and not (isinstance(self.stop_sequences, (list, tuple))
-                                                    and all(isinstance(x, str) and x for x in self.stop_sequences)):
-            raise ValueError(f"run_agent(stop_sequences={self.stop_sequences!r}): give a list of non-empty strings, "
-                             "e.g. stop_sequences=['FINAL ANSWER:']")
+            raise TypeError(
+                f"run_agent(model={self.model!r}): give the model id as a string, e.g. model='claude-sonnet-5-5'"
+            )
+        if self.tool_choice is not None and not (
+            isinstance(self.tool_choice, dict) and isinstance(self.tool_choice.get("type"), str)
+        ):
+            raise ValueError(
+                f"run_agent(tool_choice={self.tool_choice!r}): give a dict with a 'type', "
+                "e.g. {'type': 'auto', 'disable_parallel_tool_use': True}"
+            )
+        if self.stop_sequences is not None and not (
+            isinstance(self.stop_sequences, (list, tuple))
+            and all(isinstance(x, str) and x for x in self.stop_sequences)
+        ):
+            raise ValueError(
+                f"run_agent(stop_sequences={self.stop_sequences!r}): give a list of non-empty strings, "
+                "e.g. stop_sequences=['FINAL ANSWER:']"
+            )
         if self.effort is not None and self.effort not in EFFORTS:
-            raise ValueError(f"run_agent(effort={self.effort!r}): give one of {', '.join(map(repr, EFFORTS))}, "
-                             "or None for the model's default")
+            raise ValueError(
+                f"run_agent(effort={self.effort!r}): give one of {', '.join(map(repr, EFFORTS))}, "
+                "or None for the model's default"
+            )
         as_task_budget(self.task_budget)  # raises on a value that is no budget
 
     def request(self, model: str, specs: list[dict]) -> dict:
@@ -120,9 +132,11 @@ class Harness:
     def __init__(self, client: Any, task: str, tools: list[Tool], options: AgentOptions) -> None:
         known = getattr(getattr(client, "agentlab_simulator", None), "models", None)  # a simulator knows its ids
         if options.model is not None and known is not None and options.model not in known:
-            raise ValueError(f"run_agent(model={options.model!r}): no such model on the simulator; "
-                             + (did_you_mean(options.model, known) or f"the models are {', '.join(sorted(known))}.")
-                             + " (`agentlab models` lists them)")
+            raise ValueError(
+                f"run_agent(model={options.model!r}): no such model on the simulator; "
+                + (did_you_mean(options.model, known) or f"the models are {', '.join(sorted(known))}.")
+                + " (`agentlab models` lists them)"
+            )
         self.client, self.options, self.tools = client, options, toolset(tools)
         self.model = options.model or model_of(client)
         self.lang = task_lang(task)  # the harness's own words to the model (errors, refusals) in the task's language
@@ -130,8 +144,14 @@ class Harness:
         self.budget = (options.limits or Limits(max_turns=options.max_turns)).start()
         self.meter = meter_of(client)
         self.request = options.request(self.model, [t.spec() for t in self.tools.values()])  # built once
-        self.trace = Trace(options.trace, kind="agent", model=self.model, task=task, tools=list(self.tools),
-                           max_turns=self.budget.limits.max_turns)
+        self.trace = Trace(
+            options.trace,
+            kind="agent",
+            model=self.model,
+            task=task,
+            tools=list(self.tools),
+            max_turns=self.budget.limits.max_turns,
+        )
         self.replies: list[Any] = []
         """Every reply of the run, in order."""
         self.calls: list[Any] = []
@@ -196,12 +216,15 @@ class Harness:
         content, usage = as_json(reply)
         record = self.meter.record_of(reply.id)
         if record is None:
-            raise LookupError(f"run_agent: the reply {reply.id!r} was not metered by the client's Meter; make the "
-                              "client with agentlab.connect()")
+            raise LookupError(
+                f"run_agent: the reply {reply.id!r} was not metered by the client's Meter; make the "
+                "client with agentlab.connect()"
+            )
         self.calls.append(record)
         batch = {"batch_id": record.batch} if record.batch else {}
-        self.trace.event("response", turn=self.turn, stop_reason=reply.stop_reason, content=content, usage=usage,
-                         **batch)
+        self.trace.event(
+            "response", turn=self.turn, stop_reason=reply.stop_reason, content=content, usage=usage, **batch
+        )
         if self.options.context is not None:
             self.options.context.after_call(reply, self.trace, self.turn)
         said = " ".join(b["text"] for b in content if b["type"] == "text").strip()
@@ -216,8 +239,9 @@ class Harness:
         known only after the call (tokens, USD) has run out, answers saying why none ran (the run then stops)."""
         content = self._content
         late = self.budget.check(after_call=True)
-        results = not_run(content, late, self.lang) if late else self.executor(content, self.tools, self.trace,
-                                                                               self.turn)
+        results = (
+            not_run(content, late, self.lang) if late else self.executor(content, self.tools, self.trace, self.turn)
+        )
         self.budget.after_tools(results)
         for block in content:  # a tool_use read with input null is re-sent with {} (the API requires an object)
             if block.get("type") == "tool_use" and not isinstance(block.get("input"), dict):
@@ -239,9 +263,20 @@ class Harness:
     def run(self, messages: list[dict]) -> Run:
         """The finished run: its turns are the meter's records of the replies held here (``calls``)."""
         detail = self.stopped.detail if self.stopped else self._stop_fields().get("detail", "")
-        return Run.finish(kind="agent", model=self.model, meter=self.meter, since=self._since, started=self._t0,
-                          calls=self.calls, stop=self.stop_reason(), final_text=self.text, messages=messages,
-                          trace=self.options.trace, tool_results=_results(self.trace), detail=detail)
+        return Run.finish(
+            kind="agent",
+            model=self.model,
+            meter=self.meter,
+            since=self._since,
+            started=self._t0,
+            calls=self.calls,
+            stop=self.stop_reason(),
+            final_text=self.text,
+            messages=messages,
+            trace=self.options.trace,
+            tool_results=_results(self.trace),
+            detail=detail,
+        )
 
 
 def _extended(request: dict, more: dict, messages: list[dict]) -> dict:
@@ -253,8 +288,11 @@ def _extended(request: dict, more: dict, messages: list[dict]) -> dict:
             out[key] = {**more[key], **request[key]}
     if "extra_headers" in more and "extra_headers" in request:
         betas = [b.strip() for h in (more, request) for b in h["extra_headers"].get("anthropic-beta", "").split(",")]
-        out["extra_headers"] = {**more["extra_headers"], **request["extra_headers"],
-                                "anthropic-beta": ",".join(dict.fromkeys(b for b in betas if b))}
+        out["extra_headers"] = {
+            **more["extra_headers"],
+            **request["extra_headers"],
+            "anthropic-beta": ",".join(dict.fromkeys(b for b in betas if b)),
+        }
     return out
 
 
@@ -271,7 +309,9 @@ def model_stop(stop_reason: str | None) -> tuple[StopReason, dict]:
     return stop, {}
 
 
-def call_model(client: Any, trace: Any, at: dict, note: dict | None = None, **request: Any) -> tuple[Any, list[dict], dict]:
+def call_model(
+    client: Any, trace: Any, at: dict, note: dict | None = None, **request: Any
+) -> tuple[Any, list[dict], dict]:
     """One metered, traced model call: ``client.messages.create(**request)`` (the client's Meter records it)
     between a ``request`` event (flushed first, so a crash keeps it) and a ``response`` event.
 
@@ -288,12 +328,22 @@ def call_model(client: Any, trace: Any, at: dict, note: dict | None = None, **re
 
 def as_json(reply: Any) -> tuple[list[dict], dict]:
     """A reply's content blocks and usage as the API's JSON (what the trace and the history keep)."""
-    return ([b.model_dump(mode="json", exclude_none=True) for b in reply.content],
-            reply.usage.model_dump(mode="json", exclude_none=True))
+    return (
+        [b.model_dump(mode="json", exclude_none=True) for b in reply.content],
+        reply.usage.model_dump(mode="json", exclude_none=True),
+    )
 
 
 def _results(trace: Trace) -> list[dict]:
     """The executed tools as ``{"name", "input", "content", "is_error"}``, read back from the trace."""
     calls = {e["id"]: e for e in trace.events if e.get("event") == "tool_call"}
-    return [{"name": calls[e["id"]]["name"], "input": calls[e["id"]]["input"], "content": e["content"],
-             "is_error": e["is_error"]} for e in trace.events if e.get("event") == "tool_result"]
+    return [
+        {
+            "name": calls[e["id"]]["name"],
+            "input": calls[e["id"]]["input"],
+            "content": e["content"],
+            "is_error": e["is_error"],
+        }
+        for e in trace.events
+        if e.get("event") == "tool_result"
+    ]

@@ -49,8 +49,10 @@ def stop_unfinished_runs() -> int:
     for trace in list(_running):
         if not trace.stopped:
             try:
-                trace.stop(StopReason.INTERRUPTED.value,
-                           detail="the process exited while this run was still going (in a thread no signal reaches)")
+                trace.stop(
+                    StopReason.INTERRUPTED.value,
+                    detail="the process exited while this run was still going (in a thread no signal reaches)",
+                )
                 stopped += 1
             except Exception:  # noqa: BLE001 -- at exit, one broken trace must not keep the others from their stop
                 pass
@@ -65,8 +67,11 @@ def _stop_runs_then_die(signum, frame):  # noqa: ARG001
     for trace in list(_running):
         if not trace.stopped:
             try:
-                trace.stop(StopReason.INTERRUPTED.value, signal="SIGTERM",
-                           detail="SIGTERM ended the process while this run was going in another thread")
+                trace.stop(
+                    StopReason.INTERRUPTED.value,
+                    signal="SIGTERM",
+                    detail="SIGTERM ended the process while this run was going in another thread",
+                )
             except Exception:  # noqa: BLE001 -- one broken trace must not keep the others from their stop
                 pass
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -34,24 +34,25 @@ def run_agent(client: Any, task: str, tools: list[Tool], **options: Any) -> Run:
     """Run ``task`` as an agent: the model chooses each next step, the harness executes and bounds it.
     ``options`` are :class:`agentlab.harness.AgentOptions`' fields (``max_turns``, ``limits``, ``trace``, ...)."""
     messages: list[dict] = [{"role": "user", "content": task}]
-    with Harness(client, task, tools, AgentOptions(**options)) as harness:   # options checked once; trace opened
-        while (request := harness.before_call(messages)) is not None:       # guards, context, cap: or stop
+    with Harness(client, task, tools, AgentOptions(**options)) as harness:  # options checked once; trace opened
+        while (request := harness.before_call(messages)) is not None:  # guards, context, cap: or stop
             try:
-                reply = client.messages.create(**request)                   # the whole history, re-sent every turn
-            except SpendRefused as refused:                                 # the session cap refused it unsent
+                reply = client.messages.create(**request)  # the whole history, re-sent every turn
+            except SpendRefused as refused:  # the session cap refused it unsent
                 harness.refused(refused)
                 break
             messages.append({"role": "assistant", "content": harness.after_call(reply)})
             if reply.stop_reason == "pause_turn":
-                continue                                                    # a paused server-side turn: send it back
+                continue  # a paused server-side turn: send it back
             if reply.stop_reason != "tool_use":
-                break                                                       # the model is done (or was cut off)
-            messages.append({"role": "user", "content": harness.run_tools()})   # one tool_result per tool_use id
+                break  # the model is done (or was cut off)
+            messages.append({"role": "user", "content": harness.run_tools()})  # one tool_result per tool_use id
     return harness.run(messages)
 
 
-def execute_tools(content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,
-                  turn: int = 0) -> list[dict]:
+def execute_tools(
+    content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None, turn: int = 0
+) -> list[dict]:
     """Run every ``tool_use`` block in order; one ``tool_result`` per id, failures as ``is_error``.
 
     ``content`` may hold dicts or SDK blocks; ``tools`` a list or a name-to-tool dict.

@@ -44,8 +44,9 @@ class ToolRunner(Protocol):
     events to ``trace`` (a fresh ``Trace()`` when ``None``).
     """
 
-    def __call__(self, content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,
-                 turn: int = 0) -> list[dict]:
+    def __call__(
+        self, content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None, turn: int = 0
+    ) -> list[dict]:
         """The ``tool_result`` blocks for the ``tool_use`` blocks of ``content`` (dicts or SDK blocks)."""
         ...
 
@@ -59,8 +60,9 @@ class ContextStrategy(Protocol):
     (e.g. the previous call's usage, the events it applied).
     """
 
-    def before_call(self, client: Any, model: str, messages: list[dict], tr: Trace,
-                    turn: int) -> tuple[list[dict], dict] | Stopped:
+    def before_call(
+        self, client: Any, model: str, messages: list[dict], tr: Trace, turn: int
+    ) -> tuple[list[dict], dict] | Stopped:
         """The history to send and extra request fields (``{}`` for none), or a guard's ``Stopped`` to end
         the run with that typed reason. A rewritten history starts a new conversation."""
         ...

@@ -25,9 +25,9 @@ from typing import Any
 
 from agentlab.client import model_of
 from agentlab.guards import Limits
+from agentlab.harness import call_model
 from agentlab.hints import hint, result_text, task_lang
 from agentlab.interrupts import stop_on_signals
-from agentlab.harness import call_model
 from agentlab.meter.middleware import meter_of
 from agentlab.run import Run, StopReason
 from agentlab.tools import Tool, run_tool, toolset
@@ -51,26 +51,36 @@ def react_prompt(tools: list[Tool], lang: str | None = None) -> str:
 
         lang = "zh" if language() == "zh-CN" else "en"
     if lang not in ("en", "zh"):
-        raise ValueError(f"react_prompt(lang={lang!r}): the prompt is written in 'en' or 'zh' (or None: the notebook's language)")
+        raise ValueError(
+            f"react_prompt(lang={lang!r}): the prompt is written in 'en' or 'zh' (or None: the notebook's language)"
+        )
     if lang == "zh":
         return _react_prompt_zh(tools)
-    lines = [f"- {t.name}: {t.description} Input schema: {json.dumps(t.input_schema, ensure_ascii=False)}" for t in tools]
-    return ("You solve the task step by step. Tools:\n" + "\n".join(lines) + "\n\n"
-            "Each turn, write exactly:\nThought: <your reasoning>\nAction: <one tool name>\n"
-            f"{REACT_MARKER} <a JSON object for the tool>\n"
-            "Then stop; you will get back 'Observation: <result>'. When you know the answer, write:\n"
-            "Thought: <your reasoning>\nFinal Answer: <the answer for the user>")
+    lines = [
+        f"- {t.name}: {t.description} Input schema: {json.dumps(t.input_schema, ensure_ascii=False)}" for t in tools
+    ]
+    return (
+        "You solve the task step by step. Tools:\n" + "\n".join(lines) + "\n\n"
+        "Each turn, write exactly:\nThought: <your reasoning>\nAction: <one tool name>\n"
+        f"{REACT_MARKER} <a JSON object for the tool>\n"
+        "Then stop; you will get back 'Observation: <result>'. When you know the answer, write:\n"
+        "Thought: <your reasoning>\nFinal Answer: <the answer for the user>"
+    )
 
 
 def _react_prompt_zh(tools: list[Tool]) -> str:
     """:func:`react_prompt` in Chinese: the same tools and format, the labels left in English."""
-    lines = [f"- {t.name}: {t.description} 输入 schema：{json.dumps(t.input_schema, ensure_ascii=False)}" for t in tools]
-    return ("你要一步一步地完成任务。可用的工具：\n" + "\n".join(lines) + "\n\n"
-            "每一轮都严格按下面的格式写：\nThought: <你的推理>\nAction: <一个工具名>\n"
-            f"{REACT_MARKER} <给这个工具的 JSON 对象>\n"
-            "然后停下；你会收到 'Observation: <结果>'。知道答案以后，写：\n"
-            "Thought: <你的推理>\nFinal Answer: <给用户的答案>\n"
-            "Thought、Action、Action Input、Final Answer 这几个标签照原样用英文写。")
+    lines = [
+        f"- {t.name}: {t.description} 输入 schema：{json.dumps(t.input_schema, ensure_ascii=False)}" for t in tools
+    ]
+    return (
+        "你要一步一步地完成任务。可用的工具：\n" + "\n".join(lines) + "\n\n"
+        "每一轮都严格按下面的格式写：\nThought: <你的推理>\nAction: <一个工具名>\n"
+        f"{REACT_MARKER} <给这个工具的 JSON 对象>\n"
+        "然后停下；你会收到 'Observation: <结果>'。知道答案以后，写：\n"
+        "Thought: <你的推理>\nFinal Answer: <给用户的答案>\n"
+        "Thought、Action、Action Input、Final Answer 这几个标签照原样用英文写。"
+    )
 
 
 def parse_action(text: str) -> tuple[str, dict] | str:
@@ -80,15 +90,19 @@ def parse_action(text: str) -> tuple[str, dict] | str:
         return final.group(1).strip()
     m = _ACTION.search(text.strip())
     if not m:
-        raise ValueError("Format error: end your turn with a line 'Action: <tool name>' and a line "
-                         "'Action Input: <JSON object>', or with 'Final Answer: <answer>'.")
+        raise ValueError(
+            "Format error: end your turn with a line 'Action: <tool name>' and a line "
+            "'Action Input: <JSON object>', or with 'Final Answer: <answer>'."
+        )
     try:
         tool_input = json.loads(m.group(2))
     except json.JSONDecodeError as e:
-        raise ValueError(f"Format error: Action Input is not valid JSON ({e.msg} at position {e.pos}); "
-                         'write a JSON object such as {"city": "Paris"}.') from None
+        raise ValueError(
+            f"Format error: Action Input is not valid JSON ({e.msg} at position {e.pos}); "
+            'write a JSON object such as {"city": "Paris"}.'
+        ) from None
     if not isinstance(tool_input, dict):
-        raise ValueError("Format error: Action Input must be a JSON object, e.g. {\"city\": \"Paris\"}.")
+        raise ValueError('Format error: Action Input must be a JSON object, e.g. {"city": "Paris"}.')
     return m.group(1), tool_input
 
 
@@ -102,8 +116,16 @@ class ReactRun:
     """Turns whose text was neither a well-formed action nor a final answer."""
 
 
-def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = None, max_tokens: int = 1024,
-              limits: Limits | None = None, trace: str | None = None) -> ReactRun:
+def run_react(
+    client: Any,
+    task: str,
+    tools: list[Tool],
+    *,
+    model: str | None = None,
+    max_tokens: int = 1024,
+    limits: Limits | None = None,
+    trace: str | None = None,
+) -> ReactRun:
     """Run ``task`` with a prompted Thought/Action/Observation loop (no ``tools=`` sent)."""
     model, by_name, meter = model or model_of(client), toolset(tools), meter_of(client)
     budget = (limits or Limits()).start()
@@ -114,8 +136,16 @@ def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = 
     with Trace(trace, kind="react", model=model, task=task, tools=list(by_name)) as tr, stop_on_signals(tr):
         while (stopped := budget.check()) is None:
             turn += 1
-            reply, _, usage = call_model(client, tr, {"turn": turn}, model=model, max_tokens=max_tokens, system=system,
-                                         messages=messages, stop_sequences=["\nObservation:"])
+            reply, _, usage = call_model(
+                client,
+                tr,
+                {"turn": turn},
+                model=model,
+                max_tokens=max_tokens,
+                system=system,
+                messages=messages,
+                stop_sequences=["\nObservation:"],
+            )
             said = "".join(b.text for b in reply.content if b.type == "text")
             messages.append({"role": "assistant", "content": said or "(empty)"})
             budget.after_call([], usage, reply.model)
@@ -132,11 +162,26 @@ def run_react(client: Any, task: str, tools: list[Tool], *, model: str | None = 
             tr.event("tool_call", turn=turn, name=step[0], input=step[1])
             out = run_tool(by_name, *step)
             if lang != "en":  # a Chinese task reads its errors and confirmations in Chinese (English: as before)
-                out = type(out)(hint(out.content, lang) if out.is_error else result_text(out.content, lang), out.is_error)
+                out = type(out)(
+                    hint(out.content, lang) if out.is_error else result_text(out.content, lang), out.is_error
+                )
             tr.event("tool_result", turn=turn, content=out.content, is_error=out.is_error)
-            messages.append({"role": "user", "content": f"Observation: {'Error: ' if out.is_error else ''}{out.content}"})
+            messages.append(
+                {"role": "user", "content": f"Observation: {'Error: ' if out.is_error else ''}{out.content}"}
+            )
         stop = stopped.reason if stopped else StopReason.END_TURN
-        tr.stop(stop.value, turns=turn, final_text=text, parse_failures=failures, **(stopped.fields() if stopped else {}))
-    run = Run.finish(kind="react", model=model, meter=meter, since=start, started=t0, stop=stop, final_text=text,
-                     messages=messages, trace=trace)
+        tr.stop(
+            stop.value, turns=turn, final_text=text, parse_failures=failures, **(stopped.fields() if stopped else {})
+        )
+    run = Run.finish(
+        kind="react",
+        model=model,
+        meter=meter,
+        since=start,
+        started=t0,
+        stop=stop,
+        final_text=text,
+        messages=messages,
+        trace=trace,
+    )
     return ReactRun(run, failures)

@@ -114,8 +114,13 @@ class Turn:
     @property
     def tokens(self) -> Usage:
         """This call's token counts as one :class:`~agentlab.meter.usage.Usage`."""
-        return Usage(self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens,
-                     self.cache_write_1h_tokens)
+        return Usage(
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+            self.cache_write_tokens,
+            self.cache_write_1h_tokens,
+        )
 
     @property
     def prompt_tokens(self) -> int:
@@ -146,13 +151,23 @@ class Turn:
     def from_call(cls, index: int, call: CallRecord) -> Turn:
         """The ``index``-th call of a run, from the meter's record of it."""
         u = call.tokens
-        return cls(index=index, input_tokens=u.input_tokens, output_tokens=u.output_tokens,
-                   reprefill_tokens=call.reprefill, stop_reason=call.stop_reason, tool_calls=list(call.tool_calls),
-                   wall_s=call.wall_s, cache_read_tokens=u.cache_read_tokens, cache_write_tokens=u.cache_write_tokens,
-                   model=call.model, breakdown=call.breakdown,
-                   latency_s=call.wall_s if call.sim_latency_s is None else call.sim_latency_s,
-                   cache_write_1h_tokens=u.cache_write_1h_tokens, cache_reported=call.cache_reported,
-                   batch=call.batch is not None)
+        return cls(
+            index=index,
+            input_tokens=u.input_tokens,
+            output_tokens=u.output_tokens,
+            reprefill_tokens=call.reprefill,
+            stop_reason=call.stop_reason,
+            tool_calls=list(call.tool_calls),
+            wall_s=call.wall_s,
+            cache_read_tokens=u.cache_read_tokens,
+            cache_write_tokens=u.cache_write_tokens,
+            model=call.model,
+            breakdown=call.breakdown,
+            latency_s=call.wall_s if call.sim_latency_s is None else call.sim_latency_s,
+            cache_write_1h_tokens=u.cache_write_1h_tokens,
+            cache_reported=call.cache_reported,
+            batch=call.batch is not None,
+        )
 
 
 def turns_of(meter: Meter, since: int = 0, calls: list[CallRecord] | None = None) -> list[Turn]:
@@ -196,18 +211,42 @@ class Run:
     """A readable sentence on why the run stopped (e.g. which gate failed and why)."""
 
     @classmethod
-    def finish(cls, *, kind: str, model: str, meter: Meter, since: int, started: float, stop: StopReason,
-               final_text: str, messages: list[dict] | None = None, trace: str | Path | None = None,
-               calls: list[CallRecord] | None = None, tool_results: list[dict] | None = None,
-               steps: list[Any] | None = None, pattern: str = "", detail: str = "") -> Run:
+    def finish(
+        cls,
+        *,
+        kind: str,
+        model: str,
+        meter: Meter,
+        since: int,
+        started: float,
+        stop: StopReason,
+        final_text: str,
+        messages: list[dict] | None = None,
+        trace: str | Path | None = None,
+        calls: list[CallRecord] | None = None,
+        tool_results: list[dict] | None = None,
+        steps: list[Any] | None = None,
+        pattern: str = "",
+        detail: str = "",
+    ) -> Run:
         """The run that just ended, its turns and ``estimated`` read from ``meter`` (the client's
         :class:`~agentlab.meter.middleware.Meter`) since the mark ``since``, or from exactly ``calls``
         (``Meter.own_calls``); ``wall_s`` counts from ``started`` (a ``time.perf_counter()``)."""
-        return cls(kind=kind, model=model, final_text=final_text, stop_reason=stop,
-                   turns=turns_of(meter, since, calls), messages=[] if messages is None else messages,
-                   estimated=meter.estimated(since), wall_s=time.perf_counter() - started,
-                   trace_path=str(trace) if trace else None, tool_results=[] if tool_results is None else tool_results,
-                   steps=list(steps or []), pattern=pattern, detail=detail)
+        return cls(
+            kind=kind,
+            model=model,
+            final_text=final_text,
+            stop_reason=stop,
+            turns=turns_of(meter, since, calls),
+            messages=[] if messages is None else messages,
+            estimated=meter.estimated(since),
+            wall_s=time.perf_counter() - started,
+            trace_path=str(trace) if trace else None,
+            tool_results=[] if tool_results is None else tool_results,
+            steps=list(steps or []),
+            pattern=pattern,
+            detail=detail,
+        )
 
     @property
     def model_calls(self) -> int:

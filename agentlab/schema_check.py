@@ -43,11 +43,12 @@ class SchemaError:
 
 def _is(kind: str, value: Any) -> bool:
     if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool) or (isinstance(value, float) and value.is_integer())
+        return (
+            isinstance(value, int) and not isinstance(value, bool) or (isinstance(value, float) and value.is_integer())
+        )
     if kind == "number":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
-    return isinstance(value, {"string": str, "boolean": bool, "array": list, "object": dict,
-                              "null": type(None)}[kind])
+    return isinstance(value, {"string": str, "boolean": bool, "array": list, "object": dict, "null": type(None)}[kind])
 
 
 def _simple(schema: Any) -> bool:
@@ -63,17 +64,23 @@ def _simple(schema: Any) -> bool:
 
 def covered(schema: Any) -> bool:
     """True when :func:`first_error` checks ``schema`` itself rather than handing it to jsonschema."""
-    return (isinstance(schema, dict) and set(schema) <= _OBJECT_KEYS and schema.get("type") == "object"
-            and isinstance(schema.get("properties", {}), dict)
-            and all(_simple(p) for p in schema.get("properties", {}).values())
-            and schema.get("additionalProperties", True) in (True, False))
+    return (
+        isinstance(schema, dict)
+        and set(schema) <= _OBJECT_KEYS
+        and schema.get("type") == "object"
+        and isinstance(schema.get("properties", {}), dict)
+        and all(_simple(p) for p in schema.get("properties", {}).values())
+        and schema.get("additionalProperties", True) in (True, False)
+    )
 
 
 def _value_error(schema: dict, value: Any, path: tuple) -> SchemaError | None:
     kind = schema.get("type")
     if kind is not None and not _is(kind, value):
         return SchemaError("type", kind, value, f"{value!r} is not of type {kind!r}", path)
-    if "enum" in schema and not any(value == v and isinstance(value, bool) == isinstance(v, bool) for v in schema["enum"]):
+    if "enum" in schema and not any(
+        value == v and isinstance(value, bool) == isinstance(v, bool) for v in schema["enum"]
+    ):
         return SchemaError("enum", schema["enum"], value, f"{value!r} is not one of {schema['enum']!r}", path)
     if kind == "array" and "items" in schema:
         for i, item in enumerate(value):
@@ -96,8 +103,12 @@ def first_error(schema: dict, value: Any) -> SchemaError | None:
     if schema.get("additionalProperties") is False:
         extra = [k for k in value if k not in props]
         if extra:
-            return SchemaError("additionalProperties", False, value,
-                               f"Additional properties are not allowed ({', '.join(map(repr, extra))} unexpected)")
+            return SchemaError(
+                "additionalProperties",
+                False,
+                value,
+                f"Additional properties are not allowed ({', '.join(map(repr, extra))} unexpected)",
+            )
     for name, sub in props.items():
         if name in value:
             err = _value_error(sub, value[name], (name,))

@@ -73,8 +73,10 @@ class Tool:
         return self.fn(**kwargs)
 
     def keys(self):  # reached when a Tool itself is sent to the API (the SDK takes it for a mapping)
-        raise TypeError(f"the agentlab Tool {self.name!r} was sent to the API as it is; the API takes its definition: "
-                        f"pass tools=[{self.name}.spec()] to client.messages.create (run_agent does this for you)")
+        raise TypeError(
+            f"the agentlab Tool {self.name!r} was sent to the API as it is; the API takes its definition: "
+            f"pass tools=[{self.name}.spec()] to client.messages.create (run_agent does this for you)"
+        )
 
     items = keys
 
@@ -124,8 +126,14 @@ def _schema_for(annotation: Any) -> dict:
     )
 
 
-def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None, reads: Any = (), writes: Any = (),
-         timeout: float | None = None) -> Any:
+def tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    reads: Any = (),
+    writes: Any = (),
+    timeout: float | None = None,
+) -> Any:
     """Turn a typed, documented function into a :class:`Tool` (usable as ``@tool`` or ``@tool(name=...)``).
 
     ``reads``/``writes`` name the shared state the tool touches (e.g. ``writes=("notes",)``) so a
@@ -194,8 +202,11 @@ def run_tool(tools: dict[str, Tool], name: str, tool_input: Any) -> ToolOutcome:
     try:
         return ToolOutcome(json.dumps(result, ensure_ascii=False))
     except (TypeError, ValueError) as e:  # a set, a datetime, a NaN...: the model reads what went wrong
-        return ToolOutcome(f"{name} returned a value JSON cannot encode ({e}); the tool should return "
-                           "text, numbers, lists or dicts of those.", True)
+        return ToolOutcome(
+            f"{name} returned a value JSON cannot encode ({e}); the tool should return "
+            "text, numbers, lists or dicts of those.",
+            True,
+        )
 
 
 def toolset(tools: list[Tool]) -> dict[str, Tool]:
@@ -203,18 +214,27 @@ def toolset(tools: list[Tool]) -> dict[str, Tool]:
     if isinstance(tools, Tool):
         raise TypeError(f"tools={tools.name!r} is one Tool; give a list of tools: tools=[{tools.name}]")
     if isinstance(tools, str):
-        raise TypeError(f"tools={tools!r} is a string; give a list of Tool objects made with @tool, "
-                        f"e.g. tools=[{tools.split(',')[0].strip() or 'get_weather'}] (the function itself, not its name)")
+        raise TypeError(
+            f"tools={tools!r} is a string; give a list of Tool objects made with @tool, "
+            f"e.g. tools=[{tools.split(',')[0].strip() or 'get_weather'}] (the function itself, not its name)"
+        )
     if isinstance(tools, dict) and all(isinstance(t, Tool) for t in tools.values()):
         tools = list(tools.values())
     if not isinstance(tools, (list, tuple)):
-        raise TypeError(f"tools={tools!r} is a {type(tools).__name__}; give a list of Tool objects made with @tool, "
-                        "e.g. tools=[get_weather, save_note]")
+        raise TypeError(
+            f"tools={tools!r} is a {type(tools).__name__}; give a list of Tool objects made with @tool, "
+            "e.g. tools=[get_weather, save_note]"
+        )
     out: dict[str, Tool] = {}
     for t in tools:
         if not isinstance(t, Tool):
-            hint = (f"; decorate {t.__name__} with @tool" if callable(t) and hasattr(t, "__name__") else
-                    "; pass the tool itself, not its name" if isinstance(t, str) else "")
+            hint = (
+                f"; decorate {t.__name__} with @tool"
+                if callable(t) and hasattr(t, "__name__")
+                else "; pass the tool itself, not its name"
+                if isinstance(t, str)
+                else ""
+            )
             raise TypeError(f"tools must be Tool objects made with @tool, got {t!r}{hint}")
         if t.name in out:
             raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")

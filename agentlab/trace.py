@@ -51,36 +51,64 @@ class EventKind:
 
 
 EVENTS: dict[str, EventKind] = {
-    "request": EventKind("the harness is about to call the model: the run's call number, how many messages it sends",
-                         ("turn", "messages"), ("step", "structured")),
-    "response": EventKind("the model's reply: its content blocks as the API returned them, stop_reason, usage "
-                          "(batch_id: the Message Batch that answered it)",
-                          ("turn", "stop_reason", "content", "usage"), ("step", "batch_id")),
-    "tool_call": EventKind("the harness runs a tool the model asked for (id: its tool_use block's; a ReAct action has none)",
-                           ("turn", "name", "input"), ("id",)),
-    "tool_result": EventKind("what that tool returned, sent back to the model", ("turn", "content", "is_error"), ("id",)),
-    "code_step": EventKind("your code ran a tool or function on its own, no model asked: its input and result",
-                           ("name", "input", "content", "is_error"), ("step",)),
+    "request": EventKind(
+        "the harness is about to call the model: the run's call number, how many messages it sends",
+        ("turn", "messages"),
+        ("step", "structured"),
+    ),
+    "response": EventKind(
+        "the model's reply: its content blocks as the API returned them, stop_reason, usage "
+        "(batch_id: the Message Batch that answered it)",
+        ("turn", "stop_reason", "content", "usage"),
+        ("step", "batch_id"),
+    ),
+    "tool_call": EventKind(
+        "the harness runs a tool the model asked for (id: its tool_use block's; a ReAct action has none)",
+        ("turn", "name", "input"),
+        ("id",),
+    ),
+    "tool_result": EventKind(
+        "what that tool returned, sent back to the model", ("turn", "content", "is_error"), ("id",)
+    ),
+    "code_step": EventKind(
+        "your code ran a tool or function on its own, no model asked: its input and result",
+        ("name", "input", "content", "is_error"),
+        ("step",),
+    ),
     "parse_error": EventKind("a ReAct reply was neither a well-formed action nor a final answer", ("turn", "error")),
-    "step_failed": EventKind("a workflow step did not succeed (a rejected gate, a timeout, a guard)",
-                             ("step", "status", "error")),
-    "blocked": EventKind("a defence refused a tool call before it ran; its tool_result is the refusal",
-                         ("turn", "id", "name", "defence", "reason")),
-    "marked": EventKind("a tool result was marked as data (spotlighting) before the model saw it",
-                        ("turn", "id", "mode", "content")),
-    "context_cleared": EventKind("the harness replaced old tool results with a placeholder before a call",
-                                 ("turn", "tokens_before", "cleared_tool_results")),
-    "context_edited": EventKind("the API reported clearing old tool results (context_management)",
-                                ("turn", "applied_edits")),
-    "compaction": EventKind("the history was summarised into one message, or the summary was over budget (refused)",
-                            ("turn",), ("tokens_before", "messages_before", "summary_tokens", "summary",
-                                        "refused", "output_tokens", "limit")),
-    "api_attempt": EventKind("an HTTP attempt at the model failed (an API error, an injected fault), or came as the SDK's "
-                             "retry of one: its status, the API's error type, whether it was a retry",
-                             ("status", "retry"), ("error_type",)),
-    "stop": EventKind("the run ended, and why (a guard's name, value seen and limit when the harness stopped it)",
-                      ("reason",), ("turns", "final_text", "detail", "steps", "guard", "observed", "limit",
-                                    "signal", "error", "parse_failures")),
+    "step_failed": EventKind(
+        "a workflow step did not succeed (a rejected gate, a timeout, a guard)", ("step", "status", "error")
+    ),
+    "blocked": EventKind(
+        "a defence refused a tool call before it ran; its tool_result is the refusal",
+        ("turn", "id", "name", "defence", "reason"),
+    ),
+    "marked": EventKind(
+        "a tool result was marked as data (spotlighting) before the model saw it", ("turn", "id", "mode", "content")
+    ),
+    "context_cleared": EventKind(
+        "the harness replaced old tool results with a placeholder before a call",
+        ("turn", "tokens_before", "cleared_tool_results"),
+    ),
+    "context_edited": EventKind(
+        "the API reported clearing old tool results (context_management)", ("turn", "applied_edits")
+    ),
+    "compaction": EventKind(
+        "the history was summarised into one message, or the summary was over budget (refused)",
+        ("turn",),
+        ("tokens_before", "messages_before", "summary_tokens", "summary", "refused", "output_tokens", "limit"),
+    ),
+    "api_attempt": EventKind(
+        "an HTTP attempt at the model failed (an API error, an injected fault), or came as the SDK's "
+        "retry of one: its status, the API's error type, whether it was a retry",
+        ("status", "retry"),
+        ("error_type",),
+    ),
+    "stop": EventKind(
+        "the run ended, and why (a guard's name, value seen and limit when the harness stopped it)",
+        ("reason",),
+        ("turns", "final_text", "detail", "steps", "guard", "observed", "limit", "signal", "error", "parse_failures"),
+    ),
 }
 """Every kind of trace event, by name: what it means and the fields it always carries."""
 
@@ -89,20 +117,26 @@ def check_event(kind: str, fields: dict) -> None:
     """Refuse (TraceFormatError) an event of a kind not in :data:`EVENTS` or without one of its fields."""
     spec = EVENTS.get(kind)
     if spec is None:
-        raise TraceFormatError(f"unknown trace event kind {kind!r}; the kinds are {', '.join(EVENTS)}. "
-                               "A new kind goes into agentlab.trace.EVENTS with its meaning and fields")
+        raise TraceFormatError(
+            f"unknown trace event kind {kind!r}; the kinds are {', '.join(EVENTS)}. "
+            "A new kind goes into agentlab.trace.EVENTS with its meaning and fields"
+        )
     missing = [f for f in spec.fields if f not in fields]
     if missing:
-        raise TraceFormatError(f"trace event {kind!r} is missing the field {missing[0]!r} (it has "
-                               f"{', '.join(fields) or 'no fields'}); every {kind!r} event carries "
-                               f"{', '.join(spec.fields)} (agentlab.trace.EVENTS)")
+        raise TraceFormatError(
+            f"trace event {kind!r} is missing the field {missing[0]!r} (it has "
+            f"{', '.join(fields) or 'no fields'}); every {kind!r} event carries "
+            f"{', '.join(spec.fields)} (agentlab.trace.EVENTS)"
+        )
 
 
 def check_trace(events: list[dict]) -> None:
     """Refuse (TraceFormatError) a trace's events that break the format: header first, every event of a
     known kind with its fields, one ``stop`` and it last."""
     if not events or events[0].get("format") != FORMAT:
-        raise TraceFormatError(f"check_trace: the first record is not an agentlab trace header ({{'format': '{FORMAT}', ...}})")
+        raise TraceFormatError(
+            f"check_trace: the first record is not an agentlab trace header ({{'format': '{FORMAT}', ...}})"
+        )
     for n, e in enumerate(events[1:], start=2):
         fields = {k: v for k, v in e.items() if k != "event"}
         try:
@@ -187,12 +221,14 @@ class Trace:
     def carried(self, fn: Callable[[], T]) -> Callable[[], T]:
         """``fn`` wrapped so that in whichever thread runs it (a parallel step's worker) this trace is the
         current one: the meter's failed and retried attempts made there are written here too."""
+
         def run() -> T:
             _open.stack = [*getattr(_open, "stack", []), self]
             try:
                 return fn()
             finally:
                 self.leave()
+
         return run
 
     def leave(self) -> None:
@@ -213,7 +249,9 @@ def read_trace(path: str | Path) -> list[dict]:
     if not events or events[0].get("format") != FORMAT:
         raise TraceFormatError(f"{path}: line 1 is not an agentlab trace header ({{'format': '{FORMAT}', ...}})")
     if events[0].get("version") != VERSION:
-        raise TraceFormatError(f"{path}: trace version {events[0].get('version')!r}, this agentlab reads version {VERSION}")
+        raise TraceFormatError(
+            f"{path}: trace version {events[0].get('version')!r}, this agentlab reads version {VERSION}"
+        )
     return events
 
 

@@ -67,9 +67,18 @@ def forecast(rec: dict, days: int) -> list[dict]:
     for d in range(days):
         r = (seed >> (d % 24)) ^ (seed * (d + 7))
         high = rec["temp_c"] + (r % 7) - 3
-        out.append({"day": _DAYS[d % 7], "high_c": high, "low_c": high - 4 - (r >> 3) % 6,
-                    "condition": _CONDITIONS[(r >> 5) % len(_CONDITIONS)], "rain_chance_pct": (r >> 7) % 10 * 10,
-                    "wind_kmh": 5 + (r >> 9) % 30, "humidity_pct": 40 + (r >> 11) % 50, "uv_index": (r >> 13) % 9})
+        out.append(
+            {
+                "day": _DAYS[d % 7],
+                "high_c": high,
+                "low_c": high - 4 - (r >> 3) % 6,
+                "condition": _CONDITIONS[(r >> 5) % len(_CONDITIONS)],
+                "rain_chance_pct": (r >> 7) % 10 * 10,
+                "wind_kmh": 5 + (r >> 9) % 30,
+                "humidity_pct": 40 + (r >> 11) % 50,
+                "uv_index": (r >> 13) % 9,
+            }
+        )
     return out
 
 
@@ -113,7 +122,7 @@ def make_save_note(notes_dir: str | Path) -> Tool:
             text: The note to save.
         """
         if not isinstance(text, str):
-            raise ToolError(f"save_note(text={text!r}): text must be a string, e.g. \"Paris is warmer\".")
+            raise ToolError(f'save_note(text={text!r}): text must be a string, e.g. "Paris is warmer".')
         try:
             box.append(["notes.md"], text.rstrip() + "\n", "notes.md")
         except SandboxPathError as e:
@@ -139,14 +148,17 @@ def city_task(cities: list[str], lang: str | None = None) -> str:
     knows by its Chinese name (``"Paris"`` -> 巴黎); a name the data does not know stays as written.
     """
     if isinstance(cities, str) or not all(isinstance(c, str) for c in cities):
-        raise ValueError(f"city_task(cities={cities!r}): pass a list of city names, "
-                         f"e.g. city_task(['Paris', 'London'])")
+        raise ValueError(
+            f"city_task(cities={cities!r}): pass a list of city names, e.g. city_task(['Paris', 'London'])"
+        )
     if lang is None:
         from agentlab.views.i18n import language
 
         lang = "zh" if language() == "zh-CN" else "en"
     if lang not in ("en", "zh"):
-        raise ValueError(f"city_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)")
+        raise ValueError(
+            f"city_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)"
+        )
     if len(cities) < 2:
         raise ValueError(f"the city task needs two or more cities, got {cities!r}")
     if lang == "zh":

@@ -26,8 +26,12 @@ class CachedCannedModel(CannedModel):
         body = json.loads(super()._body(k, n))
         total = body["usage"]["input_tokens"]
         read = 0 if k == 1 else total - 60
-        body["usage"].update(input_tokens=0, cache_read_input_tokens=read, cache_creation_input_tokens=total - read,
-                             cache_creation={"ephemeral_5m_input_tokens": total - read, "ephemeral_1h_input_tokens": 0})
+        body["usage"].update(
+            input_tokens=0,
+            cache_read_input_tokens=read,
+            cache_creation_input_tokens=total - read,
+            cache_creation={"ephemeral_5m_input_tokens": total - read, "ephemeral_1h_input_tokens": 0},
+        )
         return json.dumps(body).encode()
 
 
@@ -62,8 +66,14 @@ class OwnTimeMeter(agentlab.Meter):
 def ledger_share(n: int, reps: int) -> tuple[float, float, float]:
     """Median over reps of (per-turn seconds, Meter's own seconds per turn, share) with caching on (CPU clock)."""
     meter = OwnTimeMeter()
-    v = Variant("agentlab+cache", lambda c, k: agentlab.run_agent(c, "Call the noop tool until told to stop.", TOOLS,
-                                                                  model=MODEL, max_turns=k, cache=True).stop_reason.value)
+    v = Variant(
+        "agentlab+cache",
+        lambda c, k: (
+            agentlab.run_agent(
+                c, "Call the noop tool until told to stop.", TOOLS, model=MODEL, max_turns=k, cache=True
+            ).stop_reason.value
+        ),
+    )
     v.handler = CachedCannedModel()  # swap in the cached usage and a client whose Meter times itself
     v.client = make_client(v.handler, [meter])
     v.run(n)  # warm up
@@ -82,4 +92,6 @@ def report(ns: tuple[int, ...], reps: int) -> None:
     for n in ns:
         t, o, share = ledger_share(n, reps)
         verdict = "within target" if share <= LEDGER_TARGET else f"over target: {share:.1%} > {LEDGER_TARGET:.0%}"
-        print(f"N={n:<3} cache on: per turn {t * 1e6:.1f} us, ledger (Meter) {o * 1e6:.1f} us = {share:.1%} of the turn: {verdict}")
+        print(
+            f"N={n:<3} cache on: per turn {t * 1e6:.1f} us, ledger (Meter) {o * 1e6:.1f} us = {share:.1%} of the turn: {verdict}"
+        )

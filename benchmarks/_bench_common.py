@@ -80,13 +80,24 @@ class CannedModel:
         else:
             content = [{"type": "text", "text": "Done: noop was called as asked."}]
             stop = "end_turn"
-        return json.dumps({
-            "id": f"msg_bench_{k:04d}", "type": "message", "role": "assistant", "model": MODEL,
-            "content": content, "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": 600 + 40 * k + self._run, "output_tokens": 12 + k % 7,
-                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-                      "service_tier": "standard"},
-        }).encode()
+        return json.dumps(
+            {
+                "id": f"msg_bench_{k:04d}",
+                "type": "message",
+                "role": "assistant",
+                "model": MODEL,
+                "content": content,
+                "stop_reason": stop,
+                "stop_sequence": None,
+                "usage": {
+                    "input_tokens": 600 + 40 * k + self._run,
+                    "output_tokens": 12 + k % 7,
+                    "cache_creation_input_tokens": 0,
+                    "cache_read_input_tokens": 0,
+                    "service_tier": "standard",
+                },
+            }
+        ).encode()
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         self.stamps.append((time.perf_counter(), time.process_time()))
@@ -94,10 +105,12 @@ class CannedModel:
         if self.capture:
             self.captured.append(request.read())
         if self.requests > self.n:
-            return httpx2.Response(500, json={"type": "error", "error": {"type": "api_error",
-                                                                           "message": "benchmark: too many requests"}})
-        return httpx2.Response(200, content=self.bodies[self.requests - 1],
-                               headers={"content-type": "application/json"})
+            return httpx2.Response(
+                500, json={"type": "error", "error": {"type": "api_error", "message": "benchmark: too many requests"}}
+            )
+        return httpx2.Response(
+            200, content=self.bodies[self.requests - 1], headers={"content-type": "application/json"}
+        )
 
 
 class PassThrough(anthropic.Middleware):
@@ -109,8 +122,13 @@ class PassThrough(anthropic.Middleware):
 
 def make_client(handler: CannedModel, middleware: list[Any] | None = None) -> anthropic.Anthropic:
     extra: dict[str, Any] = {"middleware": middleware} if middleware else {}
-    return anthropic.Anthropic(api_key="x", base_url=BASE_URL, max_retries=0,
-                               http_client=httpx2.Client(transport=httpx2.MockTransport(handler)), **extra)
+    return anthropic.Anthropic(
+        api_key="x",
+        base_url=BASE_URL,
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+        **extra,
+    )
 
 
 def plain_loop(client: anthropic.Anthropic, max_turns: int, *, as_objects: bool = False) -> str | None:
@@ -125,10 +143,14 @@ def plain_loop(client: anthropic.Anthropic, max_turns: int, *, as_objects: bool 
     reply = client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, messages=messages, tools=TOOL_SPECS)
     turns = 1
     while reply.stop_reason == "tool_use" and turns < max_turns:
-        messages.append({"role": "assistant",
-                         "content": reply.content if as_objects else [b.to_dict() for b in reply.content]})
-        results = [{"type": "tool_result", "tool_use_id": b.id, "content": FUNCTIONS[b.name](**b.input)}
-                   for b in reply.content if b.type == "tool_use"]
+        messages.append(
+            {"role": "assistant", "content": reply.content if as_objects else [b.to_dict() for b in reply.content]}
+        )
+        results = [
+            {"type": "tool_result", "tool_use_id": b.id, "content": FUNCTIONS[b.name](**b.input)}
+            for b in reply.content
+            if b.type == "tool_use"
+        ]
         messages.append({"role": "user", "content": results})
         reply = client.messages.create(model=MODEL, max_tokens=MAX_TOKENS, messages=messages, tools=TOOL_SPECS)
         turns += 1
@@ -136,16 +158,20 @@ def plain_loop(client: anthropic.Anthropic, max_turns: int, *, as_objects: bool 
 
 
 def agentlab_loop(client: anthropic.Anthropic, max_turns: int, trace: Path | None) -> str | None:
-    run = agentlab.run_agent(client, TASK, TOOLS, model=MODEL, max_turns=max_turns, max_tokens=MAX_TOKENS,
-                             trace=trace)
+    run = agentlab.run_agent(client, TASK, TOOLS, model=MODEL, max_turns=max_turns, max_tokens=MAX_TOKENS, trace=trace)
     return run.stop_reason.value
 
 
 class Variant:
     """One way of running the task, on its own client and canned model, timed per turn."""
 
-    def __init__(self, name: str, fn: Callable[[anthropic.Anthropic, int], str | None],
-                 middleware: list[Any] | None = None, before: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        fn: Callable[[anthropic.Anthropic, int], str | None],
+        middleware: list[Any] | None = None,
+        before: Callable[[], Any] | None = None,
+    ) -> None:
         self.name, self.fn, self.before = name, fn, before
         self.handler = CannedModel()
         self.client = make_client(self.handler, middleware)
@@ -166,8 +192,10 @@ class Variant:
             if profiler is not None:
                 profiler.disable()
         if stop != "end_turn" or self.handler.requests != n:
-            raise RuntimeError(f"{self.name}: expected {n} turns ending in end_turn, got {self.handler.requests}"
-                               f" requests ending in {stop}")
+            raise RuntimeError(
+                f"{self.name}: expected {n} turns ending in end_turn, got {self.handler.requests}"
+                f" requests ending in {stop}"
+            )
         bounds = [t0, *self.handler.stamps[1:], t1]
         return {clock: [b[i] - a[i] for a, b in zip(bounds, bounds[1:])] for i, clock in enumerate(("wall", "cpu"))}
 
@@ -194,7 +222,9 @@ def make_variants(tmp: Path) -> list[Variant]:
     traces = TraceFiles(tmp)
     return [
         Variant("plain", plain_loop),
-        Variant("agentlab+trace", lambda c, n: agentlab_loop(c, n, traces.path), [agentlab.Meter()], before=traces.next),
+        Variant(
+            "agentlab+trace", lambda c, n: agentlab_loop(c, n, traces.path), [agentlab.Meter()], before=traces.next
+        ),
         Variant("agentlab", lambda c, n: agentlab_loop(c, n, None), [agentlab.Meter()]),
         Variant("plain(objects)", lambda c, n: plain_loop(c, n, as_objects=True)),
     ]
@@ -207,14 +237,21 @@ def warm(variants: list[Variant], ns: tuple[int, ...]) -> None:
             v.run(n)
 
 
-def parse_args(argv: list[str] | None, description: str, default_reps: int,
-               extra_quick: str = "") -> tuple[argparse.Namespace, tuple[int, ...], int]:
+def parse_args(
+    argv: list[str] | None, description: str, default_reps: int, extra_quick: str = ""
+) -> tuple[argparse.Namespace, tuple[int, ...], int]:
     """The flags both scripts share (--quick, --reps, --clock); returns the args, the Ns and the repetitions."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--quick", action="store_true", help=f"smoke run: N = 5, 20, one repetition{extra_quick}")
-    ap.add_argument("--reps", type=int, default=None, help=f"repetitions per N (default {default_reps}; 1 with --quick)")
-    ap.add_argument("--clock", choices=tuple(CLOCKS), default="cpu",
-                    help="primary clock: process CPU time (default; robust to other load) or wall time")
+    ap.add_argument(
+        "--reps", type=int, default=None, help=f"repetitions per N (default {default_reps}; 1 with --quick)"
+    )
+    ap.add_argument(
+        "--clock",
+        choices=tuple(CLOCKS),
+        default="cpu",
+        help="primary clock: process CPU time (default; robust to other load) or wall time",
+    )
     args = ap.parse_args(argv)
     return args, (QUICK_NS if args.quick else FULL_NS), args.reps or (1 if args.quick else default_reps)
 
@@ -225,6 +262,8 @@ def banner(title: str, ns: tuple[int, ...], reps: int, clock: str) -> None:
         sys.stdout.reconfigure(errors="replace")  # type: ignore[attr-defined]
     except Exception:
         pass
-    print(f"{title}: python {sys.version.split()[0]}, anthropic {anthropic.__version__}, "
-          f"httpx2 {httpx2.__version__}, {os.cpu_count()} cpu(s); N = {', '.join(map(str, ns))}; "
-          f"{reps} rep(s); {clock} clock; target: agentlab per-turn time <= {TARGET:.2f}x plain")
+    print(
+        f"{title}: python {sys.version.split()[0]}, anthropic {anthropic.__version__}, "
+        f"httpx2 {httpx2.__version__}, {os.cpu_count()} cpu(s); N = {', '.join(map(str, ns))}; "
+        f"{reps} rep(s); {clock} clock; target: agentlab per-turn time <= {TARGET:.2f}x plain"
+    )

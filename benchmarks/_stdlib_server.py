@@ -41,10 +41,19 @@ def make_stdlib_server(sim: Simulator, port: int, host: str = "127.0.0.1") -> Th
                 for _ in range(0, length, 1 << 20):
                     self.rfile.read(min(1 << 20, length))
                     length -= 1 << 20
-                self._send(httpx2.Response(413, json=SimAPIError("request_too_large", "Request exceeds the maximum size").envelope("req_sim_too_large")))
+                self._send(
+                    httpx2.Response(
+                        413,
+                        json=SimAPIError("request_too_large", "Request exceeds the maximum size").envelope(
+                            "req_sim_too_large"
+                        ),
+                    )
+                )
                 return
             body = self.rfile.read(length) if length else b""
-            request = httpx2.Request(self.command, f"http://{host}:{port}{self.path}", headers=dict(self.headers), content=body)
+            request = httpx2.Request(
+                self.command, f"http://{host}:{port}{self.path}", headers=dict(self.headers), content=body
+            )
             self._send(sim.handle(request))
 
         def _send(self, response: httpx2.Response) -> None:

@@ -53,8 +53,13 @@ def main() -> None:
     import sys
 
     b0 = time.monotonic()
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "exercises"], cwd=ROOT,
-                   capture_output=True, timeout=1800, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "exercises"],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=1800,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     baseline = time.monotonic() - b0
     print(f"baseline: one in-process `make grade` of the instructor edition: {baseline:.1f} s", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -80,14 +85,20 @@ def main() -> None:
     per_student = (total - warm) / len(rows)
     print(f"\nstudents: {len(rows)} (full marks: {full}), jobs: {args.jobs}, cores: {os.cpu_count()}")
     print(f"start-up (workers + instructor baseline): {warm:.1f} s")
-    print(f"per student (wall clock, {args.jobs} at a time): {per_student:.2f} s; "
-          f"per student per worker: {per_student * args.jobs:.2f} s")
-    print(f"measured total for {len(rows)}: {total:.1f} s = {total / len(rows):.2f} s per student, start-up "
-          f"included (target <= 1.5); {total / len(rows) / baseline:.2f} x the in-process baseline")
+    print(
+        f"per student (wall clock, {args.jobs} at a time): {per_student:.2f} s; "
+        f"per student per worker: {per_student * args.jobs:.2f} s"
+    )
+    print(
+        f"measured total for {len(rows)}: {total:.1f} s = {total / len(rows):.2f} s per student, start-up "
+        f"included (target <= 1.5); {total / len(rows) / baseline:.2f} x the in-process baseline"
+    )
     print(f"projected for 100 students: {warm + 100 * per_student:.0f} s (target: under 180 s on 2 cores)")
-    print(f"CPU time, machine-wide while the gradebook ran: {cpu:.1f} s = {cpu / len(rows):.2f} core-s per student "
-          "(start-up included; anything else running is counted too)\n  "
-          f"on {os.cpu_count()} otherwise idle cores 100 students need about {100 * cpu / len(rows) / (os.cpu_count() or 1):.0f} s")
+    print(
+        f"CPU time, machine-wide while the gradebook ran: {cpu:.1f} s = {cpu / len(rows):.2f} core-s per student "
+        "(start-up included; anything else running is counted too)\n  "
+        f"on {os.cpu_count()} otherwise idle cores 100 students need about {100 * cpu / len(rows) / (os.cpu_count() or 1):.0f} s"
+    )
     print(f"load average now: {os.getloadavg()[0]:.1f} (other work on the machine slows the wall-clock figures)")
 
 

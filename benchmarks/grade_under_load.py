@@ -40,15 +40,30 @@ def main() -> None:
             for run in range(1, args.runs + 1):
                 report = Path(tmp) / f"grade{run}.json"
                 t0 = time.monotonic()
-                subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "exercises",
-                                f"--grade-json={report}"], cwd=ROOT, capture_output=True, timeout=1800)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "pytest",
+                        "-q",
+                        "-p",
+                        "no:cacheprovider",
+                        "exercises",
+                        f"--grade-json={report}",
+                    ],
+                    cwd=ROOT,
+                    capture_output=True,
+                    timeout=1800,
+                )
                 data = json.loads(report.read_text())
                 earned, possible = data["total"]["earned"], data["total"]["possible"]
                 full += earned == possible
                 lost = [f"{t['name']}: {t['reason']}" for t in data["tests"] if t["outcome"] != "passed"]
-                print(f"run {run:2d}: {earned:g}/{possible:g} in {time.monotonic() - t0:.1f} s "
-                      f"with {args.hogs} CPU-bound processes alongside" + (f"; lost: {lost}" if lost else ""),
-                      flush=True)
+                print(
+                    f"run {run:2d}: {earned:g}/{possible:g} in {time.monotonic() - t0:.1f} s "
+                    f"with {args.hogs} CPU-bound processes alongside" + (f"; lost: {lost}" if lost else ""),
+                    flush=True,
+                )
     finally:
         for h in hogs:
             h.terminate()

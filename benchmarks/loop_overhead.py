@@ -56,8 +56,8 @@ from _bench_common import (
 
 import agentlab
 
-EARLY = (2, 11)     # turn windows for the slope (inclusive); turn 1 includes set-up,
-LATE_OFFSET = 10    # the last turn includes the run's finalisation, so both are left out
+EARLY = (2, 11)  # turn windows for the slope (inclusive); turn 1 includes set-up,
+LATE_OFFSET = 10  # the last turn includes the run's finalisation, so both are left out
 Data = dict[tuple[str, int], list[dict[str, list[float]]]]
 
 
@@ -98,17 +98,25 @@ def per_turn_mean(data: Data, name: str, n: int, clock: str) -> float:
 
 def report(data: Data, ns: tuple[int, ...], reps: int, clock: str) -> list[tuple[int, float, float]]:
     us, other = 1e6, "wall" if clock == "cpu" else "cpu"
-    print(f"\nPer-turn mean time in us ({clock} clock), median of {reps} rep(s); ratio = agentlab / plain;"
-          f" extra = agentlab+trace - plain")
-    print(f"{'N':>5} {'plain':>9} {'agentlab+trace':>15} {'ratio':>8} {'agentlab(trace=None)':>21} {'ratio':>8}"
-          f" {'extra':>8}  {f'ratios ({other})':>15}  {'plain(objects)*':>15}")
+    print(
+        f"\nPer-turn mean time in us ({clock} clock), median of {reps} rep(s); ratio = agentlab / plain;"
+        f" extra = agentlab+trace - plain"
+    )
+    print(
+        f"{'N':>5} {'plain':>9} {'agentlab+trace':>15} {'ratio':>8} {'agentlab(trace=None)':>21} {'ratio':>8}"
+        f" {'extra':>8}  {f'ratios ({other})':>15}  {'plain(objects)*':>15}"
+    )
     ratios = []
     for n in ns:
-        p, at, an, po = (per_turn_mean(data, v, n, clock) for v in ("plain", "agentlab+trace", "agentlab", "plain(objects)"))
+        p, at, an, po = (
+            per_turn_mean(data, v, n, clock) for v in ("plain", "agentlab+trace", "agentlab", "plain(objects)")
+        )
         p2, at2, an2 = (per_turn_mean(data, v, n, other) for v in ("plain", "agentlab+trace", "agentlab"))
         ratios.append((n, at / p, an / p))
-        print(f"{n:>5} {p * us:>9.1f} {at * us:>15.1f} {at / p:>7.3f}x {an * us:>21.1f} {an / p:>7.3f}x"
-              f" {(at - p) * us:>8.1f}  {f'{at2 / p2:.3f}x/{an2 / p2:.3f}x':>15}  {po * us:>15.1f}")
+        print(
+            f"{n:>5} {p * us:>9.1f} {at * us:>15.1f} {at / p:>7.3f}x {an * us:>21.1f} {an / p:>7.3f}x"
+            f" {(at - p) * us:>8.1f}  {f'{at2 / p2:.3f}x/{an2 / p2:.3f}x':>15}  {po * us:>15.1f}"
+        )
     print("  * plain(objects): the plain loop keeping the SDK's content blocks in the history (docs idiom); the SDK")
     print("    then re-dumps every block of the history on every call. Not the reference: it sends the same bytes")
     print("    but does more re-send work than either loop with dict history.\n")
@@ -125,21 +133,27 @@ def slope(data: Data, n: int, clock: str) -> bool:
     if hi_a <= lo_b:
         print(f"\nSlope: needs N >= {lo_b + LATE_OFFSET + 2} (run without --quick); skipped.")
         return False
-    print(f"\nSlope at N={n}: time per turn on early turns {lo_a}-{lo_b} vs late turns {hi_a}-{hi_b} (us, {clock}; each turn's")
+    print(
+        f"\nSlope at N={n}: time per turn on early turns {lo_a}-{lo_b} vs late turns {hi_a}-{hi_b} (us, {clock}; each turn's"
+    )
     print("median over reps, averaged over the window; turn k = request k to request k+1, timed in the transport)")
     print(f"  {'variant':<16} {'early':>9} {'late':>9} {'late-early':>11} {'per turn of history':>20}")
-    win = lambda xs, a, b: statistics.fmean(xs[a - 1:b]) * 1e6  # noqa: E731
+    win = lambda xs, a, b: statistics.fmean(xs[a - 1 : b]) * 1e6  # noqa: E731
     span = (hi_a + hi_b) / 2 - (lo_a + lo_b) / 2
-    rows = {name: [statistics.median(col) for col in zip(*(r[clock] for r in data[(name, n)]))]
-            for name in ("plain", "agentlab+trace", "agentlab", "plain(objects)")}
+    rows = {
+        name: [statistics.median(col) for col in zip(*(r[clock] for r in data[(name, n)]))]
+        for name in ("plain", "agentlab+trace", "agentlab", "plain(objects)")
+    }
     for name, xs in rows.items():
         e, l_ = win(xs, lo_a, lo_b), win(xs, hi_a, hi_b)
         print(f"  {name:<16} {e:>9.1f} {l_:>9.1f} {l_ - e:>+11.1f} {(l_ - e) / span:>+17.3f} us")
     for name in ("agentlab+trace", "agentlab"):
         extra = [a - b for a, b in zip(rows[name], rows["plain"])]
         e, l_ = win(extra, lo_a, lo_b), win(extra, hi_a, hi_b)
-        print(f"  extra of {name:<16} over plain: early {e:+6.1f} us/turn, late {l_:+6.1f} us/turn"
-              f" ({(l_ - e) / span:+.3f} us per turn of history)")
+        print(
+            f"  extra of {name:<16} over plain: early {e:+6.1f} us/turn, late {l_:+6.1f} us/turn"
+            f" ({(l_ - e) / span:+.3f} us per turn of history)"
+        )
     return True
 
 
@@ -179,10 +193,14 @@ def split(n: int, reps: int, tmp: Path) -> None:
     the SDK part grows, the growth is the SDK re-sending the history, not agentlab.
     """
     traces, meter = TraceFiles(tmp, "split"), TimedMeter()
-    pair = [Variant("plain", plain_loop), Variant("plain+middleware", plain_loop, [PassThrough()]),
-            Variant("agentlab+trace", lambda c, k: agentlab_loop(c, k, traces.path), [meter], before=traces.next)]
+    pair = [
+        Variant("plain", plain_loop),
+        Variant("plain+middleware", plain_loop, [PassThrough()]),
+        Variant("agentlab+trace", lambda c, k: agentlab_loop(c, k, traces.path), [meter], before=traces.next),
+    ]
     spans: dict[str, list[tuple[float, float]]] = {}
     for v in pair:
+
         def timed(*a: Any, _create=v.client.messages.create, _name=v.name, **k: Any) -> Any:
             t = time.process_time()
             try:
@@ -202,22 +220,46 @@ def split(n: int, reps: int, tmp: Path) -> None:
             own[v.name].append([s[k + 1][0] - s[k][1] + m[k + 1] for k in range(n - 1)])  # turn k+1 = 1-based k+1
             sdk[v.name].append([s[k + 1][1] - s[k + 1][0] - m[k + 1] for k in range(n - 1)])
     (lo_a, lo_b), hi_a, hi_b = EARLY, n - LATE_OFFSET, n - 1
-    win = lambda rows, a, b: statistics.fmean(  # noqa: E731
-        statistics.median(col) for col in list(zip(*rows))[a - 2:b - 1]) * 1e6
-    print(f"  Each turn split (cpu, median of {reps} reps, us): the loop's own code (from one messages.create returning")
-    print("  to the next starting, plus agentlab's Meter's own work) and the SDK call (messages.create minus the Meter):")
+    win = (
+        lambda rows, a, b: (
+            statistics.fmean(  # noqa: E731
+                statistics.median(col) for col in list(zip(*rows))[a - 2 : b - 1]
+            )
+            * 1e6
+        )
+    )
+    print(
+        f"  Each turn split (cpu, median of {reps} reps, us): the loop's own code (from one messages.create returning"
+    )
+    print(
+        "  to the next starting, plus agentlab's Meter's own work) and the SDK call (messages.create minus the Meter):"
+    )
     print(f"  {'':<18} {'own early':>10} {'own late':>9} {'SDK early':>10} {'SDK late':>9}")
-    cell = {v.name: (win(own[v.name], lo_a, lo_b), win(own[v.name], hi_a, hi_b),
-                     win(sdk[v.name], lo_a, lo_b), win(sdk[v.name], hi_a, hi_b)) for v in pair}
+    cell = {
+        v.name: (
+            win(own[v.name], lo_a, lo_b),
+            win(own[v.name], hi_a, hi_b),
+            win(sdk[v.name], lo_a, lo_b),
+            win(sdk[v.name], hi_a, hi_b),
+        )
+        for v in pair
+    }
     for name, row in cell.items():
         print(f"  {name:<18}" + "".join(f" {x:>9.1f} " for x in row))
     (oe, ol, se, sl), (pse, psl), (me, ml) = cell["agentlab+trace"], cell["plain"][2:], cell["plain+middleware"][2:]
     flat = abs(ol - oe) <= max(0.10 * abs(oe), 5.0)
-    print(f"  -> agentlab's own code per turn: {oe:.1f} us early, {ol:.1f} us late: "
-          + ("flat, no per-turn work of its own that grows with history" if flat
-             else f"GROWS by {ol - oe:+.1f} us over {hi_a - lo_a} turns of history"))
-    print(f"  -> inside the SDK call, agentlab's turns take {se - pse:+.1f} us early and {sl - psl:+.1f} us late over plain's;"
-          f" a do-nothing middleware: {me - pse:+.1f} / {ml - psl:+.1f} us")
+    print(
+        f"  -> agentlab's own code per turn: {oe:.1f} us early, {ol:.1f} us late: "
+        + (
+            "flat, no per-turn work of its own that grows with history"
+            if flat
+            else f"GROWS by {ol - oe:+.1f} us over {hi_a - lo_a} turns of history"
+        )
+    )
+    print(
+        f"  -> inside the SDK call, agentlab's turns take {se - pse:+.1f} us early and {sl - psl:+.1f} us late over plain's;"
+        f" a do-nothing middleware: {me - pse:+.1f} / {ml - psl:+.1f} us"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

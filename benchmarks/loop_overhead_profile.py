@@ -36,8 +36,14 @@ class NullMeter(agentlab.Meter):
     """A Meter that records nothing (what-if only): agentlab finds it, but it does no work per call; the loop's
     look-up of each reply's record gets one empty record, made once."""
 
-    EMPTY = agentlab.CallRecord(model="", usage={"input_tokens": 0, "output_tokens": 0}, stop_reason=None, wall_s=0.0,
-                                continues=False, estimated=True)
+    EMPTY = agentlab.CallRecord(
+        model="",
+        usage={"input_tokens": 0, "output_tokens": 0},
+        stop_reason=None,
+        wall_s=0.0,
+        continues=False,
+        estimated=True,
+    )
 
     def handle(self, request, call_next):  # type: ignore[override]
         return call_next(request)
@@ -63,8 +69,11 @@ def call_counts(by: dict[str, Variant], ns: tuple[int, ...]) -> None:
         print(" (three values of N are needed to tell growth; run without --quick)")
         return
     constant = max(d for *_, d in steps) - min(d for *_, d in steps) <= 0.01 * max(abs(d) for *_, d in steps)
-    print(" -> constant per turn: agentlab does no per-turn work of its own that grows with history" if constant
-          else " -> NOT constant: agentlab's per-turn work grows with history")
+    print(
+        " -> constant per turn: agentlab does no per-turn work of its own that grows with history"
+        if constant
+        else " -> NOT constant: agentlab's per-turn work grows with history"
+    )
 
 
 def _where(key: tuple[str, int, str]) -> str:
@@ -93,41 +102,73 @@ def profile(by: dict[str, Variant], n: int, runs: int) -> None:
     (sp, tot_p), (sa, tot_a) = ((s.stats, s.total_tt) for s in stats)  # type: ignore[attr-defined]
     diff, turns = tot_a - tot_p, n * runs
     per = lambda secs: secs / turns * 1e6  # noqa: E731  (us per turn)
-    find = lambda s, suffix, name: next((k for k in s if k[0].replace(os.sep, "/").endswith(suffix)  # noqa: E731
-                                         and k[2] == name), None)
+    find = lambda s, suffix, name: next(
+        (
+            k
+            for k in s
+            if k[0].replace(os.sep, "/").endswith(suffix)  # noqa: E731
+            and k[2] == name
+        ),
+        None,
+    )
     cum = lambda s, key: s[key][3] if key is not None else 0.0  # noqa: E731
-    edge = lambda s, callee, caller: (s[callee][4].get(caller, (0, 0, 0, 0.0))[3]  # noqa: E731
-                                      if callee is not None and caller is not None else 0.0)  # callee's time from caller
+    edge = lambda s, callee, caller: (
+        s[callee][4].get(caller, (0, 0, 0, 0.0))[3]  # noqa: E731
+        if callee is not None and caller is not None
+        else 0.0
+    )  # callee's time from caller
     print(f"\ncProfile, agentlab+trace vs plain, N={n}, {runs} runs each (the profiler inflates call-heavy code, so")
     print("the absolute numbers are high; the what-if below measures the same items without a profiler)")
-    print(f"  profiled time per turn: plain {per(tot_p):.1f} us, agentlab+trace {per(tot_a):.1f} us, "
-          f"difference {per(diff):.1f} us")
+    print(
+        f"  profiled time per turn: plain {per(tot_p):.1f} us, agentlab+trace {per(tot_a):.1f} us, "
+        f"difference {per(diff):.1f} us"
+    )
     run_agent, handle = find(sa, "agentlab/loop.py", "run_agent"), find(sa, "agentlab/meter/middleware.py", "handle")
     trace_event, trace_stop = find(sa, "agentlab/trace.py", "event"), find(sa, "agentlab/trace.py", "stop")
     execute, run_tool = find(sa, "agentlab/loop.py", "execute_tools"), find(sa, "agentlab/tools.py", "run_tool")
-    meter_own = cum(sa, handle) - sum(edge(sa, k, handle) for k in sa  # minus call_next and the SDK's cached parse
-                                      if "anthropic" in Path(k[0]).parts)
+    meter_own = cum(sa, handle) - sum(
+        edge(sa, k, handle)
+        for k in sa  # minus call_next and the SDK's cached parse
+        if "anthropic" in Path(k[0]).parts
+    )
     rows: list[tuple[str, float]] = [
-        ("turns_of, end of run (run.py: the Turn list; cost is priced lazily, not here)",
-         cum(sa, find(sa, "agentlab/run.py", "turns_of"))),
-        ("Trace.event (trace.py _write: JSON encode + write; flush before request/tool_call)",
-         cum(sa, trace_event) - edge(sa, trace_event, trace_stop)),
-        ("Trace.__init__ + stop (open, header, stop event, close), once per run",
-         cum(sa, find(sa, "agentlab/trace.py", "__init__")) + cum(sa, trace_stop)),
+        (
+            "turns_of, end of run (run.py: the Turn list; cost is priced lazily, not here)",
+            cum(sa, find(sa, "agentlab/run.py", "turns_of")),
+        ),
+        (
+            "Trace.event (trace.py _write: JSON encode + write; flush before request/tool_call)",
+            cum(sa, trace_event) - edge(sa, trace_event, trace_stop),
+        ),
+        (
+            "Trace.__init__ + stop (open, header, stop event, close), once per run",
+            cum(sa, find(sa, "agentlab/trace.py", "__init__")) + cum(sa, trace_stop),
+        ),
         ("execute_tools (loop.py) excl. its trace events", cum(sa, execute) - edge(sa, trace_event, execute)),
-        ("  of which run_tool excl. the tool (input checked by the tool's compiled validator)",
-         cum(sa, run_tool) - cum(sa, find(sa, "_bench_common.py", "noop"))),
-        ("Meter.handle own work (meter/middleware.py; excl. call_next and the SDK's cached response.parse())",
-         meter_own),
-        ("model_dump of content + usage in run_agent (loop.py)",
-         sum(edge(sa, k, run_agent) for k in sa if k[2] == "model_dump")),
+        (
+            "  of which run_tool excl. the tool (input checked by the tool's compiled validator)",
+            cum(sa, run_tool) - cum(sa, find(sa, "_bench_common.py", "noop")),
+        ),
+        (
+            "Meter.handle own work (meter/middleware.py; excl. call_next and the SDK's cached response.parse())",
+            meter_own,
+        ),
+        (
+            "model_dump of content + usage in run_agent (loop.py)",
+            sum(edge(sa, k, run_agent) for k in sa if k[2] == "model_dump"),
+        ),
         ("_results (loop.py), once per run", cum(sa, find(sa, "agentlab/loop.py", "_results"))),
-        ("SDK messages.create with middleware vs plain's without (excl. Meter's own work)",
-         cum(sa, find(sa, "anthropic/resources/messages/messages.py", "create")) - meter_own
-         - cum(sp, find(sp, "anthropic/resources/messages/messages.py", "create"))),
+        (
+            "SDK messages.create with middleware vs plain's without (excl. Meter's own work)",
+            cum(sa, find(sa, "anthropic/resources/messages/messages.py", "create"))
+            - meter_own
+            - cum(sp, find(sp, "anthropic/resources/messages/messages.py", "create")),
+        ),
     ]
-    print(f"  {'where agentlab+trace spends time that plain does not':<90} {'us/turn':>8} {'% of diff':>9}"
-          f" {'% of agentlab':>13}")
+    print(
+        f"  {'where agentlab+trace spends time that plain does not':<90} {'us/turn':>8} {'% of diff':>9}"
+        f" {'% of agentlab':>13}"
+    )
     for label, secs in rows:
         share = f"{secs / diff * 100:>8.1f}%" if diff > 0 else f"{'n/a':>9}"
         print(f"  {label:<90} {per(secs):>8.1f} {share} {secs / tot_a * 100:>12.1f}%")
@@ -160,7 +201,9 @@ def what_if(by: dict[str, Variant], ns: tuple[int, ...], reps: int, clock: str) 
             for i in order:
                 runs[(i, n)].append(statistics.fmean(steps[i][1].run(n)[clock]))
     print("\nWhat-if, no profiler: agentlab's costs removed one after the other (cumulative), in this process only")
-    print(f"(agentlab's files are untouched); ratio to plain and extra us/turn over plain, {clock} clock, median of {reps} reps")
+    print(
+        f"(agentlab's files are untouched); ratio to plain and extra us/turn over plain, {clock} clock, median of {reps} reps"
+    )
     print(f"  {'step':<58}" + "".join(f" {f'N={n}':>17}" for n in ns))
     for i, (label, _) in enumerate(steps):
         cells = []
@@ -171,7 +214,7 @@ def what_if(by: dict[str, Variant], ns: tuple[int, ...], reps: int, clock: str) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    args, ns, reps = parse_args(argv, __doc__.splitlines()[0], 4, extra_quick=', one profiled run')
+    args, ns, reps = parse_args(argv, __doc__.splitlines()[0], 4, extra_quick=", one profiled run")
     started = time.perf_counter()
     banner("agentlab loop overhead, where the time goes", ns, reps, args.clock)
     with tempfile.TemporaryDirectory(prefix="agentlab-bench-") as tmp:

@@ -30,8 +30,10 @@ def main() -> None:
     table = speedup_table(latency=latency, sizes=sizes, reps=reps)
     print(f"simulated latency {latency * 1000:g} ms per call; baseline = the same pattern with max_workers=1")
     for r in table.to_dict("records"):
-        print(f"{r['pattern']:<12} n={r['calls in parallel']}: serial {r['serial (s)']:.3f} s, parallel "
-              f"{r['parallel (s)']:.3f} s, speed-up {r['speed-up']:.2f}x (ideal {r['ideal']:.2f}x)")
+        print(
+            f"{r['pattern']:<12} n={r['calls in parallel']}: serial {r['serial (s)']:.3f} s, parallel "
+            f"{r['parallel (s)']:.3f} s, speed-up {r['speed-up']:.2f}x (ideal {r['ideal']:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

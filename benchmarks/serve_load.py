@@ -121,8 +121,16 @@ def startup(reps: int = 5) -> tuple[float, float]:
     bare, serve = [], []
     for _ in range(reps):
         port = _free_port()
-        bare.append(_until_listening([sys.executable, "-c", f"import socket, time; s = socket.create_server(({HOST!r}, {port})); "
-                                      "time.sleep(60)"], port))
+        bare.append(
+            _until_listening(
+                [
+                    sys.executable,
+                    "-c",
+                    f"import socket, time; s = socket.create_server(({HOST!r}, {port})); time.sleep(60)",
+                ],
+                port,
+            )
+        )
         port = _free_port()
         serve.append(_until_listening([sys.executable, "-m", "agentlab", "serve", "--port", str(port)], port))
     return min(bare), min(serve)
@@ -179,8 +187,9 @@ def concurrent(port: int, body: bytes, clients: int) -> tuple[int, float]:
     return len(answered), len(answered) / (time.perf_counter() - start)
 
 
-def measure(kind: str, bodies: list[bytes], seconds: float, max_requests: int, warmup: int,
-            bursts: list[int]) -> tuple[float, float | None, list[tuple[int, float]]]:
+def measure(
+    kind: str, bodies: list[bytes], seconds: float, max_requests: int, warmup: int, bursts: list[int]
+) -> tuple[float, float | None, list[tuple[int, float]]]:
     """One server of ``kind`` in a child process: sequential req/s, server CPU ms per request, and each burst's (answered, req/s)."""
     proc, port = _start(kind)
     try:
@@ -209,9 +218,16 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="short smoke run (1 s sequential, 50 clients, 1 rep)")
     p.add_argument("--seconds", type=float, default=5.0, help="sequential test length, s (default 5)")
     p.add_argument("--max-requests", type=int, default=20000, help="sequential request cap (default 20000)")
-    p.add_argument("--clients", type=int, nargs="+", default=list(TARGET_CLIENTS),
-                   help=f"concurrent bursts to run, clients each (default {' '.join(map(str, TARGET_CLIENTS))})")
-    p.add_argument("--reps", type=int, default=3, help="rounds, servers alternating in order; medians are shown (default 3)")
+    p.add_argument(
+        "--clients",
+        type=int,
+        nargs="+",
+        default=list(TARGET_CLIENTS),
+        help=f"concurrent bursts to run, clients each (default {' '.join(map(str, TARGET_CLIENTS))})",
+    )
+    p.add_argument(
+        "--reps", type=int, default=3, help="rounds, servers alternating in order; medians are shown (default 3)"
+    )
     p.add_argument("--warmup", type=int, default=20, help="requests sent before measuring (default 20)")
     p.add_argument("--serve", choices=["current", "baseline"], help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -220,41 +236,63 @@ def main() -> int:
         (serve_current if args.serve == "current" else serve_baseline)(args.port)
         return 0
     bare, served = startup(1 if args.quick else 5)
-    print(f"start-up (best of {1 if args.quick else 5}): bare interpreter {bare:.3f} s, `python -m agentlab serve` "
-          f"{served:.3f} s, its own {served - bare:.3f} s (target < 1 s: {'met' if served - bare < 1 else 'NOT met'})",
-          flush=True)
+    print(
+        f"start-up (best of {1 if args.quick else 5}): bare interpreter {bare:.3f} s, `python -m agentlab serve` "
+        f"{served:.3f} s, its own {served - bare:.3f} s (target < 1 s: {'met' if served - bare < 1 else 'NOT met'})",
+        flush=True,
+    )
     seconds, bursts, reps = (1.0, [50], 1) if args.quick else (args.seconds, args.clients, max(1, args.reps))
     bodies = city_requests()
     runs: dict[str, list] = {"baseline": [], "current": []}
     for rep in range(reps):  # alternate which goes first: a busy machine's load drifts
         load = _load()
-        for kind in (("baseline", "current") if rep % 2 == 0 else ("current", "baseline")):
+        for kind in ("baseline", "current") if rep % 2 == 0 else ("current", "baseline"):
             runs[kind].append(measure(kind, bodies, seconds, args.max_requests, args.warmup, bursts))
-        print(f"round {rep + 1} (load {load} -> {_load()}): " + "; ".join(
-            f"{kind} {runs[kind][-1][0]:.0f} req/s " + " ".join(f"{c}:{r:.0f}" for c, (_, r) in zip(bursts, runs[kind][-1][2]))
-            for kind in ("baseline", "current")), flush=True)
+        print(
+            f"round {rep + 1} (load {load} -> {_load()}): "
+            + "; ".join(
+                f"{kind} {runs[kind][-1][0]:.0f} req/s "
+                + " ".join(f"{c}:{r:.0f}" for c, (_, r) in zip(bursts, runs[kind][-1][2]))
+                for kind in ("baseline", "current")
+            ),
+            flush=True,
+        )
     results = {}
     for kind in ("baseline", "current"):
         rps = statistics.median(r[0] for r in runs[kind])
         cpus = [r[1] for r in runs[kind] if r[1] is not None]
-        burst = [(min(r[2][i][0] for r in runs[kind]), statistics.median(r[2][i][1] for r in runs[kind])) for i in range(len(bursts))]
+        burst = [
+            (min(r[2][i][0] for r in runs[kind]), statistics.median(r[2][i][1] for r in runs[kind]))
+            for i in range(len(bursts))
+        ]
         results[kind] = (rps, burst)
         cpu = f"{statistics.median(cpus):.2f} ms" if cpus else "n/a"
         shown = "   ".join(f"concurrent {ok}/{c} answered ({r:.0f} req/s)" for c, (ok, r) in zip(bursts, burst))
-        print(f"{kind:9s} sequential {rps:8.1f} req/s (one keep-alive connection, city task)   "
-              f"{shown}   server CPU per request {cpu}", flush=True)
+        print(
+            f"{kind:9s} sequential {rps:8.1f} req/s (one keep-alive connection, city task)   "
+            f"{shown}   server CPU per request {cpu}",
+            flush=True,
+        )
     (b_rps, b_burst), (c_rps, c_burst) = results["baseline"], results["current"]
-    ratios = ", ".join(f"{c} concurrent {cr / max(br, 1e-9):.2f}x" for c, (_, br), (_, cr) in zip(bursts, b_burst, c_burst))
+    ratios = ", ".join(
+        f"{c} concurrent {cr / max(br, 1e-9):.2f}x" for c, (_, br), (_, cr) in zip(bursts, b_burst, c_burst)
+    )
     print(f"ratio current/baseline (median of {reps}): sequential {c_rps / b_rps:.2f}x, {ratios}")
     paired = [("sequential", [c[0] / max(b[0], 1e-9) for b, c in zip(runs["baseline"], runs["current"])])]
-    paired += [(f"{n} concurrent", [c[2][i][1] / max(b[2][i][1], 1e-9) for b, c in zip(runs["baseline"], runs["current"])])
-               for i, n in enumerate(bursts)]
-    print("ratio within each round, median [min-max]: " + ", ".join(
-        f"{name} {statistics.median(r):.2f}x [{min(r):.2f}-{max(r):.2f}]" for name, r in paired))
+    paired += [
+        (f"{n} concurrent", [c[2][i][1] / max(b[2][i][1], 1e-9) for b, c in zip(runs["baseline"], runs["current"])])
+        for i, n in enumerate(bursts)
+    ]
+    print(
+        "ratio within each round, median [min-max]: "
+        + ", ".join(f"{name} {statistics.median(r):.2f}x [{min(r):.2f}-{max(r):.2f}]" for name, r in paired)
+    )
     all_ok = all(ok == c for c, (ok, _) in zip(bursts, c_burst))
-    print(f"targets: sequential >= {TARGET_RPS} req/s: {'met' if c_rps >= TARGET_RPS else 'NOT met'}; "
-          f"{'/'.join(map(str, bursts))} concurrent all answered (fewest of {reps}): {'met' if all_ok else 'NOT met'}; "
-          f"no slower than baseline: {'met' if c_rps >= b_rps else 'NOT met'}")
+    print(
+        f"targets: sequential >= {TARGET_RPS} req/s: {'met' if c_rps >= TARGET_RPS else 'NOT met'}; "
+        f"{'/'.join(map(str, bursts))} concurrent all answered (fewest of {reps}): {'met' if all_ok else 'NOT met'}; "
+        f"no slower than baseline: {'met' if c_rps >= b_rps else 'NOT met'}"
+    )
     return 0
 
 

@@ -34,8 +34,8 @@ def first_cell(notebook: Path) -> str:
     with IPython magics dropped."""
     cells = [c for c in json.loads(notebook.read_text("utf-8"))["cells"] if c["cell_type"] == "code"]
     n = next(i for i, c in enumerate(cells) if "parameters" not in c.get("metadata", {}).get("tags", []))
-    src = "\n".join("".join(c["source"]) for c in cells[:n + 1])
-    return "\n".join(l for l in src.splitlines() if not l.lstrip().startswith(("%", "!")))
+    src = "\n".join("".join(c["source"]) for c in cells[: n + 1])
+    return "\n".join(ln for ln in src.splitlines() if not ln.lstrip().startswith(("%", "!")))
 
 
 def timed(argv: list[str], cwd: Path, env: dict) -> tuple[float, float]:
@@ -52,8 +52,9 @@ def timed(argv: list[str], cwd: Path, env: dict) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo", type=Path, default=Path(__file__).resolve().parents[1],
-                    help="checkout to measure (default: this one)")
+    ap.add_argument(
+        "--repo", type=Path, default=Path(__file__).resolve().parents[1], help="checkout to measure (default: this one)"
+    )
     ap.add_argument("--repeat", type=int, default=3, help="runs per command; the best is kept (default 3)")
     args = ap.parse_args()
     repo = args.repo.resolve()
@@ -65,8 +66,10 @@ def main() -> None:
         "python (floor)": ("floor", [py, "-c", "pass"]),
         "import anthropic (floor)": ("floor", [py, "-c", "import anthropic"]),
         "python -m agentlab compare": ("compare", [py, "-m", "agentlab", "compare", "--out", str(tmp / "runs")]),
-        "python -m agentlab compare --png": ("figure", [py, "-m", "agentlab", "compare", "--out", str(tmp / "runs"),
-                                                        "--png", str(tmp / "compare.png")]),
+        "python -m agentlab compare --png": (
+            "figure",
+            [py, "-m", "agentlab", "compare", "--out", str(tmp / "runs"), "--png", str(tmp / "compare.png")],
+        ),
     }
     for nb in sorted((repo / "notebooks").glob("*.ipynb")):
         commands[f"{nb.stem}: first cell"] = ("notebook", [py, "-c", first_cell(nb)])

@@ -43,13 +43,19 @@ def main(argv: list[str] | None = None) -> int:
         plain_loop(client, k + 1)
         done += k
     bare, bare_cpu = time.perf_counter() - b0, time.process_time() - bc0
-    print(f"sweep: {len(df)} runs (grid {runs}), {calls} model calls, wall {wall:.2f} s, cpu {cpu:.2f} s, "
-          f"{1000 * cpu / calls:.2f} ms cpu per call")
-    print(f"baseline: {calls} bare SDK calls on an instant canned transport, wall {bare:.2f} s, cpu {bare_cpu:.2f} s; "
-          f"sweep / baseline = {cpu / bare_cpu:.1f}x (cpu), {wall / bare:.1f}x (wall)")
+    print(
+        f"sweep: {len(df)} runs (grid {runs}), {calls} model calls, wall {wall:.2f} s, cpu {cpu:.2f} s, "
+        f"{1000 * cpu / calls:.2f} ms cpu per call"
+    )
+    print(
+        f"baseline: {calls} bare SDK calls on an instant canned transport, wall {bare:.2f} s, cpu {bare_cpu:.2f} s; "
+        f"sweep / baseline = {cpu / bare_cpu:.1f}x (cpu), {wall / bare:.1f}x (wall)"
+    )
     if wall > 1.5 * cpu:
-        print(f"note: wall time is {wall / cpu:.1f}x the cpu time: other processes share the cores; "
-              "the cpu time is what the sweep itself needs")
+        print(
+            f"note: wall time is {wall / cpu:.1f}x the cpu time: other processes share the cores; "
+            "the cpu time is what the sweep itself needs"
+        )
     verdict = "within target" if wall < TARGET_S else f"over target: {wall:.1f} s >= {TARGET_S:.0f} s"
     enough = "" if len(df) >= TARGET_RUNS else f" (only {len(df)} runs: the target is for {TARGET_RUNS} or more)"
     print(f"full sweep time {wall:.2f} s for {len(df)} runs: {verdict}{enough}")

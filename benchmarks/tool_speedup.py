@@ -22,8 +22,10 @@ def main() -> None:
     ns, seconds = ((1, 2, 4), 0.05) if a.quick else (range(1, 9), a.seconds)
     rows = speedups(ns, seconds)
     for r in rows:
-        print(f"N={r['n']}  serial {r['serial_s']:.3f} s  parallel {r['parallel_s']:.3f} s  "
-              f"speed-up {r['speedup']:.2f}x (ideal {r['n']}x, {r['speedup'] / r['n']:.0%} of ideal)")
+        print(
+            f"N={r['n']}  serial {r['serial_s']:.3f} s  parallel {r['parallel_s']:.3f} s  "
+            f"speed-up {r['speedup']:.2f}x (ideal {r['n']}x, {r['speedup'] / r['n']:.0%} of ideal)"
+        )
     if a.png:
         plot_speedup(rows).savefig(a.png, dpi=120)
         print(f"figure: {a.png}")

@@ -46,6 +46,8 @@ def format_tool_error(tool_name: str, field: str, value: str, valid: list[str]) 
     """
     ### BEGIN SOLUTION
     close = difflib.get_close_matches(value, valid, n=5, cutoff=0)
-    return (f"{tool_name}: '{value}' is not a valid {field}. Valid values include: "
-            f"{', '.join(close)}. Call {tool_name} again with one of these.")
+    return (
+        f"{tool_name}: '{value}' is not a valid {field}. Valid values include: "
+        f"{', '.join(close)}. Call {tool_name} again with one of these."
+    )
     ### END SOLUTION

@@ -27,8 +27,7 @@ def run_loop(client: Any, task: str, tools: list[Tool], model: str, max_turns: i
     by_name = toolset(tools)
     messages: list[dict] = [{"role": "user", "content": task}]
     for _ in range(max_turns):
-        reply = client.messages.create(model=model, max_tokens=1024, messages=messages,
-                                       tools=[t.spec() for t in tools])
+        reply = client.messages.create(model=model, max_tokens=1024, messages=messages, tools=[t.spec() for t in tools])
         content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
         messages.append({"role": "assistant", "content": content})
         if reply.stop_reason != "tool_use":

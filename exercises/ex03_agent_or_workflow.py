@@ -12,8 +12,12 @@ from typing import Any
 from agentlab.tools import run_tool
 from agentlab.weather import get_weather, make_save_note
 
-CITIES = {"type": "object", "properties": {"cities": {"type": "array", "items": {"type": "string"}}},
-          "required": ["cities"], "additionalProperties": False}
+CITIES = {
+    "type": "object",
+    "properties": {"cities": {"type": "array", "items": {"type": "string"}}},
+    "required": ["cities"],
+    "additionalProperties": False,
+}
 """JSON schema for step 1's answer: the cities named in the task."""
 
 
@@ -35,8 +39,12 @@ def city_chain(client: Any, task: str, notes_dir: str | Path, model: str) -> dic
     """
     ### BEGIN SOLUTION
     tools = {"get_weather": get_weather}
-    reply = client.messages.create(model=model, max_tokens=256, messages=[{"role": "user", "content": task}],
-                                   output_config={"format": {"type": "json_schema", "schema": CITIES}})
+    reply = client.messages.create(
+        model=model,
+        max_tokens=256,
+        messages=[{"role": "user", "content": task}],
+        output_config={"format": {"type": "json_schema", "schema": CITIES}},
+    )
     cities = json.loads(reply.content[0].text)["cities"]
     if len(cities) < 2:
         return {"note": None, "stopped_at": "gate", "reason": f"need two or more cities, got {cities}"}
@@ -47,8 +55,11 @@ def city_chain(client: Any, task: str, notes_dir: str | Path, model: str) -> dic
             return {"note": None, "stopped_at": "gate", "reason": out.content}
         temps.append(f"{city}: {json.loads(out.content)['temp_c']:g}°C")
     prompt = "Write a short note comparing these temperatures. Data: " + "; ".join(temps)
-    note = client.messages.create(model=model, max_tokens=256,
-                                  messages=[{"role": "user", "content": prompt}]).content[0].text
+    note = (
+        client.messages.create(model=model, max_tokens=256, messages=[{"role": "user", "content": prompt}])
+        .content[0]
+        .text
+    )
     make_save_note(notes_dir)(text=note)
     return {"note": note, "stopped_at": None, "reason": ""}
     ### END SOLUTION

@@ -22,11 +22,19 @@ def route_ticket(client: Any, ticket: str, routes: dict[str, str], fallback: str
     "branch": <the route key used, or "fallback">, "reply": <the branch's first text block>}.
     """
     ### BEGIN SOLUTION
-    schema = {"type": "object", "properties": {"label": {"type": "string", "enum": [*routes, "other"]}},
-              "required": ["label"]}
+    schema = {
+        "type": "object",
+        "properties": {"label": {"type": "string", "enum": [*routes, "other"]}},
+        "required": ["label"],
+    }
     messages = [{"role": "user", "content": ticket}]
-    first = client.messages.create(model=model, max_tokens=64, system="Classify the ticket.", messages=messages,
-                                   output_config={"format": {"type": "json_schema", "schema": schema}})
+    first = client.messages.create(
+        model=model,
+        max_tokens=64,
+        system="Classify the ticket.",
+        messages=messages,
+        output_config={"format": {"type": "json_schema", "schema": schema}},
+    )
     try:
         label = json.loads(first.content[0].text)["label"]
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
@@ -38,8 +46,12 @@ def route_ticket(client: Any, ticket: str, routes: dict[str, str], fallback: str
     ### END SOLUTION
 
 
-def bounded_loop(generate: Callable[[str, str | None], str], evaluate: Callable[[str, str], tuple[str, str]],
-                 task: str, max_rounds: int) -> dict:
+def bounded_loop(
+    generate: Callable[[str, str | None], str],
+    evaluate: Callable[[str, str], tuple[str, str]],
+    task: str,
+    max_rounds: int,
+) -> dict:
     """Exercise 4.2: bound the cookbook's `while True` evaluator loop and report why it stopped.
 
     The cookbook loop: result = generate(task, None); then forever: status, feedback =

@@ -51,13 +51,21 @@ def next_action(stop_reason: str, content: list[dict]) -> str:
     Raise ValueError (naming stop_reason and its value) for any other stop_reason.
     """
     ### BEGIN SOLUTION
-    fixed = {"tool_use": "run tools", "pause_turn": "send back", "end_turn": "check done",
-             "stop_sequence": "check done", "refusal": "stop", "model_context_window_exceeded": "stop"}
+    fixed = {
+        "tool_use": "run tools",
+        "pause_turn": "send back",
+        "end_turn": "check done",
+        "stop_sequence": "check done",
+        "refusal": "stop",
+        "model_context_window_exceeded": "stop",
+    }
     if isinstance(stop_reason, str) and stop_reason in fixed:
         return fixed[stop_reason]
     if stop_reason != "max_tokens":
-        raise ValueError(f"stop_reason={stop_reason!r} is not one this harness knows; expected one of "
-                         f"{sorted([*fixed, 'max_tokens'])}")
+        raise ValueError(
+            f"stop_reason={stop_reason!r} is not one this harness knows; expected one of "
+            f"{sorted([*fixed, 'max_tokens'])}"
+        )
     if not content or content[-1].get("type") == "tool_use":
         return "raise max_tokens"
     return "continue"

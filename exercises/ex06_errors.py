@@ -29,10 +29,15 @@ def readable_schema_error(tool: Tool, tool_input: Any) -> str:
     samples = {"string": "example", "integer": 1, "number": 1.0, "boolean": True}
     example = {f: samples.get(props.get(f, {}).get("type"), "example") for f in required}
     fields = ", ".join(f"{n} ({p.get('type', 'any')})" for n, p in props.items())
-    head = f"Invalid input for {tool.name}: missing required field {', '.join(missing)}." if missing else \
-        f"Invalid input for {tool.name}."
-    return (f"{head} Received: {json.dumps(tool_input, ensure_ascii=False)}. Valid fields: {fields}. "
-            f"Send the fields the tool needs and try again.\nExample: {json.dumps(example, ensure_ascii=False)}")
+    head = (
+        f"Invalid input for {tool.name}: missing required field {', '.join(missing)}."
+        if missing
+        else f"Invalid input for {tool.name}."
+    )
+    return (
+        f"{head} Received: {json.dumps(tool_input, ensure_ascii=False)}. Valid fields: {fields}. "
+        f"Send the fields the tool needs and try again.\nExample: {json.dumps(example, ensure_ascii=False)}"
+    )
     ### END SOLUTION
 
 
@@ -48,6 +53,7 @@ def simplest_design(designs: list[dict], target: float) -> str | None:
     Return the name of the simplest design whose predicted success is at least `target`, or None
     when no design reaches it. Do not change `designs`.
     """
+
     ### BEGIN SOLUTION
     def success(design: dict) -> float:
         fail_all = (1 - design["p_step"]) ** (1 + design.get("retries", 0))

@@ -59,8 +59,10 @@ def describe_lookup() -> tuple[str, str]:
     Try yours with `tool_descriptions.run_once(*describe_lookup(), guess_wrong=1.0)`.
     """
     ### BEGIN SOLUTION
-    return ("Today's temperature in °C and sky condition for one city; call once per city.",
-            'City name only, e.g. "Paris".')
+    return (
+        "Today's temperature in °C and sky condition for one city; call once per city.",
+        'City name only, e.g. "Paris".',
+    )
     ### END SOLUTION
 
 

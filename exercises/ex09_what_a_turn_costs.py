@@ -19,6 +19,7 @@ def cost_by_hand(usage: dict, prices: dict) -> float:
     lifetime). Without "cache_creation", every write is a 5-minute write. Missing or None counts
     as 0. Return the total in USD (a float).
     """
+
     ### BEGIN SOLUTION
     def n(key: str) -> int:
         return usage.get(key) or 0
@@ -27,9 +28,13 @@ def cost_by_hand(usage: dict, prices: dict) -> float:
     one_hour = split.get("ephemeral_1h_input_tokens") or 0
     five_min = n("cache_creation_input_tokens") - one_hour
     per_token = {k: v / 1_000_000 for k, v in prices.items()}
-    return (n("input_tokens") * per_token["input"] + n("output_tokens") * per_token["output"]
-            + n("cache_read_input_tokens") * per_token["cache_read"]
-            + five_min * per_token["cache_write_5m"] + one_hour * per_token["cache_write_1h"])
+    return (
+        n("input_tokens") * per_token["input"]
+        + n("output_tokens") * per_token["output"]
+        + n("cache_read_input_tokens") * per_token["cache_read"]
+        + five_min * per_token["cache_write_5m"]
+        + one_hour * per_token["cache_write_1h"]
+    )
     ### END SOLUTION
 
 

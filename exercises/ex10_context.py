@@ -36,16 +36,30 @@ def clear_old_results(messages: list[dict], keep: int, placeholder: str = "[clea
     so each tool_use is still answered by its tool_result in the next message.
     """
     ### BEGIN SOLUTION
-    ids = [b["tool_use_id"] for m in messages if isinstance(m["content"], list)
-           for b in m["content"] if b.get("type") == "tool_result"]
+    ids = [
+        b["tool_use_id"]
+        for m in messages
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
     old = set(ids[: max(len(ids) - keep, 0)])
     out = []
     for m in messages:
         if not isinstance(m["content"], list):
             out.append(dict(m))
             continue
-        out.append({**m, "content": [{**b, "content": placeholder} if b.get("type") == "tool_result"
-                                     and b["tool_use_id"] in old else dict(b) for b in m["content"]]})
+        out.append(
+            {
+                **m,
+                "content": [
+                    {**b, "content": placeholder}
+                    if b.get("type") == "tool_result" and b["tool_use_id"] in old
+                    else dict(b)
+                    for b in m["content"]
+                ],
+            }
+        )
     return out
     ### END SOLUTION
 
@@ -71,13 +85,16 @@ def plan_window(parts: list[dict], budget: int) -> dict[str, str]:
     ### BEGIN SOLUTION
     # Summarise what is needed, drop the rest, then give room back newest first: the newest turns are
     # what the model is reasoning from right now, the oldest results have usually been noted already.
-    plan = {p["name"]: ("keep" if p["kind"] != "history" else "summarise" if p.get("needed") else "drop")
-            for p in parts}
+    plan = {
+        p["name"]: ("keep" if p["kind"] != "history" else "summarise" if p.get("needed") else "drop") for p in parts
+    }
     size = {"keep": lambda p: p["tokens"], "summarise": lambda p: p["summary_tokens"], "drop": lambda p: 0}
     used = sum(size[plan[p["name"]]](p) for p in parts)
     if used > budget:
-        raise ValueError(f"plan_window(budget={budget}): the smallest plan needs {used} tokens "
-                         "(fixed parts, the newest turn, needed parts summarised); raise the budget or shrink those parts")
+        raise ValueError(
+            f"plan_window(budget={budget}): the smallest plan needs {used} tokens "
+            "(fixed parts, the newest turn, needed parts summarised); raise the budget or shrink those parts"
+        )
     for p in reversed([p for p in parts if p["kind"] == "history"]):
         for better in ("keep", "summarise"):  # the biggest step up that still fits
             now = plan[p["name"]]

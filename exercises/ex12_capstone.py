@@ -56,8 +56,13 @@ def what_stopped(events: list[dict]) -> dict:
         by = "model"
     else:
         by = "code"
-    return {"reason": stop.get("reason"), "decided_by": by, "guard": stop.get("guard"),
-            "observed": stop.get("observed"), "limit": stop.get("limit")}
+    return {
+        "reason": stop.get("reason"),
+        "decided_by": by,
+        "guard": stop.get("guard"),
+        "observed": stop.get("observed"),
+        "limit": stop.get("limit"),
+    }
     ### END SOLUTION
 
 
@@ -81,17 +86,27 @@ def extra_turn_cost(events: list[dict], prices: dict) -> dict:
         return u.get(key) or 0
 
     def tokens(u: dict) -> int:
-        return sum(n(u, k) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
-                                     "cache_creation_input_tokens"))
+        return sum(
+            n(u, k) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        )
 
     def usd(u: dict) -> float:
-        return (n(u, "input_tokens") * prices["input"] + n(u, "output_tokens") * prices["output"]
-                + n(u, "cache_read_input_tokens") * prices["cache_read"]
-                + n(u, "cache_creation_input_tokens") * prices["cache_write"]) / 1_000_000
+        return (
+            n(u, "input_tokens") * prices["input"]
+            + n(u, "output_tokens") * prices["output"]
+            + n(u, "cache_read_input_tokens") * prices["cache_read"]
+            + n(u, "cache_creation_input_tokens") * prices["cache_write"]
+        ) / 1_000_000
 
     first, last = usages[0], usages[-1]
-    return {"calls": len(usages), "first_tokens": tokens(first), "last_tokens": tokens(last),
-            "first_usd": usd(first), "last_usd": usd(last), "growth": tokens(last) / tokens(first)}
+    return {
+        "calls": len(usages),
+        "first_tokens": tokens(first),
+        "last_tokens": tokens(last),
+        "first_usd": usd(first),
+        "last_usd": usd(last),
+        "growth": tokens(last) / tokens(first),
+    }
     ### END SOLUTION
 
 

@@ -75,8 +75,14 @@ def build_slides(notebooks: list[Path], out: Path, assets: Path | None = None) -
     from nbconvert import SlidesExporter
 
     copy = _assets(Path(assets)) if assets is not None else None  # refused before anything is written
-    exporter = SlidesExporter(reveal_url_prefix=REVEAL_PREFIX, require_js_url=REQUIRE_JS, reveal_theme="white",
-                              jquery_url="", mathjax_url="", mermaid_js_url="")
+    exporter = SlidesExporter(
+        reveal_url_prefix=REVEAL_PREFIX,
+        require_js_url=REQUIRE_JS,
+        reveal_theme="white",
+        jquery_url="",
+        mathjax_url="",
+        mermaid_js_url="",
+    )
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for path in notebooks:
@@ -97,12 +103,16 @@ def _assets(assets: Path):
     reveal = assets / "reveal.js"
     require = next(iter(sorted(assets.glob("requirejs/require.js"))), None) or assets / "require.js"
     if not (reveal / "dist" / "reveal.js").exists() or not require.exists():
-        raise SystemExit(f"--assets {assets}: expected reveal.js/dist/reveal.js and requirejs/require.js "
-                         "(run `make slides`: it installs the pinned versions and passes their node_modules)")
+        raise SystemExit(
+            f"--assets {assets}: expected reveal.js/dist/reveal.js and requirejs/require.js "
+            "(run `make slides`: it installs the pinned versions and passes their node_modules)"
+        )
     version = json.loads((reveal / "package.json").read_text("utf-8")).get("version", "?")
     if version.split(".")[0] != REVEAL_MAJOR:
-        raise SystemExit(f"--assets {assets}: reveal.js {version}; nbconvert's slides need reveal.js {REVEAL_MAJOR}.x "
-                         "(run `make slides`: it installs the version scripts/slides/package-lock.json pins)")
+        raise SystemExit(
+            f"--assets {assets}: reveal.js {version}; nbconvert's slides need reveal.js {REVEAL_MAJOR}.x "
+            "(run `make slides`: it installs the version scripts/slides/package-lock.json pins)"
+        )
 
     def copy(out: Path) -> None:
         shutil.copytree(reveal / "dist", out / REVEAL_PREFIX / "dist", dirs_exist_ok=True)
@@ -114,13 +124,21 @@ def _assets(assets: Path):
 
 def glossary_pages(glossary: dict) -> dict[str, str]:
     """The glossary as a markdown table, once per language: lang -> page text."""
-    head = {"en": ("# Glossary (English -> Chinese)\n\nOne Chinese term per concept, as the zh-CN notebooks use it. "
-                   "Generated from `docs/glossary.json` by `scripts/build_kit.py glossary`; a test keeps the "
-                   "notebooks to it.\n\n| English | 中文 | do not write | note |\n|---|---|---|---|\n"),
-            "zh-CN": ("# 术语表（英文 -> 中文）\n\n每个概念只用一个中文术语，与中文版笔记本一致。本页由 `scripts/build_kit.py glossary` "
-                      "从 `docs/glossary.json` 生成；有一个测试检查笔记本遵守它。\n\n| English | 中文 | 不要写成 | 说明 |\n|---|---|---|---|\n")}
-    rows = "".join(f"| {t['en']} | {t['zh']} | {', '.join(t['rejected']) or '-'} | {t['note'] or '-'} |\n"
-                   for t in glossary["terms"])
+    head = {
+        "en": (
+            "# Glossary (English -> Chinese)\n\nOne Chinese term per concept, as the zh-CN notebooks use it. "
+            "Generated from `docs/glossary.json` by `scripts/build_kit.py glossary`; a test keeps the "
+            "notebooks to it.\n\n| English | 中文 | do not write | note |\n|---|---|---|---|\n"
+        ),
+        "zh-CN": (
+            "# 术语表（英文 -> 中文）\n\n每个概念只用一个中文术语，与中文版笔记本一致。本页由 `scripts/build_kit.py glossary` "
+            "从 `docs/glossary.json` 生成；有一个测试检查笔记本遵守它。\n\n| English | 中文 | 不要写成 | 说明 |\n|---|---|---|---|\n"
+        ),
+    }
+    rows = "".join(
+        f"| {t['en']} | {t['zh']} | {', '.join(t['rejected']) or '-'} | {t['note'] or '-'} |\n"
+        for t in glossary["terms"]
+    )
     return {lang: text + rows for lang, text in head.items()}
 
 
@@ -145,9 +163,14 @@ def graded_points() -> dict[str, int]:
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
             if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 continue
-            marks = {d.func.attr: d.args[0].value for d in node.decorator_list
-                     if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.args
-                     and isinstance(d.args[0], ast.Constant)}
+            marks = {
+                d.func.attr: d.args[0].value
+                for d in node.decorator_list
+                if isinstance(d, ast.Call)
+                and isinstance(d.func, ast.Attribute)
+                and d.args
+                and isinstance(d.args[0], ast.Constant)
+            }
             if "points" in marks and "exercise" in marks:
                 points[marks["exercise"]] = points.get(marks["exercise"], 0) + marks["points"]
     return points
@@ -178,52 +201,82 @@ def time_estimates() -> list[dict]:
         pts = sum(v for k, v in points.items() if k.split(".")[0] == number)
         questions = ungraded_questions(cells)
         raw = words / READ_WPM + code * PER_CELL + questions * PER_QUESTION + pts * PER_POINT
-        rows.append({"notebook": path.stem, "words": words, "code cells": code, "questions": questions,
-                     "points": pts, "minutes": int(5 * round(raw / 5))})
+        rows.append(
+            {
+                "notebook": path.stem,
+                "words": words,
+                "code cells": code,
+                "questions": questions,
+                "points": pts,
+                "minutes": int(5 * round(raw / 5)),
+            }
+        )
     return rows
 
 
 def time_pages(rows: list[dict]) -> dict[str, str]:
-    head = {"en": ("# Time per notebook\n\nA stated rule, not a measurement of students: "
-                   f"{READ_WPM} words of prose a minute, {PER_CELL} minutes per code cell, {PER_QUESTION} per "
-                   f"ungraded question, {PER_POINT} per graded point, rounded to 5 minutes. Generated by "
-                   "`scripts/build_kit.py pages`; a test regenerates it.\n\n"
-                   "| notebook | words | code cells | ungraded questions | graded points | minutes |\n|---|---|---|---|---|---|\n"),
-            "zh-CN": ("# 每本笔记本的时间\n\n这是一条写明的规则，而不是对学生的测量：每分钟读 "
-                      f"{READ_WPM} 个英文词的正文，每个代码单元格 {PER_CELL} 分钟，每道不计分的题 {PER_QUESTION} 分钟，"
-                      f"每个评分练习的分数 {PER_POINT} 分钟，四舍五入到 5 分钟。由 `scripts/build_kit.py pages` 生成；"
-                      "有一个测试会重新生成并比对。\n\n"
-                      "| 笔记本 | 词数 | 代码单元格 | 不计分的题 | 评分练习分数 | 分钟 |\n|---|---|---|---|---|---|\n")}
-    body = "".join(f"| {r['notebook']} | {r['words']} | {r['code cells']} | {r['questions']} | {r['points']} | "
-                   f"{r['minutes']} |\n" for r in rows)
+    head = {
+        "en": (
+            "# Time per notebook\n\nA stated rule, not a measurement of students: "
+            f"{READ_WPM} words of prose a minute, {PER_CELL} minutes per code cell, {PER_QUESTION} per "
+            f"ungraded question, {PER_POINT} per graded point, rounded to 5 minutes. Generated by "
+            "`scripts/build_kit.py pages`; a test regenerates it.\n\n"
+            "| notebook | words | code cells | ungraded questions | graded points | minutes |\n|---|---|---|---|---|---|\n"
+        ),
+        "zh-CN": (
+            "# 每本笔记本的时间\n\n这是一条写明的规则，而不是对学生的测量：每分钟读 "
+            f"{READ_WPM} 个英文词的正文，每个代码单元格 {PER_CELL} 分钟，每道不计分的题 {PER_QUESTION} 分钟，"
+            f"每个评分练习的分数 {PER_POINT} 分钟，四舍五入到 5 分钟。由 `scripts/build_kit.py pages` 生成；"
+            "有一个测试会重新生成并比对。\n\n"
+            "| 笔记本 | 词数 | 代码单元格 | 不计分的题 | 评分练习分数 | 分钟 |\n|---|---|---|---|---|---|\n"
+        ),
+    }
+    body = "".join(
+        f"| {r['notebook']} | {r['words']} | {r['code cells']} | {r['questions']} | {r['points']} | {r['minutes']} |\n"
+        for r in rows
+    )
     total = sum(r["minutes"] for r in rows)
-    foot = {"en": f"\nTotal: {total} minutes ({total / 60:.1f} hours) of student work.\n",
-            "zh-CN": f"\n合计：学生用时 {total} 分钟（{total / 60:.1f} 小时）。\n"}
+    foot = {
+        "en": f"\nTotal: {total} minutes ({total / 60:.1f} hours) of student work.\n",
+        "zh-CN": f"\n合计：学生用时 {total} 分钟（{total / 60:.1f} 小时）。\n",
+    }
     return {lang: head[lang] + body + foot[lang] for lang in head}
 
 
 def simulator_pages() -> dict[str, str]:
     """Every paragraph of the notebooks that carries the marker, by notebook, in each language."""
-    head = {"en": ("# Results that belong to the simulator\n\nEach paragraph below states a result that holds "
-                   f"because of how our simulated (scripted) model is written, marked {MARKER['en']} in the "
-                   "notebook. It is not a fact about Claude: rerun the cell before it with `ANTHROPIC_API_KEY` "
-                   "set to see what a real model does. Beyond these, every token count is the simulator's "
-                   "estimate and every latency an assumed rate (each notebook's **Limits.** says so). "
-                   "Generated by `scripts/build_kit.py pages`.\n"),
-            "zh-CN": ("# 属于模拟器的结果\n\n下面每一段陈述的结果之所以成立，是因为我们的模拟（脚本）模型就是这样写的，"
-                      f"在笔记本中标为 {MARKER['zh-CN']}。它不是关于 Claude 的事实：设置 `ANTHROPIC_API_KEY` 后重新运行"
-                      "它前面的单元格，就能看到真实模型会怎么做。除此之外，所有令牌数都是模拟器的估算值，所有延迟都是"
-                      "假定的速率（每本笔记本的 **局限。** 都写明了）。由 `scripts/build_kit.py pages` 生成。\n")}
+    head = {
+        "en": (
+            "# Results that belong to the simulator\n\nEach paragraph below states a result that holds "
+            f"because of how our simulated (scripted) model is written, marked {MARKER['en']} in the "
+            "notebook. It is not a fact about Claude: rerun the cell before it with `ANTHROPIC_API_KEY` "
+            "set to see what a real model does. Beyond these, every token count is the simulator's "
+            "estimate and every latency an assumed rate (each notebook's **Limits.** says so). "
+            "Generated by `scripts/build_kit.py pages`.\n"
+        ),
+        "zh-CN": (
+            "# 属于模拟器的结果\n\n下面每一段陈述的结果之所以成立，是因为我们的模拟（脚本）模型就是这样写的，"
+            f"在笔记本中标为 {MARKER['zh-CN']}。它不是关于 Claude 的事实：设置 `ANTHROPIC_API_KEY` 后重新运行"
+            "它前面的单元格，就能看到真实模型会怎么做。除此之外，所有令牌数都是模拟器的估算值，所有延迟都是"
+            "假定的速率（每本笔记本的 **局限。** 都写明了）。由 `scripts/build_kit.py pages` 生成。\n"
+        ),
+    }
     pages = {}
     for lang, text in head.items():
         for path in _notebooks(lang):
             cells = json.loads(path.read_text("utf-8"))["cells"]
             joiner = " " if lang == "en" else ""
-            found = [p for c in cells if c["cell_type"] == "markdown"
-                     for p in "".join(c["source"]).split("\n\n") if MARKER[lang] in p]
+            found = [
+                p
+                for c in cells
+                if c["cell_type"] == "markdown"
+                for p in "".join(c["source"]).split("\n\n")
+                if MARKER[lang] in p
+            ]
             if found:
                 text += f"\n## {path.stem}\n\n" + "".join(
-                    f"- {joiner.join(line.strip() for line in p.splitlines())}\n" for p in found)
+                    f"- {joiner.join(line.strip() for line in p.splitlines())}\n" for p in found
+                )
         pages[lang] = text
     return pages
 
@@ -231,8 +284,11 @@ def simulator_pages() -> dict[str, str]:
 def build_pages(docs: Path = ROOT / "docs") -> list[Path]:
     """Write the kit's generated pages into ``docs/<lang>/``."""
     glossary = json.loads(GLOSSARY.read_text("utf-8"))
-    generated = {"glossary.md": glossary_pages(glossary), "time.md": time_pages(time_estimates()),
-                 "simulator_results.md": simulator_pages()}
+    generated = {
+        "glossary.md": glossary_pages(glossary),
+        "time.md": time_pages(time_estimates()),
+        "simulator_results.md": simulator_pages(),
+    }
     written = []
     for name, by_lang in generated.items():
         for lang, page in by_lang.items():
@@ -255,8 +311,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import nbconvert  # noqa: F401 - the lab's venv has it; a system Python usually does not
     except ImportError:
-        print(f"scripts/build_kit.py needs the lab's venv (nbconvert is not importable from {sys.executable}): "
-              f"run `make slides`, or `.venv/bin/python scripts/build_kit.py {args.what}`", file=sys.stderr)
+        print(
+            f"scripts/build_kit.py needs the lab's venv (nbconvert is not importable from {sys.executable}): "
+            f"run `make slides`, or `.venv/bin/python scripts/build_kit.py {args.what}`",
+            file=sys.stderr,
+        )
         return 2
     if args.what == "pages":
         paths = build_pages()

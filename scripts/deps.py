@@ -39,7 +39,9 @@ SUPPORTED = ((3, 11), (3, 13))
 """The oldest and newest Python (major, minor) the lock is made and tested for; pyproject.toml says the same."""
 BINDER_PYTHON = "3.11"
 """The Python environment.yml asks conda for (repo2docker reads only the form python=X.Y)."""
-FIX_LOCK = "run `make relock` to update the lock files (it keeps every version it can; `make lock` moves all to the newest)"
+FIX_LOCK = (
+    "run `make relock` to update the lock files (it keeps every version it can; `make lock` moves all to the newest)"
+)
 
 
 class DepsError(Exception):
@@ -51,8 +53,12 @@ def fingerprint() -> str:
     import tomllib
 
     data = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
-    asked = {"python": data["project"]["requires-python"], "dependencies": data["project"]["dependencies"],
-             "optional": data["project"].get("optional-dependencies", {}), "uv": data.get("tool", {}).get("uv", {})}
+    asked = {
+        "python": data["project"]["requires-python"],
+        "dependencies": data["project"]["dependencies"],
+        "optional": data["project"].get("optional-dependencies", {}),
+        "uv": data.get("tool", {}).get("uv", {}),
+    }
     return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -66,7 +72,9 @@ def locked_versions() -> dict[str, str]:
 
 def pins(text: str) -> dict[str, str]:
     """``name==version`` lines of a requirements file or environment.yml: normalised name -> version."""
-    return {_norm(m[0]): m[1] for m in re.findall(r'^\s*(?:- )?"?([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;"\\]+)', text, re.M)}
+    return {
+        _norm(m[0]): m[1] for m in re.findall(r'^\s*(?:- )?"?([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;"\\]+)', text, re.M)
+    }
 
 
 def stamp_of(text: str) -> str | None:
@@ -84,8 +92,10 @@ def check() -> None:
     for path in (REQUIREMENTS, ENVIRONMENT):
         text = path.read_text("utf-8")
         if stamp_of(text) != want:
-            raise DepsError(f"{path.name} was made for another pyproject.toml (fingerprint {stamp_of(text)}, "
-                            f"pyproject.toml now {want}): {FIX_LOCK}")
+            raise DepsError(
+                f"{path.name} was made for another pyproject.toml (fingerprint {stamp_of(text)}, "
+                f"pyproject.toml now {want}): {FIX_LOCK}"
+            )
         if pins(text) != versions:
             differ = sorted(set(pins(text).items()) ^ set(versions.items()))[:4]
             raise DepsError(f"{path.name} and uv.lock pin different versions (e.g. {differ}): {FIX_LOCK}")
@@ -101,8 +111,9 @@ def _norm(name: str) -> str:
 
 def _python_version(python: str) -> tuple[int, int] | None:
     try:
-        out = subprocess.run([python, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True,
-                             text=True, timeout=60)
+        out = subprocess.run(
+            [python, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True, text=True, timeout=60
+        )
         return tuple(int(x) for x in out.stdout.split()) if out.returncode == 0 else None  # type: ignore[return-value]
     except (OSError, ValueError, subprocess.TimeoutExpired):
         return None
@@ -117,12 +128,17 @@ def pick_python(asked: str) -> str:
     for minor in range(SUPPORTED[1][1], SUPPORTED[0][1] - 1, -1):
         other = shutil.which(f"python3.{minor}")
         if other and _python_version(other) == (3, minor):
-            print(f"make: {asked} is Python {'.'.join(map(str, found)) if found else '(not found)'}; "
-                  f"using {other} (the lab supports {span})", flush=True)
+            print(
+                f"make: {asked} is Python {'.'.join(map(str, found)) if found else '(not found)'}; "
+                f"using {other} (the lab supports {span})",
+                flush=True,
+            )
             return other
     have = ".".join(map(str, found)) if found else "not found"
-    raise DepsError(f"PYTHON={asked} is Python {have}, and no python3.X on PATH is {span}: install one "
-                    f"(e.g. `uv python install 3.13`) and run `make PYTHON=python3.13 lab`")
+    raise DepsError(
+        f"PYTHON={asked} is Python {have}, and no python3.X on PATH is {span}: install one "
+        f"(e.g. `uv python install 3.13`) and run `make PYTHON=python3.13 lab`"
+    )
 
 
 def find_uv() -> str | None:
@@ -131,13 +147,28 @@ def find_uv() -> str | None:
         if candidate and os.path.exists(candidate) and _uv_version(candidate) == UV:
             return candidate
     print(f"make: installing uv {UV} from PyPI into build/uv/ (a few seconds)", flush=True)
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                           "--upgrade", "--target", str(UV_BOOT), f"uv=={UV}"], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--upgrade",
+            "--target",
+            str(UV_BOOT),
+            f"uv=={UV}",
+        ],
+        capture_output=True,
+        text=True,
+    )
     uv = UV_BOOT / "bin" / "uv"
     if done.returncode == 0 and uv.exists():
         return str(uv)
-    print(f"make: could not install uv {UV} ({(done.stderr.strip().splitlines() or ['no error text'])[-1]})",
-          flush=True)
+    print(
+        f"make: could not install uv {UV} ({(done.stderr.strip().splitlines() or ['no error text'])[-1]})", flush=True
+    )
     return None
 
 
@@ -163,7 +194,9 @@ def _stream(cmd: list[str], env: dict | None = None, show=lambda line: line) -> 
 def install_uv(uv: str, python: str, venv: Path) -> bool:
     env = {**os.environ, "UV_PROJECT_ENVIRONMENT": str(venv)}
     cmd = [uv, "sync", "--locked", "--extra", "dev", "--compile-bytecode", "--python", python]
-    return _stream(cmd, env, lambda line: None if line.lstrip().startswith(("+ ", "- ", "~ ", "Download")) else line) == 0
+    return (
+        _stream(cmd, env, lambda line: None if line.lstrip().startswith(("+ ", "- ", "~ ", "Download")) else line) == 0
+    )
 
 
 def install_pip(python: str, venv: Path) -> bool:
@@ -178,11 +211,34 @@ def install_pip(python: str, venv: Path) -> bool:
             return f"installed {len(line.split()) - 2} packages"
         return line if line.lower().startswith("error") else None
 
-    steps = [[python, "-m", "venv", "--clear", str(venv)],
-             [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar",
-              "off", "--require-hashes", "--no-deps", "-r", str(REQUIREMENTS)],
-             [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet",
-              "--no-deps", "--no-build-isolation", "-e", str(ROOT)]]
+    steps = [
+        [python, "-m", "venv", "--clear", str(venv)],
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--progress-bar",
+            "off",
+            "--require-hashes",
+            "--no-deps",
+            "-r",
+            str(REQUIREMENTS),
+        ],
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-e",
+            str(ROOT),
+        ],
+    ]
     for cmd in steps:
         if _stream(cmd, show=collecting) != 0:
             return False
@@ -193,8 +249,11 @@ def install(venv: Path, asked_python: str, installer: str) -> None:
     start = time.monotonic()
     check()
     count = len(locked_versions())
-    print(f"make: setting up {venv.name}/ from uv.lock: {count} packages, once (again only when the lock changes); "
-          "about 15-60 s with uv, 1-5 min with pip", flush=True)
+    print(
+        f"make: setting up {venv.name}/ from uv.lock: {count} packages, once (again only when the lock changes); "
+        "about 15-60 s with uv, 1-5 min with pip",
+        flush=True,
+    )
     python = pick_python(asked_python)
     uv = find_uv() if installer in ("auto", "uv") else None
     if uv and install_uv(uv, python, venv):
@@ -202,8 +261,11 @@ def install(venv: Path, asked_python: str, installer: str) -> None:
     elif installer == "uv":
         raise DepsError("uv sync failed (its message is above)")
     else:
-        print(f"make: {'uv sync failed (above); ' if uv else ''}installing with pip from requirements-lock.txt "
-              "(the same versions, checked by hash; a few minutes)", flush=True)
+        print(
+            f"make: {'uv sync failed (above); ' if uv else ''}installing with pip from requirements-lock.txt "
+            "(the same versions, checked by hash; a few minutes)",
+            flush=True,
+        )
         if not install_pip(python, venv):
             raise DepsError("pip could not install requirements-lock.txt (its message is above)")
         how = "pip"
@@ -236,11 +298,28 @@ def lock(upgrade: bool = True) -> None:
     if uv is None:
         raise DepsError(f"`make lock` needs uv {UV}, and it could not be installed")
     subprocess.run([uv, "lock", *(["--upgrade"] if upgrade else [])], cwd=ROOT, check=True)
-    exported = subprocess.run([uv, "export", "--quiet", "--locked", "--format", "requirements-txt", "--extra", "dev",
-                               "--no-emit-project", "--no-header"], cwd=ROOT, check=True, capture_output=True,
-                              text=True).stdout
-    head = ("# pip's copy of uv.lock, made by `make lock` (scripts/deps.py): do not edit by hand.\n"
-            f"# Used when uv cannot be had; every package pinned with its hashes. pyproject fingerprint: {fingerprint()}\n")
+    exported = subprocess.run(
+        [
+            uv,
+            "export",
+            "--quiet",
+            "--locked",
+            "--format",
+            "requirements-txt",
+            "--extra",
+            "dev",
+            "--no-emit-project",
+            "--no-header",
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    head = (
+        "# pip's copy of uv.lock, made by `make lock` (scripts/deps.py): do not edit by hand.\n"
+        f"# Used when uv cannot be had; every package pinned with its hashes. pyproject fingerprint: {fingerprint()}\n"
+    )
     REQUIREMENTS.write_text(head + exported, "utf-8")
     ENVIRONMENT.write_text(environment_yml(exported), "utf-8")
     check()
@@ -259,8 +338,11 @@ def main(argv: list[str] | None = None) -> int:
     relock.add_argument("--keep", action="store_true", help="re-export only: keep every locked version")
     args = parser.parse_args(argv)
     if sys.version_info < (3, 11):
-        print(f"make: this is Python {sys.version.split()[0]}; the lab needs 3.11-3.13: "
-              "run `make PYTHON=python3.13 lab` (or 3.11, 3.12)", file=sys.stderr)
+        print(
+            f"make: this is Python {sys.version.split()[0]}; the lab needs 3.11-3.13: "
+            "run `make PYTHON=python3.13 lab` (or 3.11, 3.12)",
+            file=sys.stderr,
+        )
         return 1
     try:
         if args.command == "install":

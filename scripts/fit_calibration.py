@@ -27,8 +27,13 @@ from agentlab.sim.profiles import profile
 
 
 def _kinds(body: dict) -> list[str]:
-    return [b.get("type") for m in body["messages"] if isinstance(m.get("content"), list) for b in m["content"]
-            if isinstance(b, dict)]
+    return [
+        b.get("type")
+        for m in body["messages"]
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if isinstance(b, dict)
+    ]
 
 
 def _clean(body: dict, row) -> bool:

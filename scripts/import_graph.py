@@ -126,14 +126,14 @@ def outside_imports(graph: dict[str, set[str]], folder: str) -> dict[str, set[st
     """For each module under ``agentlab.<folder>``, the package modules outside it that it imports."""
     prefix = f"{PACKAGE}.{folder}"
     inside = lambda m: m == prefix or m.startswith(prefix + ".")  # noqa: E731
-    return {m: {t for t in ts if not inside(t)} for m, ts in graph.items()
-            if inside(m) and any(not inside(t) for t in ts)}
+    return {
+        m: {t for t in ts if not inside(t)} for m, ts in graph.items() if inside(m) and any(not inside(t) for t in ts)
+    }
 
 
 def top_level(known: dict[str, Path]) -> list[str]:
     """Modules directly in ``agentlab/`` (not packages, not ``__init__``/``__main__``)."""
-    return sorted(m for m, p in known.items()
-                  if m.count(".") == 1 and p.name not in ("__init__.py", "__main__.py"))
+    return sorted(m for m, p in known.items() if m.count(".") == 1 and p.name not in ("__init__.py", "__main__.py"))
 
 
 def main(argv: list[str] | None = None) -> int:

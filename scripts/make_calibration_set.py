@@ -34,8 +34,16 @@ import yaml
 REPO = "pydantic/pydantic-ai"
 OUT = Path(__file__).resolve().parent.parent / "agentlab" / "sim" / "data" / "calibration.json.gz"
 SECRET_KEYS = re.compile(r"(authorization|api[_-]?key|secret|password|cookie|^token$|_token$)", re.I)
-SECRET_TEXT = re.compile(r"(sk-ant-[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9]{20,}|Bearer\s+[A-Za-z0-9._-]{12,}|AKIA[0-9A-Z]{16})")
-USAGE_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "server_tool_use")
+SECRET_TEXT = re.compile(
+    r"(sk-ant-[A-Za-z0-9_-]{8,}|sk-[A-Za-z0-9]{20,}|Bearer\s+[A-Za-z0-9._-]{12,}|AKIA[0-9A-Z]{16})"
+)
+USAGE_KEYS = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+    "server_tool_use",
+)
 
 
 def git(gitdir: str, *args: str) -> str:
@@ -45,8 +53,10 @@ def git(gitdir: str, *args: str) -> str:
 def scrub(value):
     """``value`` with every credential-shaped field replaced."""
     if isinstance(value, dict):
-        return {k: ("<removed>" if SECRET_KEYS.search(k) and not k.endswith("_tokens") and isinstance(v, str) else scrub(v))
-                for k, v in value.items()}
+        return {
+            k: ("<removed>" if SECRET_KEYS.search(k) and not k.endswith("_tokens") and isinstance(v, str) else scrub(v))
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [scrub(v) for v in value]
     return value
@@ -84,9 +94,13 @@ def answer(response: dict) -> dict:
             if delta:
                 usage.update(delta[-1].get("usage") or {})
             blocks = [e["content_block"] for e in events if e.get("type") == "content_block_start"]
-            out.update(usage=_usage(usage), start_usage=_usage(start.get("usage")), stream=True,
-                       content=[{"type": b.get("type"), **({"name": b["name"]} if "name" in b else {})} for b in blocks],
-                       stop_reason=(delta[-1].get("delta") or {}).get("stop_reason") if delta else None)
+            out.update(
+                usage=_usage(usage),
+                start_usage=_usage(start.get("usage")),
+                stream=True,
+                content=[{"type": b.get("type"), **({"name": b["name"]} if "name" in b else {})} for b in blocks],
+                stop_reason=(delta[-1].get("delta") or {}).get("stop_reason") if delta else None,
+            )
             return out
         parsed = None
     if isinstance(parsed, dict):
@@ -96,17 +110,26 @@ def answer(response: dict) -> dict:
             out["usage"] = {"input_tokens": parsed["input_tokens"]}
         elif "usage" in parsed:
             out["usage"] = _usage(parsed["usage"])
-            out["content"] = [{"type": b.get("type"), **({"name": b["name"]} if "name" in b else {}),
-                               **({"text": b["text"]} if b.get("type") == "text" else {})}
-                              for b in parsed.get("content") or [] if isinstance(b, dict)]
+            out["content"] = [
+                {
+                    "type": b.get("type"),
+                    **({"name": b["name"]} if "name" in b else {}),
+                    **({"text": b["text"]} if b.get("type") == "text" else {}),
+                }
+                for b in parsed.get("content") or []
+                if isinstance(b, dict)
+            ]
             out["stop_reason"] = parsed.get("stop_reason")
     return out
 
 
 def main(gitdir: str, commit: str = "HEAD") -> None:
     commit = git(gitdir, "rev-parse", commit).strip()
-    files = sorted(f for f in git(gitdir, "ls-tree", "-r", "--name-only", commit).split()
-                   if "/cassettes/" in f and f.endswith(".yaml"))
+    files = sorted(
+        f
+        for f in git(gitdir, "ls-tree", "-r", "--name-only", commit).split()
+        if "/cassettes/" in f and f.endswith(".yaml")
+    )
     records, skipped = [], []
     for path in files:
         try:
@@ -125,23 +148,37 @@ def main(gitdir: str, commit: str = "HEAD") -> None:
             body = req.get("parsed_body")
             if not isinstance(body, dict):
                 continue
-            records.append({"cassette": path, "index": i, "split": side,
-                            "endpoint": "count_tokens" if "/count_tokens" in uri else "messages",
-                            "beta": "beta=true" in uri, "model": body.get("model"),
-                            "request": scrub(body), **answer(it["response"])})
+            records.append(
+                {
+                    "cassette": path,
+                    "index": i,
+                    "split": side,
+                    "endpoint": "count_tokens" if "/count_tokens" in uri else "messages",
+                    "beta": "beta=true" in uri,
+                    "model": body.get("model"),
+                    "request": scrub(body),
+                    **answer(it["response"]),
+                }
+            )
     dump = json.dumps(records, ensure_ascii=False, sort_keys=True)
     leaks = SECRET_TEXT.findall(dump)
     if leaks:
         raise SystemExit(f"credential-shaped text left in the set: {leaks[:3]} (extend scrub())")
     licence = git(gitdir, "show", f"{commit}:LICENSE")
-    data = {"source": f"https://github.com/{REPO}", "commit": commit,
-            "licence": f"The request bodies and usage below are from {REPO}'s test cassettes, under this licence:\n\n{licence}",
-            "split": "by cassette: held_out when the first byte of sha256(cassette path) is odd, else fit",
-            "version_assumed": "2023-06-01 (the cassettes keep no headers; the SDK pydantic-ai used sends this version)",
-            "skipped_unreadable": skipped, "records": records}
+    data = {
+        "source": f"https://github.com/{REPO}",
+        "commit": commit,
+        "licence": f"The request bodies and usage below are from {REPO}'s test cassettes, under this licence:\n\n{licence}",
+        "split": "by cassette: held_out when the first byte of sha256(cassette path) is odd, else fit",
+        "version_assumed": "2023-06-01 (the cassettes keep no headers; the SDK pydantic-ai used sends this version)",
+        "skipped_unreadable": skipped,
+        "records": records,
+    }
     OUT.write_bytes(gzip.compress(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=0).encode(), mtime=0))
-    print(f"{len(records)} interactions from {len({r['cassette'] for r in records})} cassettes at {commit[:12]} -> {OUT} "
-          f"({OUT.stat().st_size // 1024} KiB)")
+    print(
+        f"{len(records)} interactions from {len({r['cassette'] for r in records})} cassettes at {commit[:12]} -> {OUT} "
+        f"({OUT.stat().st_size // 1024} KiB)"
+    )
 
 
 if __name__ == "__main__":

@@ -22,8 +22,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="agentlab-capstone-") as tmp:
         fresh = record_all(tmp)
-        differ = [name for name, path in fresh.items()
-                  if not (TRACES / path.name).exists() or (TRACES / path.name).read_bytes() != path.read_bytes()]
+        differ = [
+            name
+            for name, path in fresh.items()
+            if not (TRACES / path.name).exists() or (TRACES / path.name).read_bytes() != path.read_bytes()
+        ]
         if args.check:
             print("traces up to date" if not differ else f"traces differ from a fresh recording: {differ}")
             return 1 if differ else 0

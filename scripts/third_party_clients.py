@@ -58,10 +58,23 @@ def try_litellm(base_url: str) -> str:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no download of litellm's price list: offline
     import litellm
 
-    plain = litellm.completion(model=f"anthropic/{MODEL}", messages=[{"role": "user", "content": "Hello"}],
-                               api_base=base_url, api_key="offline", max_tokens=100, timeout=30)
-    chunks = litellm.completion(model=f"anthropic/{MODEL}", messages=[{"role": "user", "content": "Hello"}],
-                                api_base=base_url, api_key="offline", max_tokens=100, stream=True, timeout=30)
+    plain = litellm.completion(
+        model=f"anthropic/{MODEL}",
+        messages=[{"role": "user", "content": "Hello"}],
+        api_base=base_url,
+        api_key="offline",
+        max_tokens=100,
+        timeout=30,
+    )
+    chunks = litellm.completion(
+        model=f"anthropic/{MODEL}",
+        messages=[{"role": "user", "content": "Hello"}],
+        api_base=base_url,
+        api_key="offline",
+        max_tokens=100,
+        stream=True,
+        timeout=30,
+    )
     streamed = "".join((c.choices[0].delta.content or "") for c in chunks)
     return f"completion={plain.choices[0].message.content!r}; stream={streamed!r}"
 
@@ -73,8 +86,11 @@ def _start_server() -> tuple[subprocess.Popen, str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "agentlab", "serve", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentlab", "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     for _ in range(300):  # up to 30 s
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()

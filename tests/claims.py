@@ -19,5 +19,7 @@ def said(notebook: str, cell: int, sentence: str) -> str:
     path = NOTEBOOKS / f"{notebook}.ipynb"
     cells = json.loads(path.read_text("utf-8"))["cells"]
     text = "".join(cells[cell]["source"]) if cell < len(cells) else ""
-    assert sentence in text, f"{notebook} cell {cell} no longer says {sentence!r}: update the prose and its test together"
+    assert sentence in text, (
+        f"{notebook} cell {cell} no longer says {sentence!r}: update the prose and its test together"
+    )
     return f"{notebook} cell {cell}: {sentence!r}"

@@ -3,10 +3,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-import agentlab
 from notebook_store import NotebookStore
 from system_packages import apt_install
+
+import agentlab
 from agentlab.meter.middleware import CHECK_PARTS_ENV
 from agentlab.trace import CHECK_TRACE_ENV
 
@@ -106,20 +106,26 @@ def pytest_terminal_summary(terminalreporter, config):
 
 
 def _browser_steps(terminalreporter) -> None:
-    rows = [(rep.nodeid.rsplit("[", 1)[-1].rstrip("]"), dict(rep.user_properties)["steps"])
-            for key in ("passed", "failed") for rep in terminalreporter.stats.get(key, [])
-            if rep.when == "call" and "steps" in dict(rep.user_properties)]
+    rows = [
+        (rep.nodeid.rsplit("[", 1)[-1].rstrip("]"), dict(rep.user_properties)["steps"])
+        for key in ("passed", "failed")
+        for rep in terminalreporter.stats.get(key, [])
+        if rep.when == "call" and "steps" in dict(rep.user_properties)
+    ]
     if not rows:
         return
     names = list(dict.fromkeys(step for _, steps in rows for step in steps))
     terminalreporter.section("real-browser test, seconds per step")
     terminalreporter.write_line(f"{'notebook':34}" + "".join(f"{n[:12]:>13}" for n in names) + f"{'total':>8}")
     for nb, steps in sorted(rows, key=lambda r: -sum(r[1].values())):
-        terminalreporter.write_line(f"{nb[:34]:34}" + "".join(f"{steps.get(n, 0):13.1f}" for n in names)
-                                    + f"{sum(steps.values()):8.1f}")
-    terminalreporter.write_line(f"{'all ' + str(len(rows)):34}" + "".join(f"{sum(s.get(n, 0) for _, s in rows):13.1f}"
-                                                                        for n in names)
-                                + f"{sum(sum(s.values()) for _, s in rows):8.1f}")
+        terminalreporter.write_line(
+            f"{nb[:34]:34}" + "".join(f"{steps.get(n, 0):13.1f}" for n in names) + f"{sum(steps.values()):8.1f}"
+        )
+    terminalreporter.write_line(
+        f"{'all ' + str(len(rows)):34}"
+        + "".join(f"{sum(s.get(n, 0) for _, s in rows):13.1f}" for n in names)
+        + f"{sum(sum(s.values()) for _, s in rows):8.1f}"
+    )
 
 
 BROWSER_TESTS = "tests/browser/"
@@ -152,8 +158,14 @@ def pytest_xdist_make_scheduler(config, log):
     return Scheduling(config, log)
 
 
-SLOW = ("tests/browser/", "tests/grading/", REPLAY_TESTS, "tests/test_live_costs.py", "tests/test_build_kit.py",
-        "exercises/")
+SLOW = (
+    "tests/browser/",
+    "tests/grading/",
+    REPLAY_TESTS,
+    "tests/test_live_costs.py",
+    "tests/test_build_kit.py",
+    "exercises/",
+)
 """Where the slow tests are: a browser, the gradebook and its sandbox, a recorded notebook, nbconvert, the graded
 exercises. Any test that reads a notebook's run (the ``notebook_store`` fixture, a kernel) is slow too."""
 

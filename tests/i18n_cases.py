@@ -46,15 +46,21 @@ def _client(**options: Any) -> Any:
 def _agent_run(folder: Path, **connect_options: Any) -> Any:
     import agentlab
 
-    return agentlab.run_agent(_client(**connect_options), agentlab.city_task(["Paris", "London"]),
-                              agentlab.task_tools(folder), trace=folder / "agent.jsonl")
+    return agentlab.run_agent(
+        _client(**connect_options),
+        agentlab.city_task(["Paris", "London"]),
+        agentlab.task_tools(folder),
+        trace=folder / "agent.jsonl",
+    )
 
 
 def _tokens_per_turn(folder: Path) -> list:
     from agentlab.views.figures import plot_tokens_per_turn
 
-    return [plot_tokens_per_turn(_agent_run(folder / "parts", count_parts=True)),  # split by part (notebook 02)
-            plot_tokens_per_turn(_agent_run(folder / "plain"))]  # re-prefill / new only (live without counts)
+    return [
+        plot_tokens_per_turn(_agent_run(folder / "parts", count_parts=True)),  # split by part (notebook 02)
+        plot_tokens_per_turn(_agent_run(folder / "plain")),
+    ]  # re-prefill / new only (live without counts)
 
 
 def _scaling(folder: Path) -> list:
@@ -77,20 +83,20 @@ def _comparison(folder: Path) -> list:
 def _city_experiment(folder: Path) -> list:
     from agentlab.experiments.city import PATHS, model_choices, run_city_experiment
 
-    return [run_city_experiment(model_choices()[0], 2, path, notes_dir=folder / str(i), max_turns=3)
-            for i, path in enumerate(PATHS)]
+    return [
+        run_city_experiment(model_choices()[0], 2, path, notes_dir=folder / str(i), max_turns=3)
+        for i, path in enumerate(PATHS)
+    ]
 
 
 def _variants(folder: Path) -> list:
-    from agentlab.experiments.replacement import plot_variants
-    from agentlab.experiments.replacement import variant_table
+    from agentlab.experiments.replacement import plot_variants, variant_table
 
     return [plot_variants(variant_table(_client(), folder))]
 
 
 def _patterns(folder: Path) -> list:
-    from agentlab.experiments.patterns import plot_patterns
-    from agentlab.experiments.patterns import pattern_runs, pattern_table
+    from agentlab.experiments.patterns import pattern_runs, pattern_table, plot_patterns
 
     cities = ["Madrid", "Oslo"]
     return [plot_patterns(pattern_table(pattern_runs(_client(), cities, folder), cities))]
@@ -99,8 +105,10 @@ def _patterns(folder: Path) -> list:
 def _speedup(folder: Path) -> list:
     from agentlab.experiments import speedup, tool_speedup
 
-    return [speedup.plot_speedup(speedup.speedup_table(latency=0.001, sizes=(2,), reps=1)),  # notebook 04
-            tool_speedup.plot_speedup(tool_speedup.speedups(range(1, 3), seconds=0.001))]  # notebook 07
+    return [
+        speedup.plot_speedup(speedup.speedup_table(latency=0.001, sizes=(2,), reps=1)),  # notebook 04
+        tool_speedup.plot_speedup(tool_speedup.speedups(range(1, 3), seconds=0.001)),
+    ]  # notebook 07
 
 
 def _swimlane(folder: Path) -> list:
@@ -113,14 +121,27 @@ def _swimlane(folder: Path) -> list:
     from agentlab.workflows import run_orchestrator
 
     agent = _agent_run(folder / "agent")
-    orch = run_orchestrator(_client(), "Which is warmer today, Paris, Madrid or Oslo?",
-                            worker_system="Write one sentence on the city's weather.",
-                            synth_system="Combine the parts into one short note.",
-                            context=lambda s: data_line([s["title"]]), trace=folder / "orchestrator.jsonl")
-    agentlab.run_agent(agentlab.connect("sim", policy=Looper(), quiet=True), TASK, agentlab.task_tools(folder),
-                       trace=folder / "looper.jsonl", limits=Limits(max_turns=50, max_repeats=3))
-    return [plot_swimlane(agent), plot_swimlane(orch), plot_swimlane(folder / "looper.jsonl"),
-            plot_swimlane(agent, upto=4)]  # notebook 07: the run as it stands after step 4
+    orch = run_orchestrator(
+        _client(),
+        "Which is warmer today, Paris, Madrid or Oslo?",
+        worker_system="Write one sentence on the city's weather.",
+        synth_system="Combine the parts into one short note.",
+        context=lambda s: data_line([s["title"]]),
+        trace=folder / "orchestrator.jsonl",
+    )
+    agentlab.run_agent(
+        agentlab.connect("sim", policy=Looper(), quiet=True),
+        TASK,
+        agentlab.task_tools(folder),
+        trace=folder / "looper.jsonl",
+        limits=Limits(max_turns=50, max_repeats=3),
+    )
+    return [
+        plot_swimlane(agent),
+        plot_swimlane(orch),
+        plot_swimlane(folder / "looper.jsonl"),
+        plot_swimlane(agent, upto=4),
+    ]  # notebook 07: the run as it stands after step 4
 
 
 def _resent(folder: Path) -> list:
@@ -204,7 +225,9 @@ def _latency_per_turn(folder: Path) -> list:
 def _sweep_frame() -> Any:
     from agentlab.experiments.sweeps import sweep
 
-    return sweep(ns=range(1, 3), models=("claude-opus-5", "claude-haiku-5-5"), long_output=(False, True), progress=False)
+    return sweep(
+        ns=range(1, 3), models=("claude-opus-5", "claude-haiku-5-5"), long_output=(False, True), progress=False
+    )
 
 
 def _sweep(folder: Path) -> list:
@@ -221,8 +244,8 @@ def _cost_by_model(folder: Path) -> list:
 
 
 def _stepper(folder: Path) -> list:
-    from agentlab.views.widgets import lane_figure
     from agentlab.views.swimlane import trace_events
+    from agentlab.views.widgets import lane_figure
 
     events = trace_events(_agent_run(folder))
     return [lane_figure(events, 1), lane_figure(events, 2, max_steps=3)]  # shaded, and inside the collapsed band
@@ -259,59 +282,72 @@ FIGURE_CASES: dict[str, Callable[[Path], list]] = {
 
 def _tactics(folder: Path) -> tuple:
     from agentlab.context import compare_tactics
+
     return compare_tactics(n_cities=8, workdir=folder)
 
 
 def _tokens_per_call(folder: Path) -> list:
     from agentlab.context.plots import plot_tokens_per_call
+
     return [plot_tokens_per_call(_tactics(folder)[1])]
 
 
 def _tactic_bars(folder: Path) -> list:
     from agentlab.context.plots import plot_tactics
+
     return [plot_tactics(_tactics(folder)[0])]
 
 
 def _window_budget(folder: Path) -> list:
     from agentlab.context import WINDOW_TOKENS
     from agentlab.experiments.window_budget import plot_window_budget
+
     return [plot_window_budget(_tactics(folder)[1]["plain"].turns, WINDOW_TOKENS)]
 
 
 def _position(folder: Path) -> list:
     from agentlab.experiments.position import plot_context_rot, plot_lost_in_the_middle
+
     return [plot_lost_in_the_middle(), plot_context_rot()]
 
 
 def _injection(folder: Path) -> list:
     from agentlab.injection import approval_sweep, matrix
     from agentlab.injection.plots import plot_approval_sweep, plot_injection_matrix, plot_published_beside_ours
+
     frame = matrix()
-    return [plot_injection_matrix(frame), plot_published_beside_ours(frame),
-            plot_approval_sweep(approval_sweep(rates=(0.0, 1.0), seeds=(0,)))]
+    return [
+        plot_injection_matrix(frame),
+        plot_published_beside_ours(frame),
+        plot_approval_sweep(approval_sweep(rates=(0.0, 1.0), seeds=(0,))),
+    ]
 
 
 def _capstone(folder: Path) -> list:
     import agentlab
     from agentlab.experiments import capstone
     from agentlab.experiments.capstone import plot_call_tokens
+
     return [plot_call_tokens({name: agentlab.read_trace(capstone.trace_path(name)) for name in capstone.NAMES})]
 
 
 def _multiplying(folder: Path) -> list:
     from agentlab.experiments.multiplying import multiplying_table, plot_multiplying
+
     return [plot_multiplying(multiplying_table((1, 2), workdir=folder))]
 
 
-FIGURE_CASES.update({  # notebooks 10-12 (each area's Chinese is in its own file of agentlab/data/i18n/zh-CN/)
-    "plot_tokens_per_call": _tokens_per_call,
-    "plot_tactics": _tactic_bars,
-    "plot_window_budget": _window_budget,
-    "plot_lost_in_the_middle": _position,
-    "plot_context_rot": _position,
-    "plot_injection_matrix": _injection,
-    "plot_approval_sweep": _injection,
-    "plot_published_beside_ours": _injection,
-    "plot_call_tokens": _capstone,
-    "plot_multiplying": _multiplying,
-})
+FIGURE_CASES.update(
+    {  # notebooks 10-12 (each area's Chinese is in its own file of agentlab/data/i18n/zh-CN/)
+        "plot_tokens_per_call": _tokens_per_call,
+        "plot_tactics": _tactic_bars,
+        "plot_window_budget": _window_budget,
+        "plot_lost_in_the_middle": _position,
+        "plot_context_rot": _position,
+        "plot_injection_matrix": _injection,
+        "plot_approval_sweep": _injection,
+        "plot_published_beside_ours": _injection,
+        "plot_call_tokens": _capstone,
+        "plot_multiplying": _multiplying,
+    }
+)

@@ -31,7 +31,7 @@ import pytest
 CELL_TIMEOUT_S = 180
 """Longest one cell may run, in seconds (a bound against a hung kernel, not a speed claim)."""
 
-RECORD = '''\
+RECORD = """\
 import agentlab.views.i18n as _i18n
 _i18n_seen = []
 _i18n_localize = _i18n.localize
@@ -40,8 +40,8 @@ def _recording_localize(fig, lang=None):
     _i18n_seen.append({"lang": lang or _i18n.language(), "left": _i18n.untranslated(fig, as_drawn=True)})
     return out
 _i18n.localize = _recording_localize  # plot modules import it after this cell, so they get this one
-'''
-SAVE = '''\
+"""
+SAVE = """\
 import json as _json, pickle as _pickle, types as _types
 import agentlab.live.costs as _costs
 print("I18N-RECORD " + _json.dumps(_i18n_seen, ensure_ascii=False))
@@ -56,7 +56,7 @@ for _k, _v in list(globals().items()):
         _skipped.append(f"{_k} ({type(_e).__name__})")
 with open(%r, "wb") as _f:
     _pickle.dump({"values": _saved, "skipped": _skipped}, _f)
-'''
+"""
 ADDED_IN_FRONT = 1
 """Cells the store puts before the notebook's own (cell i of the notebook is cell i + 1 of the run)."""
 
@@ -70,8 +70,10 @@ class Namespace(Mapping):
     def __getitem__(self, key: str):
         if key not in self._loaded:
             if key not in self._values:
-                raise KeyError(f"{self._name} left no variable {key!r} that could be saved "
-                               f"(not picklable: {', '.join(self._skipped) or 'none'})")
+                raise KeyError(
+                    f"{self._name} left no variable {key!r} that could be saved "
+                    f"(not picklable: {', '.join(self._skipped) or 'none'})"
+                )
             self._loaded[key] = pickle.loads(self._values[key])
         return self._loaded[key]
 
@@ -103,10 +105,10 @@ class Executed:
 
     def _printed(self, prefix: str, what: str):
         """The JSON the last added cell printed after ``prefix``."""
-        for out in (self.nb.cells[-1].get("outputs", []) if self.nb and not self.error else []):
+        for out in self.nb.cells[-1].get("outputs", []) if self.nb and not self.error else []:
             for line in out.get("text", "").splitlines():
                 if line.startswith(prefix):
-                    return json.loads(line[len(prefix):])
+                    return json.loads(line[len(prefix) :])
         raise AssertionError(f"{self.path.name}: the record cell printed {what} (error: {self.error})")
 
     def live_tally(self) -> list[dict]:
@@ -120,8 +122,11 @@ class Executed:
 
 def kernel_env() -> dict[str, str]:
     """The kernel's environment: this one without any key, base URL, model or language override."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("ANTHROPIC_") and k not in ("AGENTLAB_MODEL", "AGENTLAB_LANG")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("ANTHROPIC_") and k not in ("AGENTLAB_MODEL", "AGENTLAB_LANG")
+    }
     env["AGENTLAB_WIDGETS"] = "static"  # no widget frontend here: widgets show their static copy
     return env
 
@@ -147,7 +152,8 @@ def execute(nb, *, timeout: int = CELL_TIMEOUT_S, cwd: Path | None = None, env: 
     resources = {"metadata": {"path": str(cwd)}} if cwd else {}
     try:
         NotebookClient(nb, timeout=timeout, kernel_name="python3", resources=resources, config=config).execute(
-            **({"env": env} if env is not None else {}))
+            **({"env": env} if env is not None else {})
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -184,8 +190,10 @@ class NotebookStore:
         traceback into this file) if the notebook did not run to the end, since its claims cannot be checked."""
         done = self.get(path)
         if done.error:
-            pytest.fail(f"{Path(path).name} did not run to the end, so its claims cannot be checked:\n{done.error}",
-                        pytrace=False)
+            pytest.fail(
+                f"{Path(path).name} did not run to the end, so its claims cannot be checked:\n{done.error}",
+                pytrace=False,
+            )
         return done.ns
 
     def _execute(self, path: Path, key: str) -> None:
@@ -203,15 +211,22 @@ class NotebookStore:
             error = f"{type(e).__name__}: {e}"
         seconds = time.perf_counter() - t0
         nbformat.write(nb, self.folder / f"{key}.ipynb")
-        (self.folder / f"{key}.json").write_text(json.dumps(
-            {"path": str(path), "error": error, "seconds": round(seconds, 2), "pid": os.getpid()}))
+        (self.folder / f"{key}.json").write_text(
+            json.dumps({"path": str(path), "error": error, "seconds": round(seconds, 2), "pid": os.getpid()})
+        )
 
     def _read(self, path: Path, key: str) -> Executed:
         meta = json.loads((self.folder / f"{key}.json").read_text())
         nb = nbformat.read(self.folder / f"{key}.ipynb", as_version=4)
         values = self.folder / f"{key}.ns.pickle"
-        saved = pickle.loads(values.read_bytes()) if values.exists() and not meta["error"] else {"values": {}, "skipped": []}
-        return Executed(path, nb, meta["error"], meta["seconds"], Namespace(path.name, saved["values"], saved["skipped"]))
+        saved = (
+            pickle.loads(values.read_bytes())
+            if values.exists() and not meta["error"]
+            else {"values": {}, "skipped": []}
+        )
+        return Executed(
+            path, nb, meta["error"], meta["seconds"], Namespace(path.name, saved["values"], saved["skipped"])
+        )
 
     def timings(self) -> list[tuple[str, float, bool]]:
         """(notebook, seconds, ran cleanly) for every run in the store, slowest first."""

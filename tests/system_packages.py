@@ -23,6 +23,7 @@ LOCK = os.path.join(tempfile.gettempdir(), "agentlab-apt.lock")
 def apt_install(binary: str, *packages: str) -> str | None:
     """Install ``packages`` unless ``binary`` (a command name or an absolute path) is already there;
     None when it is there afterwards, else why not."""
+
     def present() -> bool:
         return os.path.exists(binary) if os.path.isabs(binary) else shutil.which(binary) is not None
 

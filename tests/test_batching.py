@@ -11,8 +11,11 @@ from agentlab.sim.clock import SimClock
 from agentlab.trace import read_trace
 
 MODEL = "claude-opus-5"
-TASKS = [agentlab.city_task(["Paris", "London"]), agentlab.city_task(["Paris", "London", "Madrid"]),
-         "What is the temperature in Oslo today? Look it up, then save a note with it."]
+TASKS = [
+    agentlab.city_task(["Paris", "London"]),
+    agentlab.city_task(["Paris", "London", "Madrid"]),
+    "What is the temperature in Oslo today? Look it up, then save a note with it.",
+]
 
 
 def _client(**kw):
@@ -62,12 +65,14 @@ def test_each_round_is_one_batch_and_the_trace_names_it(tools, tmp_path):
     _direct(TASKS[0], tools, trace=direct)
     assert _kinds(paths[0]) == _kinds(direct)  # the same events as a direct run
     responses = [e for e in read_trace(paths[0]) if e.get("event") == "response"]
-    assert [e["batch_id"] for e in responses] == list(batches)[:len(responses)]
+    assert [e["batch_id"] for e in responses] == list(batches)[: len(responses)]
 
 
 def test_a_request_the_batch_errors_ends_that_run_only(tools, tmp_path):
-    runs = [(_client(), _agent(TASKS[0], tools)),
-            (_client(), _agent(TASKS[1], tools, max_tokens=0, trace=tmp_path / "bad.jsonl"))]
+    runs = [
+        (_client(), _agent(TASKS[0], tools)),
+        (_client(), _agent(TASKS[1], tools, max_tokens=0, trace=tmp_path / "bad.jsonl")),
+    ]
     ok, bad = run_batched(_client(), runs)
     assert ok.stop_reason is StopReason.END_TURN
     assert isinstance(bad, BatchResultError) and bad.result_type == "errored" and "pre-warming" in str(bad)

@@ -32,8 +32,13 @@ def slides(tmp_path_factory):
 
 def _headings(lang_dir: Path) -> int:
     cells = json.loads((lang_dir / NAME).read_text("utf-8"))["cells"]
-    return sum(1 for c in cells if c["cell_type"] == "markdown"
-               and "".join(c["source"]).lstrip().startswith("#") and not "".join(c["source"]).lstrip().startswith("###"))
+    return sum(
+        1
+        for c in cells
+        if c["cell_type"] == "markdown"
+        and "".join(c["source"]).lstrip().startswith("#")
+        and not "".join(c["source"]).lstrip().startswith("###")
+    )
 
 
 def test_one_slide_deck_per_notebook_and_edition(slides):
@@ -84,8 +89,12 @@ def test_make_slides_installs_the_locked_reveal_js_and_builds_with_the_venvs_pyt
 
 def test_build_kit_outside_the_venv_says_how_to_run_it_instead_of_a_traceback():
     """-S: this interpreter without its site-packages, as a system python3 without nbconvert would be."""
-    done = subprocess.run([sys.executable, "-S", str(ROOT / "scripts" / "build_kit.py"), "slides"], capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-S", str(ROOT / "scripts" / "build_kit.py"), "slides"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "run `make slides`" in done.stderr
 

@@ -59,7 +59,7 @@ def test_live_without_network_is_one_line_saying_what_to_do(monkeypatch, capsys,
     monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
     assert main(["compare", "--live", "--out", str(tmp_path)]) == 1
     err = capsys.readouterr().err.strip()
-    failure = [l for l in err.splitlines() if not l.startswith("agentlab: live calls")]  # minus the mode notice
+    failure = [ln for ln in err.splitlines() if not ln.startswith("agentlab: live calls")]  # minus the mode notice
     assert len(failure) == 1 and "Traceback" not in err, err
     assert "could not reach the API" in err and "check your network connection" in err and "offline" in err
 
@@ -137,7 +137,7 @@ def test_a_simulated_demo_with_a_key_set_says_how_to_go_live_and_what_it_would_c
     captured = capsys.readouterr()
     assert "Set ANTHROPIC_API_KEY to go live" not in captured.err + captured.out
     assert "ANTHROPIC_API_KEY is set, but this client is simulated" in captured.err
-    line = next(l for l in captured.out.splitlines() if l.startswith("ANTHROPIC_API_KEY is set:"))
+    line = next(ln for ln in captured.out.splitlines() if ln.startswith("ANTHROPIC_API_KEY is set:"))
     from agentlab.client import default_model
     from agentlab.experiments.preview import preview
 

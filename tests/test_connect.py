@@ -66,7 +66,9 @@ def test_unknown_price_is_none_not_zero():
 
 def test_cache_tokens_are_priced_apart_from_input():
     plain = agentlab.cost_usd("claude-haiku-4-5", {"input_tokens": 1000, "output_tokens": 0})
-    cached = agentlab.cost_usd("claude-haiku-4-5", {"input_tokens": 1000, "output_tokens": 0, "cache_read_input_tokens": 1000})
+    cached = agentlab.cost_usd(
+        "claude-haiku-4-5", {"input_tokens": 1000, "output_tokens": 0, "cache_read_input_tokens": 1000}
+    )
     assert cached > plain
 
 
@@ -77,8 +79,11 @@ def test_public_api_names_all_resolve():
 
 
 def test_a_raw_json_call_is_metered_too(sim):
-    sim.post("/v1/messages", cast_to=object,
-             body={"model": "claude-haiku-4-5", "max_tokens": 20, "messages": [{"role": "user", "content": "Hello"}]})
+    sim.post(
+        "/v1/messages",
+        cast_to=object,
+        body={"model": "claude-haiku-4-5", "max_tokens": 20, "messages": [{"role": "user", "content": "Hello"}]},
+    )
     assert agentlab.meter_of(sim).calls[-1].usage["input_tokens"] > 0
 
 
@@ -91,12 +96,16 @@ def test_stop_reason_covers_every_sdk_stop_reason():
 
 
 def test_unknown_model_in_sim_mode_is_refused_early_with_suggestions():
-    with pytest.raises(ValueError, match=r"connect\(model='claude-sonet-4-6'\): no such model; did you mean 'claude-sonnet-4-6'"):
+    with pytest.raises(
+        ValueError, match=r"connect\(model='claude-sonet-4-6'\): no such model; did you mean 'claude-sonnet-4-6'"
+    ):
         agentlab.connect("sim", model="claude-sonet-4-6")
 
 
 def test_unknown_model_far_from_every_id_points_to_the_list_instead_of_guessing():
-    with pytest.raises(ValueError, match=r"connect\(model='gpt-4o'\): no such model; `agentlab models` lists them") as e:
+    with pytest.raises(
+        ValueError, match=r"connect\(model='gpt-4o'\): no such model; `agentlab models` lists them"
+    ) as e:
         agentlab.connect("sim", model="gpt-4o")
     assert "did you mean" not in str(e.value)
 

@@ -4,8 +4,8 @@
 runs in to the lock, and the refusal of a lock older than pyproject.toml. No test here reaches a package index.
 """
 
-import importlib.util
 import importlib.metadata
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -23,8 +23,14 @@ _spec.loader.exec_module(deps)
 
 SDIST_ONLY = {"fontmeta"}
 """Locked packages PyPI has no wheel for: pure Python, built at install (mplfonts needs it)."""
-LINUX = {"sys_platform": "linux", "platform_system": "Linux", "os_name": "posix", "platform_machine": "x86_64",
-         "implementation_name": "cpython", "platform_python_implementation": "CPython"}
+LINUX = {
+    "sys_platform": "linux",
+    "platform_system": "Linux",
+    "os_name": "posix",
+    "platform_machine": "x86_64",
+    "implementation_name": "cpython",
+    "platform_python_implementation": "CPython",
+}
 
 
 def _requirements() -> list[Requirement]:
@@ -39,14 +45,19 @@ def test_the_three_lock_files_agree_with_each_other_and_with_pyproject():
 
 def test_the_venv_holds_exactly_the_locked_versions():
     """What `pip freeze` would list, read from this interpreter's own site-packages: uv and pip installs alike."""
-    wanted = {deps._norm(r.name): next(iter(r.specifier)).version for r in _requirements()
-              if r.marker is None or r.marker.evaluate()}
+    wanted = {
+        deps._norm(r.name): next(iter(r.specifier)).version
+        for r in _requirements()
+        if r.marker is None or r.marker.evaluate()
+    }
     found = {deps._norm(d.metadata["Name"]): d.version for d in importlib.metadata.distributions()}
     found.pop("agentlab", None)
     found.pop("pip", None)  # the installer of a pip-made venv, not one of the lab's packages
     differ = sorted(set(wanted.items()) ^ set(found.items()))
-    assert not differ, (f"{sys.prefix} differs from uv.lock in {differ[:6]}{' ...' if len(differ) > 6 else ''}: "
-                        "rebuild it with `rm -rf .venv && make venv`")
+    assert not differ, (
+        f"{sys.prefix} differs from uv.lock in {differ[:6]}{' ...' if len(differ) > 6 else ''}: "
+        "rebuild it with `rm -rf .venv && make venv`"
+    )
 
 
 def test_every_locked_package_installs_from_a_wheel_on_both_ends_of_the_python_range():
@@ -55,8 +66,12 @@ def test_every_locked_package_installs_from_a_wheel_on_both_ends_of_the_python_r
     for minor in (deps.SUPPORTED[0][1], deps.SUPPORTED[1][1]):
         env = {**LINUX, "python_version": f"3.{minor}", "python_full_version": f"3.{minor}.0"}
         needed = [deps._norm(r.name) for r in _requirements() if r.marker is None or r.marker.evaluate(env)]
-        missing = [n for n in needed if n not in SDIST_ONLY
-                   and not any(_fits(w["url"].rsplit("/", 1)[1], minor) for w in lock[n].get("wheels", []))]
+        missing = [
+            n
+            for n in needed
+            if n not in SDIST_ONLY
+            and not any(_fits(w["url"].rsplit("/", 1)[1], minor) for w in lock[n].get("wheels", []))
+        ]
         assert not missing, f"no wheel for Python 3.{minor} on Linux x86_64 in uv.lock: {missing}"
 
 
@@ -65,10 +80,13 @@ def _fits(wheel: str, minor: int) -> bool:
     py, abi, platform = wheel[:-4].split("-")[-3:]
     if abi not in ("none", "abi3", f"cp3{minor}"):
         return False
-    python_ok = any(t in ("py3", "py2.py3") or t == f"cp3{minor}" or
-                    (abi == "abi3" and t.startswith("cp3") and int(t[3:]) <= minor) for t in py.split("."))
-    return python_ok and any(p == "any" or (p.startswith(("manylinux", "linux")) and p.endswith("x86_64"))
-                             for p in platform.split("."))
+    python_ok = any(
+        t in ("py3", "py2.py3") or t == f"cp3{minor}" or (abi == "abi3" and t.startswith("cp3") and int(t[3:]) <= minor)
+        for t in py.split(".")
+    )
+    return python_ok and any(
+        p == "any" or (p.startswith(("manylinux", "linux")) and p.endswith("x86_64")) for p in platform.split(".")
+    )
 
 
 def test_the_supported_python_range_is_stated_once_and_the_same_everywhere():
@@ -93,8 +111,9 @@ def test_a_lock_older_than_pyproject_stops_make_venv_with_one_line_naming_make_r
     project = _copy_project(tmp_path)
     toml = project / "pyproject.toml"
     toml.write_text(toml.read_text("utf-8").replace('"tqdm>=4.60",', '"tqdm>=4.60",\n    "rich>=13",'), "utf-8")
-    done = subprocess.run(["make", "-s", "venv", f"PYTHON={sys.executable}"], cwd=project, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        ["make", "-s", "venv", f"PYTHON={sys.executable}"], cwd=project, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode != 0
     said = [line for line in done.stderr.splitlines() if line.startswith("make: ") and "Error" not in line]
     assert len(said) == 1 and "run `make relock`" in said[0] and "requirements-lock.txt" in said[0], done.stderr
@@ -105,8 +124,9 @@ def test_a_hand_edited_pin_is_caught_before_anything_is_installed(tmp_path):
     project = _copy_project(tmp_path)
     env = project / "environment.yml"
     env.write_text(re.sub(r'"anthropic==[^"]+"', '"anthropic==2.0.0"', env.read_text("utf-8")), "utf-8")
-    done = subprocess.run([sys.executable, "scripts/deps.py", "check"], cwd=project, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "scripts/deps.py", "check"], cwd=project, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 1 and "environment.yml and uv.lock pin different versions" in done.stderr
     assert "anthropic" in done.stderr and "make relock" in done.stderr
 
@@ -121,8 +141,7 @@ def test_make_venv_says_what_it_installs_before_it_starts_anything(monkeypatch, 
 
     monkeypatch.setattr(deps.subprocess, "run", started)
     monkeypatch.setattr(deps.subprocess, "Popen", started)
-    monkeypatch.setattr(deps, "print", lambda *a, **k: events.append(("print", " ".join(map(str, a)))),
-                        raising=False)
+    monkeypatch.setattr(deps, "print", lambda *a, **k: events.append(("print", " ".join(map(str, a)))), raising=False)
     with pytest.raises(RuntimeError, match="stop here"):
         deps.install(tmp_path / "venv", sys.executable, "auto")
     assert events[0][0] == "print" and "packages" in events[0][1] and " s with uv" in events[0][1], events
@@ -150,7 +169,7 @@ def _conda_dependencies():
     for i, line in enumerate(lines):
         body = line.split("#", 1)[0].rstrip()
         if re.fullmatch(r"  - pip:", body):
-            pip = [l.strip()[2:].strip().strip('"') for l in lines[i + 1:] if l.startswith("      - ")]
+            pip = [ln.strip()[2:].strip().strip('"') for ln in lines[i + 1 :] if ln.startswith("      - ")]
         elif re.fullmatch(r"  - \S.*", body):
             deps_.append(body[4:].strip())
     return deps_, pip
@@ -180,8 +199,9 @@ def test_make_grade_with_lab_python_uses_that_environment_and_makes_no_venv(tmp_
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
     (tmp_path / "exercises").mkdir()
     (tmp_path / "exercises" / "test_one.py").write_text("def test_one():\n    assert True\n")
-    done = subprocess.run(["make", "grade", f"LAB_PYTHON={sys.executable}"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        ["make", "grade", f"LAB_PYTHON={sys.executable}"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
     assert not (tmp_path / ".venv").exists() and "deps.py" not in done.stdout

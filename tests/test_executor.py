@@ -38,7 +38,9 @@ def test_parallel_executor_runs_independent_calls_at_the_same_time():
 
 def test_serial_executor_without_a_default_timeout_answers_in_order_without_threads():
     seen = []
-    results = Executor(default_timeout_s=None)(turn_of(3), [slow_tool(0, sleep=lambda s: seen.append(threading.current_thread().name))])
+    results = Executor(default_timeout_s=None)(
+        turn_of(3), [slow_tool(0, sleep=lambda s: seen.append(threading.current_thread().name))]
+    )
     assert [r["tool_use_id"] for r in results] == ["toolu_00", "toolu_01", "toolu_02"]
     assert set(seen) == {threading.main_thread().name}
 
@@ -87,7 +89,7 @@ def test_a_hanging_tool_is_answered_as_an_error_after_its_timeout():
             assert result["is_error"] is True and "did not answer within 0.01 s" in result["content"]
         (raw,) = Executor(errors="raw")([{"type": "tool_use", "id": "t1", "name": "hang", "input": {}}], [hang])
         assert raw["content"].startswith("Traceback") and "TimeoutError: no answer within 0.01 s" in raw["content"]
-        assert "executor.py" not in raw["content"] and '<tool hang>' in raw["content"]
+        assert "executor.py" not in raw["content"] and "<tool hang>" in raw["content"]
     finally:
         release.set()
 
@@ -115,15 +117,24 @@ def test_long_results_are_cut_with_a_note_only_in_the_readable_style():
     assert raw == "x" * 100
 
 
-@pytest.mark.parametrize("kwargs,field", [({"errors": "pretty"}, "errors"), ({"lang": "fr"}, "lang"),
-                                          ({"max_result_chars": 0}, "max_result_chars")])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [({"errors": "pretty"}, "errors"), ({"lang": "fr"}, "lang"), ({"max_result_chars": 0}, "max_result_chars")],
+)
 def test_bad_executor_options_name_the_field(kwargs, field):
     with pytest.raises(ValueError, match=f"Executor\\({field}="):
         Executor(**kwargs)
 
 
-@pytest.mark.parametrize("kwargs,field", [({"reads": 3}, "reads"), ({"writes": [""]}, "writes"),
-                                          ({"timeout": 0}, "timeout"), ({"timeout": -1.0}, "timeout")])
+@pytest.mark.parametrize(
+    "kwargs,field",
+    [
+        ({"reads": 3}, "reads"),
+        ({"writes": [""]}, "writes"),
+        ({"timeout": 0}, "timeout"),
+        ({"timeout": -1.0}, "timeout"),
+    ],
+)
 def test_bad_tool_state_or_timeout_is_refused_naming_the_field(kwargs, field):
     with pytest.raises(ValueError, match=f"@tool\\({field}="):
         tool(**kwargs)
@@ -181,7 +192,9 @@ def test_a_tool_without_timeout_is_bounded_by_the_default(tmp_path):
     assert run.stop_reason.value == "end_turn" and result["is_error"] and "0.2 s" in result["content"]
 
 
-@pytest.mark.parametrize("field, value", [("result_cap", 0), ("result_cap", True), ("default_timeout_s", -1), ("default_timeout_s", "60")])
+@pytest.mark.parametrize(
+    "field, value", [("result_cap", 0), ("result_cap", True), ("default_timeout_s", -1), ("default_timeout_s", "60")]
+)
 def test_executor_refuses_a_bad_cap_or_timeout(field, value):
     with pytest.raises(ValueError, match=field):
         Executor(**{field: value})
@@ -195,9 +208,13 @@ def test_raw_style_tracebacks_name_none_of_the_packages_own_files():
         raise ValueError("boom")
 
     package = os.path.dirname(agentlab.__file__)
-    blocks = [{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"location": "Paris"}},
-              {"type": "tool_use", "id": "t2", "name": "broken", "input": {"x": 1}}]
-    wrong_kw, own = (r["content"] for r in Executor(errors="raw")(blocks, [agentlab.get_weather, agentlab.tool(broken)]))
+    blocks = [
+        {"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"location": "Paris"}},
+        {"type": "tool_use", "id": "t2", "name": "broken", "input": {"x": 1}},
+    ]
+    wrong_kw, own = (
+        r["content"] for r in Executor(errors="raw")(blocks, [agentlab.get_weather, agentlab.tool(broken)])
+    )
     for content in (wrong_kw, own):
         assert content.startswith("Traceback (most recent call last)")
         files = [ln.split('"')[1] for ln in content.splitlines() if ln.startswith('  File "')]

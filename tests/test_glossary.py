@@ -29,9 +29,13 @@ def test_every_term_has_an_english_and_a_chinese_name_and_no_rejected_variant_is
 @pytest.mark.parametrize("path", ZH_NOTEBOOKS, ids=[p.name for p in ZH_NOTEBOOKS])
 def test_the_chinese_notebooks_markdown_uses_no_rejected_variant(path):
     cells = json.loads(path.read_text("utf-8"))["cells"]
-    found = [f"cell {i}: {variant!r} (write {term['zh']!r} for {term['en']!r})"
-             for i, c in enumerate(cells) if c["cell_type"] == "markdown"
-             for variant, term in REJECTED if variant in "".join(c["source"])]
+    found = [
+        f"cell {i}: {variant!r} (write {term['zh']!r} for {term['en']!r})"
+        for i, c in enumerate(cells)
+        if c["cell_type"] == "markdown"
+        for variant, term in REJECTED
+        if variant in "".join(c["source"])
+    ]
     assert not found, f"zh-CN/{path.name} uses rejected variants from docs/glossary.json: " + "; ".join(found)
 
 

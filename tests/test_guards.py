@@ -53,8 +53,12 @@ def test_a_successful_new_result_resets_the_idle_count():
 
 def test_wall_clock_guard_stops_the_slow_model_overshooting_by_less_than_one_call(tools, tmp_path):
     clock = FakeClock()
-    run, stop = _run(SlowModel(clock, latency_s=3.0, policy=Looper()), tools,
-                     Limits(max_turns=50, max_wall_s=10.0, clock=clock), tmp_path)
+    run, stop = _run(
+        SlowModel(clock, latency_s=3.0, policy=Looper()),
+        tools,
+        Limits(max_turns=50, max_wall_s=10.0, clock=clock),
+        tmp_path,
+    )
     assert run.stop_reason is StopReason.MAX_WALL_TIME
     assert run.model_calls == 4  # calls start at 0, 3, 6 and 9 s; at 12 s no fifth call starts
     assert stop["guard"] == "max_wall_s" and stop["limit"] == 10.0
@@ -79,8 +83,7 @@ def test_usd_budget_stops_before_the_call_whose_upper_bound_would_cross_it(tools
     costs = [t.cost_usd for t in run.turns]
     assert run.stop_reason is StopReason.USD_BUDGET
     assert sum(costs) <= 0.02  # never passed
-    nxt = {"model": run.model, "max_tokens": 1024, "messages": run.messages,
-           "tools": [t.spec() for t in tools]}
+    nxt = {"model": run.model, "max_tokens": 1024, "messages": run.messages, "tools": [t.spec() for t in tools]}
     assert sum(costs) + upper_bound_usd(nxt) > 0.02  # the next call could have crossed it
     assert stop["guard"] == "max_usd" and stop["observed"] == pytest.approx(sum(costs))
     assert "could cost up to" in stop["detail"]
@@ -91,7 +94,7 @@ def test_upper_bound_covers_what_each_call_really_cost(tools, tmp_path):
 
     run, _ = _run(Looper(), tools, Limits(max_turns=4), tmp_path)
     for i, t in enumerate(run.turns):
-        msgs = run.messages[:2 * i + 1]
+        msgs = run.messages[: 2 * i + 1]
         body = {"model": run.model, "max_tokens": 1024, "messages": msgs, "tools": [x.spec() for x in tools]}
         assert t.cost_usd <= upper_bound_usd(body)
 
@@ -134,10 +137,24 @@ def test_a_workflow_can_use_the_same_budget_without_the_loop():
     assert (stopped.reason, stopped.observed, stopped.limit) == (StopReason.TOKEN_BUDGET, 140, 100)
 
 
-@pytest.mark.parametrize("field,value", [("max_turns", 0), ("max_turns", -1), ("max_turns", 2.5), ("max_turns", None),
-                                         ("max_wall_s", 0), ("max_wall_s", -3.0), ("max_wall_s", "10"),
-                                         ("max_wall_s", float("nan")), ("max_repeats", 0), ("max_idle_turns", 1.5),
-                                         ("max_tokens", -100), ("max_usd", 0.0), ("max_usd", True)])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("max_turns", 0),
+        ("max_turns", -1),
+        ("max_turns", 2.5),
+        ("max_turns", None),
+        ("max_wall_s", 0),
+        ("max_wall_s", -3.0),
+        ("max_wall_s", "10"),
+        ("max_wall_s", float("nan")),
+        ("max_repeats", 0),
+        ("max_idle_turns", 1.5),
+        ("max_tokens", -100),
+        ("max_usd", 0.0),
+        ("max_usd", True),
+    ],
+)
 def test_nonsense_limits_raise_naming_the_field_and_value(field, value):
     with pytest.raises(ValueError) as e:
         Limits(**{field: value})

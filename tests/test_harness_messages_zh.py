@@ -20,7 +20,9 @@ from agentlab.sim.models.misbehaving import Looper
 from agentlab.workflows import run_evaluator, run_orchestrator, run_vote
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-WORKER = dict(worker_system="Write one sentence on the city's weather.", synth_system="Combine the parts into one short note.")
+WORKER = dict(
+    worker_system="Write one sentence on the city's weather.", synth_system="Combine the parts into one short note."
+)
 
 
 def _details() -> dict[str, str]:
@@ -32,10 +34,17 @@ def _details() -> dict[str, str]:
         "orchestrator": run_orchestrator(sim, "Which is warmer today, Paris, Madrid or Oslo?", **ctx).detail,
         "worker failed": run_orchestrator(sim, "Which is warmer today, Paris, Atlantis or Oslo?", **ctx).detail,
         "accepted": run_evaluator(sim, task, max_rounds=3).detail,
-        "max rounds": run_evaluator(sim, "Which is warmest today? Answer in at most 5 words. "
-                                    + data_line(["Paris", "Madrid", "Oslo"]), max_rounds=2).detail,
-        "vote": run_vote(sim, "I was charged twice this month.", ["billing", "technical"],
-                         voters=[f"You are reviewer {i} of 3." for i in (1, 2, 3)]).detail,
+        "max rounds": run_evaluator(
+            sim,
+            "Which is warmest today? Answer in at most 5 words. " + data_line(["Paris", "Madrid", "Oslo"]),
+            max_rounds=2,
+        ).detail,
+        "vote": run_vote(
+            sim,
+            "I was charged twice this month.",
+            ["billing", "technical"],
+            voters=[f"You are reviewer {i} of 3." for i in (1, 2, 3)],
+        ).detail,
     }
 
 
@@ -54,28 +63,43 @@ def test_why_a_workflow_stopped_reads_in_chinese_in_the_zh_cn_edition_and_is_unc
 def test_connects_notice_reads_in_chinese_in_the_zh_cn_edition(monkeypatch, capsys):
     agentlab.connect("sim")
     english = capsys.readouterr().err.strip()
-    assert english == ("agentlab: simulated Claude (claude-sonnet-5-5), offline; token counts are estimates. "
-                       "Set ANTHROPIC_API_KEY to go live.")
+    assert english == (
+        "agentlab: simulated Claude (claude-sonnet-5-5), offline; token counts are estimates. "
+        "Set ANTHROPIC_API_KEY to go live."
+    )
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     agentlab.connect("sim", max_usd=0.5)
-    assert capsys.readouterr().err.strip() == ("agentlab：模拟的 Claude（claude-sonnet-5-5），离线运行；令牌数是估算值；"
-                                               "会话上限 $0.5。设置 ANTHROPIC_API_KEY 即可改用真实 API。")
+    assert capsys.readouterr().err.strip() == (
+        "agentlab：模拟的 Claude（claude-sonnet-5-5），离线运行；令牌数是估算值；"
+        "会话上限 $0.5。设置 ANTHROPIC_API_KEY 即可改用真实 API。"
+    )
 
 
-@pytest.mark.parametrize("note, chinese", [
-    ("agentlab: replaying c.json (3 recorded calls to http://127.0.0.1:9), offline; usage is what was recorded.",
-     "agentlab：回放 c.json（录有 3 次发往 http://127.0.0.1:9 的调用），离线运行；用量是录制时的数值。"),
-    ("agentlab: live calls to https://api.anthropic.com with claude-opus-5; usage and cost are real; session cap $0.5.",
-     "agentlab：真实调用，发往 https://api.anthropic.com，模型 claude-opus-5；用量和花费都是真实的；会话上限 $0.5。"),
-    ("agentlab: live calls to https://api.anthropic.com with claude-opus-5; usage and cost are real; no spending cap "
-     "(connect(max_usd=...)); recording to r.json.",
-     "agentlab：真实调用，发往 https://api.anthropic.com，模型 claude-opus-5；用量和花费都是真实的；"
-     "没有花费上限（connect(max_usd=...)）；录制到 r.json。"),
-    ("agentlab: live calls to http://localhost:11434 with qwen3, a server that is not Anthropic's API: usage is what it "
-     "reports, its model is neither Claude nor the simulator; session cap $0.5.",
-     "agentlab：真实调用，发往 http://localhost:11434，模型 qwen3；这不是 Anthropic 的 API 服务器：用量是它自己报告的，"
-     "它的模型既不是 Claude，也不是模拟器；会话上限 $0.5。"),
-])
+@pytest.mark.parametrize(
+    "note, chinese",
+    [
+        (
+            "agentlab: replaying c.json (3 recorded calls to http://127.0.0.1:9), offline; usage is what was recorded.",
+            "agentlab：回放 c.json（录有 3 次发往 http://127.0.0.1:9 的调用），离线运行；用量是录制时的数值。",
+        ),
+        (
+            "agentlab: live calls to https://api.anthropic.com with claude-opus-5; usage and cost are real; session cap $0.5.",
+            "agentlab：真实调用，发往 https://api.anthropic.com，模型 claude-opus-5；用量和花费都是真实的；会话上限 $0.5。",
+        ),
+        (
+            "agentlab: live calls to https://api.anthropic.com with claude-opus-5; usage and cost are real; no spending cap "
+            "(connect(max_usd=...)); recording to r.json.",
+            "agentlab：真实调用，发往 https://api.anthropic.com，模型 claude-opus-5；用量和花费都是真实的；"
+            "没有花费上限（connect(max_usd=...)）；录制到 r.json。",
+        ),
+        (
+            "agentlab: live calls to http://localhost:11434 with qwen3, a server that is not Anthropic's API: usage is what it "
+            "reports, its model is neither Claude nor the simulator; session cap $0.5.",
+            "agentlab：真实调用，发往 http://localhost:11434，模型 qwen3；这不是 Anthropic 的 API 服务器：用量是它自己报告的，"
+            "它的模型既不是 Claude，也不是模拟器；会话上限 $0.5。",
+        ),
+    ],
+)
 def test_the_replay_and_live_notices_have_their_chinese(note, chinese):
     from agentlab.views.i18n import tr
 
@@ -84,10 +108,18 @@ def test_the_replay_and_live_notices_have_their_chinese(note, chinese):
 
 def test_the_usd_guard_and_the_session_cap_explain_their_stop_in_chinese_in_the_zh_cn_edition(monkeypatch, tmp_path):
     def stops() -> tuple[str, str]:
-        guarded = agentlab.run_agent(agentlab.connect("sim", policy=Looper(), quiet=True), agentlab.city_task(["Paris", "London"]),
-                                     agentlab.task_tools(tmp_path), limits=Limits(max_turns=50, max_usd=0.02))
-        capped = agentlab.run_agent(agentlab.connect("sim", policy=Looper(), max_usd=0.02, quiet=True),
-                                    agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path), max_turns=50)
+        guarded = agentlab.run_agent(
+            agentlab.connect("sim", policy=Looper(), quiet=True),
+            agentlab.city_task(["Paris", "London"]),
+            agentlab.task_tools(tmp_path),
+            limits=Limits(max_turns=50, max_usd=0.02),
+        )
+        capped = agentlab.run_agent(
+            agentlab.connect("sim", policy=Looper(), max_usd=0.02, quiet=True),
+            agentlab.city_task(["Paris", "London"]),
+            agentlab.task_tools(tmp_path),
+            max_turns=50,
+        )
         assert guarded.stop_reason is capped.stop_reason is StopReason.USD_BUDGET
         return guarded.detail, capped.detail
 

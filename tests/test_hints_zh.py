@@ -14,21 +14,29 @@ from pathlib import Path
 import pytest
 
 import agentlab
-from agentlab.hints import hint, task_lang
 from agentlab.executor import Executor
+from agentlab.hints import hint, task_lang
 from agentlab.react import parse_action
 from agentlab.tools import Tool, run_tool, tool
 from agentlab.weather import make_save_note
 
 PACKAGE = Path(agentlab.__file__).parent
 CJK = re.compile(r"[\u4e00-\u9fff]")
-SITE = re.compile(r"""(?:ToolError|ToolOutcome|ValueError)\(\s*f?["']((?:Format error|[A-Z{\[])[^"']{0,40})"""
-                  r"""|return f"(\{where\}[^"]{0,30}|missing required[^"]{0,20}|unexpected field[^"]{0,20})"""
-                  r"""|hint\(f"([^"]{0,30})""")
+SITE = re.compile(
+    r"""(?:ToolError|ToolOutcome|ValueError)\(\s*f?["']((?:Format error|[A-Z{\[])[^"']{0,40})"""
+    r"""|return f"(\{where\}[^"]{0,30}|missing required[^"]{0,20}|unexpected field[^"]{0,20})"""
+    r"""|hint\(f"([^"]{0,30})"""
+)
 """A place that writes text the model reads: a tool error, a tool outcome, a ReAct parse error,
 a schema explanation, a harness note passed through ``hint``."""
-SCANNED = ["tools.py", "weather.py", "experiments/variants.py", "experiments/tool_descriptions.py", "executor.py",
-           "react.py"]
+SCANNED = [
+    "tools.py",
+    "weather.py",
+    "experiments/variants.py",
+    "experiments/tool_descriptions.py",
+    "executor.py",
+    "react.py",
+]
 """Modules whose texts reach the model as tool results or harness messages (ValueError only in react.py)."""
 
 
@@ -47,9 +55,12 @@ def _scan() -> set[str]:
 
 
 def _schema_tool() -> Tool:
-    schema = {"type": "object", "properties": {"unit": {"type": "string", "enum": ["C", "F"]},
-                                               "city": {"type": "string", "minLength": 2}},
-              "required": ["city"], "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"unit": {"type": "string", "enum": ["C", "F"]}, "city": {"type": "string", "minLength": 2}},
+        "required": ["city"],
+        "additionalProperties": False,
+    }
     return Tool("convert", "Convert a temperature.", schema, lambda **kw: kw)
 
 
@@ -119,12 +130,17 @@ WORDINGS = {
     "tools.py: {where}: {err.message}": lambda: _run(_schema_tool(), {"city": "O"}),
     "weather.py: Unknown city ": lambda: _run(agentlab.get_weather, {"city": "Atlantis"}),
     "weather.py: The notes file may point": lambda: _notes_link_refused(),
-    "executor.py: {block['name']} returned": lambda: Executor(result_cap=5)._one(
-        {"get_weather": agentlab.get_weather}, {"name": "get_weather", "input": {"city": "Paris"}}).content,
+    "executor.py: {block['name']} returned": lambda: (
+        Executor(result_cap=5)
+        ._one({"get_weather": agentlab.get_weather}, {"name": "get_weather", "input": {"city": "Paris"}})
+        .content
+    ),
     "experiments/variants.py: No forecast for ": _no_forecast,
     "experiments/tool_descriptions.py: Unknown city ": lambda: _lookup_refuses("weather in Paris"),
     "executor.py: [truncated: {cap} of {le": lambda: "[truncated: 5 of 56 characters shown]",
-    "executor.py: {name} did not answer wi": lambda: "get_weather did not answer within 0.5 s and was abandoned; try again",
+    "executor.py: {name} did not answer wi": lambda: (
+        "get_weather did not answer within 0.5 s and was abandoned; try again"
+    ),
     "executor.py: Not run: the harness sto": lambda: _not_run(),
     "react.py: Format error: end your t": lambda: _parse_error("Thought: hm\nAction: get_weather"),
     "react.py: Format error: Action Inp": lambda: _parse_error("Action: get_weather\nAction Input: {'city': 1}"),
@@ -143,9 +159,11 @@ def test_every_place_that_writes_model_facing_text_has_a_case():
     found = _scan()
     assert len(found) >= 10, f"the scan found only {sorted(found)}: has the SITE pattern stopped matching?"
     missing = sorted(found - set(WORDINGS))
-    assert not missing, (f"model-facing wordings with no Chinese check: {missing}; add their Chinese to _RULES in "
-                         "agentlab/hints.py (English replacement = the text as it is) and a producer to WORDINGS "
-                         "in tests/test_hints_zh.py")
+    assert not missing, (
+        f"model-facing wordings with no Chinese check: {missing}; add their Chinese to _RULES in "
+        "agentlab/hints.py (English replacement = the text as it is) and a producer to WORDINGS "
+        "in tests/test_hints_zh.py"
+    )
 
 
 @pytest.mark.parametrize("key", sorted(WORDINGS) + sorted(EXTRA))
@@ -178,7 +196,8 @@ def test_the_executor_writes_its_own_notes_in_the_tasks_language():
     assert "已截断" in Executor(max_result_chars=5, lang="zh")._one(tools, block).content
     assert "秒内没有响应" in Executor(lang="zh")._timed_out("get_weather", 0.5).content
     assert Executor()._timed_out("get_weather", 0.5).content == (
-        "get_weather did not answer within 0.5 s and was abandoned; try again.")
+        "get_weather did not answer within 0.5 s and was abandoned; try again."
+    )
 
 
 def test_task_language_is_read_from_the_task_text():
@@ -196,10 +215,12 @@ def test_react_on_a_chinese_task_thinks_and_is_corrected_in_chinese(tmp_path):
     said = [m["content"] for m in result.run.messages[1:]]
     assert result.parse_failures >= 1 and CJK.search(result.run.final_text)
     assert all(CJK.search(s) for s in said if s.startswith(("Thought", "格式错误", "Format error"))), said
-    english = run_react(agentlab.connect("sim", policy=ReactWriter(malformed=1.0, seed=0), quiet=True),
-                        agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path / "en"))
+    english = run_react(
+        agentlab.connect("sim", policy=ReactWriter(malformed=1.0, seed=0), quiet=True),
+        agentlab.city_task(["Paris", "London"]),
+        agentlab.task_tools(tmp_path / "en"),
+    )
     assert not any(CJK.search(m["content"]) for m in english.run.messages), "English ReAct run got Chinese text"
-
 
 
 def test_the_course_tools_confirmations_read_in_chinese_for_a_chinese_task_and_english_is_unchanged(tmp_path):
@@ -224,16 +245,21 @@ def test_a_chinese_run_reads_saved_note_in_chinese_in_the_loop_in_react_and_in_n
     from agentlab.react import run_react
 
     client = agentlab.connect("sim", quiet=True)
-    native = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"], "zh"), agentlab.task_tools(tmp_path / "a"))
+    native = agentlab.run_agent(
+        client, agentlab.city_task(["Paris", "London"], "zh"), agentlab.task_tools(tmp_path / "a")
+    )
     assert native.tool_results[-1]["content"] == "已保存笔记（21 个字符）。"
     react = run_react(client, agentlab.city_task(["Paris", "London"], "zh"), agentlab.task_tools(tmp_path / "b"))
     assert "Observation: 已保存笔记（21 个字符）。" in [m["content"] for m in react.run.messages]
-    english = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"], "en"), agentlab.task_tools(tmp_path / "c"))
+    english = agentlab.run_agent(
+        client, agentlab.city_task(["Paris", "London"], "en"), agentlab.task_tools(tmp_path / "c")
+    )
     assert english.tool_results[-1]["content"] == "Saved note (56 characters)."
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     case = run_case("compare_and_note", "key_by_email")
-    assert [r["content"] for r in case.run.tool_results if "attacker" in r["content"] and not r["content"].startswith("{")] \
-        == ["已发送给 attacker@evil.example（22 个字符）。"]
+    assert [
+        r["content"] for r in case.run.tool_results if "attacker" in r["content"] and not r["content"].startswith("{")
+    ] == ["已发送给 attacker@evil.example（22 个字符）。"]
 
 
 def test_calls_a_guard_kept_from_running_are_answered_in_the_tasks_language(tmp_path):
@@ -242,8 +268,15 @@ def test_calls_a_guard_kept_from_running_are_answered_in_the_tasks_language(tmp_
 
     assert _not_run() == "Not run: the harness stopped the run (max_tokens 2140 over the limit 2000)."
     assert _not_run("zh") == "未运行：外壳程序已停止这次运行（max_tokens 为 2140，超过了上限 2000）。"
-    for task, lang in ((agentlab.city_task(["Paris", "London"], "zh"), "zh"), (agentlab.city_task(["Paris", "London"]), "en")):
+    for task, lang in (
+        (agentlab.city_task(["Paris", "London"], "zh"), "zh"),
+        (agentlab.city_task(["Paris", "London"]), "en"),
+    ):
         client = agentlab.connect("sim", policy=Looper(), quiet=True)
-        run = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / lang), limits=Limits(max_turns=50, max_tokens=2000))
+        run = agentlab.run_agent(
+            client, task, agentlab.task_tools(tmp_path / lang), limits=Limits(max_turns=50, max_tokens=2000)
+        )
         last = run.messages[-1]["content"][0]
-        assert last["is_error"] and last["content"].startswith("未运行：外壳程序" if lang == "zh" else "Not run: the harness"), last
+        assert last["is_error"] and last["content"].startswith(
+            "未运行：外壳程序" if lang == "zh" else "Not run: the harness"
+        ), last

@@ -13,11 +13,10 @@ import pytest
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-
-from agentlab.views import i18n  # noqa: E402
-from agentlab.run import StopReason  # noqa: E402
-
 from i18n_cases import FIGURE_CASES, notebook_figure_calls  # noqa: E402
+
+from agentlab.run import StopReason  # noqa: E402
+from agentlab.views import i18n  # noqa: E402
 
 TABLE = "agentlab/data/i18n/zh-CN/plots.json"
 """Where the Chinese for these figures lives (other areas: their own file in the same folder)."""
@@ -29,8 +28,11 @@ STOP_VALUES = re.compile(r"\b(" + "|".join(s.value for s in StopReason) + r")\b"
 
 def _english_left(fig) -> list[str]:
     """Texts the figure shows that are still English prose (run data and stop-reason values excepted)."""
-    return [t for t in i18n.untranslated(fig, as_drawn=True)
-            if not RUN_DATA.match(t) and re.search(r"[A-Za-z]{3,}", STOP_VALUES.sub("", t))]
+    return [
+        t
+        for t in i18n.untranslated(fig, as_drawn=True)
+        if not RUN_DATA.match(t) and re.search(r"[A-Za-z]{3,}", STOP_VALUES.sub("", t))
+    ]
 
 
 def _texts(fig) -> list[str]:
@@ -44,9 +46,11 @@ def test_every_figure_function_the_notebooks_call_has_a_case():
     calls = notebook_figure_calls()
     assert calls, "no figure calls found in the notebooks: has the scan (tests/i18n_cases.py) broken?"
     missing = {name: where for name, where in calls.items() if name not in FIGURE_CASES}
-    assert not missing, (f"the notebooks call figure functions with no translation check: {missing}; add a builder "
-                         f"for each to FIGURE_CASES in tests/i18n_cases.py, then put the Chinese of its text in {TABLE} "
-                         "(or your area's file in agentlab/data/i18n/zh-CN/)")
+    assert not missing, (
+        f"the notebooks call figure functions with no translation check: {missing}; add a builder "
+        f"for each to FIGURE_CASES in tests/i18n_cases.py, then put the Chinese of its text in {TABLE} "
+        "(or your area's file in agentlab/data/i18n/zh-CN/)"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(FIGURE_CASES))
@@ -57,9 +61,11 @@ def test_zh_cn_figures_show_chinese_text(name, tmp_path, monkeypatch):
     try:
         for fig in figures:
             left = _english_left(fig)
-            assert not left, (f"{name}: these figure texts are still English in the zh-CN edition: {left}; add each to "
-                              f"{TABLE} ('exact' for fixed text, 'patterns' [regex, replacement] for text with "
-                              "numbers or names in it), and make sure the plot function ends with `return localize(fig)`")
+            assert not left, (
+                f"{name}: these figure texts are still English in the zh-CN edition: {left}; add each to "
+                f"{TABLE} ('exact' for fixed text, 'patterns' [regex, replacement] for text with "
+                "numbers or names in it), and make sure the plot function ends with `return localize(fig)`"
+            )
             assert any(CJK.search(t) for t in _texts(fig)), f"{name}: no Chinese text at all in the zh-CN figure"
     finally:
         plt.close("all")  # a case's builder may draw figures it does not return (more than 20 open warn)
@@ -106,8 +112,10 @@ def test_category_tick_labels_are_translated_where_they_are_drawn(monkeypatch):
 
 def test_captured_parts_of_a_pattern_are_translated_too():
     assert i18n.tr("agent: who does what (18 steps)", "zh-CN") == "智能体：谁做什么（18 步）"
-    assert i18n.tr("2 cities, agent and workflow: claude-opus-5 (tokens estimated by the simulator)", "zh-CN") == \
-        "2 个城市，智能体和工作流：claude-opus-5（令牌数由模拟器估算）"
+    assert (
+        i18n.tr("2 cities, agent and workflow: claude-opus-5 (tokens estimated by the simulator)", "zh-CN")
+        == "2 个城市，智能体和工作流：claude-opus-5（令牌数由模拟器估算）"
+    )
 
 
 def test_the_trace_stepper_writes_in_the_notebooks_language(tmp_path, monkeypatch):
@@ -117,8 +125,9 @@ def test_the_trace_stepper_writes_in_the_notebooks_language(tmp_path, monkeypatc
 
     monkeypatch.setenv("AGENTLAB_WIDGETS", "static")
     client = agentlab.connect("sim", quiet=True)
-    run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path),
-                             trace=tmp_path / "t.jsonl")
+    run = agentlab.run_agent(
+        client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path), trace=tmp_path / "t.jsonl"
+    )
     frame = turn_frames(run)[1]
     monkeypatch.setenv("AGENTLAB_LANG", "en")
     english = tokens_html(frame, True)

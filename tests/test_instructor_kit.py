@@ -26,9 +26,12 @@ _spec.loader.exec_module(build_kit)
 
 
 STUDENT_EDITION = (ROOT / "README.md").read_text("utf-8") == (
-    ROOT / "agentlab" / "grading" / "STUDENT_README.md").read_text("utf-8")
+    ROOT / "agentlab" / "grading" / "STUDENT_README.md"
+).read_text("utf-8")
 """A student edition (its README is the student README) ships the kit without its answer key."""
-needs_answer_key = pytest.mark.skipif(STUDENT_EDITION, reason="student edition: the answer key stays with the instructor")
+needs_answer_key = pytest.mark.skipif(
+    STUDENT_EDITION, reason="student edition: the answer key stays with the instructor"
+)
 
 
 def test_both_languages_have_the_same_pages_and_every_required_one():
@@ -45,7 +48,9 @@ def test_the_student_edition_leaves_the_answer_key_out(tmp_path):
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         (src / rel).write_text("x\n", "utf-8")
     release_student(src, tmp_path / "student")
-    released = {p.relative_to(tmp_path / "student").as_posix() for p in (tmp_path / "student").rglob("*") if p.is_file()}
+    released = {
+        p.relative_to(tmp_path / "student").as_posix() for p in (tmp_path / "student").rglob("*") if p.is_file()
+    }
     assert released == {"docs/en/syllabus.md", "README.md"}
 
 
@@ -70,8 +75,13 @@ def test_the_syllabus_spans_six_weeks_and_gives_objectives_for_every_notebook(la
 
 def test_answer_02_a_run_capped_at_three_turns_saved_the_note_it_never_reported(tmp_path):
     one_per_turn = {"type": "auto", "disable_parallel_tool_use": True}  # as notebook 02's runs (ONE_PER_TURN)
-    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), agentlab.city_task(["Paris", "London"]),
-                             agentlab.task_tools(tmp_path), max_turns=3, tool_choice=one_per_turn)
+    run = agentlab.run_agent(
+        agentlab.connect("sim", quiet=True),
+        agentlab.city_task(["Paris", "London"]),
+        agentlab.task_tools(tmp_path),
+        max_turns=3,
+        tool_choice=one_per_turn,
+    )
     assert run.stop_reason.value == "max_turns" and run.model_calls == 3 and (tmp_path / "notes.md").exists()
 
 
@@ -79,10 +89,14 @@ def test_answer_04_a_plan_longer_than_max_subtasks_is_refused_before_any_worker(
     from agentlab.experiments.patterns import data_line
     from agentlab.workflows import run_orchestrator
 
-    run = run_orchestrator(agentlab.connect("sim", quiet=True), "Which is warmer today, Paris, Madrid or Oslo?",
-                           worker_system="Write one sentence on the city's weather.",
-                           synth_system="Combine the parts into one short note.",
-                           context=lambda s: data_line([s["title"]]), max_subtasks=2)
+    run = run_orchestrator(
+        agentlab.connect("sim", quiet=True),
+        "Which is warmer today, Paris, Madrid or Oslo?",
+        worker_system="Write one sentence on the city's weather.",
+        synth_system="Combine the parts into one short note.",
+        context=lambda s: data_line([s["title"]]),
+        max_subtasks=2,
+    )
     assert run.stop_reason.value == "unparseable_output" and "max_subtasks=2" in run.detail
 
 
@@ -93,8 +107,13 @@ def test_answer_05_a_4_second_model_under_a_10_second_limit_makes_3_calls_and_is
 
     clock = FakeClock()
     client = agentlab.connect("sim", policy=SlowModel(clock, latency_s=4.0, policy=Looper()), quiet=True)
-    run = agentlab.run_agent(client, TASK, agentlab.task_tools(tmp_path), trace=tmp_path / "slow.jsonl",
-                             limits=Limits(max_turns=50, max_wall_s=10.0, clock=clock))
+    run = agentlab.run_agent(
+        client,
+        TASK,
+        agentlab.task_tools(tmp_path),
+        trace=tmp_path / "slow.jsonl",
+        limits=Limits(max_turns=50, max_wall_s=10.0, clock=clock),
+    )
     stop = agentlab.read_trace(tmp_path / "slow.jsonl")[-1]
     assert (run.stop_reason.value, run.model_calls, stop["observed"]) == ("max_wall_time", 3, 12.0)
 
@@ -119,7 +138,9 @@ def test_answer_08_without_malformed_actions_react_sends_fewer_input_tokens_in_o
 def test_the_syllabus_states_the_points_the_graders_give(lang):
     text = (DOCS / lang / "syllabus.md").read_text("utf-8")
     total = sum(build_kit.graded_points().values())
-    assert re.search(rf"`make grade`[，,] ?(共 )?{total} (points|分)", text), f"{lang} syllabus: the graders give {total} points"
+    assert re.search(rf"`make grade`[，,] ?(共 )?{total} (points|分)", text), (
+        f"{lang} syllabus: the graders give {total} points"
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -129,4 +150,6 @@ def test_the_syllabus_states_the_hours_that_time_md_adds_up_to(lang):
     stated = re.search(r"about (\d+) hours in all|合计约 (\d+) 小时", text)
     assert stated, f"{lang} syllabus: say how many hours time.md adds up to"
     hours = int(stated.group(1) or stated.group(2))
-    assert abs(hours - minutes / 60) <= 1, f"{lang} syllabus says about {hours} hours; time.md adds up to {minutes / 60:.1f}"
+    assert abs(hours - minutes / 60) <= 1, (
+        f"{lang} syllabus says about {hours} hours; time.md adds up to {minutes / 60:.1f}"
+    )

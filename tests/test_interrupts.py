@@ -20,8 +20,9 @@ def python_default_sigint():
     signal.signal(signal.SIGINT, previous)
 
 
-@pytest.mark.parametrize("sig,exc,name", [(signal.SIGTERM, Terminated, "SIGTERM"),
-                                          (signal.SIGINT, KeyboardInterrupt, "SIGINT")])
+@pytest.mark.parametrize(
+    "sig,exc,name", [(signal.SIGTERM, Terminated, "SIGTERM"), (signal.SIGINT, KeyboardInterrupt, "SIGINT")]
+)
 def test_a_signal_during_a_tool_ends_the_trace_with_an_interrupted_stop(tmp_path, sig, exc, name):
     @tool
     def wait_for_signal() -> str:
@@ -30,14 +31,15 @@ def test_a_signal_during_a_tool_ends_the_trace_with_an_interrupted_stop(tmp_path
         os.kill(os.getpid(), sig)
         return "not reached"
 
-    client = agentlab.connect("sim", policy=ScriptedModel([[{"type": "tool_use", "name": "wait_for_signal"}]]), quiet=True)
+    client = agentlab.connect(
+        "sim", policy=ScriptedModel([[{"type": "tool_use", "name": "wait_for_signal"}]]), quiet=True
+    )
     before = signal.getsignal(signal.SIGTERM)
     with pytest.raises(exc):
         run_agent(client, "go", [wait_for_signal], trace=tmp_path / "t.jsonl")
     last = read_trace(tmp_path / "t.jsonl")[-1]
     assert (last["event"], last["reason"], last["signal"]) == ("stop", "interrupted", name)
     assert signal.getsignal(signal.SIGTERM) is before  # the handler is put back after the run
-
 
 
 def test_runs_that_end_in_any_order_put_back_the_handler_from_before_the_first(tmp_path):
@@ -52,6 +54,7 @@ def test_runs_that_end_in_any_order_put_back_the_handler_from_before_the_first(t
     assert signal.getsignal(signal.SIGTERM) is not before  # the second is still running: SIGTERM still ends it
     second.__exit__(None, None, None)
     assert signal.getsignal(signal.SIGTERM) is before
+
 
 HANGING_RUN = """
 import threading, time, agentlab
@@ -77,17 +80,20 @@ def test_a_run_in_a_daemon_thread_gets_a_stop_when_the_process_exits(tmp_path):
     import subprocess
     import sys
 
-    code = HANGING_RUN + f"""
+    code = (
+        HANGING_RUN
+        + f"""
 started = threading.Event()
 def run():
-    agentlab.run_agent(client, "go", [hang], trace={str(tmp_path / 't.jsonl')!r})
+    agentlab.run_agent(client, "go", [hang], trace={str(tmp_path / "t.jsonl")!r})
 threading.Thread(target=run, daemon=True).start()
 import os
 for _ in range(1200):  # bounded: at most 60 s for the run to reach its tool
-    if os.path.exists({str(tmp_path / 't.jsonl')!r}) and 'tool_call' in open({str(tmp_path / 't.jsonl')!r}).read():
+    if os.path.exists({str(tmp_path / "t.jsonl")!r}) and 'tool_call' in open({str(tmp_path / "t.jsonl")!r}).read():
         break
     time.sleep(0.05)
 """
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     from agentlab.trace import read_trace
@@ -102,11 +108,14 @@ def test_sigterm_writes_a_stop_for_a_run_in_another_thread_and_still_kills_the_p
     import time
 
     trace = tmp_path / "t.jsonl"
-    code = HANGING_RUN + f"""
+    code = (
+        HANGING_RUN
+        + f"""
 worker = threading.Thread(target=agentlab.run_agent, args=(client, "go", [hang]), kwargs={{"trace": {str(trace)!r}}}, daemon=True)
 worker.start()
 worker.join(120)
 """
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60  # bounded: the run reaches its tool, then SIGTERM

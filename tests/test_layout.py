@@ -27,22 +27,28 @@ graph = _graph_module()
 
 def test_the_package_has_no_import_cycles():
     found = graph.cycles(graph.arrows(ROOT))
-    assert not found, ("import cycles (each line: modules that import each other, directly or round a loop): "
-                       + "; ".join(" <-> ".join(c) for c in found)
-                       + ". Move the shared part into a module both can import, or pass it in as an argument")
+    assert not found, (
+        "import cycles (each line: modules that import each other, directly or round a loop): "
+        + "; ".join(" <-> ".join(c) for c in found)
+        + ". Move the shared part into a module both can import, or pass it in as an argument"
+    )
 
 
 def test_sim_imports_nothing_outside_sim():
     leaks = graph.outside_imports(graph.arrows(ROOT), "sim")
-    assert not leaks, ("sim/ is the Messages API and must not know the harness, but "
-                       + "; ".join(f"{m} imports {', '.join(sorted(t))}" for m, t in sorted(leaks.items()))
-                       + ". Put what both sides need inside sim/ (e.g. sim/wire.py) and import it from there")
+    assert not leaks, (
+        "sim/ is the Messages API and must not know the harness, but "
+        + "; ".join(f"{m} imports {', '.join(sorted(t))}" for m, t in sorted(leaks.items()))
+        + ". Put what both sides need inside sim/ (e.g. sim/wire.py) and import it from there"
+    )
 
 
 def test_the_top_level_is_the_harness_in_at_most_16_modules():
     top = graph.top_level(graph.modules(ROOT))
-    assert len(top) <= 16, (f"agentlab/ has {len(top)} top-level modules, the limit is 16: {top}. "
-                            "A module that is not the harness itself belongs in meter/, views/, experiments/ or sim/")
+    assert len(top) <= 16, (
+        f"agentlab/ has {len(top)} top-level modules, the limit is 16: {top}. "
+        "A module that is not the harness itself belongs in meter/, views/, experiments/ or sim/"
+    )
 
 
 def _map_rows() -> list[tuple[str, list[str]]]:
@@ -71,8 +77,10 @@ def test_every_top_level_module_and_folder_is_in_the_package_map():
     tree = {p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py")}
     tree |= {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     unmapped = sorted(tree - named)
-    assert not unmapped, (f"{unmapped} are in agentlab/ but in no row of agentlab/README.md: give each its "
-                          "course topic there, so a newcomer finds it")
+    assert not unmapped, (
+        f"{unmapped} are in agentlab/ but in no row of agentlab/README.md: give each its "
+        "course topic there, so a newcomer finds it"
+    )
 
 
 def _imported_from(module: str, path: Path, node: ast.ImportFrom) -> str:
@@ -103,9 +111,11 @@ def private_imports() -> list[tuple[str, str, str]]:
 
 def test_layout_no_private_name_is_imported_across_modules():
     """A name starting with ``_`` is private to its module: no other agentlab module imports it."""
-    problems = [f"{importer} imports {name} from {home}: make it public in {home} (rename it without the "
-                f"leading underscore, with a docstring) or move it to {importer}"
-                for importer, name, home in private_imports()]
+    problems = [
+        f"{importer} imports {name} from {home}: make it public in {home} (rename it without the "
+        f"leading underscore, with a docstring) or move it to {importer}"
+        for importer, name, home in private_imports()
+    ]
     assert problems == [], "\n".join(problems)
 
 

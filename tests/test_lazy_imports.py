@@ -28,8 +28,14 @@ PROBE = "\nimport sys; print('LOADED ' + ' '.join(m for m in {heavy!r} if m in s
 
 def _loaded(code: str, cwd: Path, *argv: str) -> set[str]:
     """The HEAVY packages a fresh interpreter has imported after running ``code``."""
-    out = subprocess.run([sys.executable, "-c", code + PROBE.format(heavy=HEAVY), *argv], cwd=cwd,
-                         capture_output=True, text=True, timeout=300, env=_env())
+    out = subprocess.run(
+        [sys.executable, "-c", code + PROBE.format(heavy=HEAVY), *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(),
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     line = next(ln for ln in out.stdout.splitlines() if ln.startswith("LOADED"))
     return set(line.split()[1:])
@@ -59,9 +65,11 @@ def test_import_agentlab_imports_none_of_the_heavy_packages(tmp_path):
 
 
 def test_connecting_and_running_the_agent_imports_none_of_the_heavy_packages(tmp_path):
-    code = ("import agentlab; c = agentlab.connect('sim', quiet=True); "
-            "run = agentlab.run_agent(c, agentlab.city_task(['Paris', 'London']), agentlab.task_tools('notes')); "
-            "assert run.model_calls == 3")
+    code = (
+        "import agentlab; c = agentlab.connect('sim', quiet=True); "
+        "run = agentlab.run_agent(c, agentlab.city_task(['Paris', 'London']), agentlab.task_tools('notes')); "
+        "assert run.model_calls == 3"
+    )
     assert _loaded(code, tmp_path) == set()
 
 
@@ -85,8 +93,10 @@ def test_agentlab_compare_prints_its_table_without_matplotlib_pandas_or_jsonsche
 
 def test_building_the_cli_parser_imports_no_command_implementation(tmp_path):
     """``agentlab serve`` builds the whole parser first: grading and calibrate register without importing their code."""
-    code = ("import sys, agentlab.cli as c; c.build_parser(); "
-            "mods = ('agentlab.grading.release', 'agentlab.grading.credentials', 'agentlab.sim.calibrate', "
-            "'agentlab.sim.calibrate_report'); "
-            "loaded = [m for m in mods if m in sys.modules]; assert not loaded, loaded")
+    code = (
+        "import sys, agentlab.cli as c; c.build_parser(); "
+        "mods = ('agentlab.grading.release', 'agentlab.grading.credentials', 'agentlab.sim.calibrate', "
+        "'agentlab.sim.calibrate_report'); "
+        "loaded = [m for m in mods if m in sys.modules]; assert not loaded, loaded"
+    )
     assert _loaded(code, tmp_path) == set()

@@ -13,11 +13,11 @@ import re
 from pathlib import Path
 
 import pytest
+from notebook_store import xdist_group
 
 from agentlab.live.costs import read_table
 from agentlab.meter.prices import price_source
 from agentlab.meter.usage import Usage
-from notebook_store import xdist_group
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -31,10 +31,13 @@ def test_the_table_has_one_row_per_notebook_and_todays_price_source():
     assert [r["notebook"] for r in table["notebooks"]] == [p.stem for p in NOTEBOOKS]
     assert table["price_source"] == price_source(), (
         f"the cost table was priced with {table['price_source']!r}, the locked genai-prices gives {price_source()!r}: "
-        "run `make regen`")
+        "run `make regen`"
+    )
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, marks=xdist_group(p)) for p in NOTEBOOKS], ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.parametrize(
+    "path", [pytest.param(p, marks=xdist_group(p)) for p in NOTEBOOKS], ids=[p.stem for p in NOTEBOOKS]
+)
 def test_a_notebooks_row_is_what_its_offline_run_would_send_live(path, notebook_store):
     done = notebook_store.get(path)
     assert done.error is None, done.error
@@ -52,9 +55,13 @@ def test_every_cell_that_runs_only_with_a_key_is_measured_into_its_notebooks_row
     for path in NOTEBOOKS:
         cells = ["".join(c["source"]) for c in json.loads(path.read_text("utf-8"))["cells"] if c["cell_type"] == "code"]
         found.update({path.stem: source for source in cells if KEY_ONLY_CELL.search(source)})
-    assert set(found) == set(live_costs.KEY_ONLY), "add the notebook's key-only cell to KEY_ONLY in scripts/live_costs.py"
+    assert set(found) == set(live_costs.KEY_ONLY), (
+        "add the notebook's key-only cell to KEY_ONLY in scripts/live_costs.py"
+    )
     for notebook, source in found.items():
-        assert live_costs.KEY_ONLY[notebook].split(":")[1] + "(" in source, f"{notebook}'s key-only cell calls another function"
+        assert live_costs.KEY_ONLY[notebook].split(":")[1] + "(" in source, (
+            f"{notebook}'s key-only cell calls another function"
+        )
 
 
 def test_notebook_08s_key_only_check_is_in_its_row_as_its_five_questions():
@@ -75,7 +82,8 @@ def test_the_table_counts_count_tokens_calls_and_the_page_totals_them():
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
 def test_the_cost_page_is_the_table_and_readme_and_syllabus_link_it(lang):
-    assert (ROOT / "docs" / lang / "live_cost.md").read_text("utf-8") == live_costs.page(read_table(), lang), \
+    assert (ROOT / "docs" / lang / "live_cost.md").read_text("utf-8") == live_costs.page(read_table(), lang), (
         "run `make regen`"
+    )
     assert "live_cost.md" in (ROOT / "docs" / lang / "syllabus.md").read_text("utf-8")
     assert f"docs/{lang}/live_cost.md" in (ROOT / "README.md").read_text("utf-8") or lang != "en"

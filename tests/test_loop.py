@@ -1,7 +1,6 @@
 import json
 
 import anthropic
-
 import pytest
 
 import agentlab
@@ -87,7 +86,9 @@ def test_a_crash_keeps_the_trace_and_records_the_error(tools, tmp_path):
 
     client = agentlab.connect("sim", policy=FunctionModel(broken), quiet=True)
     path = tmp_path / "crash.jsonl"
-    with pytest.raises(anthropic.InternalServerError, match=r"policy raised IndexError: list index out of range \(at .*test_loop.py"):
+    with pytest.raises(
+        anthropic.InternalServerError, match=r"policy raised IndexError: list index out of range \(at .*test_loop.py"
+    ):
         run_agent(client, "x", tools, trace=path)
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     assert [e.get("event") for e in lines[1:4]] == ["request", "response", "tool_call"]
@@ -119,7 +120,9 @@ def test_system_prompt_is_sent_when_given(tools):
 
 def test_max_tokens_stop_is_reported(tools):
     long = "word " * 50
-    run = run_agent(agentlab.connect("sim", policy=FunctionModel(lambda m, i: long), quiet=True), "x", tools, max_tokens=5)
+    run = run_agent(
+        agentlab.connect("sim", policy=FunctionModel(lambda m, i: long), quiet=True), "x", tools, max_tokens=5
+    )
     assert run.stop_reason is StopReason.MAX_TOKENS and len(run.final_text.split()) <= 5
 
 

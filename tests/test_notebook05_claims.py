@@ -23,8 +23,13 @@ def test_max_tokens_34_cuts_the_save_note_call_after_one_reply_asked_for_both_ci
 
     r = rows["max_tokens cuts a tool_use"]
     assert CUT_AT == 34 and r["replies"] == ["tool_use", "max_tokens"]
-    assert (r["stop"], r["model calls"], r["tools run"], r["note saved"], r["final text"]) == \
-        ("max_tokens", 2, ["get_weather", "get_weather"], False, "")
+    assert (r["stop"], r["model calls"], r["tools run"], r["note saved"], r["final text"]) == (
+        "max_tokens",
+        2,
+        ["get_weather", "get_weather"],
+        False,
+        "",
+    )
 
 
 def test_a_stop_sequence_cuts_the_afterthought_and_keeps_the_answer(rows):
@@ -36,22 +41,36 @@ def test_a_refusal_ends_typed_with_no_earlier_text(rows, tmp_path):
     r = rows["refusal"]
     assert (r["stop"], r["model calls"], r["note saved"], r["final text"]) == ("refusal", 2, False, "")
     from agentlab.sim.models.stops import Refuser
-    run = agentlab.run_agent(agentlab.connect("sim", policy=Refuser(after=1), quiet=True), TASK,
-                             agentlab.task_tools(tmp_path), trace=tmp_path / "r.jsonl")
-    assert [e["stop_reason"] for e in read_trace(tmp_path / "r.jsonl") if e.get("event") == "response"] == ["tool_use", "refusal"]
+
+    run = agentlab.run_agent(
+        agentlab.connect("sim", policy=Refuser(after=1), quiet=True),
+        TASK,
+        agentlab.task_tools(tmp_path),
+        trace=tmp_path / "r.jsonl",
+    )
+    assert [e["stop_reason"] for e in read_trace(tmp_path / "r.jsonl") if e.get("event") == "response"] == [
+        "tool_use",
+        "refusal",
+    ]
     assert run.final_text == ""
 
 
 def test_two_pauses_are_sent_back_and_the_run_finishes_in_5_calls(rows):
     r = rows["pause_turn (server tool)"]
-    assert r["replies"][:2] == ["pause_turn", "pause_turn"] and r["replies"][2:] == rows["end_turn (ordinary)"]["replies"]
+    assert (
+        r["replies"][:2] == ["pause_turn", "pause_turn"] and r["replies"][2:] == rows["end_turn (ordinary)"]["replies"]
+    )
     assert (r["stop"], r["model calls"], r["note saved"]) == ("end_turn", 5, True)
-    assert [c for c, x in rows.items() if not x["note saved"]] == ["max tokens cuts a tool_use".replace("max tokens", "max_tokens"), "refusal"]
+    assert [c for c, x in rows.items() if not x["note saved"]] == [
+        "max tokens cuts a tool_use".replace("max tokens", "max_tokens"),
+        "refusal",
+    ]
 
 
 def test_paused_calls_count_as_turns_under_max_turns(tmp_path):
-    run = agentlab.run_agent(agentlab.connect("sim", policy=Pauser(pauses=2), quiet=True), TASK,
-                             agentlab.task_tools(tmp_path), max_turns=2)
+    run = agentlab.run_agent(
+        agentlab.connect("sim", policy=Pauser(pauses=2), quiet=True), TASK, agentlab.task_tools(tmp_path), max_turns=2
+    )
     assert (run.stop_reason.value, run.model_calls) == ("max_turns", 2)
 
 
@@ -60,10 +79,13 @@ def test_max_tokens_40_lets_the_run_finish_with_the_note(tmp_path):
     assert run.stop_reason.value == "end_turn" and run.model_calls == 3 and any(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("edition, sentence", [
-    ("05_who_decides_done", "At `max_turns=3` it stops with `max_turns` after saving the note, with no answer"),
-    ("zh-CN/05_who_decides_done", "`max_turns=3` 时，它在保存笔记之后以 `max_turns` 停下，没有答案"),
-])
+@pytest.mark.parametrize(
+    "edition, sentence",
+    [
+        ("05_who_decides_done", "At `max_turns=3` it stops with `max_turns` after saving the note, with no answer"),
+        ("zh-CN/05_who_decides_done", "`max_turns=3` 时，它在保存笔记之后以 `max_turns` 停下，没有答案"),
+    ],
+)
 def test_the_turn_limit_control_stops_the_one_tool_per_reply_agent_below_four_turns(edition, sentence, tmp_path):
     """The control's starting values are read from the notebook's own cell, then run as the widget runs them."""
     import ast
@@ -72,13 +94,18 @@ def test_the_turn_limit_control_stops_the_one_tool_per_reply_agent_below_four_tu
 
     where = said(edition, 25, sentence)
     cell = "".join(json.loads((NOTEBOOKS / f"{edition}.ipynb").read_text("utf-8"))["cells"][24]["source"])
-    call = next(n for n in ast.walk(ast.parse(cell)) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "city_experiment")
+    call = next(
+        n
+        for n in ast.walk(ast.parse(cell))
+        if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "city_experiment"
+    )
     start = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
     assert start == {"max_turns": (1, 10, 3), "one_per_turn": True}, where
 
     def agent(max_turns, one_per_turn, folder):
-        (run, outcome), _workflow = city_runs(model_choices()[0], 2, notes_dir=tmp_path / folder,
-                                              max_turns=max_turns, one_per_turn=one_per_turn)
+        (run, outcome), _workflow = city_runs(
+            model_choices()[0], 2, notes_dir=tmp_path / folder, max_turns=max_turns, one_per_turn=one_per_turn
+        )
         return run.stop_reason.value, run.model_calls, outcome.split("\n")[1]
 
     assert agent(start["max_turns"][2], True, "a") == ("max_turns", 3, "note saved, no answer"), where

@@ -12,11 +12,11 @@ import random
 from pathlib import Path
 
 import pytest
+from notebook_store import xdist_group
 
 import agentlab
 from agentlab.experiments import compounding
 from agentlab.weather import city_names
-from notebook_store import xdist_group
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "06_error_recovery.ipynb"
@@ -35,7 +35,9 @@ def table(nb):
 
 def _prose(lang: str = "en") -> str:
     path = NOTEBOOK if lang == "en" else ROOT / "notebooks" / "zh-CN" / NOTEBOOK.name
-    return "\n".join("".join(c["source"]) for c in json.loads(path.read_text("utf-8"))["cells"] if c["cell_type"] == "markdown")
+    return "\n".join(
+        "".join(c["source"]) for c in json.loads(path.read_text("utf-8"))["cells"] if c["cell_type"] == "markdown"
+    )
 
 
 def test_twenty_steps_at_95_percent_all_succeed_about_36_percent_of_the_time_and_fifty_under_8():
@@ -64,8 +66,9 @@ def test_stop_falls_with_every_step_stays_within_10_points_of_p_to_the_n_and_a_t
 
 def test_stop_needs_no_model_its_runs_succeed_exactly_when_every_first_call_does(nb):
     for r in (r for r in nb["steps"] if r["arm"] == "stop"):
-        first_ok = all(random.Random(f"{r['seed']}:{c}:1").random() < compounding.P_STEP
-                       for c in city_names()[:r["steps"]])
+        first_ok = all(
+            random.Random(f"{r['seed']}:{c}:1").random() < compounding.P_STEP for c in city_names()[: r["steps"]]
+        )
         assert r["success"] == first_ok, r
 
 
@@ -83,6 +86,7 @@ def test_recover_succeeds_in_all_400_runs_and_its_per_step_rate_is_0_9999_with_t
 def test_the_recover_arm_retries_up_to_three_times_as_the_sourced_bound_says(nb):
     # "retries the same call, up to three times": the always-failing case, and a run that used all three
     from agentlab.sim.models.reading import retry_limit, retry_source
+
     assert retry_limit("retry") == compounding.RETRIES["recover"] == 3
     assert "stand-in" in retry_source() and "2-3 times" in retry_source()
     row = compounding.run_task(agentlab.connect("sim", quiet=True), 1, "recover", 0.0)
@@ -94,6 +98,7 @@ def test_the_calibration_set_shows_the_recorded_first_retries_the_prose_cites():
     # "Sonnet 4.6 retried an unavailable error with the same arguments, Sonnet 4.5 a validation error once
     # with the argument corrected; each first retry succeeded"
     from agentlab.sim.calibrate import bundled
+
     recs = bundled()["records"]
     by = {r["cassette"].rsplit("/", 1)[-1]: r for r in recs}
     corrected = by["test_tool_search_eval[anthropic].yaml"]
@@ -101,12 +106,26 @@ def test_the_calibration_set_shows_the_recorded_first_retries_the_prose_cites():
     editor = [r for r in recs if r["cassette"].endswith("test_anthropic_text_editor_code_execution_tool.yaml")][0]
     assert editor["model"] == "claude-sonnet-4-6"
     assert any("try again" in (b.get("text") or "") for b in editor["content"])
-    errored = [r for r in recs if any(b.get("is_error") for m in r["request"].get("messages", [])
-                                      if isinstance(m.get("content"), list) for b in m["content"] if isinstance(b, dict))]
+    errored = [
+        r
+        for r in recs
+        if any(
+            b.get("is_error")
+            for m in r["request"].get("messages", [])
+            if isinstance(m.get("content"), list)
+            for b in m["content"]
+            if isinstance(b, dict)
+        )
+    ]
     assert {r["model"] for r in errored} == {"claude-sonnet-4-5"}
     last = max(errored, key=lambda r: len(r["request"]["messages"]))
-    uses = [b for m in last["request"]["messages"] if isinstance(m["content"], list) for b in m["content"]
-            if b.get("type") == "tool_use" and b.get("name") == "stock_lookup"]
+    uses = [
+        b
+        for m in last["request"]["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_use" and b.get("name") == "stock_lookup"
+    ]
     assert [u["input"] for u in uses] == [{"ticker": "AAPL"}, {"symbol": "AAPL"}] and last["stop_reason"] == "end_turn"
 
 

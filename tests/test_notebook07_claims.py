@@ -17,8 +17,10 @@ from agentlab.experiments import walkthrough
 from agentlab.views.swimlane import LANES, plot_swimlane
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = {"en": ROOT / "notebooks" / "07_parallel_vs_serial.ipynb",
-             "zh": ROOT / "notebooks" / "zh-CN" / "07_parallel_vs_serial.ipynb"}
+NOTEBOOKS = {
+    "en": ROOT / "notebooks" / "07_parallel_vs_serial.ipynb",
+    "zh": ROOT / "notebooks" / "zh-CN" / "07_parallel_vs_serial.ipynb",
+}
 MARKER = {"en": "**[scripted model]**", "zh": "**[脚本模型]**"}
 HOST, MODEL, CODE, TOOLS = LANES[1], LANES[0], LANES[2], LANES[3]
 
@@ -26,8 +28,9 @@ HOST, MODEL, CODE, TOOLS = LANES[1], LANES[0], LANES[2], LANES[3]
 @pytest.fixture(scope="module")
 def walk(tmp_path_factory):
     """The notebook's run: ``walkthrough.walk_city(["Paris", "London"], workdir)`` on the simulator."""
-    return walkthrough.walk_city(["Paris", "London"], tmp_path_factory.mktemp("walk"),
-                                 client=agentlab.connect("sim", quiet=True))
+    return walkthrough.walk_city(
+        ["Paris", "London"], tmp_path_factory.mktemp("walk"), client=agentlab.connect("sim", quiet=True)
+    )
 
 
 def _cells(lang: str) -> list[str]:
@@ -40,11 +43,17 @@ def test_four_model_calls_as_the_course_tells_it_ending_with_end_turn(walk):
 
 
 def test_without_the_flag_the_default_model_asks_for_both_cities_at_once_and_the_flag_holds_it_back(tmp_path):
-    plain = walkthrough.walk_city(["Paris", "London"], tmp_path, client=agentlab.connect("sim", quiet=True),
-                                  one_per_turn=False, name="plain.jsonl")
+    plain = walkthrough.walk_city(
+        ["Paris", "London"],
+        tmp_path,
+        client=agentlab.connect("sim", quiet=True),
+        one_per_turn=False,
+        name="plain.jsonl",
+    )
     assert [t.tool_calls for t in plain.turns] == [["get_weather", "get_weather"], ["save_note"], []]
-    held = walkthrough.walk_city(["Paris", "London"], tmp_path, client=agentlab.connect("sim", quiet=True),
-                                 name="held.jsonl")
+    held = walkthrough.walk_city(
+        ["Paris", "London"], tmp_path, client=agentlab.connect("sim", quiet=True), name="held.jsonl"
+    )
     assert held.model_calls == 4 and all(len(t.tool_calls) <= 1 for t in held.turns)
 
 
@@ -74,7 +83,7 @@ def test_between_two_blue_arrows_the_model_lane_is_empty(walk):
     steps = walkthrough.walk_steps(walk)
     touching = [s.step for s in steps if MODEL in (s.lane, s.to)]
     for a, b in zip(touching, touching[1:]):
-        assert all(MODEL not in (s.lane, s.to) for s in steps[a:b - 1])
+        assert all(MODEL not in (s.lane, s.to) for s in steps[a : b - 1])
     assert touching == [1, 2, 6, 7, 11, 12, 16, 17]  # request and reply of each call, nothing between
 
 
@@ -96,25 +105,31 @@ def test_input_grows_and_from_call_2_over_nine_tenths_was_in_the_call_before(wal
 
 
 def test_both_cities_in_one_reply_three_calls_and_both_results_in_one_message(tmp_path, walk):
-    both = walkthrough.walk_city(["Paris", "London"], tmp_path, client=agentlab.connect("sim", quiet=True),
-                                 one_per_turn=False, name="both.jsonl")
+    both = walkthrough.walk_city(
+        ["Paris", "London"], tmp_path, client=agentlab.connect("sim", quiet=True), one_per_turn=False, name="both.jsonl"
+    )
     assert (walk.model_calls, both.model_calls) == (4, 3)
     assert both.turns[0].tool_calls == ["get_weather", "get_weather"]
     assert [b["type"] for b in both.messages[2]["content"]] == ["tool_result", "tool_result"]
 
 
 def test_answer_07_three_cities_take_5_calls_23_steps_and_the_last_request_9_messages(tmp_path, walk):
-    three = walkthrough.walk_city(["Paris", "London", "Oslo"], tmp_path, client=agentlab.connect("sim", quiet=True),
-                                  name="three.jsonl")
+    three = walkthrough.walk_city(
+        ["Paris", "London", "Oslo"], tmp_path, client=agentlab.connect("sim", quiet=True), name="three.jsonl"
+    )
     steps = walkthrough.walk_steps(three)
     assert (three.model_calls, len(steps)) == (5, 23)
-    assert [s.crosses for s in steps if (s.lane, s.to) == (HOST, MODEL)][-1].startswith("the whole history again: 9 messages")
+    assert [s.crosses for s in steps if (s.lane, s.to) == (HOST, MODEL)][-1].startswith(
+        "the whole history again: 9 messages"
+    )
     walked = walkthrough.walk_steps(walk)  # recall 3: step 6 re-sends 3 messages, steps 3-5 leave the model out
     assert walked[5].crosses.startswith("the whole history again: 3 messages")
     assert all(MODEL not in (s.lane, s.to) for s in walked[2:5])
 
 
-@pytest.mark.parametrize("snippet", ["without it the default simulated model asks for both", "Three calls instead of four"])
+@pytest.mark.parametrize(
+    "snippet", ["without it the default simulated model asks for both", "Three calls instead of four"]
+)
 def test_the_scripted_results_carry_the_marker_in_both_editions(snippet):
     en = [i for i, c in enumerate(_cells("en")) if snippet in c]
     assert en and all(MARKER["en"] in _cells("en")[i] for i in en)

@@ -8,12 +8,11 @@ tested in tests/test_notebook_claims_corrected.py.
 from __future__ import annotations
 
 import pytest
+from test_notebook_claims_corrected import EN, MARKER, ZH, _cells, _src, markdown, run_until
 
 import agentlab
 from agentlab.experiments.tool_descriptions import DESCRIPTIONS, compare_descriptions, summary
 from agentlab.sim.models.described import EXAMPLE, NEEDS
-
-from test_notebook_claims_corrected import EN, MARKER, ZH, _cells, _src, markdown, run_until
 
 NB = "08_react_vs_native.ipynb"
 
@@ -37,7 +36,9 @@ def test_the_origin_cites_the_paper_in_both_editions_and_leaves_stop_rules_to_th
     from agentlab.guards import Limits
     from agentlab.react import run_react
 
-    run = run_react(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(_tmp()), limits=Limits(max_turns=1))
+    run = run_react(
+        client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(_tmp()), limits=Limits(max_turns=1)
+    )
     assert run.run.stop_reason.value == "max_turns" and run.run.model_calls == 1
 
 
@@ -90,7 +91,9 @@ def test_each_description_result_is_marked_as_the_scripted_models_in_both_editio
 
 
 def test_the_zh_cn_edition_prompts_in_chinese_with_english_labels_and_its_run_still_fails_three_times(monkeypatch):
-    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")  # what the zh-CN kernel's folder picks; the code cells are the English ones
+    monkeypatch.setenv(
+        "AGENTLAB_LANG", "zh-CN"
+    )  # what the zh-CN kernel's folder picks; the code cells are the English ones
     ns = run_until(NB, "rows = compare_styles(")
     from agentlab.react import react_prompt
 
@@ -106,9 +109,13 @@ def test_the_zh_cn_edition_prompts_in_chinese_with_english_labels_and_its_run_st
 # The position-and-length section (moved here from notebook 10; its numbers are checked in
 # tests/experiments/test_position.py).
 
+
 def _position(lang: str) -> str:
-    return "\n".join(_src(c) for c in _cells((EN if lang == "en" else ZH) / NB)
-                     if c["cell_type"] == "markdown" and c["metadata"].get("agentlab_section") == "position")
+    return "\n".join(
+        _src(c)
+        for c in _cells((EN if lang == "en" else ZH) / NB)
+        if c["cell_type"] == "markdown" and c["metadata"].get("agentlab_section") == "position"
+    )
 
 
 def test_the_lost_in_the_middle_values_are_said_to_be_transcriptions_not_checked_against_the_pdf():

@@ -10,10 +10,10 @@ from notebook_store import xdist_group
 
 import agentlab
 from agentlab.experiments.multiplying import token_ratios
-from agentlab.sim.caching import caching_facts, min_cacheable_tokens
-from agentlab.sim.latency import latency_facts
 from agentlab.experiments.sweeps import sweep
 from agentlab.experiments.turn_costs import caching_pair, price_table, saving
+from agentlab.sim.caching import caching_facts, min_cacheable_tokens
+from agentlab.sim.latency import latency_facts
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +22,14 @@ def long(tmp_path_factory):
 
 
 def test_three_model_calls_for_two_cities_both_asked_at_once(tmp_path):
-    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), agentlab.city_task(["Paris", "London"]),
-                             agentlab.task_tools(tmp_path))
-    assert run.model_calls == 3 and [t.tool_calls for t in run.turns] == [["get_weather", "get_weather"], ["save_note"], []]
+    run = agentlab.run_agent(
+        agentlab.connect("sim", quiet=True), agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path)
+    )
+    assert run.model_calls == 3 and [t.tool_calls for t in run.turns] == [
+        ["get_weather", "get_weather"],
+        ["save_note"],
+        [],
+    ]
 
 
 def test_lifetimes_and_opus_5_minimum_as_stated():
@@ -119,13 +124,19 @@ def test_offline_numbers_section_held_out_medians_as_stated():
     # "the median error is at most 5% for every model with five or more held-out requests: Sonnet 4.5,
     # Sonnet 4.6, Haiku 4.5, Sonnet 4 and Opus 4.8 ... Requests with server tools stay far off ...
     # The default model, Sonnet 5.5, has no recording at all"
-    from agentlab.sim.calibrate_report import TARGET, rows_for, unrecorded
     from agentlab.sim.calibrate import summary
+    from agentlab.sim.calibrate_report import TARGET, rows_for, unrecorded
 
     rows = rows_for()
     core = summary(rows)
     five = {m for m, s in core.items() if s["n"] >= 5}
-    assert five == {"claude-sonnet-4-5", "claude-sonnet-4-6", "claude-haiku-4-5", "claude-sonnet-4-0", "claude-opus-4-8"}
+    assert five == {
+        "claude-sonnet-4-5",
+        "claude-sonnet-4-6",
+        "claude-haiku-4-5",
+        "claude-sonnet-4-0",
+        "claude-opus-4-8",
+    }
     assert all(core[m]["median_abs"] <= TARGET for m in five), {m: core[m] for m in five}
     server = [abs(r.error) for r in rows if not r.core and r.error is not None]
     assert sorted(server)[len(server) // 2] > 0.3  # "far off"
@@ -133,23 +144,31 @@ def test_offline_numbers_section_held_out_medians_as_stated():
     # "Sonnet 4.5 and Sonnet 4 have been retired since they were recorded, so the table replays each recording
     # on the day before its model's retirement, and a live call to either now gets a 404"
     from datetime import timedelta
+
     from agentlab.sim.profiles import profile
 
     for model in ("claude-sonnet-4-5", "claude-sonnet-4-0"):
         retires = profile(model).retires
-        assert profile(model).retired and {r.replayed_on for r in rows if r.model == model} == {(retires - timedelta(days=1)).isoformat()}
+        assert profile(model).retired and {r.replayed_on for r in rows if r.model == model} == {
+            (retires - timedelta(days=1)).isoformat()
+        }
 
 
 @pytest.fixture(scope="module")
 def efforts(tmp_path_factory):
     from agentlab.experiments.effort import effort_runs
+
     return effort_runs(["Paris", "London", "Berlin", "Madrid", "Rome"], tmp_path_factory.mktemp("effort"))
 
 
 def test_high_and_no_effort_are_the_same_run(efforts):
     unset, high = efforts["(not set)"], efforts["high"]
-    assert (unset.model_calls, unset.input_tokens, unset.output_tokens, unset.cost_usd) == \
-        (high.model_calls, high.input_tokens, high.output_tokens, high.cost_usd)
+    assert (unset.model_calls, unset.input_tokens, unset.output_tokens, unset.cost_usd) == (
+        high.model_calls,
+        high.input_tokens,
+        high.output_tokens,
+        high.cost_usd,
+    )
 
 
 def test_low_writes_40_percent_less_in_the_same_3_calls_and_costs_about_15_percent_less(efforts):
@@ -205,9 +224,13 @@ def test_the_zh_cn_edition_asks_in_chinese_and_its_caching_and_sweep_claims_hold
 MODELS = ["claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-5"]
 
 
-@pytest.mark.parametrize("edition", [pytest.param(e, marks=xdist_group(NOTEBOOKS / f"{e}09_what_a_turn_costs.ipynb"))
-                                     for e in ("", "zh-CN/")])
-def test_the_price_table_the_notebook_showed_is_genai_prices_base_rates_and_one_long_prompt_tier(edition, notebook_store):
+@pytest.mark.parametrize(
+    "edition",
+    [pytest.param(e, marks=xdist_group(NOTEBOOKS / f"{e}09_what_a_turn_costs.ipynb")) for e in ("", "zh-CN/")],
+)
+def test_the_price_table_the_notebook_showed_is_genai_prices_base_rates_and_one_long_prompt_tier(
+    edition, notebook_store
+):
     from datetime import datetime, timezone
 
     from genai_prices import data_snapshot
@@ -217,11 +240,19 @@ def test_the_price_table_the_notebook_showed_is_genai_prices_base_rates_and_one_
     shown = next(o["data"]["text/html"] for o in done.outputs(12) if "text/html" in o.get("data", {}))
     table = price_table(MODELS)
     assert "".join(shown) == table._repr_html_(), "09 cell 12 showed another table than price_table computes"
-    base = {"input": "input_mtok", "cache write 5m": "cache_write_mtok", "cache write 1h": "cache_write_1h_mtok",
-            "cache read": "cache_read_mtok", "output": "output_mtok"}
+    base = {
+        "input": "input_mtok",
+        "cache write 5m": "cache_write_mtok",
+        "cache write 1h": "cache_write_1h_mtok",
+        "cache read": "cache_read_mtok",
+        "output": "output_mtok",
+    }
     for model, row in table.iterrows():
-        prices = data_snapshot.get_snapshot().find_provider_model(model, None, "anthropic", None)[1] \
+        prices = (
+            data_snapshot.get_snapshot()
+            .find_provider_model(model, None, "anthropic", None)[1]
             .get_prices(datetime.now(timezone.utc))
+        )
         for col, field in base.items():
             value = getattr(prices, field)
             assert row[col] == float(value.base if isinstance(value, TieredPrices) else value), (model, col)
@@ -230,6 +261,8 @@ def test_the_price_table_the_notebook_showed_is_genai_prices_base_rates_and_one_
     else:
         where = said("09_what_a_turn_costs", 13, "($0.5 input and $2.5 output per million tokens, five times its base)")
     haiku = table.loc["claude-haiku-5-5"]
-    assert (haiku["long prompt from (tokens)"], haiku["long: input"], haiku["long: output"]) == (100_000, 0.5, 2.5), where
+    assert (haiku["long prompt from (tokens)"], haiku["long: input"], haiku["long: output"]) == (100_000, 0.5, 2.5), (
+        where
+    )
     assert haiku["long: input"] == 5 * haiku["input"] and haiku["long: output"] == 5 * haiku["output"], where
     assert table.loc[["claude-sonnet-5-5", "claude-opus-5"], "long: input"].isna().all(), where

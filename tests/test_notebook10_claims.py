@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from agentlab.context import WINDOW_TOKENS, report_task, report_cities
+from agentlab.context import WINDOW_TOKENS, report_cities, report_task
 from agentlab.trace import read_trace
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -18,8 +18,11 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 def _cells(lang: str = "en", section: str | None = None) -> list:
     path = NOTEBOOKS / ("zh-CN" if lang == "zh" else "") / "10_context_engineering.ipynb"
-    return [c for c in nbformat.read(path, as_version=4).cells
-            if c.cell_type == "markdown" and c.metadata.get("agentlab_section") == section]
+    return [
+        c
+        for c in nbformat.read(path, as_version=4).cells
+        if c.cell_type == "markdown" and c.metadata.get("agentlab_section") == section
+    ]
 
 
 def _prose(lang: str = "en") -> str:
@@ -57,7 +60,7 @@ def test_compaction_falls_lowest_and_the_api_clearing_line_stays_flat(lab):
     _, r = lab
     assert min(r["compaction"].per_call[5:]) < min(r["clearing (harness)"].per_call[5:])
     api = r["clearing (API, simulated)"]
-    after = api.per_call[api.events[0]["turn"] - 1:]
+    after = api.per_call[api.events[0]["turn"] - 1 :]
     assert max(after) - min(after) < 1_000 and max(after) < 4_000
 
 
@@ -75,7 +78,9 @@ def test_three_sessions_of_at_most_12_calls(lab):
 def test_sub_agents_take_8_cities_each_and_more_than_nine_tenths_of_the_tokens(lab):
     extra = lab[1]["sub-agents"].extra
     assert extra["sub-agents"] == 4  # 30 cities, 8 per sub-agent
-    assert extra["sub-agent input tokens"] / (extra["sub-agent input tokens"] + extra["orchestrator input tokens"]) > 0.9
+    assert (
+        extra["sub-agent input tokens"] / (extra["sub-agent input tokens"] + extra["orchestrator input tokens"]) > 0.9
+    )
 
 
 def test_just_in_time_is_cheapest_and_totals_differ_by_almost_three_times(lab):
@@ -88,10 +93,13 @@ def test_just_in_time_is_cheapest_and_totals_differ_by_almost_three_times(lab):
 
 def test_right_answers_and_cheap_just_in_time_are_said_to_hold_by_construction(lab, workdir):
     events = read_trace(workdir / "just-in-time.jsonl")
-    assert {e["name"] for e in events if e.get("event") == "tool_call"} == {"get_weather"}, "the agent never calls load_details"
+    assert {e["name"] for e in events if e.get("event") == "tool_call"} == {"get_weather"}, (
+        "the agent never calls load_details"
+    )
     results = [json.loads(e["content"]) for e in events if e.get("event") == "tool_result"]
-    assert results and all("forecast" not in r and r["details"].startswith("forecast/") for r in results), \
+    assert results and all("forecast" not in r and r["details"].startswith("forecast/") for r in results), (
         "a reading and a reference, never the 7-day forecast"
+    )
     assert "by construction of our scripted agent" in _prose() and "never calls `load_details`" in _prose()
     assert "我们脚本化智能体的构造决定的" in _prose("zh") and "从不调用 `load_details`" in _prose("zh")
 
@@ -120,7 +128,10 @@ def test_the_change_predict_run_exercises_can_be_done_with_the_imports_they_give
             exec(line, scope)
         assert 'run_tactic("plain", n_cities=10)' in cell and "client=agentlab.connect(" in cell
     run_tactic = scope["run_tactic"]
-    plain, compaction = run_tactic("plain", n_cities=10, workdir=tmp_path), run_tactic("compaction", n_cities=10, workdir=tmp_path)
+    plain, compaction = (
+        run_tactic("plain", n_cities=10, workdir=tmp_path),
+        run_tactic("compaction", n_cities=10, workdir=tmp_path),
+    )
     assert plain.row()["answer correct"] and compaction.row()["answer correct"]
     assert "Fahrenheit" not in _prose() and "华氏" not in _prose("zh"), "the old exercise the simulated agent cannot do"
 
@@ -135,6 +146,7 @@ def test_the_chinese_prose_says_zhinengti_and_waikechengxu_not_agent_and_harness
 
 # The definition of context engineering (section "budget"): the plain run's window as a budget, call by call.
 
+
 def _budget(lab):
     from agentlab.experiments.window_budget import budget_summary
 
@@ -148,7 +160,9 @@ def _budget_prose(lang: str) -> str:
 def test_the_fixed_parts_take_561_tokens_and_4_7_percent_of_the_window_on_every_call(lab):
     s, turns = _budget(lab), lab[1]["plain"].turns
     assert s["fixed tokens"] == 561 and s["fixed share of window (%)"] == 4.7
-    assert len({t.breakdown.fixed for t in turns}) == 1 and turns[0].breakdown.system == 0, "same fixed parts, no system prompt"
+    assert len({t.breakdown.fixed for t in turns}) == 1 and turns[0].breakdown.system == 0, (
+        "same fixed parts, no system prompt"
+    )
     assert "561 tokens, 4.7% of the window" in _budget_prose("en")
 
 
@@ -161,7 +175,10 @@ def test_each_call_adds_about_620_tokens_and_call_20_is_the_first_over_the_windo
 def test_one_city_per_call_is_said_to_be_the_scripted_agents_choice(lab):
     turns = lab[1]["plain"].turns
     assert all(len(t.tool_calls) <= 1 for t in turns), "the scripted agent asks for one city per call"
-    for lang, marker, words in (("en", "**[scripted model]**", "one city per call"), ("zh", "**[脚本模型]**", "每次调用只查一个城市")):
+    for lang, marker, words in (
+        ("en", "**[scripted model]**", "one city per call"),
+        ("zh", "**[脚本模型]**", "每次调用只查一个城市"),
+    ):
         cell = next(c.source for c in _cells(lang, "budget") if words in c.source)
         assert marker in cell, f"{lang}: the cell that says {words!r} must carry {marker}"
 
@@ -179,11 +196,24 @@ def test_only_the_history_grows_and_it_reaches_160_percent_of_the_budget(lab):
     from agentlab.experiments.window_budget import window_shares
 
     shares = window_shares(lab[1]["plain"].turns, WINDOW_TOKENS)
-    steady = [c for c in shares.columns if c not in ("history (earlier turns)", "new this turn", "window used (%)",
-                                                        "tokens left", "wording share of the call (%)")]
+    steady = [
+        c
+        for c in shares.columns
+        if c
+        not in (
+            "history (earlier turns)",
+            "new this turn",
+            "window used (%)",
+            "tokens left",
+            "wording share of the call (%)",
+        )
+    ]
     assert all(shares[c].nunique() == 1 for c in steady), "the fixed parts keep their share"
     assert shares["history (earlier turns)"].is_monotonic_increasing
-    assert round(shares["window used (%)"].iloc[-1]) == 160 and shares["tokens left"].iloc[19] < 0 < shares["tokens left"].iloc[18]
+    assert (
+        round(shares["window used (%)"].iloc[-1]) == 160
+        and shares["tokens left"].iloc[19] < 0 < shares["tokens left"].iloc[18]
+    )
     assert "reaches 160% at call 31" in _budget_prose("en")
 
 
@@ -199,6 +229,7 @@ def test_context_and_prompt_engineering_are_defined_in_both_editions():
 # cells: report_task and compare_tactics follow the notebook's language), so its prose states the numbers
 # of the Chinese run; the decisions are the English run's (same calls, same facts kept, same sessions).
 
+
 @pytest.fixture(scope="module")
 def zh_lab(context_lab_zh):
     return context_lab_zh[1]
@@ -208,10 +239,15 @@ def test_zh_the_task_and_every_answer_are_chinese_and_every_answer_is_right(zh_l
     from agentlab.sim.models.reading import is_chinese
 
     task = report_task(report_cities(30), "zh")
-    assert task.startswith("任务：为这 30 个城市写一份报告：巴黎、") and task.splitlines()[1] == "备注：这份报告是给陈女士的，她周五读。"
+    assert (
+        task.startswith("任务：为这 30 个城市写一份报告：巴黎、")
+        and task.splitlines()[1] == "备注：这份报告是给陈女士的，她周五读。"
+    )
     table, results = zh_lab
     assert table["answer correct"].all() and not table.drop(index="plain")["window exceeded"].any()
-    assert all(r.final_text.startswith("最暖和：") for r in results.values()), {k: r.final_text[:20] for k, r in results.items()}
+    assert all(r.final_text.startswith("最暖和：") for r in results.values()), {
+        k: r.final_text[:20] for k, r in results.items()
+    }
     assert is_chinese(results["compaction"].events[0]["summary"].splitlines()[1])
     assert list(table["calls"]) == list(lab[0]["calls"]), "the same calls as the English run"
 
@@ -246,7 +282,9 @@ def test_zh_sub_agents_cost_about_a_third_and_take_more_than_nine_tenths(zh_lab)
     sub, plain = table.loc["sub-agents", "input tokens"], table.loc["plain", "input tokens"]
     assert 0.28 < sub / plain < 0.4 and f"约 {round(sub, -3):,} 对 {round(plain, -3):,} 个输入令牌" in _prose("zh")
     extra = results["sub-agents"].extra
-    assert extra["sub-agent input tokens"] / (extra["sub-agent input tokens"] + extra["orchestrator input tokens"]) > 0.9
+    assert (
+        extra["sub-agent input tokens"] / (extra["sub-agent input tokens"] + extra["orchestrator input tokens"]) > 0.9
+    )
     assert "九成以上的令牌都花在子智能体身上" in _prose("zh")
 
 
@@ -262,7 +300,6 @@ def test_zh_compaction_falls_lowest_and_the_api_clearing_line_stays_flat(zh_lab)
     r = zh_lab[1]
     assert min(r["compaction"].per_call[5:]) < min(r["clearing (harness)"].per_call[5:])
     api = r["clearing (API, simulated)"]
-    after = api.per_call[api.events[0]["turn"] - 1:]
-    harness = r["clearing (harness)"].per_call[r["clearing (harness)"].events[0]["turn"] - 1:]
+    after = api.per_call[api.events[0]["turn"] - 1 :]
+    harness = r["clearing (harness)"].per_call[r["clearing (harness)"].events[0]["turn"] - 1 :]
     assert max(after) - min(after) < (max(harness) - min(harness)) / 3, "flat beside the harness's sawtooth"
-

@@ -38,7 +38,11 @@ def test_agent_made_three_tool_calls_each_asked_for_get_weather_twice_then_save_
     ev = traces["agent"]
     asked = [b["id"] for r in _kinds(ev, "response") for b in r["content"] if b["type"] == "tool_use"]
     calls = _kinds(ev, "tool_call")
-    assert [c["id"] for c in calls] == asked and [c["name"] for c in calls] == ["get_weather", "get_weather", "save_note"]
+    assert [c["id"] for c in calls] == asked and [c["name"] for c in calls] == [
+        "get_weather",
+        "get_weather",
+        "save_note",
+    ]
     assert "3 tool calls" in _prose() and "3 次工具调用" in _prose("zh")
 
 
@@ -54,7 +58,9 @@ def test_injected_page_carries_the_instruction_and_the_next_call_saves_the_key(t
     ev = traces["injected"]
     page = _kinds(ev, "tool_result")[0]["content"]
     calls = _kinds(ev, "tool_call")
-    assert "ignore the task" in page and calls[1]["name"] == "save_note" and capstone.FAKE_KEY in calls[1]["input"]["text"]
+    assert (
+        "ignore the task" in page and calls[1]["name"] == "save_note" and capstone.FAKE_KEY in calls[1]["input"]["text"]
+    )
 
 
 def test_stops_as_stated(traces):
@@ -105,8 +111,11 @@ def test_order_at_every_n_and_growth_with_n(table, table_zh):
 
 def test_multiples_at_8_cities_as_stated(table, table_zh):
     r = ratios(table, 8)
-    for key, phrase in (("agent", "agent used {}x"), ("multi-agent", "multi-agent system {}x"),
-                        ("orchestrator-workers", "only {}x")):
+    for key, phrase in (
+        ("agent", "agent used {}x"),
+        ("multi-agent", "multi-agent system {}x"),
+        ("orchestrator-workers", "only {}x"),
+    ):
         assert phrase.format(r[key]) in _prose(), (key, r[key])
     assert anthropic_ratios() == {"agent": 4.0, "multi-agent": 15.0}
     assert "about 4x and 15x" in _prose() and "约 4 倍和 15 倍" in _prose("zh")
@@ -121,8 +130,11 @@ def test_the_zh_cn_edition_asks_in_chinese_and_states_its_own_multiples_at_8_cit
     # "我们的智能体用了聊天的 13.9 倍令牌，多智能体系统用了 51.3 倍；编排者-工作者工作流只用了 7.3 倍。
     # （智能体……只用 3 次调用；……约为智能体的 3.7 倍。这一版的任务和提示都是中文的……）"
     r = ratios(table_zh, 8)
-    for key, phrase in (("agent", "智能体用了聊天的 {} 倍令牌"), ("multi-agent", "多智能体系统用了 {} 倍"),
-                        ("orchestrator-workers", "只用了 {} 倍")):
+    for key, phrase in (
+        ("agent", "智能体用了聊天的 {} 倍令牌"),
+        ("multi-agent", "多智能体系统用了 {} 倍"),
+        ("orchestrator-workers", "只用了 {} 倍"),
+    ):
         assert phrase.format(r[key]) in _prose("zh"), (key, r[key])
     at8 = table_zh[table_zh["cities"] == 8].set_index("kind")
     multiple = round(at8.loc["multi-agent", "tokens"] / at8.loc["agent", "tokens"], 1)
@@ -168,13 +180,18 @@ def test_the_whole_course_table_as_stated(traces):
     assert list(whole["stop reason"]) == [ev[-1]["reason"] for ev in traces.values()]
     assert [r for r in whole.index if traces[r][-1].get("guard")] == ["looper"]
     ratio = agent["USD (list price)"] / wf["USD (list price)"]
-    en = (f"1 call, {wf['input tokens']} input tokens, ${wf['USD (list price)']:.4f}",
-          f"{agent['model calls']} calls with {agent['input tokens']:,} input tokens for ${agent['USD (list price)']:.4f}",
-          f"about {round(ratio)}x the workflow's cost",
-          f"{looper['model calls']} calls and ${looper['USD (list price)']:.4f}")
-    zh = (f"{wf['model calls']} 次调用、{wf['input tokens']} 个输入令牌、${wf['USD (list price)']:.4f}",
-          f"{agent['model calls']} 次调用、{agent['input tokens']:,} 个输入令牌、${agent['USD (list price)']:.4f}",
-          f"约为工作流花费的 {round(ratio)} 倍", f"{looper['model calls']} 次调用和 ${looper['USD (list price)']:.4f}")
+    en = (
+        f"1 call, {wf['input tokens']} input tokens, ${wf['USD (list price)']:.4f}",
+        f"{agent['model calls']} calls with {agent['input tokens']:,} input tokens for ${agent['USD (list price)']:.4f}",
+        f"about {round(ratio)}x the workflow's cost",
+        f"{looper['model calls']} calls and ${looper['USD (list price)']:.4f}",
+    )
+    zh = (
+        f"{wf['model calls']} 次调用、{wf['input tokens']} 个输入令牌、${wf['USD (list price)']:.4f}",
+        f"{agent['model calls']} 次调用、{agent['input tokens']:,} 个输入令牌、${agent['USD (list price)']:.4f}",
+        f"约为工作流花费的 {round(ratio)} 倍",
+        f"{looper['model calls']} 次调用和 ${looper['USD (list price)']:.4f}",
+    )
     assert wf["model calls"] == 1
     for phrase in en:
         assert phrase in _prose(), phrase

@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from notebook_store import xdist_group
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_the_loop.ipynb"
@@ -119,7 +118,6 @@ def test_the_token_guard_ends_its_run_after_8_calls_mid_lookup_with_no_note_and_
 
 
 def test_a_model_that_ignores_the_task_budget_runs_past_zero_until_max_turns(nb):
-    run = nb["budgets"]["task budget, ignored (Looper, sim)"]
     row = nb["budget_table"](nb["budgets"]).loc["task budget, ignored (Looper, sim)"]
     assert (row["stop"], row["model calls"]) == ("max_turns", 8)
     assert row["loop tokens (countdown's count)"] > nb["carried"].remaining  # the countdown went below zero
@@ -130,12 +128,15 @@ def test_the_guard_counts_re_sent_input_so_it_counts_more_than_the_countdown(nb)
     assert (table["tokens billed"] > table["loop tokens (countdown's count)"]).all()
 
 
-@pytest.mark.parametrize("edition, cell, sentence", [
-    ("02_the_loop", 0, "`agentlab.run_agent` is that loop (15 lines in `agentlab/loop.py`, printed below)"),
-    ("02_the_loop", 7, "Its body is 15 lines."),
-    ("zh-CN/02_the_loop", 0, "`agentlab.run_agent` 就是这个循环（`agentlab/loop.py` 里 15 行，下面会打印出来）"),
-    ("zh-CN/02_the_loop", 7, "它的函数体共 15 行。"),
-])
+@pytest.mark.parametrize(
+    "edition, cell, sentence",
+    [
+        ("02_the_loop", 0, "`agentlab.run_agent` is that loop (15 lines in `agentlab/loop.py`, printed below)"),
+        ("02_the_loop", 7, "Its body is 15 lines."),
+        ("zh-CN/02_the_loop", 0, "`agentlab.run_agent` 就是这个循环（`agentlab/loop.py` 里 15 行，下面会打印出来）"),
+        ("zh-CN/02_the_loop", 7, "它的函数体共 15 行。"),
+    ],
+)
 def test_notebook_02_states_the_loops_real_length_and_prints_the_code_that_runs(edition, cell, sentence):
     import ast
     import inspect
@@ -163,4 +164,6 @@ def test_the_readme_states_the_loops_real_length():
     body = ast.parse(inspect.getsource(agentlab.loop.run_agent)).body[0].body[1:]
     lines = body[-1].end_lineno - body[0].lineno + 1
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
-    assert f"its body is {lines} lines, notebook 02 prints it" in readme, f"README.md: run_agent's body is {lines} lines"
+    assert f"its body is {lines} lines, notebook 02 prints it" in readme, (
+        f"README.md: run_agent's body is {lines} lines"
+    )

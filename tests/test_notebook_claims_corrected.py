@@ -52,18 +52,25 @@ def markdown(name: str, lang: str = "en") -> str:
 
 # 01: the empty thinking block is the model's hidden reasoning, shown only when asked for
 
+
 def test_01_the_first_reply_opens_with_an_empty_signed_thinking_block_that_summarized_display_fills():
     ns = run_until("01_one_round_trip.ipynb", "reply = client.messages.create")
     first = ns["reply"].content[0]
     assert first.type == "thinking" and first.thinking == "" and first.signature
-    shown = ns["client"].messages.create(model=ns["model"], max_tokens=1024, tools=ns["specs"], messages=ns["messages"],
-                                         thinking={"type": "adaptive", "display": "summarized"})
+    shown = ns["client"].messages.create(
+        model=ns["model"],
+        max_tokens=1024,
+        tools=ns["specs"],
+        messages=ns["messages"],
+        thinking={"type": "adaptive", "display": "summarized"},
+    )
     assert shown.content[0].type == "thinking" and shown.content[0].thinking
     assert 'display": "summarized"' in markdown("01_one_round_trip.ipynb")
     assert 'display": "summarized"' in markdown("01_one_round_trip.ipynb", "zh")
 
 
 # 02 and 09: a headless widget shows its last frame; a capped run has an empty last text
+
 
 def test_02_the_stepper_starts_on_the_last_call_so_its_still_picture_is_the_last_frame():
     ns = run_until("02_the_loop.ipynb", "trace_stepper(run)")
@@ -88,13 +95,18 @@ def test_02_every_guard_the_limits_paragraph_names_is_implemented(tmp_path):
 
     assert {"max_turns", "max_wall_s", "max_repeats", "max_idle_turns"} <= set(Limits.__dataclass_fields__)
     client = agentlab.connect("sim", policy=Looper(), quiet=True)
-    run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path),
-                             limits=Limits(max_turns=50, max_repeats=3))
+    run = agentlab.run_agent(
+        client,
+        agentlab.city_task(["Paris", "London"]),
+        agentlab.task_tools(tmp_path),
+        limits=Limits(max_turns=50, max_repeats=3),
+    )
     assert run.stop_reason.value == "repeated_call" and run.model_calls < 50
     assert "only the turn limit is implemented" not in markdown("02_the_loop.ipynb")
 
 
 # END_TURN: the model's turn is over; whether the task is done is the harness's call
+
 
 def test_end_turn_ends_the_loop_though_the_task_asked_for_a_note_that_was_never_saved(tmp_path):
     from agentlab.sim.policy import ScriptedModel
@@ -111,6 +123,7 @@ def test_end_turn_ends_the_loop_though_the_task_asked_for_a_note_that_was_never_
 # 04: every pattern is warmed up before any timing, so a cold first call cannot inflate the table.
 # Checked by order of events, not by wall time (a busy machine moves the measured ratios, not the order).
 
+
 def test_04_every_pattern_runs_once_untimed_before_the_speed_table_starts_timing(monkeypatch):
     import time as real_time
 
@@ -120,8 +133,10 @@ def test_04_every_pattern_runs_once_untimed_before_the_speed_table_starts_timing
     real_runs = speedup._runs
 
     def spied_runs(client, cities):
-        return {name: ((lambda w, run=run, name=name: (events.append(("run", name)), run(w))[1]), ideal)
-                for name, (run, ideal) in real_runs(client, cities).items()}
+        return {
+            name: ((lambda w, run=run, name=name: (events.append(("run", name)), run(w))[1]), ideal)
+            for name, (run, ideal) in real_runs(client, cities).items()
+        }
 
     def perf_counter():
         events.append(("timer", None))
@@ -139,6 +154,7 @@ def test_04_every_pattern_runs_once_untimed_before_the_speed_table_starts_timing
 
 # 06: a traceback fails every case but the timeouts, for our rule-based reader
 
+
 def test_06_our_reader_recovers_from_a_traceback_only_on_timeouts_and_from_every_readable_error():
     ns = run_until("06_error_recovery.ipynb", "rows = recovery_table()")
     raw = {(r["case"], r["lang"]): r["success"] for r in ns["rows"] if r["style"] == "raw"}
@@ -148,6 +164,7 @@ def test_06_our_reader_recovers_from_a_traceback_only_on_timeouts_and_from_every
 
 
 # 08: the API checks a tool's input only with strict: true; without it a missing field reaches the tool
+
 
 def test_08_the_notebooks_tools_are_not_strict_and_a_missing_field_reaches_the_harness(tmp_path):
     ns = run_until("08_react_vs_native.ipynb", "rows = compare_styles(")
@@ -159,27 +176,37 @@ def test_08_the_notebooks_tools_are_not_strict_and_a_missing_field_reaches_the_h
     row = run_case("missing_field", "readable", "en", tmp_path)
     assert "city" in row["errors_seen"][0], "the bad input went through the API to the harness's checks"
     assert "format errors do not happen" not in markdown("08_react_vs_native.ipynb")
-    assert "strict: true" in markdown("08_react_vs_native.ipynb") and "strict: true" in markdown("08_react_vs_native.ipynb", "zh")
+    assert "strict: true" in markdown("08_react_vs_native.ipynb") and "strict: true" in markdown(
+        "08_react_vs_native.ipynb", "zh"
+    )
 
 
 # 10: a prompt past the window is a 400 error, not a refusal
 
+
 def test_10_a_prompt_past_the_models_window_is_an_http_400_not_a_refusal():
     client = agentlab.connect("sim", quiet=True)
     with pytest.raises(anthropic.BadRequestError) as err:
-        client.messages.create(model="claude-haiku-4-5", max_tokens=16,
-                               messages=[{"role": "user", "content": "Paris weather. " * 80_000}])
+        client.messages.create(
+            model="claude-haiku-4-5", max_tokens=16, messages=[{"role": "user", "content": "Paris weather. " * 80_000}]
+        )
     assert err.value.status_code == 400 and "prompt is too long" in err.value.message
     assert "would have refused" not in markdown("10_context_engineering.ipynb")
 
 
 # 11: a tool result comes back as text in a user message, with no mark of trust
 
+
 def test_11_the_injected_text_reaches_the_model_in_a_user_message_and_gullible_obeys_it():
     ns = run_until("11_untrusted_content.ipynb", 'case = run_case("compare_and_note"')
     case = ns["case"]
-    results = [(m["role"], b) for m in case.run.messages if isinstance(m["content"], list)
-               for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+    results = [
+        (m["role"], b)
+        for m in case.run.messages
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
     assert results and all(role == "user" for role, _ in results)
     assert all(set(b) <= {"type", "tool_use_id", "content", "is_error"} for _, b in results)
     assert case.attack_succeeded  # Gullible's doing, which the prose marks
@@ -187,6 +214,7 @@ def test_11_the_injected_text_reaches_the_model_in_a_user_message_and_gullible_o
 
 
 # The marker: one form, the same cells in both editions, on every result the issue names
+
 
 def _marked(path: Path, marker: str) -> list[int]:
     return [i for i, c in enumerate(_cells(path)) if c["cell_type"] == "markdown" and marker in _src(c)]
@@ -199,19 +227,22 @@ def test_both_editions_mark_the_same_cells_as_holding_for_our_scripted_model(nam
     assert not _marked(EN / name, MARKER["zh"]) and not _marked(ZH / name, MARKER["en"])
 
 
-@pytest.mark.parametrize("name,snippet", [
-    ("01_one_round_trip.ipynb", "A result marked"),
-    ("02_the_loop.ipynb", "it read the countdown and wrapped up"),
-    ("09_what_a_turn_costs.ipynb", "What each level makes the model do here"),
-    ("03_agent_or_workflow.ipynb", "needed new code"),
-    ("06_error_recovery.ipynb", "blind retry, which only helps"),
-    ("06_error_recovery.ipynb", "The bound of three retries is how our careful model is written"),
-    ("06_error_recovery.ipynb", "because each step\ngot up to three more tries"),
-    ("08_react_vs_native.ipynb", "never send a bad input"),
-    ("10_context_engineering.ipynb", "by construction of our scripted agent"),
-    ("11_untrusted_content.ipynb", "our `Gullible` obeys every one"),
-    ("12_capstone.ipynb", "*scripted* to obey"),
-])
+@pytest.mark.parametrize(
+    "name,snippet",
+    [
+        ("01_one_round_trip.ipynb", "A result marked"),
+        ("02_the_loop.ipynb", "it read the countdown and wrapped up"),
+        ("09_what_a_turn_costs.ipynb", "What each level makes the model do here"),
+        ("03_agent_or_workflow.ipynb", "needed new code"),
+        ("06_error_recovery.ipynb", "blind retry, which only helps"),
+        ("06_error_recovery.ipynb", "The bound of three retries is how our careful model is written"),
+        ("06_error_recovery.ipynb", "because each step\ngot up to three more tries"),
+        ("08_react_vs_native.ipynb", "never send a bad input"),
+        ("10_context_engineering.ipynb", "by construction of our scripted agent"),
+        ("11_untrusted_content.ipynb", "our `Gullible` obeys every one"),
+        ("12_capstone.ipynb", "*scripted* to obey"),
+    ],
+)
 def test_each_scripted_only_result_carries_the_marker(name, snippet):
     cells = [_src(c) for c in _cells(EN / name) if c["cell_type"] == "markdown" and snippet in _src(c)]
     assert cells and all(MARKER["en"] in c for c in cells), f"{name}: {snippet!r} is not marked"
@@ -219,6 +250,10 @@ def test_each_scripted_only_result_carries_the_marker(name, snippet):
 
 def test_no_notebook_sends_students_to_stderr_for_the_clients_notice():
     # in a notebook connect() prints its notice as a plain line (agentlab.client._notice), not on stderr
-    said = [f"{folder.name}/{path.name}" for folder in (EN, ZH) for path in sorted(folder.glob("*.ipynb"))
-            if any("stderr" in _src(c) for c in _cells(path) if c["cell_type"] == "markdown")]
+    said = [
+        f"{folder.name}/{path.name}"
+        for folder in (EN, ZH)
+        for path in sorted(folder.glob("*.ipynb"))
+        if any("stderr" in _src(c) for c in _cells(path) if c["cell_type"] == "markdown")
+    ]
     assert said == []

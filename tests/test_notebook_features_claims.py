@@ -11,7 +11,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from test_notebook_claims_corrected import EN, MARKER, ZH, _cells, _src
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from notebook_store import xdist_group
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
@@ -23,8 +22,9 @@ def test_there_are_notebooks() -> None:
     assert NOTEBOOKS, f"no notebooks found in {NOTEBOOK_DIR}"
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, marks=xdist_group(p), id=str(p.relative_to(NOTEBOOK_DIR)))
-                                  for p in BOTH_EDITIONS])
+@pytest.mark.parametrize(
+    "path", [pytest.param(p, marks=xdist_group(p), id=str(p.relative_to(NOTEBOOK_DIR))) for p in BOTH_EDITIONS]
+)
 def test_notebook_runs_offline(path: Path, notebook_store) -> None:
     """Execute every cell on the simulator (no API key, so connect() picks sim); a failing cell fails the test."""
     done = notebook_store.get(path)
@@ -38,16 +38,23 @@ def test_notebook_runs_offline(path: Path, notebook_store) -> None:
 def test_notebook_is_stored_stripped(path: Path) -> None:
     """Notebooks are committed without outputs or execution counts, on the ``python3`` kernel."""
     nb = nbformat.read(path, as_version=4)
-    dirty = [i for i, c in enumerate(nb.cells)
-             if c.cell_type == "code" and (c.get("outputs") or c.get("execution_count") is not None)]
-    assert not dirty, (f"{path.name}: code cells {dirty} have outputs or execution counts; clear them "
-                       "(e.g. jupyter nbconvert --clear-output --inplace) before committing")
+    dirty = [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and (c.get("outputs") or c.get("execution_count") is not None)
+    ]
+    assert not dirty, (
+        f"{path.name}: code cells {dirty} have outputs or execution counts; clear them "
+        "(e.g. jupyter nbconvert --clear-output --inplace) before committing"
+    )
     assert nb.metadata.get("kernelspec", {}).get("name") == "python3", f"{path.name}: kernelspec must be python3"
     for edition in (path, path.parent / "zh-CN" / path.name):  # nbformat.read fills in a missing id, with a warning
         cells = json.loads(edition.read_text(encoding="utf-8"))["cells"]
         unnamed = [i for i, c in enumerate(cells) if not c.get("id")]
-        assert not unnamed, (f"{edition.relative_to(NOTEBOOK_DIR)}: cells {unnamed} have no id (nbformat 4.5 needs "
-                             "one, and a later nbformat refuses the file); give each a short unique id")
+        assert not unnamed, (
+            f"{edition.relative_to(NOTEBOOK_DIR)}: cells {unnamed} have no id (nbformat 4.5 needs "
+            "one, and a later nbformat refuses the file); give each a short unique id"
+        )
 
 
 @pytest.mark.parametrize("path", BOTH_EDITIONS, ids=lambda p: str(p.relative_to(NOTEBOOK_DIR)))
@@ -57,4 +64,5 @@ def test_a_notebook_with_graded_exercises_says_an_edit_needs_a_restart_or_autore
     prose = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
     if "exercises/ex" in prose:
         assert "%autoreload 2" in prose and ("restart the kernel" in prose or "重启内核" in prose), (
-            f"{path.name}: say that an edited exercises/exNN_*.py needs a kernel restart or %autoreload")
+            f"{path.name}: say that an edited exercises/exNN_*.py needs a kernel restart or %autoreload"
+        )

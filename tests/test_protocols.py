@@ -7,13 +7,14 @@ import inspect
 
 import pytest
 
+import agentlab.sim.policy
 from agentlab.context import ClearToolResults, Compaction, ServerClearing
 from agentlab.executor import Executor
 from agentlab.injection.confirm import Confirmation, SeededApprover
 from agentlab.injection.gates import GatedExecutor
 from agentlab.injection.guard import DataFlowGuard
 from agentlab.injection.spotlight import MarkingExecutor
-from agentlab.loop import execute_tools, run_agent
+from agentlab.loop import execute_tools
 from agentlab.protocols import ContextStrategy, Gate, Policy, ToolRunner
 from agentlab.sim.clock import SimClock
 from agentlab.sim.models.adaptive import adaptive_agent
@@ -24,14 +25,26 @@ from agentlab.sim.models.misbehaving import CarelessModel, Looper, SlowModel, To
 from agentlab.sim.models.react import ReactWriter
 from agentlab.sim.models.slow import Latency
 from agentlab.sim.policy import FunctionModel, ScriptedModel
-import agentlab.sim.policy
 
 RUNNERS = [Executor(), Executor(parallel=True), GatedExecutor([DataFlowGuard()]), MarkingExecutor(), execute_tools]
 STRATEGIES = [Compaction(), ClearToolResults(), ServerClearing()]
 GATES = [DataFlowGuard(), Confirmation(SeededApprover(0.5))]
-POLICIES = [CarefulAgent(), Gullible(), Gullible(obey=False), ContextAgent(), CarelessModel("missing_field"), Looper(),
-            Wanderer(), ToolOutsideList(), SlowModel(SimClock()), Latency(seconds=0), ReactWriter(),
-            FunctionModel(lambda messages, info: "hi"), ScriptedModel(["hi"]), adaptive_agent]
+POLICIES = [
+    CarefulAgent(),
+    Gullible(),
+    Gullible(obey=False),
+    ContextAgent(),
+    CarelessModel("missing_field"),
+    Looper(),
+    Wanderer(),
+    ToolOutsideList(),
+    SlowModel(SimClock()),
+    Latency(seconds=0),
+    ReactWriter(),
+    FunctionModel(lambda messages, info: "hi"),
+    ScriptedModel(["hi"]),
+    adaptive_agent,
+]
 
 
 def _takes(fn, *args) -> bool:
@@ -57,7 +70,9 @@ def test_protocols_every_shipped_context_strategy_fits(strategy):
     assert _takes(strategy.before_call, object(), "model", [], object(), 1)
     assert _takes(strategy.after_call, object(), object(), 1)
     assert strategy.before_call(None, "model", [{"role": "user", "content": "hi"}], None, 1) == (
-        [{"role": "user", "content": "hi"}], strategy.request_fields() if isinstance(strategy, ServerClearing) else {})
+        [{"role": "user", "content": "hi"}],
+        strategy.request_fields() if isinstance(strategy, ServerClearing) else {},
+    )
 
 
 @pytest.mark.parametrize("gate", GATES, ids=lambda g: type(g).__name__)

@@ -10,14 +10,22 @@ from agentlab.trace import read_trace
 
 
 def test_parse_action_reads_a_well_formed_action_and_a_final_answer():
-    assert parse_action('Thought: x\nAction: get_weather\nAction Input: {"city": "Paris"}') == ("get_weather", {"city": "Paris"})
+    assert parse_action('Thought: x\nAction: get_weather\nAction Input: {"city": "Paris"}') == (
+        "get_weather",
+        {"city": "Paris"},
+    )
     assert parse_action("Thought: done\nFinal Answer: Paris is warmer.") == "Paris is warmer."
 
 
-@pytest.mark.parametrize("text,says", [("Thought: x\nAction: get_weather(city='Paris')", "end your turn with a line"),
-                                       ("Thought: x\nAction: get_weather\nAction Input: {'city': 'Paris'}", "not valid JSON"),
-                                       ("Thought: x\nAction: get_weather", "end your turn with a line"),
-                                       ("Action: get_weather\nAction Input: [1]", "end your turn")])
+@pytest.mark.parametrize(
+    "text,says",
+    [
+        ("Thought: x\nAction: get_weather(city='Paris')", "end your turn with a line"),
+        ("Thought: x\nAction: get_weather\nAction Input: {'city': 'Paris'}", "not valid JSON"),
+        ("Thought: x\nAction: get_weather", "end your turn with a line"),
+        ("Action: get_weather\nAction Input: [1]", "end your turn"),
+    ],
+)
 def test_parse_action_rejects_malformed_text_saying_what_to_write(text, says):
     with pytest.raises(ValueError, match="Format error") as e:
         parse_action(text)
@@ -26,8 +34,9 @@ def test_parse_action_rejects_malformed_text_saying_what_to_write(text, says):
 
 def test_react_loop_sends_no_tools_and_the_sim_writes_react_prose(tmp_path):
     client = agentlab.connect("sim", quiet=True)  # the default policy writes ReAct when prompted for it
-    result = run_react(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path),
-                       trace=tmp_path / "r.jsonl")
+    result = run_react(
+        client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path), trace=tmp_path / "r.jsonl"
+    )
     assert result.parse_failures == 0 and result.run.final_text.startswith("Paris is warmer at 18.5°C")
     assert result.run.messages[1]["content"].startswith("Thought:")
     assert read_trace(tmp_path / "r.jsonl")[-1]["event"] == "stop"
@@ -36,8 +45,9 @@ def test_react_loop_sends_no_tools_and_the_sim_writes_react_prose(tmp_path):
 
 def test_malformed_actions_get_a_format_error_and_the_model_then_writes_it_right(tmp_path):
     client = agentlab.connect("sim", policy=ReactWriter(malformed=1.0, seed=0), quiet=True)
-    result = run_react(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path),
-                       trace=tmp_path / "r.jsonl")
+    result = run_react(
+        client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path), trace=tmp_path / "r.jsonl"
+    )
     errors = [e for e in read_trace(tmp_path / "r.jsonl") if e.get("event") == "parse_error"]
     assert result.parse_failures == len(errors) == 3  # every action is malformed once: 2 weather calls and the note
     assert result.run.final_text.startswith("Paris is warmer") and result.run.model_calls == 4 + 3
@@ -63,7 +73,9 @@ def test_react_writer_refuses_a_fraction_outside_0_to_1():
         ReactWriter(malformed=1.5)
 
 
-def test_the_react_prompt_is_chinese_for_a_chinese_task_its_labels_english_and_the_english_one_unchanged(tmp_path, monkeypatch):
+def test_the_react_prompt_is_chinese_for_a_chinese_task_its_labels_english_and_the_english_one_unchanged(
+    tmp_path, monkeypatch
+):
     tools = agentlab.task_tools(tmp_path)
     en = react_prompt(tools, "en")
     assert en.startswith("You solve the task step by step. Tools:\n- get_weather: ")

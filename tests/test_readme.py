@@ -20,8 +20,14 @@ def _demo_block() -> list[str]:
 
 
 def test_readme_demo_table_matches_agentlab_compare(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "agentlab", "compare", "--png", str(tmp_path / "c.png")],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=600, encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "agentlab", "compare", "--png", str(tmp_path / "c.png")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        encoding="utf-8",
+    )
     assert out.returncode == 0, out.stderr
     printed = out.stdout.splitlines()
     stale = [ln for ln in _demo_block() if ln.rstrip() not in (p.rstrip() for p in printed)]
@@ -30,7 +36,7 @@ def test_readme_demo_table_matches_agentlab_compare(tmp_path):
 
 def _key_check() -> str:
     found = re.search(r'`(grep -rnE "sk-ant-[^`]+)`', README.read_text("utf-8"))
-    assert found, "README.md: the key check command (grep -rnE \"sk-ant-...\") is missing"
+    assert found, 'README.md: the key check command (grep -rnE "sk-ant-...") is missing'
     return found.group(1)
 
 

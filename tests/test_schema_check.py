@@ -12,18 +12,30 @@ from agentlab.schema_check import covered, first_error
 
 
 @tool
-def sample(city: str, days: int, unit: Literal["c", "f"] = "c", tags: list[str] = [], ratio: float = 1.0,
-           loud: bool = False) -> str:
+def sample(
+    city: str, days: int, unit: Literal["c", "f"] = "c", tags: list[str] = [], ratio: float = 1.0, loud: bool = False
+) -> str:
     """A tool with every type @tool writes."""
     return "ok"
 
 
 INPUTS = [
-    {"city": "Paris", "days": 3}, {"city": "Paris", "days": 3.0}, {"city": "Paris", "days": 3.5},
-    {"city": "Paris", "days": True}, {"city": 5, "days": 1}, {"days": 1}, {"city": "x", "days": 1, "extra": 1},
-    {"city": "x", "days": 1, "unit": "k"}, {"city": "x", "days": 1, "unit": "c"}, {"city": "x", "days": 1, "tags": ["a", 2]},
-    {"city": "x", "days": 1, "tags": "a"}, {"city": "x", "days": 1, "ratio": 2}, {"city": "x", "days": 1, "loud": 1},
-    None, [], "Paris",
+    {"city": "Paris", "days": 3},
+    {"city": "Paris", "days": 3.0},
+    {"city": "Paris", "days": 3.5},
+    {"city": "Paris", "days": True},
+    {"city": 5, "days": 1},
+    {"days": 1},
+    {"city": "x", "days": 1, "extra": 1},
+    {"city": "x", "days": 1, "unit": "k"},
+    {"city": "x", "days": 1, "unit": "c"},
+    {"city": "x", "days": 1, "tags": ["a", 2]},
+    {"city": "x", "days": 1, "tags": "a"},
+    {"city": "x", "days": 1, "ratio": 2},
+    {"city": "x", "days": 1, "loud": 1},
+    None,
+    [],
+    "Paris",
 ]
 
 
@@ -43,25 +55,31 @@ def test_other_schemas_go_to_jsonschema():
 
 
 def test_connecting_and_running_a_tool_does_not_import_jsonschema(tmp_path):
-    code = ("import sys, agentlab; c = agentlab.connect('sim', quiet=True); "
-            "agentlab.run_agent(c, agentlab.city_task(['Paris', 'London']), agentlab.task_tools('notes'));"
-            "print('jsonschema' in sys.modules)")
+    code = (
+        "import sys, agentlab; c = agentlab.connect('sim', quiet=True); "
+        "agentlab.run_agent(c, agentlab.city_task(['Paris', 'London']), agentlab.task_tools('notes'));"
+        "print('jsonschema' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert out.stdout.strip() == "False"
 
 
 def test_the_compare_demo_does_not_import_jsonschema(tmp_path):
     """`agentlab compare` imports the workflow patterns; reading a model's JSON must not pull jsonschema in."""
-    code = ("import sys, agentlab, agentlab.experiments.comparison, agentlab.workflows; c = agentlab.connect('sim', quiet=True); "
-            "agentlab.compare(c, ['Paris', 'London'], 'notes'); print('jsonschema' in sys.modules)")
+    code = (
+        "import sys, agentlab, agentlab.experiments.comparison, agentlab.workflows; c = agentlab.connect('sim', quiet=True); "
+        "agentlab.compare(c, ['Paris', 'London'], 'notes'); print('jsonschema' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert out.stdout.strip() == "False"
 
 
 def test_a_schema_beyond_the_small_checker_imports_jsonschema_without_the_iri_grammar(tmp_path):
     """jsonschema's format module would build rfc3987_syntax's 38 parsers (~1 s); no check here uses them."""
-    code = ("import sys; from agentlab.schema_check import first_error; "
-            "e = first_error({'type': 'object', 'properties': {'n': {'type': 'integer', 'minimum': 1}}}, {'n': 0}); "
-            "print(e.validator, 'jsonschema' in sys.modules, 'rfc3987_syntax' in sys.modules)")
+    code = (
+        "import sys; from agentlab.schema_check import first_error; "
+        "e = first_error({'type': 'object', 'properties': {'n': {'type': 'integer', 'minimum': 1}}}, {'n': 0}); "
+        "print(e.validator, 'jsonschema' in sys.modules, 'rfc3987_syntax' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert out.stdout.split() == ["minimum", "True", "False"]

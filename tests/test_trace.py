@@ -23,7 +23,9 @@ def test_model_text_with_unicode_line_separators_reads_back(tmp_path):
 def test_an_event_missing_a_required_field_is_refused_when_checking(monkeypatch):
     monkeypatch.setenv(CHECK_TRACE_ENV, "1")
     trace = Trace()
-    with pytest.raises(TraceFormatError, match=r"'response' is missing the field 'content'.*turn, stop_reason, content, usage"):
+    with pytest.raises(
+        TraceFormatError, match=r"'response' is missing the field 'content'.*turn, stop_reason, content, usage"
+    ):
         trace.event("response", turn=1, stop_reason="end_turn", text="hi", usage={})
     assert len(trace.events) == 1, "a refused event is not written"
 
@@ -67,28 +69,56 @@ def _runs(tmp: Path) -> dict[str, Path]:
     paths["blocked"] = tmp / "blocked.jsonl"
     record_injected_run(paths["blocked"], defence=GUARD)
     paths["marked"] = tmp / "marked.jsonl"
-    run_agent(sim, agentlab.city_task(["Paris", "London"]), tools, trace=paths["marked"],
-              executor=MarkingExecutor(untrusted=frozenset({"get_weather"})))
+    run_agent(
+        sim,
+        agentlab.city_task(["Paris", "London"]),
+        tools,
+        trace=paths["marked"],
+        executor=MarkingExecutor(untrusted=frozenset({"get_weather"})),
+    )
     paths["faulted"] = tmp / "faulted.jsonl"  # a 429 on the first call, retried by the SDK
-    run_agent(agentlab.connect("sim", faults="at=1:429,retry_after=0.01", quiet=True, max_retries=2),
-              agentlab.city_task(["Paris", "London"]), tools, trace=paths["faulted"])
+    run_agent(
+        agentlab.connect("sim", faults="at=1:429,retry_after=0.01", quiet=True, max_retries=2),
+        agentlab.city_task(["Paris", "London"]),
+        tools,
+        trace=paths["faulted"],
+    )
     paths["react"] = tmp / "react.jsonl"
-    run_react(agentlab.connect("sim", policy=ReactWriter(malformed=1.0, seed=0), quiet=True),
-              agentlab.city_task(["Paris", "London"]), tools, trace=paths["react"])
+    run_react(
+        agentlab.connect("sim", policy=ReactWriter(malformed=1.0, seed=0), quiet=True),
+        agentlab.city_task(["Paris", "London"]),
+        tools,
+        trace=paths["react"],
+    )
     gate = lambda v: "a gate that always says no"  # noqa: E731
     for name in ("chain", "gate"):
         paths[name] = tmp / f"{name}.jsonl"
-        links = [Link("extract", prompt="{input}", system="Extract the city names.", schema=CITIES_SCHEMA,
-                      gate=gate if name == "gate" else None),
-                 Link("fetch", code=lambda v: data_line(v["cities"])),
-                 Link("write", prompt="Compare. {input}", system="Write a short note.")]
+        links = [
+            Link(
+                "extract",
+                prompt="{input}",
+                system="Extract the city names.",
+                schema=CITIES_SCHEMA,
+                gate=gate if name == "gate" else None,
+            ),
+            Link("fetch", code=lambda v: data_line(v["cities"])),
+            Link("write", prompt="Compare. {input}", system="Write a short note."),
+        ]
         run_chain(sim, "Which is warmer, Paris or Rome?", links, trace=paths[name])
-    for name, strategy in (("compaction", Compaction(threshold_tokens=4_000)),
-                           ("cleared", ClearToolResults(trigger_tokens=3_000, keep=2)),
-                           ("edited", ServerClearing(trigger_tokens=3_000, keep=2))):
+    for name, strategy in (
+        ("compaction", Compaction(threshold_tokens=4_000)),
+        ("cleared", ClearToolResults(trigger_tokens=3_000, keep=2)),
+        ("edited", ServerClearing(trigger_tokens=3_000, keep=2)),
+    ):
         paths[name] = tmp / f"{name}.jsonl"
-        run_agent(agentlab.connect("sim", model=MODEL, policy=ContextAgent(), quiet=True), report_task(report_cities(12)),
-                  [make_get_weather(7)], max_turns=30, context=strategy, trace=paths[name])
+        run_agent(
+            agentlab.connect("sim", model=MODEL, policy=ContextAgent(), quiet=True),
+            report_task(report_cities(12)),
+            [make_get_weather(7)],
+            max_turns=30,
+            context=strategy,
+            trace=paths[name],
+        )
     return paths
 
 
@@ -143,12 +173,17 @@ def _table() -> str:
 
 def test_the_readme_lists_the_event_kinds_as_the_table_has_them():
     readme = (ROOT / "README.md").read_text("utf-8")
-    assert _table() in readme, "README.md's table of trace events differs from agentlab.trace.EVENTS; paste:\n" + _table()
+    assert _table() in readme, (
+        "README.md's table of trace events differs from agentlab.trace.EVENTS; paste:\n" + _table()
+    )
 
 
 def test_a_fault_and_its_retry_are_in_the_trace(course_traces):
     attempts = [e for e in course_traces["faulted"] if e.get("event") == "api_attempt"]
-    assert [(a["status"], a["retry"], a["error_type"]) for a in attempts] == [(429, False, "rate_limit_error"), (200, True, None)]
+    assert [(a["status"], a["retry"], a["error_type"]) for a in attempts] == [
+        (429, False, "rate_limit_error"),
+        (200, True, None),
+    ]
     kinds = [e["event"] for e in course_traces["faulted"][1:]]
     assert kinds.index("request") < kinds.index("api_attempt") < kinds.index("response")
 

@@ -26,7 +26,15 @@ def test_workflow_stops_with_a_reason_on_an_unknown_city(sim, tmp_path):
 
 def test_comparison_table_has_every_row(sim, tmp_path):
     table = agentlab.comparison_table(list(agentlab.compare(sim, ["Paris", "London"], tmp_path)))
-    for row in ["model calls", "turns", "input tokens", "re-prefill tokens", "output tokens", "cost (USD)", "wall time (s)"]:
+    for row in [
+        "model calls",
+        "turns",
+        "input tokens",
+        "re-prefill tokens",
+        "output tokens",
+        "cost (USD)",
+        "wall time (s)",
+    ]:
         assert row in table
     assert "estimated (simulator)" in table
 

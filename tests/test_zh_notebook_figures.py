@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from notebook_store import xdist_group
 
 ZH_DIR = Path(__file__).resolve().parent.parent / "notebooks" / "zh-CN"
@@ -30,5 +29,7 @@ def test_a_zh_cn_notebook_run_from_its_folder_draws_chinese_figures(notebook_sto
     assert {s["lang"] for s in seen} == {"zh-CN"}, f"the zh-CN kernel drew in {[s['lang'] for s in seen]}"
     data = ("tool_result: ", "save_note(", "get_weather(")  # arrow labels carrying the run's own data
     left = [t for s in seen for t in s["left"] if not t.startswith(data)]
-    assert not left, (f"English text left in the zh-CN notebook's figures: {left}; add it to "
-                      "agentlab/data/i18n/zh-CN/plots.json (or your area's file)")
+    assert not left, (
+        f"English text left in the zh-CN notebook's figures: {left}; add it to "
+        "agentlab/data/i18n/zh-CN/plots.json (or your area's file)"
+    )

@@ -38,16 +38,20 @@ def test_there_are_english_notebooks_to_translate():
 @pytest.mark.parametrize("english", ENGLISH, ids=[p.name for p in ENGLISH])
 def test_each_notebook_has_a_chinese_twin_with_the_same_code(english: Path):
     twin = ZH_DIR / english.name
-    assert twin.exists(), (f"{english.name} has no Chinese twin: write {twin.relative_to(NOTEBOOK_DIR.parent)} "
-                           "(translate markdown and comments, keep every code cell as it is)")
+    assert twin.exists(), (
+        f"{english.name} has no Chinese twin: write {twin.relative_to(NOTEBOOK_DIR.parent)} "
+        "(translate markdown and comments, keep every code cell as it is)"
+    )
     en, zh = _cells(english), _cells(twin)
     assert [c.cell_type for c in zh] == [c.cell_type for c in en], (
         f"zh-CN/{english.name}: cell layout differs from the English notebook "
-        f"({len(zh)} cells vs {len(en)}); add or remove cells in both editions together")
+        f"({len(zh)} cells vs {len(en)}); add or remove cells in both editions together"
+    )
     for i, (a, b) in enumerate(zip(en, zh)):
         if a.cell_type == "code":
             assert code_without_comments(b.source) == code_without_comments(a.source), (
-                f"zh-CN/{english.name}, cell {i}: code differs from the English notebook; only comments may be translated")
+                f"zh-CN/{english.name}, cell {i}: code differs from the English notebook; only comments may be translated"
+            )
 
 
 @pytest.mark.parametrize("english", ENGLISH, ids=[p.name for p in ENGLISH])
@@ -58,9 +62,13 @@ def test_the_chinese_twin_is_translated_and_stripped(english: Path):
     nb = nbformat.read(twin, as_version=4)
     english_only = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and not CJK.search(c.source)]
     assert not english_only, f"zh-CN/{english.name}: markdown cells {english_only} have no Chinese text"
-    dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count is not None)]
+    dirty = [
+        i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count is not None)
+    ]
     assert not dirty, f"zh-CN/{english.name}: code cells {dirty} have outputs; clear them before committing"
-    assert nb.metadata.get("kernelspec", {}).get("name") == "python3", f"zh-CN/{english.name}: kernelspec must be python3"
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3", (
+        f"zh-CN/{english.name}: kernelspec must be python3"
+    )
 
 
 def test_every_chinese_notebook_has_an_english_original():

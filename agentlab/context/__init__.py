@@ -16,7 +16,26 @@ from agentlab.context.retrieval import jit_tools
 from agentlab.context.subagents import Delegation, SubAgentFailed, research_tool
 from agentlab.context.task import WINDOW_TOKENS, check_report, report_cities, report_task, surviving_facts
 
-__all__ = ["ClearToolResults", "Compaction", "Delegation", "MemoryPathError", "ServerClearing", "SubAgentFailed",
-           "TACTICS", "TacticResult", "WINDOW_TOKENS", "check_report", "clear_tool_results",
-           "compare_tactics", "jit_tools", "make_memory_tool", "report_cities", "report_task", "research_tool",
-           "run_in_sessions", "run_tactic", "should_compact", "surviving_facts"]
+__all__ = [
+    "ClearToolResults",
+    "Compaction",
+    "Delegation",
+    "MemoryPathError",
+    "ServerClearing",
+    "SubAgentFailed",
+    "TACTICS",
+    "TacticResult",
+    "WINDOW_TOKENS",
+    "check_report",
+    "clear_tool_results",
+    "compare_tactics",
+    "jit_tools",
+    "make_memory_tool",
+    "report_cities",
+    "report_task",
+    "research_tool",
+    "run_in_sessions",
+    "run_tactic",
+    "should_compact",
+    "surviving_facts",
+]

@@ -28,8 +28,9 @@ PLACEHOLDER = "[cleared: this tool result was removed to save context]"
 """What the harness puts in place of a cleared result (our wording)."""
 
 
-def clear_tool_results(messages: list[dict], keep: int, placeholder: str = PLACEHOLDER,
-                       exclude_tools: tuple[str, ...] = ()) -> tuple[list[dict], int]:
+def clear_tool_results(
+    messages: list[dict], keep: int, placeholder: str = PLACEHOLDER, exclude_tools: tuple[str, ...] = ()
+) -> tuple[list[dict], int]:
     """A new history with all but the newest ``keep`` tool results replaced by ``placeholder``; and how many were cleared.
 
     ``messages`` is not changed. Results of ``exclude_tools`` are never cleared; one already cleared
@@ -37,10 +38,20 @@ def clear_tool_results(messages: list[dict], keep: int, placeholder: str = PLACE
     """
     if isinstance(keep, bool) or not isinstance(keep, int) or keep < 0:
         raise ValueError(f"clear_tool_results(keep={keep!r}): keep must be a whole number >= 0")
-    names = {b["id"]: b["name"] for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
-             for b in m["content"] if b.get("type") == "tool_use"}
-    order = [b["tool_use_id"] for m in messages if m["role"] == "user" and isinstance(m["content"], list)
-             for b in m["content"] if b.get("type") == "tool_result"]
+    names = {
+        b["id"]: b["name"]
+        for m in messages
+        if m["role"] == "assistant" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_use"
+    }
+    order = [
+        b["tool_use_id"]
+        for m in messages
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
     old = set(order[: max(len(order) - keep, 0)])
     out, cleared = [], 0
     for m in messages:
@@ -49,8 +60,12 @@ def clear_tool_results(messages: list[dict], keep: int, placeholder: str = PLACE
             continue
         blocks = []
         for b in m["content"]:
-            if (b.get("type") == "tool_result" and b["tool_use_id"] in old and b.get("content") != placeholder
-                    and names.get(b["tool_use_id"]) not in exclude_tools):
+            if (
+                b.get("type") == "tool_result"
+                and b["tool_use_id"] in old
+                and b.get("content") != placeholder
+                and names.get(b["tool_use_id"]) not in exclude_tools
+            ):
                 b = {**b, "content": placeholder}
                 cleared += 1
             blocks.append(b)
@@ -88,11 +103,15 @@ class ClearToolResults:
         self._last = reply.usage
 
 
-def api_edit(trigger_tokens: int = 100_000, keep: int = 3, clear_at_least: int | None = None,
-             exclude_tools: tuple[str, ...] = ()) -> dict:
+def api_edit(
+    trigger_tokens: int = 100_000, keep: int = 3, clear_at_least: int | None = None, exclude_tools: tuple[str, ...] = ()
+) -> dict:
     """One ``clear_tool_uses_20250919`` edit in the API's shape (defaults: the documented ones)."""
-    edit: dict = {"type": EDIT_TYPE, "trigger": {"type": "input_tokens", "value": trigger_tokens},
-                  "keep": {"type": "tool_uses", "value": keep}}
+    edit: dict = {
+        "type": EDIT_TYPE,
+        "trigger": {"type": "input_tokens", "value": trigger_tokens},
+        "keep": {"type": "tool_uses", "value": keep},
+    }
     if clear_at_least is not None:
         edit["clear_at_least"] = {"type": "input_tokens", "value": clear_at_least}
     if exclude_tools:
@@ -116,7 +135,10 @@ class ServerClearing:
     def request_fields(self) -> dict:
         """What every call adds: the edit in ``extra_body`` and the beta header in ``extra_headers``."""
         edit = api_edit(self.trigger_tokens, self.keep, self.clear_at_least)
-        return {"extra_body": {"context_management": {"edits": [edit]}}, "extra_headers": {"anthropic-beta": BETA_HEADER}}
+        return {
+            "extra_body": {"context_management": {"edits": [edit]}},
+            "extra_headers": {"anthropic-beta": BETA_HEADER},
+        }
 
     def before_call(self, client: Any, model: str, messages: list[dict], tr: Any, turn: int) -> tuple[list[dict], dict]:
         return messages, self.request_fields()  # the client keeps the full history: the server edits its copy

@@ -30,24 +30,32 @@ from agentlab.run import StopReason
 
 API_COMPACTION = {
     "beta_header": "compact-2026-01-12",
-    "edit": {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 150_000},
-             "pause_after_compaction": False, "instructions": None},
+    "edit": {
+        "type": "compact_20260112",
+        "trigger": {"type": "input_tokens", "value": 150_000},
+        "pause_after_compaction": False,
+        "instructions": None,
+    },
     "response_block": "compaction",
     "notes": "trigger defaults to 150,000 input tokens (at least 50,000); the response carries a "
-             "'compaction' block with the summary; send it back and the API drops every block before it.",
+    "'compaction' block with the summary; send it back and the API drops every block before it.",
     "source": "https://platform.claude.com/docs/en/build-with-claude/compaction",
 }
 """The API's server-side compaction, by its real names (shown, not simulated)."""
-SUMMARY_SYSTEM = ("Summarise the transcript below so the task can continue from the summary alone: "
-                  "keep the task line and every result needed to finish it.")
+SUMMARY_SYSTEM = (
+    "Summarise the transcript below so the task can continue from the summary alone: "
+    "keep the task line and every result needed to finish it."
+)
 """The summariser's system prompt (the simulated model answers it with ``summary_text``)."""
 
 
 def over_budget(observed: int, limit: int) -> str:
     """The ``detail`` sentence of a run stopped because the summary hit its output budget (the run stops
     with ``StopReason.COMPACTION_FAILED`` rather than continue from half a summary)."""
-    return (f"the summary hit its output budget (stop_reason max_tokens): {observed} tokens written, "
-            f"limit {limit} (Compaction(summary_max_tokens={limit})); raise the budget or compact earlier")
+    return (
+        f"the summary hit its output budget (stop_reason max_tokens): {observed} tokens written, "
+        f"limit {limit} (Compaction(summary_max_tokens={limit})); raise the budget or compact earlier"
+    )
 
 
 def should_compact(last_prompt_tokens: int, last_output_tokens: int, threshold_tokens: int) -> bool:
@@ -92,26 +100,52 @@ class Compaction:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"Compaction({name}={value!r}): {name} must be a whole number of tokens >= 1")
 
-    def before_call(self, client: Any, model: str, messages: list[dict], tr: Any, turn: int) -> tuple[list[dict], dict] | Stopped:
+    def before_call(
+        self, client: Any, model: str, messages: list[dict], tr: Any, turn: int
+    ) -> tuple[list[dict], dict] | Stopped:
         usage = self._last
         if usage is None or not should_compact(_prompt(usage), usage.output_tokens, self.threshold_tokens):
             return messages, {}
         if self._since == 1:  # the call right after a summary is already past it: compacting again cannot help
             seen = _prompt(usage) + usage.output_tokens
-            return Stopped(StopReason.COMPACTION_FAILED, "threshold_tokens", seen, self.threshold_tokens,
-                           f"a fresh summary is already past the threshold: the call right after it sent and wrote {seen} "
-                           f"tokens, limit {self.threshold_tokens} (Compaction(threshold_tokens=...)); compacting again "
-                           "would repeat on every call: raise the threshold, or shrink what every call re-sends")
-        reply = client.messages.create(model=model, max_tokens=self.summary_max_tokens, system=SUMMARY_SYSTEM,
-                                       messages=[{"role": "user", "content": transcript(messages)}])
+            return Stopped(
+                StopReason.COMPACTION_FAILED,
+                "threshold_tokens",
+                seen,
+                self.threshold_tokens,
+                f"a fresh summary is already past the threshold: the call right after it sent and wrote {seen} "
+                f"tokens, limit {self.threshold_tokens} (Compaction(threshold_tokens=...)); compacting again "
+                "would repeat on every call: raise the threshold, or shrink what every call re-sends",
+            )
+        reply = client.messages.create(
+            model=model,
+            max_tokens=self.summary_max_tokens,
+            system=SUMMARY_SYSTEM,
+            messages=[{"role": "user", "content": transcript(messages)}],
+        )
         summary = " ".join(b.text for b in reply.content if b.type == "text").strip()
         if reply.stop_reason == "max_tokens":
-            tr.event("compaction", turn=turn, refused="summary over budget", output_tokens=reply.usage.output_tokens,
-                     limit=self.summary_max_tokens)
-            return Stopped(StopReason.COMPACTION_FAILED, "summary_max_tokens", reply.usage.output_tokens,
-                           self.summary_max_tokens, over_budget(reply.usage.output_tokens, self.summary_max_tokens))
-        record = {"turn": turn, "tokens_before": _prompt(usage) + usage.output_tokens, "messages_before": len(messages),
-                  "summary_tokens": reply.usage.output_tokens, "summary": summary}
+            tr.event(
+                "compaction",
+                turn=turn,
+                refused="summary over budget",
+                output_tokens=reply.usage.output_tokens,
+                limit=self.summary_max_tokens,
+            )
+            return Stopped(
+                StopReason.COMPACTION_FAILED,
+                "summary_max_tokens",
+                reply.usage.output_tokens,
+                self.summary_max_tokens,
+                over_budget(reply.usage.output_tokens, self.summary_max_tokens),
+            )
+        record = {
+            "turn": turn,
+            "tokens_before": _prompt(usage) + usage.output_tokens,
+            "messages_before": len(messages),
+            "summary_tokens": reply.usage.output_tokens,
+            "summary": summary,
+        }
         self.events.append(record)
         tr.event("compaction", **record)
         self._last, self._since = None, 0

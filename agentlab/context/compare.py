@@ -19,15 +19,29 @@ from agentlab.context.compaction import Compaction
 from agentlab.context.memory import make_memory_tool, run_in_sessions
 from agentlab.context.retrieval import jit_tools
 from agentlab.context.subagents import Delegation, research_tool
-from agentlab.context.task import WINDOW_TOKENS, check_report, report_cities, report_task, surviving_facts, task_language
+from agentlab.context.task import (
+    WINDOW_TOKENS,
+    check_report,
+    report_cities,
+    report_task,
+    surviving_facts,
+    task_language,
+)
 from agentlab.loop import run_agent
 from agentlab.meter.middleware import meter_of
 from agentlab.protocols import ContextStrategy
 from agentlab.run import Turn, turns_of
 from agentlab.weather import make_get_weather
 
-TACTICS = ("plain", "compaction", "clearing (harness)", "clearing (API, simulated)", "memory (sessions)",
-           "sub-agents", "just-in-time")
+TACTICS = (
+    "plain",
+    "compaction",
+    "clearing (harness)",
+    "clearing (API, simulated)",
+    "memory (sessions)",
+    "sub-agents",
+    "just-in-time",
+)
 """The tactics, in table order."""
 MODEL = "claude-haiku-5-5"
 """The lab's model: its text before a tool call stays text (Sonnet 5.5 returns it as an empty ``thinking``
@@ -63,13 +77,26 @@ class TacticResult:
     def row(self) -> dict[str, Any]:
         """The table row."""
         costs = [t.cost_usd for t in self.turns]
-        return {"tactic": self.tactic, "calls": len(self.turns), "input tokens": sum(self.per_call),
-                "peak context (tokens)": max(self.per_call), "cost (USD)": None if None in costs else round(sum(costs), 4),
-                "window exceeded": max(self.per_call) > self.window_tokens, "answer correct": self.correct}
+        return {
+            "tactic": self.tactic,
+            "calls": len(self.turns),
+            "input tokens": sum(self.per_call),
+            "peak context (tokens)": max(self.per_call),
+            "cost (USD)": None if None in costs else round(sum(costs), 4),
+            "window exceeded": max(self.per_call) > self.window_tokens,
+            "answer correct": self.correct,
+        }
 
 
-def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_tokens: int = WINDOW_TOKENS,
-               workdir: str | Path | None = None, threshold: int = THRESHOLD, lang: str | None = None) -> TacticResult:
+def run_tactic(
+    tactic: str,
+    client: Any = None,
+    n_cities: int = 30,
+    window_tokens: int = WINDOW_TOKENS,
+    workdir: str | Path | None = None,
+    threshold: int = THRESHOLD,
+    lang: str | None = None,
+) -> TacticResult:
     """Run the report task over ``n_cities`` with one tactic, asked in ``lang`` (``"en"``, ``"zh"``; ``None``:
     the notebook's language); traces go to ``workdir``."""
     lang = task_language(lang, "run_tactic")
@@ -91,17 +118,28 @@ def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_token
     weather = make_get_weather(7)
     if tactic in ("plain", "compaction", "clearing (harness)", "clearing (API, simulated)"):
         strategies: dict[str, ContextStrategy | None] = {
-            "plain": None, "compaction": Compaction(threshold), "clearing (harness)": ClearToolResults(threshold),
-            "clearing (API, simulated)": ServerClearing(threshold)}
+            "plain": None,
+            "compaction": Compaction(threshold),
+            "clearing (harness)": ClearToolResults(threshold),
+            "clearing (API, simulated)": ServerClearing(threshold),
+        }
         strategy = strategies[tactic]
         run = run_agent(client, task, [weather], max_turns=turns_budget, trace=work / f"{slug}.jsonl", context=strategy)
         text = run.final_text
         events = list(getattr(strategy, "events", None) or getattr(strategy, "applied", None) or [])
         if tactic == "compaction" and events:  # which planted facts the first summary kept (our summariser)
-            extra["facts kept by the first summary"] = surviving_facts([{"role": "user", "content": events[0]["summary"]}])
+            extra["facts kept by the first summary"] = surviving_facts(
+                [{"role": "user", "content": events[0]["summary"]}]
+            )
     elif tactic == "memory (sessions)":
-        runs = run_in_sessions(client, task, [weather, make_memory_tool(tempfile.mkdtemp(dir=work, prefix="memory-"))], turns_per_session=12,
-                               max_sessions=8, trace_dir=work / "memory-traces")
+        runs = run_in_sessions(
+            client,
+            task,
+            [weather, make_memory_tool(tempfile.mkdtemp(dir=work, prefix="memory-"))],
+            turns_per_session=12,
+            max_sessions=8,
+            trace_dir=work / "memory-traces",
+        )
         text = runs[-1].final_text
         events = [{"session": i, "calls": r.model_calls, "stop": r.stop_reason.value} for i, r in enumerate(runs, 1)]
     elif tactic == "sub-agents":
@@ -109,10 +147,15 @@ def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_token
         tool = research_tool(client, weather, deleg, batch=8, trace_dir=work / "sub-traces", lang=lang)
         deleg.orchestrator = run_agent(client, task, [tool], max_turns=turns_budget, trace=work / f"{slug}.jsonl")
         text = deleg.orchestrator.final_text
-        extra = {"orchestrator input tokens": sum(t.prompt_tokens for t in deleg.orchestrator.turns),
-                 "sub-agent input tokens": deleg.total_input_tokens() - sum(t.prompt_tokens for t in deleg.orchestrator.turns),
-                 "sub-agents": len(deleg.subs)}
-        events = [{"sub-agent": i, "calls": r.model_calls, "stop": r.stop_reason.value} for i, r in enumerate(deleg.subs, 1)]
+        extra = {
+            "orchestrator input tokens": sum(t.prompt_tokens for t in deleg.orchestrator.turns),
+            "sub-agent input tokens": deleg.total_input_tokens()
+            - sum(t.prompt_tokens for t in deleg.orchestrator.turns),
+            "sub-agents": len(deleg.subs),
+        }
+        events = [
+            {"sub-agent": i, "calls": r.model_calls, "stop": r.stop_reason.value} for i, r in enumerate(deleg.subs, 1)
+        ]
     else:
         run = run_agent(client, task, jit_tools(7), max_turns=turns_budget, trace=work / f"{slug}.jsonl")
         text = run.final_text
@@ -120,9 +163,14 @@ def run_tactic(tactic: str, client: Any = None, n_cities: int = 30, window_token
     return TacticResult(tactic, turns, text, check_report(text, cities)["correct"], window_tokens, events, extra)
 
 
-def compare_tactics(n_cities: int = 30, window_tokens: int = WINDOW_TOKENS, workdir: str | Path | None = None,
-                    tactics: tuple[str, ...] = TACTICS, client: Any = None,
-                    lang: str | None = None) -> tuple[Any, dict[str, TacticResult]]:
+def compare_tactics(
+    n_cities: int = 30,
+    window_tokens: int = WINDOW_TOKENS,
+    workdir: str | Path | None = None,
+    tactics: tuple[str, ...] = TACTICS,
+    client: Any = None,
+    lang: str | None = None,
+) -> tuple[Any, dict[str, TacticResult]]:
     """Every tactic on the report task, asked in ``lang`` (``None``: the notebook's language): the table (a
     DataFrame, one row per tactic) and the results by tactic.
 
@@ -132,8 +180,10 @@ def compare_tactics(n_cities: int = 30, window_tokens: int = WINDOW_TOKENS, work
     import pandas as pd
 
     work = Path(workdir or tempfile.mkdtemp(prefix="context-"))
-    results = {t: run_tactic(t, client, n_cities=n_cities, window_tokens=window_tokens, workdir=work, lang=lang)
-               for t in tactics}
+    results = {
+        t: run_tactic(t, client, n_cities=n_cities, window_tokens=window_tokens, workdir=work, lang=lang)
+        for t in tactics
+    }
     table = pd.DataFrame([r.row() for r in results.values()]).set_index("tactic")
     table.attrs["window_tokens"] = window_tokens
     return table, results

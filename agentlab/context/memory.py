@@ -41,10 +41,12 @@ class MemoryPathError(SandboxPathError):
 def _names(folder: Folder, path: Any, field: str = "path") -> list[str]:
     """``path`` as checked names inside the folder (``[]``: ``/memories`` itself)."""
     if not isinstance(path, str) or not (path == ROOT or path.startswith(ROOT + "/")):
-        raise MemoryPathError(f"memory {field} {path!r} is outside {ROOT}: every path must start with {ROOT}/, "
-                              f"e.g. {ROOT}/progress.md. Nothing was changed.")
+        raise MemoryPathError(
+            f"memory {field} {path!r} is outside {ROOT}: every path must start with {ROOT}/, "
+            f"e.g. {ROOT}/progress.md. Nothing was changed."
+        )
     try:
-        return folder.parts(path[len(ROOT):].lstrip("/"), path)
+        return folder.parts(path[len(ROOT) :].lstrip("/"), path)
     except SandboxPathError as e:
         raise MemoryPathError(str(e)) from None
 
@@ -57,8 +59,17 @@ def make_memory_tool(folder: str | Path) -> Tool:
     box = Folder(folder)
 
     @tool(name="memory", writes=("memory",))
-    def memory(command: str, path: str = "", file_text: str = "", old_str: str = "", new_str: str = "",
-               insert_line: int = 0, insert_text: str = "", old_path: str = "", new_path: str = "") -> str:
+    def memory(
+        command: str,
+        path: str = "",
+        file_text: str = "",
+        old_str: str = "",
+        new_str: str = "",
+        insert_line: int = 0,
+        insert_text: str = "",
+        old_path: str = "",
+        new_path: str = "",
+    ) -> str:
         """Your notes that outlive this conversation: view, create, str_replace, insert, delete or rename files under /memories.
 
         Args:
@@ -74,7 +85,9 @@ def make_memory_tool(folder: str | Path) -> Tool:
         """
         try:
             with box.locked():
-                return _run(box, command, path, file_text, old_str, new_str, insert_line, insert_text, old_path, new_path)
+                return _run(
+                    box, command, path, file_text, old_str, new_str, insert_line, insert_text, old_path, new_path
+                )
         except MemoryPathError:
             raise
         except SandboxPathError as e:  # a link or a bad name met on the way: the same typed refusal
@@ -83,17 +96,31 @@ def make_memory_tool(folder: str | Path) -> Tool:
     return memory
 
 
-def _run(box: Folder, command: str, path: str, file_text: str, old_str: str, new_str: str,
-         insert_line: int, insert_text: str, old_path: str, new_path: str) -> str:
+def _run(
+    box: Folder,
+    command: str,
+    path: str,
+    file_text: str,
+    old_str: str,
+    new_str: str,
+    insert_line: int,
+    insert_text: str,
+    old_path: str,
+    new_path: str,
+) -> str:
     if command == "rename":
         src, dst = _names(box, old_path, "old_path"), _names(box, new_path, "new_path")
         for field_name, value, where in (("old_path", old_path, src), ("new_path", new_path, dst)):
             if not where:
-                raise ToolError(f"rename {field_name}={value!r} is {ROOT} itself, which cannot be renamed or replaced; "
-                                f"name a file or folder inside it, e.g. {ROOT}/notes.md.")
-        if dst[:len(src)] == src:
-            raise ToolError(f"rename new_path={new_path!r} is inside old_path={old_path!r}: a folder cannot move into itself; "
-                            "pick a new_path outside it.")
+                raise ToolError(
+                    f"rename {field_name}={value!r} is {ROOT} itself, which cannot be renamed or replaced; "
+                    f"name a file or folder inside it, e.g. {ROOT}/notes.md."
+                )
+        if dst[: len(src)] == src:
+            raise ToolError(
+                f"rename new_path={new_path!r} is inside old_path={old_path!r}: a folder cannot move into itself; "
+                "pick a new_path outside it."
+            )
         try:
             box.rename(src, dst, old_path, new_path)
         except FileNotFoundError:
@@ -113,8 +140,10 @@ def _run(box: Folder, command: str, path: str, file_text: str, old_str: str, new
         return f"Content of {path}:\n" + "\n".join(f"{i:6d}\t{ln}" for i, ln in enumerate(lines, 1))
     if command == "create":
         if str(path).endswith("/") or not names:
-            raise ToolError(f"create path={path!r} ends with '/', which names a folder; create makes a file: "
-                            f"drop the trailing slash and give a file name, e.g. {str(path).rstrip('/')}/notes.md.")
+            raise ToolError(
+                f"create path={path!r} ends with '/', which names a folder; create makes a file: "
+                f"drop the trailing slash and give a file name, e.g. {str(path).rstrip('/')}/notes.md."
+            )
         try:
             box.write(names, file_text, path, exclusive=True)
         except FileExistsError:
@@ -125,13 +154,17 @@ def _run(box: Folder, command: str, path: str, file_text: str, old_str: str, new
     if command == "str_replace":
         text = box.read(names, path)
         if text.count(old_str) != 1 or not old_str:
-            raise ToolError(f"old_str must occur exactly once in {path}; it occurs {text.count(old_str) if old_str else 0} times.")
+            raise ToolError(
+                f"old_str must occur exactly once in {path}; it occurs {text.count(old_str) if old_str else 0} times."
+            )
         box.write(names, text.replace(old_str, new_str), path)
         return f"Edited {path}."
     if command == "insert":
         lines = box.read(names, path).splitlines(keepends=True)
         if isinstance(insert_line, bool) or not 0 <= insert_line <= len(lines):
-            raise ToolError(f"insert_line {insert_line} is out of range: {path} has {len(lines)} lines (use 0 to {len(lines)}).")
+            raise ToolError(
+                f"insert_line {insert_line} is out of range: {path} has {len(lines)} lines (use 0 to {len(lines)})."
+            )
         add = insert_text if insert_text.endswith("\n") else insert_text + "\n"
         box.write(names, "".join(lines[:insert_line]) + add + "".join(lines[insert_line:]), path)
         return f"Inserted {len(add.splitlines())} line(s) into {path} after line {insert_line}."
@@ -145,8 +178,16 @@ def _run(box: Folder, command: str, path: str, file_text: str, old_str: str, new
     raise ToolError(f"Unknown command {command!r}: use view, create, str_replace, insert, delete or rename.")
 
 
-def run_in_sessions(client: Any, task: str, tools: list[Tool], *, turns_per_session: int, max_sessions: int,
-                    trace_dir: str | Path | None = None, **agent_options: Any) -> list:
+def run_in_sessions(
+    client: Any,
+    task: str,
+    tools: list[Tool],
+    *,
+    turns_per_session: int,
+    max_sessions: int,
+    trace_dir: str | Path | None = None,
+    **agent_options: Any,
+) -> list:
     """Run ``task`` in fresh conversations of ``turns_per_session`` calls each until one ends by itself.
 
     Each session is its own ``run_agent`` (its own trace, ``session-N.jsonl`` in ``trace_dir``);
@@ -156,8 +197,10 @@ def run_in_sessions(client: Any, task: str, tools: list[Tool], *, turns_per_sess
     from agentlab.run import StopReason
 
     if not any(t.name == "memory" for t in tools):
-        raise ValueError("run_in_sessions(tools=...): offer a memory tool (make_memory_tool(folder)); "
-                         "without one nothing carries over from one session to the next")
+        raise ValueError(
+            "run_in_sessions(tools=...): offer a memory tool (make_memory_tool(folder)); "
+            "without one nothing carries over from one session to the next"
+        )
     runs = []
     for n in range(1, max_sessions + 1):
         trace = Path(trace_dir) / f"session-{n}.jsonl" if trace_dir else None

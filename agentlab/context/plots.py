@@ -8,22 +8,38 @@ from agentlab.context.task import WINDOW_TOKENS
 from agentlab.views.figures import pyplot
 from agentlab.views.i18n import localize
 
-COLORS = {"plain": "#c0504d", "compaction": "#4f81bd", "clearing (harness)": "#9bbb59",
-          "clearing (API, simulated)": "#2e7d32", "memory (sessions)": "#8064a2", "sub-agents": "#f79646",
-          "just-in-time": "#4bacc6"}
+COLORS = {
+    "plain": "#c0504d",
+    "compaction": "#4f81bd",
+    "clearing (harness)": "#9bbb59",
+    "clearing (API, simulated)": "#2e7d32",
+    "memory (sessions)": "#8064a2",
+    "sub-agents": "#f79646",
+    "just-in-time": "#4bacc6",
+}
 """One color per tactic."""
 
 
-def plot_tokens_per_call(results: dict, tactics: tuple[str, ...] = ("plain", "compaction", "clearing (harness)",
-                         "clearing (API, simulated)"), window_tokens: int | None = None) -> Any:
+def plot_tokens_per_call(
+    results: dict,
+    tactics: tuple[str, ...] = ("plain", "compaction", "clearing (harness)", "clearing (API, simulated)"),
+    window_tokens: int | None = None,
+) -> Any:
     """Input tokens of each call, one line per tactic, with the configured window as a dashed line."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 4.2))
     for name in tactics:
         per_call = results[name].per_call
         ax.plot(range(1, len(per_call) + 1), per_call, marker=".", color=COLORS.get(name), label=name)
-        ax.annotate(f"{max(per_call):,}", (per_call.index(max(per_call)) + 1, max(per_call)), fontsize=8,
-                    xytext=(0, 4), textcoords="offset points", ha="center", color=COLORS.get(name))
+        ax.annotate(
+            f"{max(per_call):,}",
+            (per_call.index(max(per_call)) + 1, max(per_call)),
+            fontsize=8,
+            xytext=(0, 4),
+            textcoords="offset points",
+            ha="center",
+            color=COLORS.get(name),
+        )
     window = window_tokens or next(iter(results.values())).window_tokens
     ax.axhline(window, color="black", linestyle="--", linewidth=1)
     ax.annotate(f"window: {window:,} tokens", (1, window), xytext=(0, 4), textcoords="offset points", fontsize=8)
@@ -43,8 +59,10 @@ def plot_tactics(table: Any) -> Any:
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), sharey=True)
     names = list(table.index)
     colors = [COLORS.get(n, "#a6a6a6") for n in names]
-    for ax, col, title in ((left, "input tokens", "Total input tokens (all calls)"),
-                           (right, "peak context (tokens)", "Peak context of one call")):
+    for ax, col, title in (
+        (left, "input tokens", "Total input tokens (all calls)"),
+        (right, "peak context (tokens)", "Peak context of one call"),
+    ):
         values = [int(v) for v in table[col]]
         ax.barh(range(len(names)), values, color=colors)
         ax.set_yticks(range(len(names)), names)  # explicit tick labels, so localize() sees them

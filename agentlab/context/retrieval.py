@@ -35,8 +35,10 @@ def jit_tools(forecast_days: int = 7) -> list[Tool]:
             ref: A reference such as "forecast/Paris".
         """
         if not ref.startswith(PREFIX):
-            raise ToolError(f"Unknown reference {ref!r}: references look like '{PREFIX}Paris', as get_weather returns them.")
-        rec = weather_table().get(ref[len(PREFIX):].casefold())
+            raise ToolError(
+                f"Unknown reference {ref!r}: references look like '{PREFIX}Paris', as get_weather returns them."
+            )
+        rec = weather_table().get(ref[len(PREFIX) :].casefold())
         if rec is None:
             raise ToolError(f"No details for {ref!r}: ask get_weather for the city first and use its reference.")
         return {"ref": ref, "forecast": forecast(rec, forecast_days)}

@@ -37,8 +37,10 @@ class SubAgentFailed(ToolError):
     """A sub-agent ended without an answer: its stop reason, what the guard saw and its limit."""
 
     def __init__(self, cities: list[str], reason: str, detail: str) -> None:
-        super().__init__(f"The sub-agent for {', '.join(cities)} stopped without a report: {reason} ({detail}). "
-                         "Its cities have no data; try fewer cities per sub-agent or report the gap.")
+        super().__init__(
+            f"The sub-agent for {', '.join(cities)} stopped without a report: {reason} ({detail}). "
+            "Its cities have no data; try fewer cities per sub-agent or report the gap."
+        )
         self.reason = reason
 
 
@@ -58,16 +60,24 @@ class Delegation:
 
     def total_input_tokens(self) -> int:
         """Input tokens (cache included) of the orchestrator and every sub-agent, failed ones included."""
-        return (sum(t.prompt_tokens for r in self.runs() for t in r.turns)
-                + sum(t.prompt_tokens for turns in self.failed for t in turns))
+        return sum(t.prompt_tokens for r in self.runs() for t in r.turns) + sum(
+            t.prompt_tokens for turns in self.failed for t in turns
+        )
 
     def calls(self) -> int:
         """Model calls of the orchestrator and every sub-agent, failed ones included."""
         return sum(r.model_calls for r in self.runs()) + sum(len(turns) for turns in self.failed)
 
 
-def research_tool(client: Any, get_weather: Tool, delegation: Delegation, batch: int = 8,
-                  limits: Limits = SUB_LIMITS, trace_dir: str | Path | None = None, lang: str | None = None) -> Tool:
+def research_tool(
+    client: Any,
+    get_weather: Tool,
+    delegation: Delegation,
+    batch: int = 8,
+    limits: Limits = SUB_LIMITS,
+    trace_dir: str | Path | None = None,
+    lang: str | None = None,
+) -> Tool:
     """The orchestrator's ``research_cities`` tool: one fresh sub-agent per call, at most ``batch`` cities, its
     task asked in ``lang`` (``None``: the notebook's language; see :func:`~agentlab.context.task.report_task`)."""
     from agentlab.loop import run_agent

@@ -26,11 +26,15 @@ WINDOW_TOKENS = 12_000
 """The context window we configure for the lab (tokens per call): the plain agent on 30 cities passes it."""
 DEFAULT_CITIES = 30
 """Cities in the lab's report task."""
-TASK = ("Task: Report on these {n} cities: {cities}. Give the warmest, the coldest and the mean temperature."
-        "\nNote: the report is for Ms. Chen, who reads it on Friday.")
+TASK = (
+    "Task: Report on these {n} cities: {cities}. Give the warmest, the coldest and the mean temperature."
+    "\nNote: the report is for Ms. Chen, who reads it on Friday."
+)
 """The prompt: the task line, then a second line (a planted fact a summary may drop)."""
-TASK_ZH = ("任务：为这 {n} 个城市写一份报告：{cities}。给出最暖和的城市、最冷的城市和平均气温。"
-           "\n备注：这份报告是给陈女士的，她周五读。")
+TASK_ZH = (
+    "任务：为这 {n} 个城市写一份报告：{cities}。给出最暖和的城市、最冷的城市和平均气温。"
+    "\n备注：这份报告是给陈女士的，她周五读。"
+)
 """The same prompt in Chinese, the cities by their Chinese names."""
 
 
@@ -49,7 +53,12 @@ class Planted:
 
 
 PLANTED = (
-    Planted("what the report must give", "the warmest, the coldest and the mean", "task line", "最暖和的城市、最冷的城市和平均气温"),
+    Planted(
+        "what the report must give",
+        "the warmest, the coldest and the mean",
+        "task line",
+        "最暖和的城市、最冷的城市和平均气温",
+    ),
     Planted("who reads the report", "Ms. Chen", "task note", "陈女士"),
     Planted("Paris's temperature", "Paris: 18.5°C", "tool result (then the agent's note)", "巴黎：18.5°C"),
     Planted("Paris's condition", '"condition": "sunny"', "tool result"),
@@ -62,7 +71,9 @@ def report_cities(n: int = DEFAULT_CITIES) -> list[str]:
     """The first ``n`` cities of the bundled data (English names)."""
     names = city_names()
     if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= len(names):
-        raise ValueError(f"report_cities(n={n!r}): n must be a whole number from 2 to {len(names)} (cities in the data)")
+        raise ValueError(
+            f"report_cities(n={n!r}): n must be a whole number from 2 to {len(names)} (cities in the data)"
+        )
     return names[:n]
 
 
@@ -73,7 +84,9 @@ def task_language(lang: str | None, caller: str = "report_task") -> str:
 
         return "zh" if language() == "zh-CN" else "en"
     if lang not in ("en", "zh"):
-        raise ValueError(f"{caller}(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)")
+        raise ValueError(
+            f"{caller}(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)"
+        )
     return lang
 
 
@@ -90,14 +103,23 @@ def report_task(cities: list[str], lang: str | None = None) -> str:
 def expected_report(cities: list[str]) -> dict[str, Any]:
     """The right answer, from the data: warmest, coldest, mean (1 decimal)."""
     temps = {c: lookup(c)["temp_c"] for c in cities}
-    return {"warmest": max(temps, key=temps.get), "coldest": min(temps, key=temps.get),
-            "mean": round(sum(temps.values()) / len(temps), 1)}
+    return {
+        "warmest": max(temps, key=temps.get),
+        "coldest": min(temps, key=temps.get),
+        "mean": round(sum(temps.values()) / len(temps), 1),
+    }
 
 
-_FIELDS = {"warmest": re.compile(r"Warmest:\s*([^(.]+?)\s*\("), "coldest": re.compile(r"Coldest:\s*([^(.]+?)\s*\("),
-           "mean": re.compile(r"Mean:\s*(-?\d+(?:\.\d+)?)\s*°C")}
-_FIELDS_ZH = {"warmest": re.compile(r"最暖和[:：]\s*([^（(。]+?)\s*[（(]"), "coldest": re.compile(r"最冷[:：]\s*([^（(。]+?)\s*[（(]"),
-              "mean": re.compile(r"平均[:：]\s*(-?\d+(?:\.\d+)?)\s*°C")}
+_FIELDS = {
+    "warmest": re.compile(r"Warmest:\s*([^(.]+?)\s*\("),
+    "coldest": re.compile(r"Coldest:\s*([^(.]+?)\s*\("),
+    "mean": re.compile(r"Mean:\s*(-?\d+(?:\.\d+)?)\s*°C"),
+}
+_FIELDS_ZH = {
+    "warmest": re.compile(r"最暖和[:：]\s*([^（(。]+?)\s*[（(]"),
+    "coldest": re.compile(r"最冷[:：]\s*([^（(。]+?)\s*[（(]"),
+    "mean": re.compile(r"平均[:：]\s*(-?\d+(?:\.\d+)?)\s*°C"),
+}
 """The same fields as a Chinese answer writes them (``最暖和：巴黎（18.5°C）``)."""
 
 
@@ -115,8 +137,12 @@ def check_report(text: str, cities: list[str]) -> dict[str, Any]:
     for key, rx in _FIELDS.items():
         m = rx.search(text or "") or _FIELDS_ZH[key].search(text or "")
         got[key] = (float(m.group(1)) if key == "mean" else m.group(1).strip()) if m else None
-    ok = _english(got["warmest"]) == want["warmest"] and _english(got["coldest"]) == want["coldest"] and got["mean"] is not None \
+    ok = (
+        _english(got["warmest"]) == want["warmest"]
+        and _english(got["coldest"]) == want["coldest"]
+        and got["mean"] is not None
         and abs(got["mean"] - want["mean"]) < 0.05
+    )
     return {"correct": ok, "expected": want, "got": got}
 
 

@@ -46,8 +46,10 @@ class BatchResultError(RuntimeError):
         kind = getattr(result, "type", "missing from the results")
         error = getattr(getattr(result, "error", None), "error", None)
         said = f": {error.type}: {error.message}" if error is not None else ""
-        super().__init__(f"batch {batch_id}, request {custom_id!r}: {kind}{said}. The run's trace ends here; "
-                         "fix the request (an invalid one is errored), or run it again (canceled, expired)")
+        super().__init__(
+            f"batch {batch_id}, request {custom_id!r}: {kind}{said}. The run's trace ends here; "
+            "fix the request (an invalid one is errored), or run it again (canceled, expired)"
+        )
         self.custom_id = custom_id
         """The request's ``custom_id`` in its batch."""
         self.batch_id = batch_id
@@ -56,8 +58,13 @@ class BatchResultError(RuntimeError):
         """``errored``, ``canceled``, ``expired`` (or missing from the results)."""
 
 
-def run_batched(client: Any, runs: list[tuple[Any, Callable[[Any], Run]]], *, poll_s: float = POLL_S,
-                wait: Callable[[float], None] | None = None) -> list[Run | BaseException]:
+def run_batched(
+    client: Any,
+    runs: list[tuple[Any, Callable[[Any], Run]]],
+    *,
+    poll_s: float = POLL_S,
+    wait: Callable[[float], None] | None = None,
+) -> list[Run | BaseException]:
     """Run every ``(run_client, run)`` in ``runs`` to its end, each round's model calls sent as one Message Batch
     through ``client.messages.batches``. ``run`` is a function of a client, e.g.
     ``lambda c: run_agent(c, task, tools)``; it gets a stand-in for ``run_client``.
@@ -70,8 +77,10 @@ def run_batched(client: Any, runs: list[tuple[Any, Callable[[Any], Run]]], *, po
     """
     meters = [meter_of(c) for c, _ in runs]
     if len({id(m) for m in meters}) < len(meters):
-        raise ValueError("run_batched(runs=...): each run needs a client of its own (its own Meter, where its turns "
-                         "are recorded), e.g. agentlab.connect('sim', quiet=True) per run; the batches go through client")
+        raise ValueError(
+            "run_batched(runs=...): each run needs a client of its own (its own Meter, where its turns "
+            "are recorded), e.g. agentlab.connect('sim', quiet=True) per run; the batches go through client"
+        )
     if not poll_s > 0:
         raise ValueError(f"run_batched(poll_s={poll_s!r}): seconds between polls must be > 0, e.g. 60")
     sim = getattr(client, "agentlab_simulator", None)
@@ -86,8 +95,10 @@ def run_batched(client: Any, runs: list[tuple[Any, Callable[[Any], Run]]], *, po
         finally:
             rounds.ended()
 
-    threads = [threading.Thread(target=go, args=(i, c, r), name=f"batched-run-{i}", daemon=True)
-               for i, (c, r) in enumerate(runs)]
+    threads = [
+        threading.Thread(target=go, args=(i, c, r), name=f"batched-run-{i}", daemon=True)
+        for i, (c, r) in enumerate(runs)
+    ]
     for t in threads:
         t.start()
     try:
@@ -108,8 +119,14 @@ def run_batched(client: Any, runs: list[tuple[Any, Callable[[Any], Run]]], *, po
     return [done[i] for i in range(len(runs))]
 
 
-def _one_round(client: Any, asked: dict[int, dict], meters: list[Any], poll_s: float,
-               wait: Callable[[float], None], estimated: bool) -> dict[int, Any]:
+def _one_round(
+    client: Any,
+    asked: dict[int, dict],
+    meters: list[Any],
+    poll_s: float,
+    wait: Callable[[float], None],
+    estimated: bool,
+) -> dict[int, Any]:
     """Send one batch of the ``asked`` requests; each run's answer: its reply, or the exception its call raises."""
     refused = _over_cap(client, asked)
     if refused is not None:
@@ -204,15 +221,23 @@ def _over_cap(client: Any, pending: dict[int, dict]) -> SpendRefused | None:
     spent = cap.spent() + cap.in_flight
     if any(b is None for b in bounds):
         cap.refused += 1
-        return SpendRefused(f"connect(max_usd={cap.max_usd:g}): a request in this batch names a model with no known "
-                            "price, so the cap cannot be kept; the batch was not sent. Pick a priced model",
-                            observed=spent, predicted=None, limit=cap.max_usd)
+        return SpendRefused(
+            f"connect(max_usd={cap.max_usd:g}): a request in this batch names a model with no known "
+            "price, so the cap cannot be kept; the batch was not sent. Pick a priced model",
+            observed=spent,
+            predicted=None,
+            limit=cap.max_usd,
+        )
     if spent + sum(bounds) > cap.max_usd:  # type: ignore[arg-type]
         cap.refused += 1
-        return SpendRefused(f"session cap max_usd={cap.max_usd:g}: spent ${spent:.6f}, and this batch of {len(bounds)} "
-                            f"requests could cost up to ${sum(bounds):.6f} (each one's input estimate + max_tokens at "  # type: ignore[arg-type]
-                            "the standard price), so it was not sent. Raise connect(max_usd=...) or batch fewer runs",
-                            observed=round(spent, 9), predicted=round(sum(bounds), 9), limit=cap.max_usd)  # type: ignore[arg-type]
+        return SpendRefused(
+            f"session cap max_usd={cap.max_usd:g}: spent ${spent:.6f}, and this batch of {len(bounds)} "
+            f"requests could cost up to ${sum(bounds):.6f} (each one's input estimate + max_tokens at "  # type: ignore[arg-type]
+            "the standard price), so it was not sent. Raise connect(max_usd=...) or batch fewer runs",
+            observed=round(spent, 9),
+            predicted=round(sum(bounds), 9),
+            limit=cap.max_usd,
+        )  # type: ignore[arg-type]
     return None
 
 
@@ -224,5 +249,7 @@ def _ended(client: Any, batch: Any, poll_s: float, wait: Callable[[float], None]
         wait(poll_s)
         batch = client.messages.batches.retrieve(batch.id)
     client.messages.batches.cancel(batch.id)
-    raise TimeoutError(f"batch {batch.id} had not ended {BATCH_LIMIT_S / 3600:g} hours after it was sent "
-                       "(the API expires what is left by then); it was canceled")
+    raise TimeoutError(
+        f"batch {batch.id} had not ended {BATCH_LIMIT_S / 3600:g} hours after it was sent "
+        "(the API expires what is left by then); it was canceled"
+    )

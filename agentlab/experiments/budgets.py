@@ -18,11 +18,15 @@ from agentlab.sim.budgets import loop_tokens
 def budget_row(run: Run) -> dict:
     """One run as a row: stop, model calls, cities looked up, note saved, tokens billed and counted, answer."""
     ran = [r["name"] for r in run.tool_results]
-    return {"stop": run.stop_reason.value, "model calls": run.model_calls,
-            "cities looked up": ran.count("get_weather"), "note saved": "save_note" in ran,
-            "tokens billed": run.input_tokens + run.output_tokens,
-            "loop tokens (countdown's count)": loop_tokens(run.messages, run.model),
-            "answer": run.final_text or "(none)"}
+    return {
+        "stop": run.stop_reason.value,
+        "model calls": run.model_calls,
+        "cities looked up": ran.count("get_weather"),
+        "note saved": "save_note" in ran,
+        "tokens billed": run.input_tokens + run.output_tokens,
+        "loop tokens (countdown's count)": loop_tokens(run.messages, run.model),
+        "answer": run.final_text or "(none)",
+    }
 
 
 def budget_table(runs: dict[str, Run]) -> Any:

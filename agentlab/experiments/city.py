@@ -27,18 +27,33 @@ def model_choices() -> list[str]:
     from agentlab.sim.server import model_catalog
 
     known = model_catalog()["models"]
-    extra = [m for m in ("claude-haiku-5-5", "claude-opus-5-5", "claude-haiku-4-5") if m in known]  # answered today (retired ones drop out)
+    extra = [
+        m for m in ("claude-haiku-5-5", "claude-opus-5-5", "claude-haiku-4-5") if m in known
+    ]  # answered today (retired ones drop out)
     return list(dict.fromkeys([default_model(), *extra]))
 
 
 def city_controls() -> dict[str, Any]:
     """The controls of :func:`city_experiment`: model, number of cities, code path, turn limit, one tool per reply."""
-    return {"model": model_choices(), "cities": (2, 6, 2), "path": list(PATHS), "max_turns": (1, 10, 10),
-            "one_per_turn": False}
+    return {
+        "model": model_choices(),
+        "cities": (2, 6, 2),
+        "path": list(PATHS),
+        "max_turns": (1, 10, 10),
+        "one_per_turn": False,
+    }
 
 
-def city_runs(model: str, cities: int, path: str = PATHS[0], *, mode: str = "sim", notes_dir: str | Path | None = None,
-              one_per_turn: bool = False, **options: Any) -> list[tuple[Any, str]]:
+def city_runs(
+    model: str,
+    cities: int,
+    path: str = PATHS[0],
+    *,
+    mode: str = "sim",
+    notes_dir: str | Path | None = None,
+    one_per_turn: bool = False,
+    **options: Any,
+) -> list[tuple[Any, str]]:
     """Run the city task on the first ``cities`` cities along ``path``: each run with what it got done
     (``outcome``). ``one_per_turn``: the agent may ask for one tool per reply (``tools.ONE_PER_TURN``);
     ``options`` go to ``run_agent`` (e.g. ``max_turns``)."""
@@ -71,8 +86,10 @@ def city_runs(model: str, cities: int, path: str = PATHS[0], *, mode: str = "sim
 def outcome(run: Any, notes_dir: Path) -> str:
     """What a city-task run got done, in one label: how it stopped, whether the note was saved, whether it answered."""
     saved = notes_dir.is_dir() and any(notes_dir.iterdir())
-    return (f"stop: {run.stop_reason.value}\nnote {'saved' if saved else 'not saved'}, "
-            f"{'answered' if run.final_text.strip() else 'no answer'}")
+    return (
+        f"stop: {run.stop_reason.value}\nnote {'saved' if saved else 'not saved'}, "
+        f"{'answered' if run.final_text.strip() else 'no answer'}"
+    )
 
 
 def run_city_experiment(model: str, cities: int, path: str = PATHS[0], **options: Any) -> Any:
@@ -82,8 +99,11 @@ def run_city_experiment(model: str, cities: int, path: str = PATHS[0], **options
 
     runs = city_runs(model, cities, path, **options)
     turns = "one tool per reply" if options.get("one_per_turn") else "tools in parallel"
-    return plot_comparison([r for r, _ in runs], labels=[f"{r.kind}\n{said}" for r, said in runs],
-                           title=f"{cities} cities, {path}, {turns}: {model}")
+    return plot_comparison(
+        [r for r, _ in runs],
+        labels=[f"{r.kind}\n{said}" for r, said in runs],
+        title=f"{cities} cities, {path}, {turns}: {model}",
+    )
 
 
 def city_experiment(mode: str = "sim", **extra_controls: Any) -> Any:

@@ -95,7 +95,9 @@ def step_task(cities: list[str], lang: str | None = None) -> str:
 
         lang = "zh" if language() == "zh-CN" else "en"
     if lang not in ("en", "zh"):
-        raise ValueError(f"step_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)")
+        raise ValueError(
+            f"step_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)"
+        )
     if lang == "zh":
         names = [chinese_name(c) for c in cities]
         if len(names) == 1:
@@ -107,8 +109,15 @@ def step_task(cities: list[str], lang: str | None = None) -> str:
     return city_task(cities, "en").replace(", then save a note with the answer", "")
 
 
-def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0, lang: str | None = None,
-             one_per_turn: bool = True) -> dict:
+def run_task(
+    client,
+    n: int,
+    arm: str,
+    p_step: float = P_STEP,
+    seed: object = 0,
+    lang: str | None = None,
+    one_per_turn: bool = True,
+) -> dict:
     """One run of the n-step task in ``arm``, asked in ``lang`` (see :func:`step_task`), one tool call per
     reply unless ``one_per_turn=False``; its figures as a flat dict."""
     if arm not in ARMS:
@@ -119,23 +128,45 @@ def run_task(client, n: int, arm: str, p_step: float = P_STEP, seed: object = 0,
     cities = names[:n]
     # n calls, up to RETRIES retries of each, the answer
     limits = Limits(max_turns=(1 + RETRIES[arm]) * n + 1, max_idle_turns=1 if arm == "stop" else None)
-    run = run_agent(client, step_task(cities, lang), [flaky_weather(p_step, seed)], limits=limits,
-                    tool_choice=ONE_PER_TURN if one_per_turn else None)
+    run = run_agent(
+        client,
+        step_task(cities, lang),
+        [flaky_weather(p_step, seed)],
+        limits=limits,
+        tool_choice=ONE_PER_TURN if one_per_turn else None,
+    )
     truth = [f"{lookup(c)['temp_c']:g}°C" for c in cities]
     failed = sum(r["is_error"] for r in run.tool_results)
-    return {"steps": n, "arm": arm, "seed": seed, "success": run.stop_reason.value == "end_turn"
-            and all(t in run.final_text for t in truth), "failed_calls": failed,
-            "model_calls": run.model_calls, "stop": run.stop_reason.value}
+    return {
+        "steps": n,
+        "arm": arm,
+        "seed": seed,
+        "success": run.stop_reason.value == "end_turn" and all(t in run.final_text for t in truth),
+        "failed_calls": failed,
+        "model_calls": run.model_calls,
+        "stop": run.stop_reason.value,
+    }
 
 
-def compounding_runs(steps=STEPS, trials: int = TRIALS, p_step: float = P_STEP, arms=ARMS,
-                     lang: str | None = None, one_per_turn: bool = True) -> list[dict]:
+def compounding_runs(
+    steps=STEPS,
+    trials: int = TRIALS,
+    p_step: float = P_STEP,
+    arms=ARMS,
+    lang: str | None = None,
+    one_per_turn: bool = True,
+) -> list[dict]:
     """Every task length x arm x trial, one row each, on one simulated client (offline), asked in
     ``lang`` (``None``: the notebook's language), one tool call per reply unless ``one_per_turn=False``."""
     if not isinstance(trials, int) or trials < 1:
         raise ValueError(f"compounding_runs(trials={trials!r}): give a whole number of runs >= 1")
     client = connect("sim", quiet=True)
-    return [run_task(client, n, arm, p_step, seed=t, lang=lang, one_per_turn=one_per_turn) for n in steps for arm in arms for t in range(trials)]
+    return [
+        run_task(client, n, arm, p_step, seed=t, lang=lang, one_per_turn=one_per_turn)
+        for n in steps
+        for arm in arms
+        for t in range(trials)
+    ]
 
 
 def summary(rows: list[dict], p_step: float = P_STEP) -> list[dict]:
@@ -143,10 +174,16 @@ def summary(rows: list[dict], p_step: float = P_STEP) -> list[dict]:
     out = []
     for key in dict.fromkeys((r["steps"], r["arm"]) for r in rows):
         mine = [r for r in rows if (r["steps"], r["arm"]) == key]
-        out.append({"steps": key[0], "arm": key[1], "runs": len(mine),
-                    "success_rate": sum(r["success"] for r in mine) / len(mine),
-                    "predicted": predicted(p_step, key[0], RETRIES[key[1]]),
-                    "mean_model_calls": sum(r["model_calls"] for r in mine) / len(mine)})
+        out.append(
+            {
+                "steps": key[0],
+                "arm": key[1],
+                "runs": len(mine),
+                "success_rate": sum(r["success"] for r in mine) / len(mine),
+                "predicted": predicted(p_step, key[0], RETRIES[key[1]]),
+                "mean_model_calls": sum(r["model_calls"] for r in mine) / len(mine),
+            }
+        )
     return out
 
 
@@ -156,19 +193,36 @@ def plot_compounding(rows: list[dict], p_step: float = P_STEP):
 
     table = summary(rows, p_step)
     fig, ax = plt.subplots(figsize=(7.5, 4), constrained_layout=True)
-    style = {"stop": ("#c0504d", "-", -13, "stop at the first failed call"),
-             "recover": ("#4f81bd", "--", 7, "readable is_error, the model retries")}
+    style = {
+        "stop": ("#c0504d", "-", -13, "stop at the first failed call"),
+        "recover": ("#4f81bd", "--", 7, "readable is_error, the model retries"),
+    }
     for arm in dict.fromkeys(r["arm"] for r in table):
         color, line, dy, label = style[arm]
         mine = [r for r in table if r["arm"] == arm]
         xs = [r["steps"] for r in mine]
-        ax.plot(xs, [100 * r["predicted"] for r in mine], line, color=color, lw=1.2, alpha=0.7,
-                label="predicted: p**n" if arm == "stop" else
-                f"predicted, up to {RETRIES[arm]} retries: (1 - (1 - p)**{RETRIES[arm] + 1})**n")
+        ax.plot(
+            xs,
+            [100 * r["predicted"] for r in mine],
+            line,
+            color=color,
+            lw=1.2,
+            alpha=0.7,
+            label="predicted: p**n"
+            if arm == "stop"
+            else f"predicted, up to {RETRIES[arm]} retries: (1 - (1 - p)**{RETRIES[arm] + 1})**n",
+        )
         ax.scatter(xs, [100 * r["success_rate"] for r in mine], color=color, zorder=3, label=f"measured: {label}")
         for r in mine:
-            ax.annotate(f"{100 * r['success_rate']:.0f}%", (r["steps"], 100 * r["success_rate"]),
-                        textcoords="offset points", xytext=(0, dy), ha="center", fontsize=7, color=color)
+            ax.annotate(
+                f"{100 * r['success_rate']:.0f}%",
+                (r["steps"], 100 * r["success_rate"]),
+                textcoords="offset points",
+                xytext=(0, dy),
+                ha="center",
+                fontsize=7,
+                color=color,
+            )
     ax.set_xlabel("steps in the task (get_weather calls, count)")
     ax.set_ylabel("runs that succeed (%)")
     ax.set_ylim(0, 110)
@@ -181,5 +235,7 @@ def plot_compounding(rows: list[dict], p_step: float = P_STEP):
 
 if __name__ == "__main__":  # python -m agentlab.experiments.compounding
     for r in summary(compounding_runs()):
-        print(f"n={r['steps']} {r['arm']:8} measured={r['success_rate']:.2f} predicted={r['predicted']:.2f} "
-              f"calls={r['mean_model_calls']:.1f}")
+        print(
+            f"n={r['steps']} {r['arm']:8} measured={r['success_rate']:.2f} predicted={r['predicted']:.2f} "
+            f"calls={r['mean_model_calls']:.1f}"
+        )

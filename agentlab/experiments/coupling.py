@@ -24,8 +24,12 @@ from agentlab.views.i18n import localize
 TASK = "Add the note 'Paris is warmer than London' and tell me how many notes I have now."
 
 
-def note_tools(notes: list[str], declared: bool = True, write_delay: Callable[[], None] = lambda: time.sleep(0.05),
-               after_read: Callable[[], None] = lambda: None) -> list[Tool]:
+def note_tools(
+    notes: list[str],
+    declared: bool = True,
+    write_delay: Callable[[], None] = lambda: time.sleep(0.05),
+    after_read: Callable[[], None] = lambda: None,
+) -> list[Tool]:
     """``add_note`` and ``count_notes`` over the shared list ``notes``.
 
     ``declared`` adds the ``writes``/``reads`` declarations. ``write_delay`` runs before the write
@@ -57,8 +61,10 @@ def note_tools(notes: list[str], declared: bool = True, write_delay: Callable[[]
 def _model(messages: list[dict], info: dict):
     """Asks for both tools in one turn, then reports the count it was given (and only that number)."""
     if len(messages) == 1:
-        return [{"type": "tool_use", "name": "add_note", "input": {"text": "Paris is warmer than London"}},
-                {"type": "tool_use", "name": "count_notes", "input": {}}]
+        return [
+            {"type": "tool_use", "name": "add_note", "input": {"text": "Paris is warmer than London"}},
+            {"type": "tool_use", "name": "count_notes", "input": {}},
+        ]
     results = [b for b in messages[-1]["content"] if b.get("type") == "tool_result"]
     count = next((json.loads(r["content"])["notes"] for r in results if re.match(r'\{"notes"', r["content"])), None)
     return f"Done: the note is saved, and you now have {count} notes."
@@ -89,10 +95,19 @@ def naive_vs_declared() -> list[dict]:
         notes = ["an older note"]
         read = threading.Event()
         delay = (lambda: None) if declared else (lambda: read.wait(5))
-        run = run_demo(Executor(parallel=True, respect_state=declared),
-                       note_tools(notes, declared=declared, write_delay=delay, after_read=read.set))
-        rows.append({"executor": label, "count told to the user": reported_count(run), "notes stored": len(notes),
-                     "errors": sum(r["is_error"] for r in run.tool_results), "answer": run.final_text})
+        run = run_demo(
+            Executor(parallel=True, respect_state=declared),
+            note_tools(notes, declared=declared, write_delay=delay, after_read=read.set),
+        )
+        rows.append(
+            {
+                "executor": label,
+                "count told to the user": reported_count(run),
+                "notes stored": len(notes),
+                "errors": sum(r["is_error"] for r in run.tool_results),
+                "answer": run.final_text,
+            }
+        )
     return rows
 
 

@@ -27,9 +27,13 @@ def effort_runs(cities: list[str], workdir: str | Path, model: str = "claude-son
     runs = {}
     for level in (None, *LEVELS):
         label = level or NOT_SET
-        runs[label] = run_agent(connect("sim", model=model, quiet=True), city_task(cities),
-                                task_tools(Path(workdir) / label.strip("()").replace(" ", "_")),
-                                max_turns=len(cities) + 4, effort=level)
+        runs[label] = run_agent(
+            connect("sim", model=model, quiet=True),
+            city_task(cities),
+            task_tools(Path(workdir) / label.strip("()").replace(" ", "_")),
+            max_turns=len(cities) + 4,
+            effort=level,
+        )
     return runs
 
 
@@ -39,9 +43,16 @@ def effort_table(runs: dict[str, Run]) -> Any:
     import pandas as pd
 
     base = runs[NOT_SET].cost_usd
-    rows = [{"model calls": r.model_calls, "input tokens": r.input_tokens, "output tokens": r.output_tokens,
-             "cost (USD)": r.cost_usd, "cost / not set": (r.cost_usd / base) if base and r.cost_usd is not None else None}
-            for r in runs.values()]
+    rows = [
+        {
+            "model calls": r.model_calls,
+            "input tokens": r.input_tokens,
+            "output tokens": r.output_tokens,
+            "cost (USD)": r.cost_usd,
+            "cost / not set": (r.cost_usd / base) if base and r.cost_usd is not None else None,
+        }
+        for r in runs.values()
+    ]
     table = pd.DataFrame(rows, index=list(runs))
     table.index.name = f"effort (default: {default_effort(next(iter(runs.values())).model)})"
     return table

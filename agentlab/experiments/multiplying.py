@@ -22,6 +22,7 @@ from typing import Any
 
 from agentlab.client import model_of
 from agentlab.experiments.published import published
+from agentlab.hints import task_lang
 from agentlab.loop import run_agent
 from agentlab.meter.middleware import meter_of
 from agentlab.run import Run, StopReason, turns_of
@@ -29,7 +30,6 @@ from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.policy import Reply
 from agentlab.tools import Tool, tool
 from agentlab.views.i18n import localize, tr
-from agentlab.hints import task_lang
 from agentlab.weather import chinese_name, city_task, get_weather, lookup, make_save_note
 
 KINDS = ("chat", "agent", "orchestrator-workers", "multi-agent")
@@ -37,9 +37,12 @@ KINDS = ("chat", "agent", "orchestrator-workers", "multi-agent")
 COLORS = {"chat": "#9bbb59", "agent": "#4f81bd", "orchestrator-workers": "#f79646", "multi-agent": "#c0504d"}
 WORKER = "Write one sentence on the city's weather."
 SYNTH = "Combine the parts into one short note that names the warmest city."
-ZH = {"worker": "用一句话写这个城市的天气。", "synth": "把这些部分合并成一段简短的笔记，并说出最暖和的城市。",
-      "chat": "今天哪个城市最暖和？用一句话回答。今天的气温：{data}。",
-      "sub": "今天{city}的温度是多少？查一下，用一句话回答。"}
+ZH = {
+    "worker": "用一句话写这个城市的天气。",
+    "synth": "把这些部分合并成一段简短的笔记，并说出最暖和的城市。",
+    "chat": "今天哪个城市最暖和？用一句话回答。今天的气温：{data}。",
+    "sub": "今天{city}的温度是多少？查一下，用一句话回答。",
+}
 """The prompts of this module in Chinese, for a run in the zh-CN edition (``WORKER``, ``SYNTH``, ``CHAT_PROMPT``,
 ``SUB_TASK``); the task itself is :func:`agentlab.experiments.sweeps.sweep_task`'s or ``city_task``'s, in the same language."""
 
@@ -81,15 +84,24 @@ def fan_out(n: int, workdir: str | Path, model: str | None = None, lang: str | N
     return {
         "chat": chat_answer(client, cities, lang=lang),
         "agent": run_agent(client, task, task_tools(folder / "notes"), max_turns=n + 4),
-        "orchestrator-workers": run_orchestrator(client, _question(task),
-                                                 worker_system=worker, synth_system=synth, max_workers=4,
-                                                 context=lambda s: data_line([s["title"]], lang)),
+        "orchestrator-workers": run_orchestrator(
+            client,
+            _question(task),
+            worker_system=worker,
+            synth_system=synth,
+            max_workers=4,
+            context=lambda s: data_line([s["title"]], lang),
+        ),
         "multi-agent": run_multiagent(client, cities, folder / "notes", task=task)[0],
     }
 
 
-def multiplying_table(ns: tuple[int, ...] = (1, 2, 4, 8), workdir: str | Path | None = None,
-                      model: str | None = None, lang: str | None = None) -> Any:
+def multiplying_table(
+    ns: tuple[int, ...] = (1, 2, 4, 8),
+    workdir: str | Path | None = None,
+    model: str | None = None,
+    lang: str | None = None,
+) -> Any:
     """One row per (cities, kind): model calls, total tokens, USD, and tokens and cost as multiples of chat's.
     The runs' notes go to ``workdir`` (default: a fresh temporary folder); prompts in ``lang`` (see :func:`fan_out`)."""
     import tempfile
@@ -102,10 +114,18 @@ def multiplying_table(ns: tuple[int, ...] = (1, 2, 4, 8), workdir: str | Path | 
         runs = fan_out(n, workdir, model, lang)
         chat = total_tokens(runs["chat"])
         for kind, run in runs.items():
-            rows.append({"cities": n, "kind": kind, "model calls": run.model_calls, "tokens": total_tokens(run),
-                         "cost (USD)": run.cost_usd, "x chat tokens": round(total_tokens(run) / chat, 1),
-                         "x chat cost": round(run.cost_usd / runs["chat"].cost_usd, 1) if run.cost_usd else None,
-                         "stop": run.stop_reason.value})
+            rows.append(
+                {
+                    "cities": n,
+                    "kind": kind,
+                    "model calls": run.model_calls,
+                    "tokens": total_tokens(run),
+                    "cost (USD)": run.cost_usd,
+                    "x chat tokens": round(total_tokens(run) / chat, 1),
+                    "x chat cost": round(run.cost_usd / runs["chat"].cost_usd, 1) if run.cost_usd else None,
+                    "stop": run.stop_reason.value,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -114,7 +134,9 @@ def ratios(table: Any, n: int | None = None) -> dict[str, float]:
     n = n if n is not None else int(table["cities"].max())
     at = table[table["cities"] == n].set_index("kind")["x chat tokens"]
     if at.empty:
-        raise ValueError(f"ratios(n={n!r}): the table has no rows for {n} cities; it has {sorted(set(table['cities']))}")
+        raise ValueError(
+            f"ratios(n={n!r}): the table has no rows for {n} cities; it has {sorted(set(table['cities']))}"
+        )
     return {k: float(at[k]) for k in KINDS[1:]}
 
 
@@ -129,14 +151,18 @@ def plot_multiplying(table: Any) -> Any:
     import matplotlib.pyplot as plt
 
     from agentlab.views.fonts import use_cjk_font
+
     use_cjk_font()
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.6), constrained_layout=True, gridspec_kw={"width_ratios": [1.2, 1]})
+    fig, (ax, bx) = plt.subplots(
+        1, 2, figsize=(11, 4.6), constrained_layout=True, gridspec_kw={"width_ratios": [1.2, 1]}
+    )
     for kind in KINDS:
         sub = table[table["kind"] == kind].sort_values("cities")
         ax.plot(sub["cities"], sub["tokens"], marker="o", color=COLORS[kind], label=kind)
         for x, y in zip(sub["cities"], sub["tokens"]):
-            ax.annotate(f"{y:,}", (x, y), xytext=(0, 5), textcoords="offset points", ha="center", fontsize=7,
-                        color=COLORS[kind])
+            ax.annotate(
+                f"{y:,}", (x, y), xytext=(0, 5), textcoords="offset points", ha="center", fontsize=7, color=COLORS[kind]
+            )
     ax.set_yscale("log")
     ax.set_xticks(sorted(set(table["cities"])))
     ax.set_xlabel("cities = workers / sub-agents (count)")
@@ -147,19 +173,33 @@ def plot_multiplying(table: Any) -> Any:
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=len(KINDS), frameon=False)
     n = int(table["cities"].max())
     ours, theirs = ratios(table, n), anthropic_ratios()
-    labels = ["agent\n(ours)", "orchestrator-\nworkers\n(ours)", "multi-agent\n(ours)",
-              "agent\n(Anthropic's)", "multi-agent\n(Anthropic's)"]
+    labels = [
+        "agent\n(ours)",
+        "orchestrator-\nworkers\n(ours)",
+        "multi-agent\n(ours)",
+        "agent\n(Anthropic's)",
+        "multi-agent\n(Anthropic's)",
+    ]
     values = [ours["agent"], ours["orchestrator-workers"], ours["multi-agent"], theirs["agent"], theirs["multi-agent"]]
     colors = [COLORS["agent"], COLORS["orchestrator-workers"], COLORS["multi-agent"], "#bfbfbf", "#7f7f7f"]
     xs = [0, 1, 2, 3.5, 4.5]  # a gap between ours and theirs
     bars = bx.bar(xs, values, color=colors)
     for bar, v in zip(bars, values):
-        bx.annotate(f"{v:g}x", (bar.get_x() + bar.get_width() / 2, v), xytext=(0, 3), textcoords="offset points",
-                    ha="center", fontsize=8)
+        bx.annotate(
+            f"{v:g}x",
+            (bar.get_x() + bar.get_width() / 2, v),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="center",
+            fontsize=8,
+        )
     bx.set_xticks(xs, [tr(label) for label in labels], fontsize=7)  # tick texts are redrawn: translate them now
     bx.set_ylabel("tokens as a multiple of one chat call (x)")
-    bx.set_title(f"Multiples of one chat call: ours at {n} cities (simulated estimates)\n"
-                 "vs Anthropic's (one vendor, one system)", fontsize=9)
+    bx.set_title(
+        f"Multiples of one chat call: ours at {n} cities (simulated estimates)\n"
+        "vs Anthropic's (one vendor, one system)",
+        fontsize=9,
+    )
     bx.margins(y=0.15)
     return localize(fig)
 
@@ -186,8 +226,16 @@ def chat_answer(client: Any, cities: list[str], model: str | None = None, lang: 
     content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
     messages.append({"role": "assistant", "content": content})
     text = " ".join(b["text"] for b in content if b["type"] == "text").strip()
-    return Run.finish(kind="chat", model=model, meter=meter, since=start, started=t0,
-                      stop=StopReason(reply.stop_reason), final_text=text, messages=messages)
+    return Run.finish(
+        kind="chat",
+        model=model,
+        meter=meter,
+        since=start,
+        started=t0,
+        stop=StopReason(reply.stop_reason),
+        final_text=text,
+        messages=messages,
+    )
 
 
 def research_tool(client: Any, model: str | None = None, sub_runs: list[Run] | None = None) -> Tool:
@@ -201,7 +249,9 @@ def research_tool(client: Any, model: str | None = None, sub_runs: list[Run] | N
             city: The city to research, e.g. "Paris".
         """
         sub_task = ZH["sub"].format(city=chinese_name(city)) if task_lang(city) == "zh" else SUB_TASK.format(city=city)
-        sub = run_agent(client, sub_task, [get_weather], model=model, max_turns=4)  # a Chinese city name: asked in Chinese
+        sub = run_agent(
+            client, sub_task, [get_weather], model=model, max_turns=4
+        )  # a Chinese city name: asked in Chinese
         if sub_runs is not None:
             sub_runs.append(sub)
         return sub.final_text
@@ -209,8 +259,9 @@ def research_tool(client: Any, model: str | None = None, sub_runs: list[Run] | N
     return research_city
 
 
-def run_multiagent(client: Any, cities: list[str], notes_dir: str | Path, model: str | None = None,
-                   task: str | None = None) -> tuple[Run, list[Run]]:
+def run_multiagent(
+    client: Any, cities: list[str], notes_dir: str | Path, model: str | None = None, task: str | None = None
+) -> tuple[Run, list[Run]]:
     """The orchestrator with one sub-agent per city; returns its Run (every call, sub-agents' included) and the sub-runs.
     ``task`` replaces the city task's wording (``fan_out`` asks its own question of the same cities)."""
     subs: list[Run] = []
@@ -234,16 +285,23 @@ class OrchestratorPolicy:
         if not any(t.get("name") == "research_city" for t in request.get("tools") or []):
             return self.inner(request)
         reply = self.inner(_renamed(request, "research_city", "get_weather"))
-        return Reply([{**b, "name": "research_city"} if b.get("type") == "tool_use" and b.get("name") == "get_weather"
-                      else b for b in reply.content], reply.stop_reason)
+        return Reply(
+            [
+                {**b, "name": "research_city"} if b.get("type") == "tool_use" and b.get("name") == "get_weather" else b
+                for b in reply.content
+            ],
+            reply.stop_reason,
+        )
 
 
 def _renamed(request: dict, old: str, new: str) -> dict:
     def block(b: Any) -> Any:
         return {**b, "name": new} if isinstance(b, dict) and b.get("name") == old else b
 
-    messages = [{**m, "content": [block(b) for b in m["content"]]} if isinstance(m.get("content"), list) else m
-                for m in request.get("messages", [])]
+    messages = [
+        {**m, "content": [block(b) for b in m["content"]]} if isinstance(m.get("content"), list) else m
+        for m in request.get("messages", [])
+    ]
     return {**request, "tools": [block(t) for t in request["tools"]], "messages": messages}
 
 
@@ -262,7 +320,15 @@ def token_ratios(cities: list[str], notes_dir: str | Path, model: str | None = N
     agent = run_agent(client, city_task(cities), task_tools(notes_dir), max_turns=len(cities) + 4)
     multi, subs = run_multiagent(client, cities, notes_dir)
     c, a, m = total_tokens(chat), total_tokens(agent), total_tokens(multi)
-    return {"cities": len(cities), "chat tokens": c, "agent tokens": a, "multi-agent tokens": m,
-            "agent / chat": round(a / c, 1), "multi-agent / chat": round(m / c, 1),
-            "chat calls": chat.model_calls, "agent calls": agent.model_calls, "multi-agent calls": multi.model_calls,
-            "sub-agents": len(subs)}
+    return {
+        "cities": len(cities),
+        "chat tokens": c,
+        "agent tokens": a,
+        "multi-agent tokens": m,
+        "agent / chat": round(a / c, 1),
+        "multi-agent / chat": round(m / c, 1),
+        "chat calls": chat.model_calls,
+        "agent calls": agent.model_calls,
+        "multi-agent calls": multi.model_calls,
+        "sub-agents": len(subs),
+    }

@@ -28,23 +28,50 @@ from agentlab.workflows import Link, run_chain, run_evaluator, run_orchestrator,
 if TYPE_CHECKING:  # imported where a table is built, not at import: pandas takes about 0.25 s to load
     import pandas as pd
 
-CITIES_SCHEMA = {"type": "object", "properties": {"cities": {"type": "array", "items": {"type": "string"}}},
-                 "required": ["cities"], "additionalProperties": False}
+CITIES_SCHEMA = {
+    "type": "object",
+    "properties": {"cities": {"type": "array", "items": {"type": "string"}}},
+    "required": ["cities"],
+    "additionalProperties": False,
+}
 WRITE = "Write a short note comparing the cities' temperatures."
 PROMPTS = {
-    "en": {"extract": "Extract the city names.", "compare": "Compare the temperatures. {input}", "write": WRITE,
-           "forecast": "Write tomorrow's forecast.", "fallback": "You are the general help desk. Write a short reply.",
-           "route": "compare: ", "sentence": "Write one sentence on the city's weather.",
-           "vote": "Vote for the warmest city.", "voter": "You are reviewer {i} of 3.",
-           "synth": "Combine the parts into one short note.", "limit": "Answer in at most 20 words."},
-    "zh": {"extract": "提取城市名。", "compare": "比较这些城市的气温。{input}", "write": "写一段简短的笔记，比较这些城市的气温。",
-           "forecast": "写明天的天气预报。", "fallback": "你是综合服务台。写一段简短的回复。",
-           "route": "比较：", "sentence": "用一句话写这个城市的天气。",
-           "vote": "投票选出最暖和的城市。", "voter": "你是 3 位评审者中的第 {i} 位。",
-           "synth": "把这些部分合并成一段简短的笔记。", "limit": "最多用 20 个字回答。"},
+    "en": {
+        "extract": "Extract the city names.",
+        "compare": "Compare the temperatures. {input}",
+        "write": WRITE,
+        "forecast": "Write tomorrow's forecast.",
+        "fallback": "You are the general help desk. Write a short reply.",
+        "route": "compare: ",
+        "sentence": "Write one sentence on the city's weather.",
+        "vote": "Vote for the warmest city.",
+        "voter": "You are reviewer {i} of 3.",
+        "synth": "Combine the parts into one short note.",
+        "limit": "Answer in at most 20 words.",
+    },
+    "zh": {
+        "extract": "提取城市名。",
+        "compare": "比较这些城市的气温。{input}",
+        "write": "写一段简短的笔记，比较这些城市的气温。",
+        "forecast": "写明天的天气预报。",
+        "fallback": "你是综合服务台。写一段简短的回复。",
+        "route": "比较：",
+        "sentence": "用一句话写这个城市的天气。",
+        "vote": "投票选出最暖和的城市。",
+        "voter": "你是 3 位评审者中的第 {i} 位。",
+        "synth": "把这些部分合并成一段简短的笔记。",
+        "limit": "最多用 20 个字回答。",
+    },
 }
 """Every prompt the shared task's patterns write, by task language (``route`` starts the router's input)."""
-CONDITIONS_ZH = {"clear": "晴", "sunny": "晴朗", "cloudy": "多云", "light rain": "小雨", "overcast": "阴", "windy": "有风"}
+CONDITIONS_ZH = {
+    "clear": "晴",
+    "sunny": "晴朗",
+    "cloudy": "多云",
+    "light rain": "小雨",
+    "overcast": "阴",
+    "windy": "有风",
+}
 """The weather data's conditions in Chinese (a condition not listed stays as written)."""
 
 
@@ -52,8 +79,10 @@ def data_line(cities: list[str], lang: str = "en") -> str:
     """``Data: Madrid: 24.5°C, clear; ...`` from the weather tool's lookup (code, not the model);
     ``lang="zh"``: ``数据：马德里：24.5°C，晴；...``."""
     if lang == "zh":
-        return "数据：" + "；".join(f"{chinese_name(r['city'])}：{r['temp_c']:g}°C，{CONDITIONS_ZH.get(r['condition'], r['condition'])}"
-                                  for r in map(lookup, cities))
+        return "数据：" + "；".join(
+            f"{chinese_name(r['city'])}：{r['temp_c']:g}°C，{CONDITIONS_ZH.get(r['condition'], r['condition'])}"
+            for r in map(lookup, cities)
+        )
     return "Data: " + "; ".join(f"{r['city']}: {r['temp_c']:g}°C, {r['condition']}" for r in map(lookup, cities))
 
 
@@ -73,26 +102,56 @@ def pattern_runs(client: Any, cities: list[str], folder: str | Path, lang: str |
 
         lang = "zh" if language() == "zh-CN" else "en"
     if lang not in PROMPTS:
-        raise ValueError(f"pattern_runs(lang={lang!r}): the prompts exist in {', '.join(PROMPTS)} (or None: the notebook's language)")
+        raise ValueError(
+            f"pattern_runs(lang={lang!r}): the prompts exist in {', '.join(PROMPTS)} (or None: the notebook's language)"
+        )
     say, data = PROMPTS[lang], lambda names: data_line(names, lang)  # noqa: E731
     folder, task = Path(folder), shared_task(cities, lang)
     t = lambda name: folder / f"{name}.jsonl"  # noqa: E731
     runs = {"agent": run_agent(client, task, task_tools(folder / "notes")[:1], trace=t("agent"))}
-    runs["chaining"] = run_chain(client, task, [
-        Link("extract", prompt="{input}", system=say["extract"], schema=CITIES_SCHEMA,
-             gate=lambda v: None if len(v["cities"]) >= 2 else f"need two or more cities, got {v['cities']}"),
-        Link("fetch", code=lambda v: data(v["cities"])),
-        Link("write", prompt=say["compare"], system=say["write"])], trace=t("chaining"))
+    runs["chaining"] = run_chain(
+        client,
+        task,
+        [
+            Link(
+                "extract",
+                prompt="{input}",
+                system=say["extract"],
+                schema=CITIES_SCHEMA,
+                gate=lambda v: None if len(v["cities"]) >= 2 else f"need two or more cities, got {v['cities']}",
+            ),
+            Link("fetch", code=lambda v: data(v["cities"])),
+            Link("write", prompt=say["compare"], system=say["write"]),
+        ],
+        trace=t("chaining"),
+    )
     routes = {"compare": say["write"], "forecast": say["forecast"]}
-    runs["routing"] = run_router(client, f"{say['route']}{task}\n{data(cities)}", routes,
-                                 fallback=say["fallback"], trace=t("routing"))
+    runs["routing"] = run_router(
+        client, f"{say['route']}{task}\n{data(cities)}", routes, fallback=say["fallback"], trace=t("routing")
+    )
     sections = {c: f"{data([c])}" for c in cities}
-    runs["sectioning"] = run_sections(client, sections, system=say["sentence"],
-                                      combine=lambda parts: _warmest_note(parts, lang), trace=t("sectioning"))
-    runs["voting"] = run_vote(client, f"{task}\n{data(cities)}\n{say['vote']}", [_name(c, lang) for c in cities],
-                              voters=[say["voter"].format(i=i) for i in (1, 2, 3)], trace=t("voting"))
-    runs["orchestrator"] = run_orchestrator(client, task, worker_system=say["sentence"], synth_system=say["synth"],
-                                            context=lambda s: data([s["title"]]), trace=t("orchestrator"))
+    runs["sectioning"] = run_sections(
+        client,
+        sections,
+        system=say["sentence"],
+        combine=lambda parts: _warmest_note(parts, lang),
+        trace=t("sectioning"),
+    )
+    runs["voting"] = run_vote(
+        client,
+        f"{task}\n{data(cities)}\n{say['vote']}",
+        [_name(c, lang) for c in cities],
+        voters=[say["voter"].format(i=i) for i in (1, 2, 3)],
+        trace=t("voting"),
+    )
+    runs["orchestrator"] = run_orchestrator(
+        client,
+        task,
+        worker_system=say["sentence"],
+        synth_system=say["synth"],
+        context=lambda s: data([s["title"]]),
+        trace=t("orchestrator"),
+    )
     runs["evaluator"] = run_evaluator(client, f"{task} {say['limit']} {data(cities)}", trace=t("evaluator"))
     return runs
 
@@ -126,22 +185,38 @@ def pattern_table(runs: dict[str, Run], cities: list[str]) -> pd.DataFrame:
     """One row per run: model calls, tokens, cost, wall time, stop reason and whether it solved the task."""
     import pandas as pd
 
-    return pd.DataFrame([{"run": name, "model calls": r.model_calls, "input tokens": r.input_tokens,
-                          "output tokens": r.output_tokens, "cost (USD)": r.cost_usd,
-                          "wall time (s)": round(r.wall_s, 3), "stop": r.stop_reason.value,
-                          "solved": solved(r, cities)} for name, r in runs.items()]).set_index("run")
+    return pd.DataFrame(
+        [
+            {
+                "run": name,
+                "model calls": r.model_calls,
+                "input tokens": r.input_tokens,
+                "output tokens": r.output_tokens,
+                "cost (USD)": r.cost_usd,
+                "wall time (s)": round(r.wall_s, 3),
+                "stop": r.stop_reason.value,
+                "solved": solved(r, cities),
+            }
+            for name, r in runs.items()
+        ]
+    ).set_index("run")
 
 
 def plot_patterns(table: pd.DataFrame) -> Any:
     """Model calls, input tokens, cost and wall time for each pattern and the agent (``pattern_table``)."""
     import matplotlib.pyplot as plt
 
-    cols = [("model calls", "{:.0f}", "model calls (count)"), ("input tokens", "{:.0f}", "input tokens (tokens)"),
-            ("cost (USD)", "{:.4f}", "cost (USD)"), ("wall time (s)", "{:.2f}", "wall time (s)")]
+    cols = [
+        ("model calls", "{:.0f}", "model calls (count)"),
+        ("input tokens", "{:.0f}", "input tokens (tokens)"),
+        ("cost (USD)", "{:.4f}", "cost (USD)"),
+        ("wall time (s)", "{:.2f}", "wall time (s)"),
+    ]
     fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), constrained_layout=True)
     colors = ["#c0504d" if n == "agent" else "#4f81bd" for n in table.index]
     for ax, (col, fmt, label) in zip(axes, cols):
         bars(ax, list(table.index), [float(v or 0) for v in table[col]], fmt, colors, label)
-    fig.suptitle("One task, five workflow patterns and the agent (red); token counts estimated by the simulator",
-                 fontsize=10)
+    fig.suptitle(
+        "One task, five workflow patterns and the agent (red); token counts estimated by the simulator", fontsize=10
+    )
     return localize(fig)

@@ -25,26 +25,64 @@ from agentlab.views.i18n import localize, tr
 
 # The instruction of Liu et al.'s multi-document QA prompt (qa.prompt in
 # https://github.com/nelson-liu/lost-in-the-middle, commit 29b8a6d): instruction, documents, question.
-INSTRUCTION = ("Write a high-quality answer for the given question using only the provided search results "
-               "(some of which might be irrelevant).")
+INSTRUCTION = (
+    "Write a high-quality answer for the given question using only the provided search results "
+    "(some of which might be irrelevant)."
+)
 QUESTION = "Who kept the Varnholm Point light in the winter of 1911?"
 """The question every layout asks."""
 ANSWER = "Ilse Brandvik"
 """The answer: it appears in the gold document and in no distractor."""
-GOLD = ("Varnholm Point Light", "In the winter of 1911 the Varnholm Point light was kept by Ilse Brandvik, "
-        "who took over the lamp after the storm of November and logged every ship that passed the reef "
-        "until the spring relief boat arrived.")
+GOLD = (
+    "Varnholm Point Light",
+    "In the winter of 1911 the Varnholm Point light was kept by Ilse Brandvik, "
+    "who took over the lamp after the storm of November and logged every ship that passed the reef "
+    "until the spring relief boat arrived.",
+)
 """The gold document (title, text)."""
 
-_LIGHTS = ["Varnholm Point", "Skerry Head", "Osmund Reef", "Tollan Spit", "Graa Holm", "Helleby Bank",
-           "Kvist Island", "Marrow Ness", "Sundby Rock", "Oddvar Shoal", "Brekke Cape", "Linna Sound",
-           "Farsund Stack", "Ytre Holm", "Selje Narrows", "Rauma Point"]
-_KEEPERS = ["Anders Lunde", "Marit Solberg", "Per Haugen", "Sigrid Fossum", "Johan Dahl", "Kari Moen",
-            "Einar Vik", "Astrid Nesse", "Olav Berge", "Tove Rud", "Lars Eide", "Ragna Holt"]
-_EVENTS = ["a new lens was fitted", "the fog bell was replaced", "the tower was painted red and white",
-           "a supply boat ran aground on the reef", "the keeper's cottage was rebuilt",
-           "the light was converted from oil to paraffin", "a telegraph line reached the station",
-           "the station was inspected by the harbour board"]
+_LIGHTS = [
+    "Varnholm Point",
+    "Skerry Head",
+    "Osmund Reef",
+    "Tollan Spit",
+    "Graa Holm",
+    "Helleby Bank",
+    "Kvist Island",
+    "Marrow Ness",
+    "Sundby Rock",
+    "Oddvar Shoal",
+    "Brekke Cape",
+    "Linna Sound",
+    "Farsund Stack",
+    "Ytre Holm",
+    "Selje Narrows",
+    "Rauma Point",
+]
+_KEEPERS = [
+    "Anders Lunde",
+    "Marit Solberg",
+    "Per Haugen",
+    "Sigrid Fossum",
+    "Johan Dahl",
+    "Kari Moen",
+    "Einar Vik",
+    "Astrid Nesse",
+    "Olav Berge",
+    "Tove Rud",
+    "Lars Eide",
+    "Ragna Holt",
+]
+_EVENTS = [
+    "a new lens was fitted",
+    "the fog bell was replaced",
+    "the tower was painted red and white",
+    "a supply boat ran aground on the reef",
+    "the keeper's cottage was rebuilt",
+    "the light was converted from oil to paraffin",
+    "a telegraph line reached the station",
+    "the station was inspected by the harbour board",
+]
 _SEASONS = ["spring", "summer", "autumn", "winter"]
 
 
@@ -72,8 +110,10 @@ def distractors(n: int, seed: int = 0) -> list[Document]:
         year = rng.choice([y for y in range(1880, 1940) if not (light == _LIGHTS[0] and y == 1911)])
         keeper, event = rng.choice(_KEEPERS), rng.choice(_EVENTS)
         season = rng.choice(_SEASONS)
-        text = (f"In the {season} of {year} {event} at the {light} light. The keeper at the time, "
-                f"{keeper}, noted it in the station log, which is kept in the county archive.")
+        text = (
+            f"In the {season} of {year} {event} at the {light} light. The keeper at the time, "
+            f"{keeper}, noted it in the station log, which is kept in the county archive."
+        )
         docs.append(Document(f"{light} Light ({year})", text))
     return docs
 
@@ -122,7 +162,7 @@ def layout(k: int = 20, gold_position: int = 1, seed: int = 0) -> Layout:
     if not isinstance(gold_position, int) or not 1 <= gold_position <= k:
         raise ValueError(f"layout(gold_position={gold_position!r}): must be a whole number from 1 to k={k}")
     others = distractors(k - 1, seed)
-    docs = others[: gold_position - 1] + [Document(*GOLD, gold=True)] + others[gold_position - 1:]
+    docs = others[: gold_position - 1] + [Document(*GOLD, gold=True)] + others[gold_position - 1 :]
     return Layout(tuple(docs), gold_position)
 
 
@@ -145,8 +185,14 @@ def position_tokens(client: Any, k: int = 20, positions: list[int] | None = None
     for p in positions or [q for q in (1, 5, 10, 15, 20) if q <= k]:
         lay = layout(k, p)
         before = [{"role": "user", "content": lay.text_before_gold().rstrip()}]
-        rows.append({"gold position": p, "documents": k, "input tokens": count(client, lay.messages(), model),
-                     "tokens before the gold document": count(client, before, model)})
+        rows.append(
+            {
+                "gold position": p,
+                "documents": k,
+                "input tokens": count(client, lay.messages(), model),
+                "tokens before the gold document": count(client, before, model),
+            }
+        )
     return pd.DataFrame(rows).set_index("gold position")
 
 
@@ -165,16 +211,26 @@ def live_position_check(client: Any, k: int = 20, positions: list[int] | None = 
     from agentlab.client import model_of
 
     if getattr(client, "agentlab_simulator", None) is not None:
-        raise ValueError("live_position_check(client=<simulated>): the simulator does not model attention, so "
-                         "its answers show nothing about position; pass agentlab.connect('live') (needs ANTHROPIC_API_KEY)")
+        raise ValueError(
+            "live_position_check(client=<simulated>): the simulator does not model attention, so "
+            "its answers show nothing about position; pass agentlab.connect('live') (needs ANTHROPIC_API_KEY)"
+        )
     model = model or model_of(client)
     today = datetime.date.today().isoformat()
     rows = []
     for p in positions or [q for q in (1, 5, 10, 15, 20) if q <= k]:
         reply = client.messages.create(**layout(k, p).payload(model))
         text = " ".join(b.text for b in reply.content if getattr(b, "type", "") == "text")
-        rows.append({"gold position": p, "answer found": ANSWER.lower() in text.lower(), "reply": text[:80],
-                     "model": reply.model, "date": today, "runs": 1})
+        rows.append(
+            {
+                "gold position": p,
+                "answer found": ANSWER.lower() in text.lower(),
+                "reply": text[:80],
+                "model": reply.model,
+                "date": today,
+                "runs": 1,
+            }
+        )
     return pd.DataFrame(rows).set_index("gold position")
 
 
@@ -182,8 +238,12 @@ def live_position_check(client: Any, k: int = 20, positions: list[int] | None = 
 
 SHOWN = ("GPT-3.5-Turbo", "Claude-1.3", "LongChat-13B (16K)", "MPT-30B-Instruct")
 """The models drawn by default (their 16K / 100K twins give nearly the same curves)."""
-COLORS = {"GPT-3.5-Turbo": "#c0504d", "Claude-1.3": "#8064a2", "LongChat-13B (16K)": "#4f81bd",
-          "MPT-30B-Instruct": "#9bbb59"}
+COLORS = {
+    "GPT-3.5-Turbo": "#c0504d",
+    "Claude-1.3": "#8064a2",
+    "LongChat-13B (16K)": "#4f81bd",
+    "MPT-30B-Instruct": "#9bbb59",
+}
 
 
 def plot_lost_in_the_middle(models: tuple[str, ...] = SHOWN) -> Any:
@@ -194,8 +254,10 @@ def plot_lost_in_the_middle(models: tuple[str, ...] = SHOWN) -> Any:
     pos = acc["positions"]
     unknown = [m for m in models if m not in acc["models"]]
     if unknown:
-        raise ValueError(f"plot_lost_in_the_middle(models=...): {unknown} not in the paper's table; "
-                         f"choose from {list(acc['models'])}")
+        raise ValueError(
+            f"plot_lost_in_the_middle(models=...): {unknown} not in the paper's table; "
+            f"choose from {list(acc['models'])}"
+        )
     fig, ax = pyplot().subplots(figsize=(8.5, 4.6), constrained_layout=True)
     for m in models:
         ys = acc["models"][m]
@@ -204,18 +266,33 @@ def plot_lost_in_the_middle(models: tuple[str, ...] = SHOWN) -> Any:
         low = min(range(len(ys)), key=ys.__getitem__)
         for i in sorted({0, low, len(ys) - 1}):
             last = i == len(ys) - 1
-            ax.annotate(f"{ys[i]:.1f}", (pos[i], ys[i]), xytext=(7, -3) if last else (0, 6 if i != low else -12),
-                        textcoords="offset points", ha="left" if last else "center", fontsize=8, color=color)
+            ax.annotate(
+                f"{ys[i]:.1f}",
+                (pos[i], ys[i]),
+                xytext=(7, -3) if last else (0, 6 if i != low else -12),
+                textcoords="offset points",
+                ha="left" if last else "center",
+                fontsize=8,
+                color=color,
+            )
     closed = data["closed_book_and_oracle"]["models"]["GPT-3.5-Turbo"]["closed_book"]
-    ax.axhline(closed, color=COLORS["GPT-3.5-Turbo"], linestyle="--", linewidth=1,
-               label=f"GPT-3.5-Turbo closed-book (no documents): {closed:.1f}")
+    ax.axhline(
+        closed,
+        color=COLORS["GPT-3.5-Turbo"],
+        linestyle="--",
+        linewidth=1,
+        label=f"GPT-3.5-Turbo closed-book (no documents): {closed:.1f}",
+    )
     ax.set_xticks(pos)
     ax.set_xlim(0, pos[-1] + 2.5)
     ax.set_xlabel("position of the document with the answer (1 = first of 20)")
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(45, 80)
-    ax.set_title("Published, not simulated: accuracy by answer position, 20 documents\n"
-                 "Liu et al., TACL 2024 (arXiv 2307.03172v3), Table 6; 2023 models", fontsize=10)
+    ax.set_title(
+        "Published, not simulated: accuracy by answer position, 20 documents\n"
+        "Liu et al., TACL 2024 (arXiv 2307.03172v3), Table 6; 2023 models",
+        fontsize=10,
+    )
     ax.legend(fontsize=8, loc="upper center", ncol=2)
     return localize(fig)
 
@@ -231,12 +308,26 @@ def plot_context_rot() -> Any:
     bars = ax.bar([0, 1], values, color=["#4f81bd", "#c0504d"], width=0.55)
     ax.set_xticks([0, 1], [tr(name) for name in names])  # tick texts are redrawn: translate them now
     for bar, key, v in zip(bars, ("focused", "full"), values):
-        ax.annotate(f"{v:.1f}%", (bar.get_x() + bar.get_width() / 2, v), xytext=(0, 3),
-                    textcoords="offset points", ha="center", fontsize=9)
-        ax.annotate(f"about {d[key]['mean_input_tokens']:,} tokens", (bar.get_x() + bar.get_width() / 2, 4),
-                    ha="center", fontsize=8, color="white")
+        ax.annotate(
+            f"{v:.1f}%",
+            (bar.get_x() + bar.get_width() / 2, v),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="center",
+            fontsize=9,
+        )
+        ax.annotate(
+            f"about {d[key]['mean_input_tokens']:,} tokens",
+            (bar.get_x() + bar.get_width() / 2, 4),
+            ha="center",
+            fontsize=8,
+            color="white",
+        )
     ax.set_ylim(0, 100)
     ax.set_ylabel("questions answered correctly (%)")
-    ax.set_title("Published, not simulated: GPT-4.1 on LongMemEval, 306 questions\n"
-                 "Chroma, Context Rot (2025, not peer reviewed), shipped results", fontsize=10)
+    ax.set_title(
+        "Published, not simulated: GPT-4.1 on LongMemEval, 306 questions\n"
+        "Chroma, Context Rot (2025, not peer reviewed), shipped results",
+        fontsize=10,
+    )
     return localize(fig)

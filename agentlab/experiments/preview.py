@@ -39,8 +39,10 @@ class Preview:
         """``about N calls, N input tokens, about $X, about T s`` and where the figures come from."""
         cost = "unknown price" if self.cost_usd is None else f"about ${self.cost_usd:.4f}"
         calls = f"{self.calls} call" + ("s" if self.calls != 1 else "")
-        return tr(f"about {calls}, {self.input_tokens:,} input tokens, {cost}, about {self.seconds:.0f} s "
-                  f"({self.kind}, {self.model}; tokens and time simulated; {price_source()})")  # zh-CN: in Chinese
+        return tr(
+            f"about {calls}, {self.input_tokens:,} input tokens, {cost}, about {self.seconds:.0f} s "
+            f"({self.kind}, {self.model}; tokens and time simulated; {price_source()})"
+        )  # zh-CN: in Chinese
 
 
 def preview(cities: list[str], model: str | None = None, kind: str = "agent", cache: bool = False) -> Preview:
@@ -55,5 +57,6 @@ def preview(cities: list[str], model: str | None = None, kind: str = "agent", ca
     with tempfile.TemporaryDirectory(prefix="agentlab-preview-") as notes:
         run = run_city(client, kind, cities, notes, cache=cache)
     sent = sum(t.input_tokens + t.cache_read_tokens + t.cache_write_tokens for t in run.turns)
-    return Preview(run.model, kind, run.model_calls, sent, run.output_tokens, run.cost_usd,
-                   sum(t.latency_s for t in run.turns))
+    return Preview(
+        run.model, kind, run.model_calls, sent, run.output_tokens, run.cost_usd, sum(t.latency_s for t in run.turns)
+    )

@@ -38,9 +38,14 @@ def lost_in_the_middle_table():
 
     data = published("lost_in_the_middle")
     acc, base = data["position_accuracy_20_documents"], data["closed_book_and_oracle"]["models"]
-    rows = {m: {**{f"position {p}": v for p, v in zip(acc["positions"], vals)},
-                "closed-book": base[m]["closed_book"], "oracle": base[m]["oracle"]}
-            for m, vals in acc["models"].items()}
+    rows = {
+        m: {
+            **{f"position {p}": v for p, v in zip(acc["positions"], vals)},
+            "closed-book": base[m]["closed_book"],
+            "oracle": base[m]["oracle"],
+        }
+        for m, vals in acc["models"].items()
+    }
     return pd.DataFrame(rows).T
 
 

@@ -20,13 +20,22 @@ from agentlab.weather import city_task, task_tools
 
 
 def _row(style: str, seed: int | None, run, failures: int) -> dict:
-    return {"style": style, "seed": seed, "parse_failures": failures, "turns": run.model_calls,
-            "input_tokens": run.input_tokens, "output_tokens": run.output_tokens, "cost_usd": run.cost_usd,
-            "stop": run.stop_reason.value, "answer": run.final_text}
+    return {
+        "style": style,
+        "seed": seed,
+        "parse_failures": failures,
+        "turns": run.model_calls,
+        "input_tokens": run.input_tokens,
+        "output_tokens": run.output_tokens,
+        "cost_usd": run.cost_usd,
+        "stop": run.stop_reason.value,
+        "answer": run.final_text,
+    }
 
 
-def compare_styles(cities=("Paris", "London"), seeds=range(5), malformed: float = 0.3,
-                   lang: str | None = None) -> list[dict]:
+def compare_styles(
+    cities=("Paris", "London"), seeds=range(5), malformed: float = 0.3, lang: str | None = None
+) -> list[dict]:
     """One native row, then one ReAct row per seed, the task in ``lang`` (``None``: the notebook's language)."""
     notes = tempfile.mkdtemp(prefix="agentlab-react-")
     task = city_task(list(cities), lang)
@@ -44,8 +53,10 @@ def means(rows: list[dict]) -> dict[str, dict]:
     out = {}
     for style in dict.fromkeys(r["style"] for r in rows):
         mine = [r for r in rows if r["style"] == style]
-        out[style] = {k: sum(r[k] for r in mine) / len(mine)
-                      for k in ("parse_failures", "turns", "input_tokens", "output_tokens", "cost_usd")}
+        out[style] = {
+            k: sum(r[k] for r in mine) / len(mine)
+            for k in ("parse_failures", "turns", "input_tokens", "output_tokens", "cost_usd")
+        }
     return out
 
 
@@ -54,8 +65,12 @@ def plot_styles(rows: list[dict]):
     import matplotlib.pyplot as plt
 
     m = means(rows)
-    keys = [("parse_failures", "parse failures (count)"), ("turns", "model calls (count)"),
-            ("input_tokens", "input tokens (estimated)"), ("cost_usd", "cost (USD)")]
+    keys = [
+        ("parse_failures", "parse failures (count)"),
+        ("turns", "model calls (count)"),
+        ("input_tokens", "input tokens (estimated)"),
+        ("cost_usd", "cost (USD)"),
+    ]
     fig, axes = plt.subplots(1, 4, figsize=(11, 3.2), constrained_layout=True)
     for ax, (k, label) in zip(axes, keys):
         bars = ax.bar(list(m), [m[s][k] for s in m], color=["#4f81bd", "#c0504d"][: len(m)])

@@ -71,24 +71,38 @@ def run_case(case: str, style: str, lang: str, notes_dir: str | Path | None = No
     weather = hangs_once(release) if case == "timeout" else get_weather
     tools = [weather, get_weather_report, make_save_note(folder)]
     client = connect("sim", policy=CarelessModel(case), quiet=True)
-    run = run_agent(client, city_task(cities, task_lang), tools, limits=Limits(max_turns=8),
-                    executor=Executor(errors=style, max_result_chars=MAX_RESULT_CHARS, lang=lang))
+    run = run_agent(
+        client,
+        city_task(cities, task_lang),
+        tools,
+        limits=Limits(max_turns=8),
+        executor=Executor(errors=style, max_result_chars=MAX_RESULT_CHARS, lang=lang),
+    )
     release.set()
     truth = [f"{lookup(c)['temp_c']:g}°C" for c in cities]
     ok_turns = [t.index for t in run.turns if t.tool_calls and _all_found(run, t.index, len(cities))]
     saved = (folder / "notes.md").exists()
     success = run.stop_reason.value == "end_turn" and saved and all(v in run.final_text for v in truth)
-    return {"case": case, "style": style, "lang": lang, "success": success,
-            "turns_to_recover": (ok_turns[0] - 1) if ok_turns else None, "turns": run.model_calls,
-            "tokens": run.input_tokens + run.output_tokens, "answer": run.final_text,
-            "errors_seen": [r["content"] for r in run.tool_results if r["is_error"]][:2]}
+    return {
+        "case": case,
+        "style": style,
+        "lang": lang,
+        "success": success,
+        "turns_to_recover": (ok_turns[0] - 1) if ok_turns else None,
+        "turns": run.model_calls,
+        "tokens": run.input_tokens + run.output_tokens,
+        "answer": run.final_text,
+        "errors_seen": [r["content"] for r in run.tool_results if r["is_error"]][:2],
+    }
 
 
 def _all_found(run, turn: int, n_cities: int) -> bool:
     """True when, by the end of turn ``turn``, ``get_weather`` has succeeded for ``n_cities`` different cities."""
-    upto = run.tool_results[:sum(len(t.tool_calls) for t in run.turns[:turn])]
-    return len({json.dumps(r["input"], sort_keys=True) for r in upto
-                if r["name"] == "get_weather" and not r["is_error"]}) >= n_cities
+    upto = run.tool_results[: sum(len(t.tool_calls) for t in run.turns[:turn])]
+    return (
+        len({json.dumps(r["input"], sort_keys=True) for r in upto if r["name"] == "get_weather" and not r["is_error"]})
+        >= n_cities
+    )
 
 
 def recovery_table(cases=CARELESS_CASES, styles=("readable", "raw"), langs=("en", "zh")) -> list[dict]:
@@ -102,9 +116,12 @@ def summary(rows: list[dict]) -> dict[str, dict]:
     for style in dict.fromkeys(r["style"] for r in rows):
         mine = [r for r in rows if r["style"] == style]
         rec = [r["turns_to_recover"] for r in mine if r["turns_to_recover"] is not None]
-        out[style] = {"runs": len(mine), "success_rate": sum(r["success"] for r in mine) / len(mine),
-                      "mean_turns_to_recover": sum(rec) / len(rec) if rec else None,
-                      "mean_tokens": sum(r["tokens"] for r in mine) / len(mine)}
+        out[style] = {
+            "runs": len(mine),
+            "success_rate": sum(r["success"] for r in mine) / len(mine),
+            "mean_turns_to_recover": sum(rec) / len(rec) if rec else None,
+            "mean_tokens": sum(r["tokens"] for r in mine) / len(mine),
+        }
     return out
 
 
@@ -130,6 +147,8 @@ def plot_recovery(rows: list[dict]):
 if __name__ == "__main__":  # python -m agentlab.experiments.recovery
     rows = recovery_table()
     for r in rows:
-        print(f"{r['case']:14} {r['style']:9} {r['lang']}  success={r['success']!s:5} "
-              f"recover={r['turns_to_recover']!s:4} turns={r['turns']} tokens={r['tokens']}")
+        print(
+            f"{r['case']:14} {r['style']:9} {r['lang']}  success={r['success']!s:5} "
+            f"recover={r['turns_to_recover']!s:4} turns={r['turns']} tokens={r['tokens']}"
+        )
     print(json.dumps(summary(rows), indent=1))

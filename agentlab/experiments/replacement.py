@@ -31,8 +31,20 @@ def workflow_prompt(cities: list[str]) -> str:
 
     return PROMPTS["en"].format(data="; ".join(f"{c}: {lookup(c)['temp_c']:g}°C" for c in cities))
 
-FIGURES = ["model calls", "turns", "input tokens", "input: tool definitions", "input: task prompt",
-           "input: earlier turns", "re-prefill tokens", "output tokens", "cost (USD)", "wall time (s)", "stop"]
+
+FIGURES = [
+    "model calls",
+    "turns",
+    "input tokens",
+    "input: tool definitions",
+    "input: task prompt",
+    "input: earlier turns",
+    "re-prefill tokens",
+    "output tokens",
+    "cost (USD)",
+    "wall time (s)",
+    "stop",
+]
 """The rows of the side-by-side table."""
 
 
@@ -42,11 +54,17 @@ def input_split(client: Any, run: Run, prompt: str, tools: list[Tool]) -> dict[s
     and the task prompt; the rest of the input is earlier turns (assistant turns, tool_use, tool_result)."""
     model, first = run.model, [{"role": "user", "content": prompt}]
     bare = client.messages.count_tokens(model=model, messages=first).input_tokens
-    with_tools = client.messages.count_tokens(model=model, messages=first, tools=[t.spec() for t in tools]).input_tokens \
-        if tools else bare
+    with_tools = (
+        client.messages.count_tokens(model=model, messages=first, tools=[t.spec() for t in tools]).input_tokens
+        if tools
+        else bare
+    )
     n = run.model_calls
-    return {"input: tool definitions": n * (with_tools - bare), "input: task prompt": n * bare,
-            "input: earlier turns": run.input_tokens - n * with_tools}
+    return {
+        "input: tool definitions": n * (with_tools - bare),
+        "input: task prompt": n * bare,
+        "input: earlier turns": run.input_tokens - n * with_tools,
+    }
 
 
 def side_by_side(client: Any, cities: list[str], folder: str | Path) -> pd.DataFrame:
@@ -57,18 +75,29 @@ def side_by_side(client: Any, cities: list[str], folder: str | Path) -> pd.DataF
     tools = task_tools(folder / "agent")
     agent = run_agent(client, city_task(cities), tools, trace=folder / "agent.jsonl")
     workflow = run_workflow(client, cities, folder / "workflow", trace=folder / "workflow.jsonl")
-    splits = {"agent": input_split(client, agent, city_task(cities), tools),
-              "workflow": input_split(client, workflow, workflow_prompt(cities), [])}
-    table = pd.DataFrame({r.kind: {k: {**r.summary(), **splits[r.kind]}[k] for k in FIGURES}
-                          for r in (agent, workflow)})
+    splits = {
+        "agent": input_split(client, agent, city_task(cities), tools),
+        "workflow": input_split(client, workflow, workflow_prompt(cities), []),
+    }
+    table = pd.DataFrame(
+        {r.kind: {k: {**r.summary(), **splits[r.kind]}[k] for k in FIGURES} for r in (agent, workflow)}
+    )
     table.attrs["runs"] = {"agent": agent, "workflow": workflow}
     return table
 
 
 def _row(variant: str, side: str, run: Run, ok: bool, why: str) -> dict:
-    return {"variant": variant, "side": side, "success": ok, "why": why, "model calls": run.model_calls,
-            "input tokens": run.input_tokens, "output tokens": run.output_tokens, "cost (USD)": run.cost_usd,
-            "stop": run.stop_reason.value}
+    return {
+        "variant": variant,
+        "side": side,
+        "success": ok,
+        "why": why,
+        "model calls": run.model_calls,
+        "input tokens": run.input_tokens,
+        "output tokens": run.output_tokens,
+        "cost (USD)": run.cost_usd,
+        "stop": run.stop_reason.value,
+    }
 
 
 def variant_table(client: Any, folder: str | Path) -> pd.DataFrame:
@@ -93,9 +122,15 @@ def success_summary(table: pd.DataFrame) -> pd.DataFrame:
     import pandas as pd
 
     g = table.groupby("side", sort=False)
-    return pd.DataFrame({"variants": g.size(), "succeeded": g["success"].sum(),
-                         "success rate": g["success"].mean(), "mean cost (USD)": g["cost (USD)"].mean(),
-                         "mean model calls": g["model calls"].mean()})
+    return pd.DataFrame(
+        {
+            "variants": g.size(),
+            "succeeded": g["success"].sum(),
+            "success rate": g["success"].mean(),
+            "mean cost (USD)": g["cost (USD)"].mean(),
+            "mean model calls": g["model calls"].mean(),
+        }
+    )
 
 
 def plot_variants(table: pd.DataFrame) -> Any:
@@ -103,8 +138,9 @@ def plot_variants(table: pd.DataFrame) -> Any:
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    fig, (grid, cost) = plt.subplots(1, 2, figsize=(9.5, 3.4), constrained_layout=True,
-                                     gridspec_kw={"width_ratios": [2, 1]})
+    fig, (grid, cost) = plt.subplots(
+        1, 2, figsize=(9.5, 3.4), constrained_layout=True, gridspec_kw={"width_ratios": [2, 1]}
+    )
     wide = table.pivot(index="side", columns="variant", values="success").reindex(columns=table["variant"].unique())
     grid.imshow(wide.to_numpy(dtype=float), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
     grid.set_xticks(range(wide.shape[1]), wide.columns, rotation=20, fontsize=8)

@@ -38,13 +38,31 @@ def _runs(client: Any, cities: list[str]) -> dict[str, tuple[Callable[[int], Any
     n = len(cities)
     task = "Which is warmer, " + ", ".join(cities) + "?"
     return {
-        "sectioning": (lambda w: run_sections(client, {c: data_line([c]) for c in cities}, system=WORKER,
-                                              max_workers=w), float(n)),
-        "voting": (lambda w: run_vote(client, task + " " + data_line(cities), cities, max_workers=w,
-                                      voters=[f"You are reviewer {i}." for i in range(n)]), float(n)),
-        "orchestrator": (lambda w: run_orchestrator(client, task, worker_system=WORKER, synth_system=WORKER,
-                                                    context=lambda s: data_line([s["title"]]), max_workers=w),
-                         (n + 2) / 3),
+        "sectioning": (
+            lambda w: run_sections(client, {c: data_line([c]) for c in cities}, system=WORKER, max_workers=w),
+            float(n),
+        ),
+        "voting": (
+            lambda w: run_vote(
+                client,
+                task + " " + data_line(cities),
+                cities,
+                max_workers=w,
+                voters=[f"You are reviewer {i}." for i in range(n)],
+            ),
+            float(n),
+        ),
+        "orchestrator": (
+            lambda w: run_orchestrator(
+                client,
+                task,
+                worker_system=WORKER,
+                synth_system=WORKER,
+                context=lambda s: data_line([s["title"]]),
+                max_workers=w,
+            ),
+            (n + 2) / 3,
+        ),
     }
 
 
@@ -53,7 +71,7 @@ def speedup_table(latency: float = 0.05, sizes: tuple[int, ...] = (2, 4, 8), rep
     import pandas as pd
 
     client = connect("sim", policy=Latency(seconds=latency), quiet=True)
-    for run, _ in _runs(client, city_names()[:min(sizes)]).values():
+    for run, _ in _runs(client, city_names()[: min(sizes)]).values():
         run(1)  # warm-up, untimed (see the module docstring)
     rows = []
     for n in sizes:
@@ -68,9 +86,16 @@ def speedup_table(latency: float = 0.05, sizes: tuple[int, ...] = (2, 4, 8), rep
                     if result.stop_reason.value != "completed":
                         raise RuntimeError(f"{name} with {workers} workers did not complete: {result.detail}")
             serial, parallel = statistics.median(times[1]), statistics.median(times[n])
-            rows.append({"pattern": name, "calls in parallel": n, "serial (s)": round(serial, 3),
-                         "parallel (s)": round(parallel, 3), "speed-up": round(serial / parallel, 2),
-                         "ideal": round(ideal, 2)})
+            rows.append(
+                {
+                    "pattern": name,
+                    "calls in parallel": n,
+                    "serial (s)": round(serial, 3),
+                    "parallel (s)": round(parallel, 3),
+                    "speed-up": round(serial / parallel, 2),
+                    "ideal": round(ideal, 2),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -80,7 +105,7 @@ def plot_speedup(table: pd.DataFrame) -> Any:
 
     fig, ax = plt.subplots(figsize=(6.5, 3.6), constrained_layout=True)
     for name, g in table.groupby("pattern", sort=False):
-        line, = ax.plot(g["calls in parallel"], g["speed-up"], marker="o", label=f"{name} (measured)")
+        (line,) = ax.plot(g["calls in parallel"], g["speed-up"], marker="o", label=f"{name} (measured)")
         ax.plot(g["calls in parallel"], g["ideal"], linestyle=":", color=line.get_color(), label=f"{name} (ideal)")
         for x, y in zip(g["calls in parallel"], g["speed-up"]):
             ax.annotate(f"{y:.1f}x", (x, y), textcoords="offset points", xytext=(4, -10), fontsize=7)

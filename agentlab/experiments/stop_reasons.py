@@ -24,8 +24,14 @@ TASK = city_task(["Paris", "London"])
 CUT_AT = 34
 """``max_tokens`` for the cut-off case: enough for the reply asking for both cities' weather, too few for the
 ``save_note`` call."""
-COLOURS = {"tool_use": "#4f81bd", "end_turn": "#9bbb59", "max_tokens": "#c0504d", "stop_sequence": "#8064a2",
-           "refusal": "#7f7f7f", "pause_turn": "#f79646"}
+COLOURS = {
+    "tool_use": "#4f81bd",
+    "end_turn": "#9bbb59",
+    "max_tokens": "#c0504d",
+    "stop_sequence": "#8064a2",
+    "refusal": "#7f7f7f",
+    "pause_turn": "#f79646",
+}
 """One colour per ``stop_reason`` in the figure."""
 
 
@@ -48,9 +54,17 @@ def stop_reason_runs(workdir: str | Path | None = None) -> list[dict]:
         notes, path = folder / f"notes{i}", folder / f"stops{i}.jsonl"
         run = run_agent(connect("sim", policy=policy, quiet=True), TASK, task_tools(notes), trace=path, **options)
         replies = [e["stop_reason"] for e in read_trace(path) if e.get("event") == "response"]
-        rows.append({"case": name, "replies": replies, "stop": run.stop_reason.value, "model calls": run.model_calls,
-                     "tools run": [r["name"] for r in run.tool_results],
-                     "note saved": notes.is_dir() and any(notes.iterdir()), "final text": run.final_text})
+        rows.append(
+            {
+                "case": name,
+                "replies": replies,
+                "stop": run.stop_reason.value,
+                "model calls": run.model_calls,
+                "tools run": [r["name"] for r in run.tool_results],
+                "note saved": notes.is_dir() and any(notes.iterdir()),
+                "final text": run.final_text,
+            }
+        )
     return rows
 
 
@@ -64,8 +78,12 @@ def plot_stop_reasons(rows: list[dict]):
         for x, reason in enumerate(r["replies"]):
             ax.barh(y, 0.9, left=x + 0.05, color=COLOURS.get(reason, "#000000"), height=0.6)
         saved = "note saved" if r["note saved"] else "no note"
-        ax.annotate(f"run ends {r['stop']} ({r['model calls']} calls, {saved})", (len(r["replies"]) + 0.1, y),
-                    va="center", fontsize=8)
+        ax.annotate(
+            f"run ends {r['stop']} ({r['model calls']} calls, {saved})",
+            (len(r["replies"]) + 0.1, y),
+            va="center",
+            fontsize=8,
+        )
     ax.set_yticks(range(len(rows)), [r["case"] for r in rows])
     ax.invert_yaxis()
     longest = max(len(r["replies"]) for r in rows)
@@ -73,6 +91,12 @@ def plot_stop_reasons(rows: list[dict]):
     ax.set_xticks([x + 0.5 for x in range(longest)], [str(x + 1) for x in range(longest)])
     ax.set_xlabel("model call (turn number)")
     seen = [k for k in COLOURS if any(k in r["replies"] for r in rows)]
-    ax.legend(handles=[Patch(color=COLOURS[k], label=k) for k in seen], title="each reply's stop_reason",
-              loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, title_fontsize=7)
+    ax.legend(
+        handles=[Patch(color=COLOURS[k], label=k) for k in seen],
+        title="each reply's stop_reason",
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize=7,
+        title_fontsize=7,
+    )
     return localize(fig)

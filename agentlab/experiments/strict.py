@@ -38,10 +38,17 @@ def strict_rows(workdir: str | Path | None = None) -> list[dict]:
         for strict in (False, True):
             run = strict_run(case, strict, workdir)
             first = next(r for r in run.tool_results if r["name"] == "get_weather")
-            rows.append({"case": case, "strict": strict, "first get_weather input": first["input"],
-                         "refused inputs": sum(r["is_error"] for r in run.tool_results),
-                         "model calls": run.model_calls, "input tokens": run.input_tokens,
-                         "stop": run.stop_reason.value})
+            rows.append(
+                {
+                    "case": case,
+                    "strict": strict,
+                    "first get_weather input": first["input"],
+                    "refused inputs": sum(r["is_error"] for r in run.tool_results),
+                    "model calls": run.model_calls,
+                    "input tokens": run.input_tokens,
+                    "stop": run.stop_reason.value,
+                }
+            )
     return rows
 
 

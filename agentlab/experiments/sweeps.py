@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
-from agentlab.experiments.batching import run_batched
 from agentlab.client import connect
+from agentlab.experiments.batching import run_batched
 from agentlab.loop import run_agent
 from agentlab.run import Run
 from agentlab.sim.caching import SimClock
@@ -42,8 +42,10 @@ MODELS = ("claude-haiku-5-5", "claude-opus-5")
 """The sweep's default models: the cheapest and a large one, minimum cacheable lengths 4096 (assumed) and 512."""
 MAX_TOKENS = 2048
 """max_tokens for every call of the sweep (room for the long-output variant)."""
-DETAIL = ("the weather tool's reading for today, with the conditions it reported, set against the other cities "
-          "named in this note so the reader can see the whole comparison at a glance.")
+DETAIL = (
+    "the weather tool's reading for today, with the conditions it reported, set against the other cities "
+    "named in this note so the reader can see the whole comparison at a glance."
+)
 """The sentence the long-output variant writes per city."""
 DETAIL_ZH = "天气工具今天的读数和它报告的天气状况，并与这条笔记里提到的其他城市对照，让读者一眼看清整个比较。"
 """The same sentence for an answer written in Chinese."""
@@ -58,7 +60,9 @@ def sweep_task(cities: list[str], lang: str | None = None) -> str:
 
         lang = "zh" if language() == "zh-CN" else "en"
     if lang not in ("en", "zh"):
-        raise ValueError(f"sweep_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)")
+        raise ValueError(
+            f"sweep_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)"
+        )
     if len(cities) == 1:
         if lang == "zh":
             return f"今天{chinese_name(cities[0])}的温度是多少？查一下，然后保存一条笔记。"
@@ -97,20 +101,37 @@ def tool_tokens_per_call(model: str, notes_dir: str | Path = ".") -> int:
     return sum(tool_def_tokens(t.spec()) for t in task_tools(notes_dir)) + tool_prompt_overhead(model, None)[0]
 
 
-def run_row(model: str, n: int, kind: str, cache: bool, long_output: bool, notes_dir: str | Path,
-            cities: list[str] | None = None, one_per_turn: bool = True) -> dict:
+def run_row(
+    model: str,
+    n: int,
+    kind: str,
+    cache: bool,
+    long_output: bool,
+    notes_dir: str | Path,
+    cities: list[str] | None = None,
+    one_per_turn: bool = True,
+) -> dict:
     """One run of the sweep, as a flat dict (one DataFrame row); ``cities`` default: the first ``n`` in the data;
     ``one_per_turn``: the agent asks for one tool call per reply (``ONE_PER_TURN``)."""
     client = connect("sim", model=model, policy=LongAnswers() if long_output else None, quiet=True)
     client.agentlab_simulator.clock = SimClock()  # type: ignore[attr-defined]
     cities = cities or city_names()[:n]
     if kind == "agent":
-        run = run_agent(client, sweep_task(cities), task_tools(notes_dir), max_turns=n + 4,
-                        max_tokens=MAX_TOKENS, cache=cache, tool_choice=ONE_PER_TURN if one_per_turn else None)
+        run = run_agent(
+            client,
+            sweep_task(cities),
+            task_tools(notes_dir),
+            max_turns=n + 4,
+            max_tokens=MAX_TOKENS,
+            cache=cache,
+            tool_choice=ONE_PER_TURN if one_per_turn else None,
+        )
     elif kind == "workflow":
         if cache:
-            raise ValueError("run_row(kind='workflow', cache=True): the workflow makes one call and re-sends nothing; "
-                             "caching does not apply to it")
+            raise ValueError(
+                "run_row(kind='workflow', cache=True): the workflow makes one call and re-sends nothing; "
+                "caching does not apply to it"
+            )
         run = run_workflow(client, cities, notes_dir, max_tokens=MAX_TOKENS)
     else:
         raise ValueError(f"run_row(kind={kind!r}): kind must be 'agent' or 'workflow'")
@@ -125,26 +146,48 @@ def row_of(run: Run, n: int, cache: bool, long_output: bool) -> dict:
     tools = per_call * len(run.turns)
     history = max(0, resent - per_call * (len(run.turns) - 1))
     return {
-        "model": run.model, "kind": run.kind, "cities": n, "cache": cache, "long output": long_output,
-        "turns": run.model_calls, "input tokens (all)": sum(sent), "input tokens (uncached)": run.input_tokens,
+        "model": run.model,
+        "kind": run.kind,
+        "cities": n,
+        "cache": cache,
+        "long output": long_output,
+        "turns": run.model_calls,
+        "input tokens (all)": sum(sent),
+        "input tokens (uncached)": run.input_tokens,
         "cache read tokens": sum(t.cache_read_tokens for t in run.turns),
         "cache write tokens": sum(t.cache_write_tokens for t in run.turns),
-        "output tokens": run.output_tokens, "tool tokens": tools, "re-sent history": history,
-        "new tokens": sum(sent) - tools - history, "cost (USD)": run.cost_usd,
-        "latency (s)": sum(t.latency_s for t in run.turns), "stop": run.stop_reason.value,
+        "output tokens": run.output_tokens,
+        "tool tokens": tools,
+        "re-sent history": history,
+        "new tokens": sum(sent) - tools - history,
+        "cost (USD)": run.cost_usd,
+        "latency (s)": sum(t.latency_s for t in run.turns),
+        "stop": run.stop_reason.value,
     }
 
 
-def sweep_grid(ns: Iterable[int] = range(1, 13), models: Iterable[str] = MODELS,
-               long_output: Iterable[bool] = (False, True)) -> list[tuple[str, int, str, bool, bool]]:
+def sweep_grid(
+    ns: Iterable[int] = range(1, 13), models: Iterable[str] = MODELS, long_output: Iterable[bool] = (False, True)
+) -> list[tuple[str, int, str, bool, bool]]:
     """Every ``(model, n, kind, cache, long_output)`` of the sweep: the agent with and without caching,
     the workflow without (it re-sends nothing, so there is nothing to cache)."""
-    return [(m, n, kind, cache, lo) for m in models for lo in long_output for n in ns
-            for kind, cache in (("agent", False), ("agent", True), ("workflow", False))]
+    return [
+        (m, n, kind, cache, lo)
+        for m in models
+        for lo in long_output
+        for n in ns
+        for kind, cache in (("agent", False), ("agent", True), ("workflow", False))
+    ]
 
 
-def sweep(ns: Iterable[int] = range(1, 13), models: Iterable[str] = MODELS, long_output: Iterable[bool] = (False, True),
-          progress: bool = True, batch: bool = False, one_per_turn: bool = True) -> Any:
+def sweep(
+    ns: Iterable[int] = range(1, 13),
+    models: Iterable[str] = MODELS,
+    long_output: Iterable[bool] = (False, True),
+    progress: bool = True,
+    batch: bool = False,
+    one_per_turn: bool = True,
+) -> Any:
     """Run the whole grid (:func:`sweep_grid`) offline; one pandas DataFrame row per run; ``one_per_turn``: each
     agent run asks for one tool call per reply (the module docstring).
 
@@ -158,11 +201,16 @@ def sweep(ns: Iterable[int] = range(1, 13), models: Iterable[str] = MODELS, long
     with tempfile.TemporaryDirectory(prefix="agentlab-sweep-") as notes:
         if batch:
             return pd.DataFrame(batch_rows([p for p in grid if p[2] == "agent"], notes, one_per_turn))
-        rows = [run_row(*point, notes_dir=notes, one_per_turn=one_per_turn) for point in tqdm(grid, desc=tr("sweep runs"), disable=not progress)]
+        rows = [
+            run_row(*point, notes_dir=notes, one_per_turn=one_per_turn)
+            for point in tqdm(grid, desc=tr("sweep runs"), disable=not progress)
+        ]
     return pd.DataFrame(rows)
 
 
-def batch_rows(grid: list[tuple[str, int, str, bool, bool]], notes_dir: str | Path, one_per_turn: bool = True) -> list[dict]:
+def batch_rows(
+    grid: list[tuple[str, int, str, bool, bool]], notes_dir: str | Path, one_per_turn: bool = True
+) -> list[dict]:
     """The agent points of ``grid`` as rows, their calls sent as Message Batches on the simulator: one batch client
     per policy (short or long answers, as :func:`run_row` picks), one batch per round of all its runs.
 
@@ -179,9 +227,20 @@ def batch_rows(grid: list[tuple[str, int, str, bool, bool]], notes_dir: str | Pa
         runs = []
         for _, (model, n, _, cache, _) in points:
             own = connect("sim", model=model, quiet=True)  # where the run's turns are metered; it sends nothing
-            runs.append((own, lambda c, n=n, cache=cache: run_agent(
-                c, sweep_task(city_names()[:n]), task_tools(notes_dir), max_turns=n + 4, max_tokens=MAX_TOKENS,
-                cache=cache, tool_choice=ONE_PER_TURN if one_per_turn else None)))
+            runs.append(
+                (
+                    own,
+                    lambda c, n=n, cache=cache: run_agent(
+                        c,
+                        sweep_task(city_names()[:n]),
+                        task_tools(notes_dir),
+                        max_turns=n + 4,
+                        max_tokens=MAX_TOKENS,
+                        cache=cache,
+                        tool_choice=ONE_PER_TURN if one_per_turn else None,
+                    ),
+                )
+            )
         for (i, (_, n, _, cache, _)), run in zip(points, run_batched(sender, runs)):
             if isinstance(run, BaseException):
                 raise run
@@ -191,8 +250,11 @@ def batch_rows(grid: list[tuple[str, int, str, bool, bool]], notes_dir: str | Pa
 
 # Figures for a sweep DataFrame (:func:`agentlab.experiments.sweeps.sweep`): what grows with the number of cities.
 
-VARIANTS = (("agent", False, "agent", "#c0504d"), ("agent", True, "agent, cached", "#f79646"),
-            ("workflow", False, "workflow", "#4f81bd"))
+VARIANTS = (
+    ("agent", False, "agent", "#c0504d"),
+    ("agent", True, "agent, cached", "#f79646"),
+    ("workflow", False, "workflow", "#4f81bd"),
+)
 """(kind, cache, label, colour) of each line."""
 
 
@@ -228,11 +290,17 @@ def plot_sweep(df: Any, model: str | None = None, long_output: bool = False) -> 
     agent = sub[(sub["kind"] == "agent") & (~sub["cache"])].sort_values("cities")
     ax = axes[0, 1]
     parts = [("tool tokens", "#9bbb59"), ("re-sent history", "#bbbbbb"), ("new tokens", "#4f81bd")]
-    ax.stackplot(agent["cities"], *[agent[c] for c, _ in parts], labels=[c for c, _ in parts],
-                 colors=[c for _, c in parts])
+    ax.stackplot(
+        agent["cities"], *[agent[c] for c, _ in parts], labels=[c for c, _ in parts], colors=[c for _, c in parts]
+    )
     total = agent["input tokens (all)"]
-    ax.annotate(f"{total.iloc[-1]:,}", (agent["cities"].iloc[-1], total.iloc[-1]), fontsize=7,
-                textcoords="offset points", xytext=(-30, 4))
+    ax.annotate(
+        f"{total.iloc[-1]:,}",
+        (agent["cities"].iloc[-1], total.iloc[-1]),
+        fontsize=7,
+        textcoords="offset points",
+        xytext=(-30, 4),
+    )
     ax.set_xlabel("cities in the task (count)")
     ax.set_ylabel("agent input tokens per run (tokens)")
     ax.legend(fontsize=7, loc="upper left")
@@ -241,8 +309,11 @@ def plot_sweep(df: Any, model: str | None = None, long_output: bool = False) -> 
     _lines(axes[1, 1], sub, "latency (s)", fmt="{:.1f} s")
     axes[1, 1].set_ylabel("simulated latency per run (s)")
     kind = "long answers" if long_output else "short answers"
-    fig.suptitle(f"The city task, 1 to {int(sub['cities'].max())} cities: {model}, {kind} "
-                 "(simulator: tokens estimated, latency from assumed rates)", fontsize=10)
+    fig.suptitle(
+        f"The city task, 1 to {int(sub['cities'].max())} cities: {model}, {kind} "
+        "(simulator: tokens estimated, latency from assumed rates)",
+        fontsize=10,
+    )
     return localize(fig)
 
 

@@ -66,8 +66,11 @@ class Threaded:
         if self._last_id is None:
             return {**request, "thread": {"type": "create"}}
         rest = {k: v for k, v in request.items() if k not in CREATE_ONLY}
-        return {**rest, "messages": request["messages"][self._held:],
-                "thread": {"type": "continue", "previous_message_id": self._last_id}}
+        return {
+            **rest,
+            "messages": request["messages"][self._held :],
+            "thread": {"type": "continue", "previous_message_id": self._last_id},
+        }
 
     def create(self, **request: Any) -> Any:
         """One model call of the loop: the reply, as ``client.messages.create`` would give it."""
@@ -90,14 +93,19 @@ class _Messages:
         return getattr(self._threaded.client.messages, name)
 
 
-def thread_run(client: Any, cities: list[str], workdir: str | Path, *, thread: bool, forecast_days: int = 1,
-               max_turns: int = 20) -> tuple[Any, list[TurnWire]]:
+def thread_run(
+    client: Any, cities: list[str], workdir: str | Path, *, thread: bool, forecast_days: int = 1, max_turns: int = 20
+) -> tuple[Any, list[TurnWire]]:
     """The city task run by ``agentlab``'s loop, every request answered with or without a thread."""
     import agentlab
 
     threaded = Threaded(client, thread=thread)
-    run = agentlab.run_agent(threaded, agentlab.city_task(cities),
-                             agentlab.task_tools(Path(workdir), forecast_days=forecast_days), max_turns=max_turns)
+    run = agentlab.run_agent(
+        threaded,
+        agentlab.city_task(cities),
+        agentlab.task_tools(Path(workdir), forecast_days=forecast_days),
+        max_turns=max_turns,
+    )
     return run, threaded.turns
 
 
@@ -108,8 +116,9 @@ def thread_pair(cities: list[str], workdir: str | Path, *, forecast_days: int = 
     out = {}
     for label, thread in (("full history", False), ("thread", True)):
         client = agentlab.connect("sim", quiet=True)
-        _, turns = thread_run(client, cities, Path(workdir) / label.replace(" ", "_"), thread=thread,
-                              forecast_days=forecast_days)
+        _, turns = thread_run(
+            client, cities, Path(workdir) / label.replace(" ", "_"), thread=thread, forecast_days=forecast_days
+        )
         out[label] = turns
     return out
 
@@ -119,9 +128,16 @@ def wire_table(pair: dict[str, list[TurnWire]]) -> Any:
     import pandas as pd
 
     full, thread = pair["full history"], pair["thread"]
-    rows = [{"turn": a.turn, "bytes sent: full history": a.bytes_sent, "bytes sent: thread": b.bytes_sent,
-             "input tokens: full history": a.input_tokens, "input tokens: thread": b.input_tokens}
-            for a, b in zip(full, thread)]
+    rows = [
+        {
+            "turn": a.turn,
+            "bytes sent: full history": a.bytes_sent,
+            "bytes sent: thread": b.bytes_sent,
+            "input tokens: full history": a.input_tokens,
+            "input tokens: thread": b.input_tokens,
+        }
+        for a, b in zip(full, thread)
+    ]
     return pd.DataFrame(rows).set_index("turn")
 
 
@@ -133,8 +149,10 @@ def plot_wire(pair: dict[str, list[TurnWire]]) -> Any:
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
     width = 0.4
-    for ax, field, unit in ((axes[0], "bytes_sent", "bytes sent by the client"),
-                            (axes[1], "input_tokens", "input tokens billed")):
+    for ax, field, unit in (
+        (axes[0], "bytes_sent", "bytes sent by the client"),
+        (axes[1], "input_tokens", "input tokens billed"),
+    ):
         for k, (label, turns) in enumerate(pair.items()):
             xs = [w.turn + (k - 0.5) * width for w in turns]
             ys = [getattr(w, field) for w in turns]

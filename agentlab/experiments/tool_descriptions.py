@@ -26,9 +26,11 @@ from agentlab.weather import city_task, lookup, make_save_note, weather_table
 DESCRIPTIONS = {
     "bare": ("Look something up.", "The query."),
     "vague": ("Weather lookup.", "The query."),
-    "precise": ("Returns today's temperature in degrees Celsius (temp_c) and the sky condition for one city. "
-                "Use it once per city whenever a question needs today's weather.",
-                "One city's name only, e.g. \"Paris\" or \"上海\"; not a sentence."),
+    "precise": (
+        "Returns today's temperature in degrees Celsius (temp_c) and the sky condition for one city. "
+        "Use it once per city whenever a question needs today's weather.",
+        'One city\'s name only, e.g. "Paris" or "上海"; not a sentence.',
+    ),
 }
 """Per variant: the tool's description and its ``query`` property's description."""
 
@@ -44,8 +46,11 @@ def lookup_tool(description: str, query_description: str) -> Tool:
         """Placeholder; the description is set below."""
         if query.strip().casefold() in weather_table():
             return lookup(query)
-        named = sorted((n for rec in weather_table().values() for n in rec["names"] if n.casefold() in query.casefold()),
-                       key=len, reverse=True)
+        named = sorted(
+            (n for rec in weather_table().values() for n in rec["names"] if n.casefold() in query.casefold()),
+            key=len,
+            reverse=True,
+        )
         hint = f" Did you mean: {named[0]}?" if named else ""
         raise ToolError(f"Unknown city '{query}'.{hint} query takes one city's name only, e.g. 'Paris'.")
 
@@ -58,27 +63,45 @@ def definition_tokens(t: Tool) -> int:
     return tool_def_tokens(t.spec())
 
 
-def run_once(description: str, query_description: str, seed: int = 0, guess_wrong: float = 0.5,
-             cities=("Paris", "London"), lang: str = "en") -> dict:
+def run_once(
+    description: str,
+    query_description: str,
+    seed: int = 0,
+    guess_wrong: float = 0.5,
+    cities=("Paris", "London"),
+    lang: str = "en",
+) -> dict:
     """The city task with ``lookup`` described so, on ``DescriptionReader``: one row (see the module docstring)."""
     t = lookup_tool(description, query_description)
     client = connect("sim", policy=DescriptionReader(guess_wrong=guess_wrong, seed=seed), quiet=True)
-    run = run_agent(client, city_task(list(cities), lang), [t, make_save_note(tempfile.mkdtemp(prefix="agentlab-desc-"))])
+    run = run_agent(
+        client, city_task(list(cities), lang), [t, make_save_note(tempfile.mkdtemp(prefix="agentlab-desc-"))]
+    )
     calls = [r for r in run.tool_results if r["name"] == "lookup"]
     warmer = max(cities, key=lambda c: lookup(c)["temp_c"])
-    return {"seed": seed, "used_tool": bool(calls), "refused_inputs": sum(r["is_error"] for r in calls),
-            "answered": run.final_text.startswith(warmer), "turns": run.model_calls,
-            "input_tokens": run.input_tokens, "definition_tokens": definition_tokens(t),
-            "stop": run.stop_reason.value}
+    return {
+        "seed": seed,
+        "used_tool": bool(calls),
+        "refused_inputs": sum(r["is_error"] for r in calls),
+        "answered": run.final_text.startswith(warmer),
+        "turns": run.model_calls,
+        "input_tokens": run.input_tokens,
+        "definition_tokens": definition_tokens(t),
+        "stop": run.stop_reason.value,
+    }
 
 
-def compare_descriptions(seeds=range(20), guess_wrong: float = 0.5, variants=tuple(DESCRIPTIONS),
-                         lang: str = "en") -> list[dict]:
+def compare_descriptions(
+    seeds=range(20), guess_wrong: float = 0.5, variants=tuple(DESCRIPTIONS), lang: str = "en"
+) -> list[dict]:
     """One row per variant of ``DESCRIPTIONS`` and seed, each tagged with its ``variant``."""
     if not set(variants) <= set(DESCRIPTIONS):
         raise ValueError(f"compare_descriptions(variants={variants!r}): choose among {', '.join(DESCRIPTIONS)}")
-    return [{"variant": v, **run_once(*DESCRIPTIONS[v], seed=s, guess_wrong=guess_wrong, lang=lang)}
-            for v in variants for s in seeds]
+    return [
+        {"variant": v, **run_once(*DESCRIPTIONS[v], seed=s, guess_wrong=guess_wrong, lang=lang)}
+        for v in variants
+        for s in seeds
+    ]
 
 
 def summary(rows: list[dict]) -> dict[str, dict]:
@@ -87,10 +110,13 @@ def summary(rows: list[dict]) -> dict[str, dict]:
     for v in dict.fromkeys(r["variant"] for r in rows):
         mine = [r for r in rows if r["variant"] == v]
         n = len(mine)
-        out[v] = {"used_pct": 100 * sum(r["used_tool"] for r in mine) / n,
-                  "answered_pct": 100 * sum(r["answered"] for r in mine) / n,
-                  **{k: sum(r[k] for r in mine) / n
-                     for k in ("refused_inputs", "turns", "input_tokens", "definition_tokens")}}
+        out[v] = {
+            "used_pct": 100 * sum(r["used_tool"] for r in mine) / n,
+            "answered_pct": 100 * sum(r["answered"] for r in mine) / n,
+            **{
+                k: sum(r[k] for r in mine) / n for k in ("refused_inputs", "turns", "input_tokens", "definition_tokens")
+            },
+        }
     return out
 
 
@@ -99,9 +125,13 @@ def plot_descriptions(rows: list[dict]):
     import matplotlib.pyplot as plt
 
     m = summary(rows)
-    keys = [("answered_pct", "runs answered (%)", "%.0f"), ("refused_inputs", "refused inputs (per run)", "%.1f"),
-            ("turns", "model calls (count)", "%.1f"), ("definition_tokens", "tool definition (tokens per turn)", "%.0f"),
-            ("input_tokens", "input tokens per run (estimated)", "%.0f")]
+    keys = [
+        ("answered_pct", "runs answered (%)", "%.0f"),
+        ("refused_inputs", "refused inputs (per run)", "%.1f"),
+        ("turns", "model calls (count)", "%.1f"),
+        ("definition_tokens", "tool definition (tokens per turn)", "%.0f"),
+        ("input_tokens", "input tokens per run (estimated)", "%.0f"),
+    ]
     fig, axes = plt.subplots(1, len(keys), figsize=(13, 3.2), constrained_layout=True)
     for ax, (k, label, fmt) in zip(axes, keys):
         bars = ax.bar(list(m), [m[v][k] for v in m], color=["#9bbb59", "#c0504d", "#4f81bd"][: len(m)])

@@ -64,8 +64,14 @@ def plot_speedup(rows: list[dict]):
     ax.plot(ns, ns, "--", color="#999999", label="ideal (= N)")
     ax.plot(ns, [r["speedup"] for r in rows], "o-", color="#4f81bd", label="measured")
     for r in rows:
-        ax.annotate(f"{r['speedup']:.1f}x", (r["n"], r["speedup"]), textcoords="offset points", xytext=(0, 6),
-                    ha="center", fontsize=8)
+        ax.annotate(
+            f"{r['speedup']:.1f}x",
+            (r["n"], r["speedup"]),
+            textcoords="offset points",
+            xytext=(0, 6),
+            ha="center",
+            fontsize=8,
+        )
     ax.set_xlabel("independent slow tool calls in one turn (N)")
     ax.set_ylabel("speed-up (serial s / parallel s)")
     ax.legend(fontsize=8)

@@ -7,17 +7,18 @@ from typing import Any, Callable
 
 from agentlab.client import connect
 from agentlab.experiments.sweeps import sweep_task
-from agentlab.tools import ONE_PER_TURN
 from agentlab.loop import run_agent
 from agentlab.meter.latency import cumulative
 from agentlab.run import Run
 from agentlab.sim.caching import SimClock
+from agentlab.tools import ONE_PER_TURN
 from agentlab.views.i18n import localize
 from agentlab.weather import city_names, task_tools
 
 
-def caching_pair(n_cities: int, model: str, notes_dir: str | Path, cache: str = "5m",
-                 one_per_turn: bool = True) -> dict[str, Run]:
+def caching_pair(
+    n_cities: int, model: str, notes_dir: str | Path, cache: str = "5m", one_per_turn: bool = True
+) -> dict[str, Run]:
     """The city task with ``n_cities`` on ``model``, run twice on fresh simulators: ``{"uncached": ..., "cached": ...}``.
 
     ``one_per_turn``: one tool call per reply (``disable_parallel_tool_use``), so the run takes a turn per city,
@@ -29,9 +30,15 @@ def caching_pair(n_cities: int, model: str, notes_dir: str | Path, cache: str = 
     for label, flag in (("uncached", False), ("cached", cache)):
         client = connect("sim", model=model, quiet=True)
         client.agentlab_simulator.clock = SimClock()  # type: ignore[attr-defined]
-        runs[label] = run_agent(client, sweep_task(city_names()[:n_cities]), task_tools(notes_dir),
-                                max_turns=n_cities + 4, cache=flag, trace=Path(notes_dir) / f"{label}.jsonl",
-                                tool_choice=ONE_PER_TURN if one_per_turn else None)
+        runs[label] = run_agent(
+            client,
+            sweep_task(city_names()[:n_cities]),
+            task_tools(notes_dir),
+            max_turns=n_cities + 4,
+            cache=flag,
+            trace=Path(notes_dir) / f"{label}.jsonl",
+            tool_choice=ONE_PER_TURN if one_per_turn else None,
+        )
     return runs
 
 
@@ -45,10 +52,20 @@ def per_turn_table(runs: dict[str, Run]) -> Any:
     import pandas as pd
 
     plain, cached = runs["uncached"], runs["cached"]
-    return pd.DataFrame([{"turn": a.index, "input tokens (uncached run)": a.input_tokens,
-                          "cache read": b.cache_read_tokens, "cache write": b.cache_write_tokens,
-                          "not cached": b.input_tokens, "cost uncached (USD)": round(a.cost_usd or 0, 6),
-                          "cost cached (USD)": round(b.cost_usd or 0, 6)} for a, b in zip(plain.turns, cached.turns)])
+    return pd.DataFrame(
+        [
+            {
+                "turn": a.index,
+                "input tokens (uncached run)": a.input_tokens,
+                "cache read": b.cache_read_tokens,
+                "cache write": b.cache_write_tokens,
+                "not cached": b.input_tokens,
+                "cost uncached (USD)": round(a.cost_usd or 0, 6),
+                "cost cached (USD)": round(b.cost_usd or 0, 6),
+            }
+            for a, b in zip(plain.turns, cached.turns)
+        ]
+    )
 
 
 def ratio_table(ns: list[int], notes_dir: str | Path, model: str | None = None) -> Any:
@@ -71,10 +88,16 @@ def price_table(models: list[str]) -> Any:
 
     zero = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
     k = 1000  # 1,000 tokens of each kind, times 1,000: below every long-prompt tier, so the base rate
-    cols = {"input": {"input_tokens": k}, "cache write 5m": {"cache_creation_input_tokens": k},
-            "cache write 1h": {"cache_creation_input_tokens": k,
-                               "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": k}},
-            "cache read": {"cache_read_input_tokens": k}, "output": {"output_tokens": k}}
+    cols = {
+        "input": {"input_tokens": k},
+        "cache write 5m": {"cache_creation_input_tokens": k},
+        "cache write 1h": {
+            "cache_creation_input_tokens": k,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": k},
+        },
+        "cache read": {"cache_read_input_tokens": k},
+        "output": {"output_tokens": k},
+    }
     rows = []
     for model in models:
         row = {"model": model}
@@ -89,6 +112,7 @@ def price_table(models: list[str]) -> Any:
 
 # Cost and time per turn, and their running totals: cached against uncached, turn by turn.
 
+
 def cost_curve(run: Run) -> tuple[list[float], list[float]]:
     """Per-turn cost (USD) and its running total; a turn with no known price raises, never counts as 0."""
     per = [t.cost_usd for t in run.turns]
@@ -99,8 +123,7 @@ def cost_curve(run: Run) -> tuple[list[float], list[float]]:
 
 def plot_cost_per_turn(runs: dict[str, Run]) -> Any:
     """Two panels: cost of each turn, and cost so far, one line per labelled run (e.g. uncached / cached)."""
-    fig = _per_turn_and_total(runs, cost_curve, lambda v: f"${v:.4f}",
-                              "cost of this turn (USD)", "cost so far (USD)")
+    fig = _per_turn_and_total(runs, cost_curve, lambda v: f"${v:.4f}", "cost of this turn (USD)", "cost so far (USD)")
     model = next(iter(runs.values())).model
     fig.suptitle(f"Prompt caching, turn by turn ({model}; simulator, tokens estimated)", fontsize=10)
     return localize(fig)
@@ -113,14 +136,21 @@ def plot_latency_per_turn(runs: dict[str, Run]) -> Any:
         per = [t.latency_s for t in run.turns]
         return per, cumulative(per)
 
-    fig = _per_turn_and_total(runs, latency, lambda v: f"{v:.1f} s", "latency of this turn (s)", "model time so far (s)")
+    fig = _per_turn_and_total(
+        runs, latency, lambda v: f"{v:.1f} s", "latency of this turn (s)", "model time so far (s)"
+    )
     est = "simulated from assumed rates" if any(r.estimated for r in runs.values()) else "measured"
     fig.suptitle(f"Time per turn ({est})", fontsize=10)
     return localize(fig)
 
 
-def _per_turn_and_total(runs: dict[str, Run], curve: Callable[[Run], tuple[list[float], list[float]]],
-                        fmt: Callable[[float], str], per_label: str, total_label: str) -> Any:
+def _per_turn_and_total(
+    runs: dict[str, Run],
+    curve: Callable[[Run], tuple[list[float], list[float]]],
+    fmt: Callable[[float], str],
+    per_label: str,
+    total_label: str,
+) -> Any:
     """Left: a value per turn; right: its running total (last point labelled); one line per labelled run."""
     import matplotlib.pyplot as plt
 

@@ -44,8 +44,9 @@ def get_forecast(city: str) -> dict:
     name = lookup(city)["city"]  # the same names (and "Did you mean") as get_weather
     fc = variant_data()["forecast"].get(name)
     if fc is None:
-        raise ToolError(f"No forecast for '{name}' in this demo data; forecasts exist for: "
-                        f"{', '.join(variant_data()['forecast'])}.")
+        raise ToolError(
+            f"No forecast for '{name}' in this demo data; forecasts exist for: {', '.join(variant_data()['forecast'])}."
+        )
     return {"city": name, "day": "tomorrow", **fc}
 
 
@@ -73,18 +74,40 @@ class Variant:
 def variants() -> list[Variant]:
     """The variant set of the replacement experiment: two plain tasks, then three the workflow did not foresee."""
     return [
-        Variant("plain", "Which is warmer today, Paris or London? Compare their temperatures, then save a note "
-                "with the answer.", ["Paris", "London"], ["Paris", "London"]),
-        Variant("three cities", "Which is warmer today, Madrid, Oslo or Cairo? Compare their temperatures, then "
-                "save a note with the answer.", ["Madrid", "Oslo", "Cairo"], ["Madrid", "Oslo", "Cairo"]),
-        Variant("misspelt", "Which is warmer today, Pariss or London? Compare their temperatures, then save a "
-                "note with the answer.", ["Pariss", "London"], ["Paris", "London"]),
-        Variant("itinerary", "Which is warmer today: Paris, Rome, or the city my next flight lands in? Compare "
-                "their temperatures, then save a note with the answer.", ["Paris", "Rome"],
-                ["Paris", "Rome", "Lisbon"]),
-        Variant("rain", "Which is warmer today, Berlin or Madrid? If it rains in either city, also check "
-                "tomorrow's forecast for it. Then save a note with the answer.", ["Berlin", "Madrid"],
-                ["Berlin", "Madrid"], ["Berlin"]),
+        Variant(
+            "plain",
+            "Which is warmer today, Paris or London? Compare their temperatures, then save a note with the answer.",
+            ["Paris", "London"],
+            ["Paris", "London"],
+        ),
+        Variant(
+            "three cities",
+            "Which is warmer today, Madrid, Oslo or Cairo? Compare their temperatures, then "
+            "save a note with the answer.",
+            ["Madrid", "Oslo", "Cairo"],
+            ["Madrid", "Oslo", "Cairo"],
+        ),
+        Variant(
+            "misspelt",
+            "Which is warmer today, Pariss or London? Compare their temperatures, then save a note with the answer.",
+            ["Pariss", "London"],
+            ["Paris", "London"],
+        ),
+        Variant(
+            "itinerary",
+            "Which is warmer today: Paris, Rome, or the city my next flight lands in? Compare "
+            "their temperatures, then save a note with the answer.",
+            ["Paris", "Rome"],
+            ["Paris", "Rome", "Lisbon"],
+        ),
+        Variant(
+            "rain",
+            "Which is warmer today, Berlin or Madrid? If it rains in either city, also check "
+            "tomorrow's forecast for it. Then save a note with the answer.",
+            ["Berlin", "Madrid"],
+            ["Berlin", "Madrid"],
+            ["Berlin"],
+        ),
     ]
 
 

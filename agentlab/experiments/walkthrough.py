@@ -45,8 +45,15 @@ class WalkStep:
     """What the harness decides at this step ("" where it decides nothing)."""
 
 
-def walk_city(cities: list[str], workdir: str | Path, *, client: Any = None, one_per_turn: bool = True,
-              name: str = "walk.jsonl", lang: str = "en") -> Any:
+def walk_city(
+    cities: list[str],
+    workdir: str | Path,
+    *,
+    client: Any = None,
+    one_per_turn: bool = True,
+    name: str = "walk.jsonl",
+    lang: str = "en",
+) -> Any:
     """Run the city task on ``cities`` with a trace in ``workdir``: one tool call per turn unless ``one_per_turn=False``.
 
     ``client`` defaults to :func:`agentlab.connect` (the notebook's mode: the simulator offline)."""
@@ -56,8 +63,13 @@ def walk_city(cities: list[str], workdir: str | Path, *, client: Any = None, one
 
     workdir = Path(workdir)
     client = client if client is not None else connect(quiet=True)
-    return run_agent(client, city_task(cities, lang), task_tools(workdir), trace=workdir / name,
-                     tool_choice=ONE_PER_TURN if one_per_turn else None)
+    return run_agent(
+        client,
+        city_task(cities, lang),
+        task_tools(workdir),
+        trace=workdir / name,
+        tool_choice=ONE_PER_TURN if one_per_turn else None,
+    )
 
 
 def _short(text: Any) -> str:
@@ -66,8 +78,11 @@ def _short(text: Any) -> str:
 
 
 def _call(name: str, tool_input: Any) -> str:
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (tool_input or {}).items()) \
-        if isinstance(tool_input, dict) else json.dumps(tool_input, ensure_ascii=False)
+    args = (
+        ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in (tool_input or {}).items())
+        if isinstance(tool_input, dict)
+        else json.dumps(tool_input, ensure_ascii=False)
+    )
     return _short(f"{name}({args})")
 
 
@@ -79,14 +94,21 @@ def _explained(events: list[dict]) -> list[tuple[str, str]]:
         kind = e.get("event")
         if kind == "request":
             n = e.get("messages", 0)
-            what = (f"the task and {tools} tool definitions (1 message)" if n == 1
-                    else f"the whole history again: {n} messages and {tools} tool definitions")
+            what = (
+                f"the task and {tools} tool definitions (1 message)"
+                if n == 1
+                else f"the whole history again: {n} messages and {tools} tool definitions"
+            )
             out.append((what, "call the model"))
         elif kind == "response":
             uses = [b for b in e.get("content", []) if b.get("type") == "tool_use"]
             if uses:
-                out.append(("tool_use " + "; ".join(_call(b.get("name", "?"), b.get("input")) for b in uses),
-                            "stop_reason is tool_use: run it, then call again"))
+                out.append(
+                    (
+                        "tool_use " + "; ".join(_call(b.get("name", "?"), b.get("input")) for b in uses),
+                        "stop_reason is tool_use: run it, then call again",
+                    )
+                )
             else:
                 text = " ".join(b.get("text", "") for b in e.get("content", []) if b.get("type") == "text")
                 out.append((f"final text: {_short(text)}", f"stop_reason is {e.get('stop_reason')}: leave the loop"))
@@ -97,8 +119,10 @@ def _explained(events: list[dict]) -> list[tuple[str, str]]:
             head = "error" if e.get("is_error") else "tool_result"
             out.append((f"{head}: {_short(e.get('content', ''))}", "append it to the history"))
         elif kind == "code_step":
-            raise ValueError("walk_steps: this is a workflow's trace; the walk explains an agent run "
-                             "(agentlab.run_agent with trace=...)")
+            raise ValueError(
+                "walk_steps: this is a workflow's trace; the walk explains an agent run "
+                "(agentlab.run_agent with trace=...)"
+            )
         elif kind == "stop":
             out.append((f"stop: {e.get('reason')}", f"end the run ({e.get('reason')})"))
     return out
@@ -109,14 +133,20 @@ def walk_steps(source: Any) -> list[WalkStep]:
     events = trace_events(source)
     arrows = swimlane_steps(events)
     if events[0].get("kind") != "agent":
-        raise ValueError(f"walk_steps: this trace is a {events[0].get('kind')!r} run; the walk explains an agent "
-                         "run (agentlab.run_agent with trace=...)")
+        raise ValueError(
+            f"walk_steps: this trace is a {events[0].get('kind')!r} run; the walk explains an agent "
+            "run (agentlab.run_agent with trace=...)"
+        )
     notes = _explained(events)
     if len(notes) != len(arrows):
-        raise ValueError(f"walk_steps: {len(arrows)} arrows but {len(notes)} explanations; an event kind the walk "
-                         "does not know was drawn (add it to agentlab/experiments/walkthrough.py)")
-    return [WalkStep(i, a.turn, a.src, a.dst, what, decides)
-            for i, (a, (what, decides)) in enumerate(zip(arrows, notes), start=1)]
+        raise ValueError(
+            f"walk_steps: {len(arrows)} arrows but {len(notes)} explanations; an event kind the walk "
+            "does not know was drawn (add it to agentlab/experiments/walkthrough.py)"
+        )
+    return [
+        WalkStep(i, a.turn, a.src, a.dst, what, decides)
+        for i, (a, (what, decides)) in enumerate(zip(arrows, notes), start=1)
+    ]
 
 
 def walk_table(source: Any) -> Any:
@@ -140,9 +170,16 @@ def resent_rows(run: Any) -> list[dict]:
     """Per model call: the messages it sent, its input tokens, and how many of them an earlier call already sent."""
     from agentlab.views.stepper import turn_frames
 
-    return [{"turn": f.turn, "messages": len(f.messages), "input_tokens": f.input_tokens,
-             "resent_tokens": f.reprefill_tokens, "new_tokens": f.input_tokens - f.reprefill_tokens}
-            for f in turn_frames(run)]
+    return [
+        {
+            "turn": f.turn,
+            "messages": len(f.messages),
+            "input_tokens": f.input_tokens,
+            "resent_tokens": f.reprefill_tokens,
+            "new_tokens": f.input_tokens - f.reprefill_tokens,
+        }
+        for f in turn_frames(run)
+    ]
 
 
 def plot_resent(run: Any, title: str | None = None) -> Any:
@@ -152,11 +189,22 @@ def plot_resent(run: Any, title: str | None = None) -> Any:
     rows = resent_rows(run)
     turns = [r["turn"] for r in rows]
     fig, ax = pyplot().subplots(figsize=(6.4, 3.8), constrained_layout=True)
-    old = ax.bar(turns, [r["resent_tokens"] for r in rows], color="#9dc3e6", label="re-sent (the call before sent or wrote it)")
-    new = ax.bar(turns, [r["new_tokens"] for r in rows], bottom=[r["resent_tokens"] for r in rows],
-                 color="#f4b183", label="new in this call")
-    ax.bar_label(old, labels=[f"{r['resent_tokens']:,}" if r["resent_tokens"] else "" for r in rows],
-                 label_type="center", fontsize=8)
+    old = ax.bar(
+        turns, [r["resent_tokens"] for r in rows], color="#9dc3e6", label="re-sent (the call before sent or wrote it)"
+    )
+    new = ax.bar(
+        turns,
+        [r["new_tokens"] for r in rows],
+        bottom=[r["resent_tokens"] for r in rows],
+        color="#f4b183",
+        label="new in this call",
+    )
+    ax.bar_label(
+        old,
+        labels=[f"{r['resent_tokens']:,}" if r["resent_tokens"] else "" for r in rows],
+        label_type="center",
+        fontsize=8,
+    )
     ax.bar_label(new, labels=[f"{r['input_tokens']:,} ({r['messages']} msgs)" for r in rows], fontsize=8)
     ax.set_xticks(turns)
     ax.set_xlabel("model call (turn)")

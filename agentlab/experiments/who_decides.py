@@ -43,12 +43,21 @@ def guard_demos(workdir: str | Path | None = None) -> list[dict]:
     for i, (name, policy, limits) in enumerate(demos()):
         client = connect("sim", policy=policy, quiet=True)
         path = folder / f"run{i}.jsonl"
-        run = run_agent(client, TASK, task_tools(folder / "notes"), limits=Limits(**{"max_turns": GENEROUS, **limits}),
-                        trace=path)
+        run = run_agent(
+            client, TASK, task_tools(folder / "notes"), limits=Limits(**{"max_turns": GENEROUS, **limits}), trace=path
+        )
         stop = read_trace(path)[-1]
-        rows.append({"model": name, "stop": run.stop_reason.value, "guard": stop.get("guard"),
-                     "observed": stop.get("observed"), "limit": stop.get("limit"), "model calls": run.model_calls,
-                     "tokens": run.input_tokens + run.output_tokens})
+        rows.append(
+            {
+                "model": name,
+                "stop": run.stop_reason.value,
+                "guard": stop.get("guard"),
+                "observed": stop.get("observed"),
+                "limit": stop.get("limit"),
+                "model calls": run.model_calls,
+                "tokens": run.input_tokens + run.output_tokens,
+            }
+        )
     return rows
 
 
@@ -61,8 +70,14 @@ def plot_guards(rows: list[dict]):
     ax.barh(names, [r["model calls"] for r in rows], color="#4f81bd")
     for i, r in enumerate(rows):
         obs = f"{r['observed']:.3g}" if isinstance(r["observed"], float) else r["observed"]
-        ax.annotate(f"{r['guard']}: {obs} / {r['limit']}", (r["model calls"], i), xytext=(4, 0),
-                    textcoords="offset points", va="center", fontsize=8)
+        ax.annotate(
+            f"{r['guard']}: {obs} / {r['limit']}",
+            (r["model calls"], i),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
     ax.invert_yaxis()
     ax.set_xlabel("model calls before the guard stopped the run (count)")
     ax.set_xlim(0, max(r["model calls"] for r in rows) * 2.2)

@@ -19,20 +19,24 @@ from agentlab.views.i18n import localize
 
 WORDED = ("system", "task")
 """The parts prompt engineering works on: the wording of the instructions and of the task."""
-LEVERS = {"tool_prompt": "send tools at all (tool_choice, fewer tools)",
-          "tool_definitions": "which tools, how long their descriptions",
-          "system": "the system prompt's length and content",
-          "task": "how the task is put",
-          "history": "what is re-sent: compaction, clearing, memory, sub-agents",
-          "new": "how large a tool result is: references, just-in-time retrieval"}
+LEVERS = {
+    "tool_prompt": "send tools at all (tool_choice, fewer tools)",
+    "tool_definitions": "which tools, how long their descriptions",
+    "system": "the system prompt's length and content",
+    "task": "how the task is put",
+    "history": "what is re-sent: compaction, clearing, memory, sub-agents",
+    "new": "how large a tool result is: references, just-in-time retrieval",
+}
 """Per part, what the harness (the context engineer) decides about it."""
 
 
 def _parts(turn: Any) -> dict[str, int]:
     """One call's parts, or a ValueError saying how to get a split."""
     if turn.breakdown is None:
-        raise ValueError(f"turn {turn.index}: breakdown is None, so its input cannot be split; "
-                         "on the live API connect with count_parts=True")
+        raise ValueError(
+            f"turn {turn.index}: breakdown is None, so its input cannot be split; "
+            "on the live API connect with count_parts=True"
+        )
     return turn.breakdown.parts()
 
 
@@ -48,8 +52,13 @@ def window_shares(turns: list, window_tokens: int) -> Any:
         parts = _parts(t)
         total = sum(parts.values())
         row = {"call": t.index, **{LABELS[k]: round(100 * v / window_tokens, 1) for k, v in parts.items()}}
-        row.update({"window used (%)": round(100 * total / window_tokens, 1), "tokens left": window_tokens - total,
-                    "wording share of the call (%)": round(100 * sum(parts[k] for k in WORDED) / (total or 1), 1)})
+        row.update(
+            {
+                "window used (%)": round(100 * total / window_tokens, 1),
+                "tokens left": window_tokens - total,
+                "wording share of the call (%)": round(100 * sum(parts[k] for k in WORDED) / (total or 1), 1),
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows).set_index("call")
 
@@ -61,12 +70,17 @@ def budget_summary(turns: list, window_tokens: int) -> dict[str, Any]:
     fixed = sum(v for k, v in first.items() if k not in ("history", "new"))
     over = next((t.index for t in turns if sum(_parts(t).values()) > window_tokens), None)
     growth = [sum(_parts(b).values()) - sum(_parts(a).values()) for a, b in zip(turns, turns[1:])]
-    return {"calls": len(turns), "fixed tokens": fixed, "fixed share of window (%)": round(100 * fixed / window_tokens, 1),
-            "wording tokens": sum(last[k] for k in WORDED),
-            "wording share of window (%)": round(100 * sum(last[k] for k in WORDED) / window_tokens, 1),
-            "growth per call (tokens, median)": sorted(growth)[len(growth) // 2] if growth else 0,
-            "first call over the window": over, "last call (tokens)": sum(last.values()),
-            "history share of last call (%)": round(100 * last["history"] / (sum(last.values()) or 1), 1)}
+    return {
+        "calls": len(turns),
+        "fixed tokens": fixed,
+        "fixed share of window (%)": round(100 * fixed / window_tokens, 1),
+        "wording tokens": sum(last[k] for k in WORDED),
+        "wording share of window (%)": round(100 * sum(last[k] for k in WORDED) / window_tokens, 1),
+        "growth per call (tokens, median)": sorted(growth)[len(growth) // 2] if growth else 0,
+        "first call over the window": over,
+        "last call (tokens)": sum(last.values()),
+        "history share of last call (%)": round(100 * last["history"] / (sum(last.values()) or 1), 1),
+    }
 
 
 def plot_window_budget(turns: list, window_tokens: int, title: str | None = None) -> Any:
@@ -85,11 +99,23 @@ def plot_window_budget(turns: list, window_tokens: int, title: str | None = None
     marked = {calls[0], calls[-1], summary["first call over the window"]} - {None}
     for i, c in enumerate(calls):
         if c in marked:
-            ax.annotate(f"{bottom[i]:.0f}%", (c, bottom[i]), ha="center", va="bottom", fontsize=8,
-                        xytext=(0, 2), textcoords="offset points")
+            ax.annotate(
+                f"{bottom[i]:.0f}%",
+                (c, bottom[i]),
+                ha="center",
+                va="bottom",
+                fontsize=8,
+                xytext=(0, 2),
+                textcoords="offset points",
+            )
     ax.axhline(100, color="black", linestyle="--", linewidth=1)
-    ax.annotate(f"window budget: {window_tokens:,} tokens", (calls[0], 100), xytext=(0, 4),
-                textcoords="offset points", fontsize=8)
+    ax.annotate(
+        f"window budget: {window_tokens:,} tokens",
+        (calls[0], 100),
+        xytext=(0, 4),
+        textcoords="offset points",
+        fontsize=8,
+    )
     ax.set_xlabel("model call")
     ax.set_ylabel("share of the window budget (%)")
     ax.margins(y=0.1)

@@ -49,8 +49,9 @@ RESET_BYTES = 1 << 20
 
 def python_roots() -> list[str]:
     """The folders of the Python installation and venv (outermost only)."""
-    paths = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                                  *site.getsitepackages())})
+    paths = sorted(
+        {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages())}
+    )
     return [p for p in paths if not any(p != q and p.startswith(q + os.sep) for q in paths)]
 
 
@@ -89,8 +90,14 @@ def available() -> str | None:
 def notice() -> str | None:
     """The one line to print when grading without the sandbox."""
     why = available()
-    return None if why is None else (f"note: {why}; student code runs in a separate process without the "
-                                     "bubblewrap sandbox (apt-get install bubblewrap for the full isolation)")
+    return (
+        None
+        if why is None
+        else (
+            f"note: {why}; student code runs in a separate process without the "
+            "bubblewrap sandbox (apt-get install bubblewrap for the full isolation)"
+        )
+    )
 
 
 def _namespaces() -> list[str]:
@@ -100,14 +107,24 @@ def _namespaces() -> list[str]:
     return ns
 
 
-def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path,
-                    tmp: Path | None = None) -> tuple[list[str], dict[str, str], bool]:
+def sandbox_command(
+    lab: Path, student: Path, uid: int | None, scratch: Path, tmp: Path | None = None
+) -> tuple[list[str], dict[str, str], bool]:
     """(argv, environment, sandboxed) that starts the student server for ``student``'s folder; ``scratch`` is
     bound writable at its own path, so a folder a test hands the student's code means the same inside;
     ``tmp`` (a capped mount, ``agentlab.grading.mounts``) becomes /tmp, else a private tmpfs of ``TMP_BYTES``."""
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONPATH": LAB_DIR, "PYTHONDONTWRITEBYTECODE": "1",
-           "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "HOME": "/tmp",
-           "TMPDIR": "/tmp", "MPLCONFIGDIR": "/tmp"}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": LAB_DIR,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONHASHSEED": "0",
+        "MPLBACKEND": "Agg",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "MPLCONFIGDIR": "/tmp",
+    }
     exe = interpreter()
     server = [exe, "-m", "agentlab.grading.student_server"]
     if available() is not None:
@@ -117,11 +134,24 @@ def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path,
     for k, v in env.items():
         cmd += ["--setenv", k, v]
     # /tmp's tmpfs first: the venv or the grading stage may live under /tmp, and a later tmpfs would hide them
-    cmd += ["--bind", str(tmp), "/tmp"] if tmp is not None else ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    cmd += (
+        ["--bind", str(tmp), "/tmp"]
+        if tmp is not None
+        else ["--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    )
     cmd += ["--proc", "/proc", "--dev", "/dev"]
-    parents = sorted({str(a) for root in [*python_roots(), *_system_libs(), str(scratch)] for a in Path(root).parents
-                      if str(a) not in ("/", "/tmp")}, key=lambda a: a.count("/"))
-    for folder in parents:  # e.g. /root is 0700: inside, the folders on the way are 0755 and empty (bwrap would make them 0700)
+    parents = sorted(
+        {
+            str(a)
+            for root in [*python_roots(), *_system_libs(), str(scratch)]
+            for a in Path(root).parents
+            if str(a) not in ("/", "/tmp")
+        },
+        key=lambda a: a.count("/"),
+    )
+    for (
+        folder
+    ) in parents:  # e.g. /root is 0700: inside, the folders on the way are 0755 and empty (bwrap would make them 0700)
         cmd += ["--perms", "0755", "--dir", folder]
     for root in python_roots():
         cmd += ["--ro-bind", root, root]
@@ -132,8 +162,19 @@ def sandbox_command(lab: Path, student: Path, uid: int | None, scratch: Path,
             cmd += ["--symlink", target, link]
     if exe not in python_roots() and not any(exe.startswith(r + os.sep) for r in python_roots()):
         cmd += ["--ro-bind", exe, exe]
-    cmd += ["--ro-bind", str(lab), LAB_DIR, "--ro-bind", str(student), STUDENT_DIR, "--bind", str(scratch), str(scratch),
-            "--chdir", STUDENT_DIR]
+    cmd += [
+        "--ro-bind",
+        str(lab),
+        LAB_DIR,
+        "--ro-bind",
+        str(student),
+        STUDENT_DIR,
+        "--bind",
+        str(scratch),
+        str(scratch),
+        "--chdir",
+        STUDENT_DIR,
+    ]
     if uid is not None:
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     cmd += ["--", *server, "--pidns"] + (["--uid", str(uid)] if uid is not None else [])
@@ -162,8 +203,15 @@ class StudentSandbox:
             if self.tmp is not None:
                 mounts.capped(str(self.tmp), TMP_BYTES, 0o1777, no_follow=False)
         cmd, env, self.sandboxed = sandbox_command(lab, folder, uid, self.scratch, self.tmp)
-        self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, cwd=folder, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=folder,
+            start_new_session=True,
+        )
         self._ready = False
         self._mount_points: set[str] = set()
         """What bwrap made in /tmp for the folders bound below it (e.g. the scratch folder's parents): removing
@@ -224,8 +272,7 @@ class StudentSandbox:
                     if answer.get("left") != 0:
                         return False
                     # root's 0755 folders in a sticky /tmp are never the student's: bwrap's mount points stay
-                    return (_empty(self.folder) and _empty(self.tmp, keep=self._mount_points)
-                            and _empty(self.scratch))
+                    return _empty(self.folder) and _empty(self.tmp, keep=self._mount_points) and _empty(self.scratch)
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 return False
@@ -238,8 +285,13 @@ class StudentSandbox:
     def close(self) -> None:
         """End the server: it exits when its stdin closes (so bwrap waits for it and its CPU time is counted in
         ours, which the benchmark reads); whatever is still running after ``CLOSE_S`` is killed."""
-        for step in (lambda: self.proc.stdin.close(), lambda: self.proc.wait(CLOSE_S) if self._ready else None,
-                     lambda: os.killpg(self.proc.pid, 9), self.proc.wait, lambda: self.proc.stdout.close()):
+        for step in (
+            lambda: self.proc.stdin.close(),
+            lambda: self.proc.wait(CLOSE_S) if self._ready else None,
+            lambda: os.killpg(self.proc.pid, 9),
+            self.proc.wait,
+            lambda: self.proc.stdout.close(),
+        ):
             try:
                 step()
             except (OSError, ValueError, ProcessLookupError, subprocess.TimeoutExpired):

@@ -18,36 +18,70 @@ from pathlib import Path
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     release = subparsers.add_parser(
-        "release-student", help="write the student edition: a copy with the solutions replaced by stubs",
+        "release-student",
+        help="write the student edition: a copy with the solutions replaced by stubs",
         description="Copy the instructor repo to OUT_DIR, replacing every '### BEGIN SOLUTION' ... "
-                    "'### END SOLUTION' region (in .py files and notebook cells) by a NotImplementedError stub.")
+        "'### END SOLUTION' region (in .py files and notebook cells) by a NotImplementedError stub.",
+    )
     release.add_argument("out_dir", metavar="OUT_DIR", type=Path, help="new or empty folder to write to")
-    release.add_argument("--src", metavar="DIR", type=Path, default=Path("."),
-                         help="instructor repo to release (default: the current folder)")
+    release.add_argument(
+        "--src",
+        metavar="DIR",
+        type=Path,
+        default=Path("."),
+        help="instructor repo to release (default: the current folder)",
+    )
     release.set_defaults(handler=run_release_student)
 
     book = subparsers.add_parser(
-        "gradebook", help="grade every student submission and write a CSV",
+        "gradebook",
+        help="grade every student submission and write a CSV",
         description="Run the instructor's exercise tests on each folder or .zip in SUBMISSIONS_DIR "
-                    "(one per student) and write one CSV row per student.")
-    book.add_argument("submissions_dir", metavar="SUBMISSIONS_DIR", type=Path,
-                      help="folder holding one sub-folder or .zip file per student")
+        "(one per student) and write one CSV row per student.",
+    )
+    book.add_argument(
+        "submissions_dir",
+        metavar="SUBMISSIONS_DIR",
+        type=Path,
+        help="folder holding one sub-folder or .zip file per student",
+    )
     book.add_argument("--out", metavar="CSV", type=Path, required=True, help="CSV file to write, e.g. gradebook.csv")
-    book.add_argument("--instructor", metavar="DIR", type=Path, default=Path("."),
-                      help="instructor repo whose exercises/tests grade the submissions (default: current folder)")
-    book.add_argument("--timeout", metavar="S", type=_seconds, default=120.0,
-                      help="wall-clock limit for all of one student's tests, in seconds (default: 120); "
-                           "each test also has its own limit, measured on your solutions")
-    book.add_argument("-j", "--jobs", metavar="N", type=_count, default=os.cpu_count() or 1,
-                      help="students graded at once (default: the number of cores)")
-    book.add_argument("--resume", action="store_true",
-                      help="keep the rows already in --out (from an interrupted run) and grade only the rest")
+    book.add_argument(
+        "--instructor",
+        metavar="DIR",
+        type=Path,
+        default=Path("."),
+        help="instructor repo whose exercises/tests grade the submissions (default: current folder)",
+    )
+    book.add_argument(
+        "--timeout",
+        metavar="S",
+        type=_seconds,
+        default=120.0,
+        help="wall-clock limit for all of one student's tests, in seconds (default: 120); "
+        "each test also has its own limit, measured on your solutions",
+    )
+    book.add_argument(
+        "-j",
+        "--jobs",
+        metavar="N",
+        type=_count,
+        default=os.cpu_count() or 1,
+        help="students graded at once (default: the number of cores)",
+    )
+    book.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the rows already in --out (from an interrupted run) and grade only the rest",
+    )
     book.set_defaults(handler=run_gradebook)
 
     project = subparsers.add_parser(
-        "project", help="grade the final project: the three questions answered from two traces",
+        "project",
+        help="grade the final project: the three questions answered from two traces",
         description="Check a final project's answers file (TOML) against the agent and workflow traces it names; "
-                    "prints each check and the total (14 points). No code from the project runs.")
+        "prints each check and the total (14 points). No code from the project runs.",
+    )
     project.add_argument("answers", metavar="ANSWERS", type=Path, help="the answers file, e.g. project/answers.toml")
     project.add_argument("--template", action="store_true", help="write a template to ANSWERS instead of grading it")
     project.set_defaults(handler=run_project)
@@ -93,24 +127,32 @@ def run_gradebook(args: argparse.Namespace) -> int:
 
     submissions, instructor, out = Path(args.submissions_dir), Path(args.instructor), Path(args.out)
     if not submissions.is_dir():
-        return _error(f"SUBMISSIONS_DIR {submissions}: no such folder; pass the folder holding one "
-                      "sub-folder or .zip file per student")
+        return _error(
+            f"SUBMISSIONS_DIR {submissions}: no such folder; pass the folder holding one "
+            "sub-folder or .zip file per student"
+        )
     if not (instructor / "exercises" / "tests").is_dir() or not (instructor / "agentlab").is_dir():
-        return _error(f"--instructor {instructor}: no exercises/tests/ or agentlab/ there; "
-                      "pass the instructor repo folder (default: the current folder)")
+        return _error(
+            f"--instructor {instructor}: no exercises/tests/ or agentlab/ there; "
+            "pass the instructor repo folder (default: the current folder)"
+        )
     if out.is_dir() or not out.parent.is_dir():
-        return _error(f"--out {out}: cannot write a CSV there; "
-                      "give a file path in an existing folder, e.g. --out gradebook.csv")
+        return _error(
+            f"--out {out}: cannot write a CSV there; give a file path in an existing folder, e.g. --out gradebook.csv"
+        )
     if any(is_credential(k) for k in os.environ) and sys.argv[1:2] == ["gradebook"]:
         # /proc/<pid>/environ shows what a process started with: start again without the keys
         env = dict(os.environ)
         scrub_environment(env)
         os.execve(sys.executable, [sys.executable, "-m", "agentlab", *sys.argv[1:]], env)
-    from agentlab.grading.gradebook import gradebook  # here, not at the top: it imports pytest (~0.15 s per `agentlab` command)
+    from agentlab.grading.gradebook import (
+        gradebook,  # here, not at the top: it imports pytest (~0.15 s per `agentlab` command)
+    )
 
     try:
-        rows = gradebook(submissions, instructor, out, per_student_timeout=args.timeout, jobs=args.jobs,
-                         resume=args.resume)
+        rows = gradebook(
+            submissions, instructor, out, per_student_timeout=args.timeout, jobs=args.jobs, resume=args.resume
+        )
     except (ValueError, RuntimeError) as e:
         return _error(str(e))
     print(f"wrote {out} ({len(rows)} students)")

@@ -110,7 +110,9 @@ def _namespaces(hide: list[str], reveal: list[str]) -> None:
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = (lambda s: s.encode() if s is not None else None)
+    def enc(s: str | None) -> bytes | None:
+        return s.encode() if s is not None else None
+
     if _libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)) != 0:
         raise OSError(ctypes.get_errno(), f"mount over {target}")
 
@@ -124,9 +126,13 @@ def _redirect_stdio() -> None:
 
 def _limits(jail: Jail) -> None:
     vsize = _vm_size()
-    caps = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, MAX_FILE_BYTES),
-            (resource.RLIMIT_CPU, jail.cpu_seconds), (resource.RLIMIT_NOFILE, MAX_OPEN_FILES),
-            (resource.RLIMIT_AS, vsize + MEMORY_BYTES)]
+    caps = [
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_FSIZE, MAX_FILE_BYTES),
+        (resource.RLIMIT_CPU, jail.cpu_seconds),
+        (resource.RLIMIT_NOFILE, MAX_OPEN_FILES),
+        (resource.RLIMIT_AS, vsize + MEMORY_BYTES),
+    ]
     if jail.uid is not None:
         caps.append((resource.RLIMIT_NPROC, MAX_PROCESSES))
     for limit, value in caps:

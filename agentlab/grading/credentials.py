@@ -12,8 +12,11 @@ from __future__ import annotations
 import os
 import re
 
-SECRET = re.compile(r"(^ANTHROPIC_|^OPENAI_|^AWS_|^GH_|^GITHUB_TOKEN|_KEY$|KEY_|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL"
-                    r"|^AUTH|_AUTH$)", re.IGNORECASE)
+SECRET = re.compile(
+    r"(^ANTHROPIC_|^OPENAI_|^AWS_|^GH_|^GITHUB_TOKEN|_KEY$|KEY_|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL"
+    r"|^AUTH|_AUTH$)",
+    re.IGNORECASE,
+)
 """Environment variable names treated as credentials."""
 
 

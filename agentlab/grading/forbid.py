@@ -65,10 +65,14 @@ def resolve(dotted: str) -> types.FunctionType:
         obj = getattr(obj, "__func__", obj)  # classmethod/staticmethod
         if isinstance(obj, types.FunctionType):
             return obj
-        raise ValueError(f"forbids({dotted!r}): that is a {type(obj).__name__}, not a Python function; "
-                         "name a function defined in Python, e.g. 'agentlab.loop.run_agent'")
-    raise ValueError(f"forbids({dotted!r}): no module found for that name; write the full dotted path, "
-                     "e.g. 'agentlab.loop.run_agent'")
+        raise ValueError(
+            f"forbids({dotted!r}): that is a {type(obj).__name__}, not a Python function; "
+            "name a function defined in Python, e.g. 'agentlab.loop.run_agent'"
+        )
+    raise ValueError(
+        f"forbids({dotted!r}): no module found for that name; write the full dotted path, "
+        "e.g. 'agentlab.loop.run_agent'"
+    )
 
 
 def from_student(frame: types.FrameType | None) -> bool:
@@ -140,17 +144,22 @@ def _guard_code(func: types.FunctionType, dotted: str, why: str, always: bool = 
     # it reaches `check` through a default-free global slot named uniquely for this function.
     slot = _slot(func)
     func.__globals__[slot] = check
-    source = (f"def _outer({', '.join(freevars) or ''}):\n"
-              f"    def {func.__name__}(*args, **kwargs):\n"
-              + "".join(f"        {v}\n" for v in freevars)
-              + f"        return {slot}(args, kwargs)\n"
-              f"    return {func.__name__}\n")
+    source = (
+        f"def _outer({', '.join(freevars) or ''}):\n"
+        f"    def {func.__name__}(*args, **kwargs):\n"
+        + "".join(f"        {v}\n" for v in freevars)
+        + f"        return {slot}(args, kwargs)\n"
+        f"    return {func.__name__}\n"
+    )
     namespace: dict = {}
     exec(compile(source, func.__code__.co_filename, "exec"), func.__globals__, namespace)
     outer = namespace.pop("_outer", None) or func.__globals__.pop("_outer")
     inner = next(c for c in outer.__code__.co_consts if isinstance(c, types.CodeType))
-    return inner.replace(co_name=func.__code__.co_name, co_qualname=func.__code__.co_qualname,
-                         co_firstlineno=func.__code__.co_firstlineno)
+    return inner.replace(
+        co_name=func.__code__.co_name,
+        co_qualname=func.__code__.co_qualname,
+        co_firstlineno=func.__code__.co_firstlineno,
+    )
 
 
 _MARK = "_agentlab_started_by_student"

@@ -35,9 +35,17 @@ BASELINE_LIMIT_S = 120.0
 """Per-test limit while grading the instructor's own solutions (nothing measured yet)."""
 
 
-def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
-              per_student_timeout: float = 120, jobs: int | None = None, resume: bool = False,
-              test_floor: float = FLOOR_S, progress: Callable[[str], object] = print) -> list[Row]:
+def gradebook(
+    submissions_dir: Path,
+    instructor_repo: Path,
+    out_csv: Path,
+    *,
+    per_student_timeout: float = 120,
+    jobs: int | None = None,
+    resume: bool = False,
+    test_floor: float = FLOOR_S,
+    progress: Callable[[str], object] = print,
+) -> list[Row]:
     """Grade every folder or .zip in ``submissions_dir``; write ``out_csv``; return the rows (by student).
 
     ``jobs`` students at a time (default: the number of cores); each test may run ``plugin.time_limit``
@@ -69,8 +77,12 @@ def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
         todo = [s for s in submissions if s.student not in done]
         rows = dict(done)
         writer = CsvWriter(out_csv, possible, list(done.values()))
-        clock = Progress(len(todo), progress, f" (each test stops at its limit, {min(limits.values()):g}-"
-                         f"{max(limits.values()):g} s; the whole submission at {per_student_timeout:g} s)")
+        clock = Progress(
+            len(todo),
+            progress,
+            f" (each test stops at its limit, {min(limits.values()):g}-"
+            f"{max(limits.values()):g} s; the whole submission at {per_student_timeout:g} s)",
+        )
 
         def one(submission: Submission) -> Row:
             clock.start(submission.student)
@@ -87,19 +99,23 @@ def gradebook(submissions_dir: Path, instructor_repo: Path, out_csv: Path, *,
             clock.close()
     ordered = [rows[s.student] for s in submissions if s.student in rows]
     write_csv(out_csv, ordered, possible)
-    write_reports(ordered, exercises, possible, out_csv,
-                  {s.student: "zh-CN" if is_zh_cn(s.path) else "en" for s in submissions})
+    write_reports(
+        ordered, exercises, possible, out_csv, {s.student: "zh-CN" if is_zh_cn(s.path) else "en" for s in submissions}
+    )
     return ordered
 
 
-def _baseline(stage: Stage, pool: Pool, budget: float, floor: float, progress: Callable[[str], object]
-              ) -> tuple[GradeReport, dict[str, float]]:
+def _baseline(
+    stage: Stage, pool: Pool, budget: float, floor: float, progress: Callable[[str], object]
+) -> tuple[GradeReport, dict[str, float]]:
     """Grade the instructor's own solutions; refuse to go on if that yields no graded test."""
     ready = pool.ready
     if not ready.tests:
         errors = "; ".join(f"{e['nodeid']}: {e['reason']}" for e in ready.load_errors) or "no graded test collected"
-        raise RuntimeError(f"the instructor's tests in {stage.instructor / 'exercises'} produced no graded test "
-                           f"(is exercises/conftest.py loading agentlab.grading.plugin?): {errors}")
+        raise RuntimeError(
+            f"the instructor's tests in {stage.instructor / 'exercises'} produced no graded test "
+            f"(is exercises/conftest.py loading agentlab.grading.plugin?): {errors}"
+        )
     files = {name: (stage.instructor / "exercises" / name).read_bytes() for name in stage.modules}
     generous = {t.nodeid: BASELINE_LIMIT_S for t in ready.tests}
 
@@ -107,7 +123,7 @@ def _baseline(stage: Stage, pool: Pool, budget: float, floor: float, progress: C
         return pool.grade("(instructor solutions)", files, generous, max(budget, BASELINE_LIMIT_S * 2), only=only)
 
     with ThreadPoolExecutor(max_workers=pool.size) as executor:  # every worker takes a share of the tests
-        parts = list(executor.map(share, [[t.nodeid for t in ready.tests[i::pool.size]] for i in range(pool.size)]))
+        parts = list(executor.map(share, [[t.nodeid for t in ready.tests[i :: pool.size]] for i in range(pool.size)]))
     order = {t.nodeid: i for i, t in enumerate(ready.tests)}
     results = sorted((r for part in parts for r in part), key=lambda r: order.get(r["nodeid"], len(order)))
     report = report_of(ready, results)
@@ -120,13 +136,16 @@ def _baseline(stage: Stage, pool: Pool, budget: float, floor: float, progress: C
     for err in report.load_errors:
         progress(f"  WARNING: could not load {err['nodeid']}: {err['reason']}")
     slowest = max(results, key=lambda r: r["seconds"])
-    progress(f"  slowest test {slowest['nodeid']}: {slowest['seconds']:.2f} s; limits per test "
-             f"{min(limits.values()):g}-{max(limits.values()):g} s (at least {floor:g} s)")
+    progress(
+        f"  slowest test {slowest['nodeid']}: {slowest['seconds']:.2f} s; limits per test "
+        f"{min(limits.values()):g}-{max(limits.values()):g} s (at least {floor:g} s)"
+    )
     return report, limits
 
 
-def _grade(submission: Submission, stage: Stage, pool: Pool, baseline: GradeReport, limits: dict[str, float],
-           budget: float) -> Row:
+def _grade(
+    submission: Submission, stage: Stage, pool: Pool, baseline: GradeReport, limits: dict[str, float], budget: float
+) -> Row:
     try:
         files = read_modules(submission)
     except SubmissionError as e:

@@ -36,9 +36,18 @@ class LazyModule:
             key = (self._lazy_name, attr)
             if key in remote.module_refs:
                 return remote.module_refs[key]
-            value = remote.request({"op": "module_call", "module": self._lazy_name.rpartition(".")[2], "name": attr,
-                                    "args": [], "kwargs": {}})
-            if type(value).__name__ == "Proxy" and getattr(value, "_name", "") == "function":  # not an object it may rebind
+            value = remote.request(
+                {
+                    "op": "module_call",
+                    "module": self._lazy_name.rpartition(".")[2],
+                    "name": attr,
+                    "args": [],
+                    "kwargs": {},
+                }
+            )
+            if (
+                type(value).__name__ == "Proxy" and getattr(value, "_name", "") == "function"
+            ):  # not an object it may rebind
                 remote.module_refs[key] = value
             return value
         return getattr(importlib.import_module(self._lazy_name), attr)

@@ -55,7 +55,9 @@ def unmount(path: str) -> None:
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = (lambda s: s.encode() if s is not None else None)
+    def enc(s: str | None) -> bytes | None:
+        return s.encode() if s is not None else None
+
     if _libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)) != 0:
         errno = ctypes.get_errno()
         raise OSError(errno, f"mount {fstype or 'bind'} on {target}: {os.strerror(errno)}")

@@ -37,9 +37,11 @@ REASON_MAX = 160
 """Longest failure line shown, in characters."""
 NOTICE_S = 10.0
 """A graded test still running after this long (or half its limit, if sooner) gets a line saying so."""
-INSTRUCTOR_EDITION = ("instructor edition: exercises/ holds the reference solutions, so this grades them and full "
-                      "marks are expected. Students work in the student edition: `.venv/bin/agentlab release-student "
-                      "../agentlab-student` makes it (your instructor may hand it out instead).")
+INSTRUCTOR_EDITION = (
+    "instructor edition: exercises/ holds the reference solutions, so this grades them and full "
+    "marks are expected. Students work in the student edition: `.venv/bin/agentlab release-student "
+    "../agentlab-student` makes it (your instructor may hand it out instead)."
+)
 """The first line ``make grade`` prints where the exercises still hold their solutions."""
 
 REPORT_KEY = pytest.StashKey[GradeReport]()
@@ -51,15 +53,22 @@ _JSON = pytest.StashKey["Path | None"]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("agentlab grading").addoption(
-        "--grade-json", metavar="PATH", default=None,
+        "--grade-json",
+        metavar="PATH",
+        default=None,
         help="write per-test and per-exercise points as JSON to PATH",
     )
     parser.getgroup("agentlab grading").addoption(
-        "--grade-limits", metavar="PATH", default=None,
+        "--grade-limits",
+        metavar="PATH",
+        default=None,
         help="JSON {test node id: seconds the reference solution took}; limits become FACTOR times that",
     )
     parser.getgroup("agentlab grading").addoption(
-        "--grade-floor", metavar="S", type=float, default=FLOOR_S,
+        "--grade-floor",
+        metavar="S",
+        type=float,
+        default=FLOOR_S,
         help=f"least seconds a graded test may run (default {FLOOR_S:g})",
     )
 
@@ -98,19 +107,30 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             continue
         points = marker.args[0] if marker.args else None
         if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
-            raise pytest.UsageError(f"{item.nodeid}: write @pytest.mark.points(n) with a positive number n, "
-                                    f"got {marker.args!r}")
+            raise pytest.UsageError(
+                f"{item.nodeid}: write @pytest.mark.points(n) with a positive number n, got {marker.args!r}"
+            )
         explicit = item.get_closest_marker("timeout")
-        seconds = explicit.args[0] if explicit and explicit.args else (explicit.kwargs.get("timeout") if explicit else None)
-        set_limit(item, time_limit(limits.get(item.nodeid), seconds if isinstance(seconds, (int, float)) else None,
-                                   floor=config.getoption("--grade-floor", FLOOR_S)))
+        seconds = (
+            explicit.args[0] if explicit and explicit.args else (explicit.kwargs.get("timeout") if explicit else None)
+        )
+        set_limit(
+            item,
+            time_limit(
+                limits.get(item.nodeid),
+                seconds if isinstance(seconds, (int, float)) else None,
+                floor=config.getoption("--grade-floor", FLOOR_S),
+            ),
+        )
         grade = GradedTest(item.nodeid, item.nodeid.split("::", 1)[-1], _exercise_of(item), points)
         config.stash[REPORT_KEY].tests.append(grade)
         config.stash[BY_ID_KEY][item.nodeid] = grade
     _save(config)
     tr = config.pluginmanager.get_plugin("terminalreporter")
     if config.stash[BY_ID_KEY] and tr is not None:
-        config.option.no_summary = True  # no pytest tracebacks or FAILED lines: the points table says it (see student_view)
+        config.option.no_summary = (
+            True  # no pytest tracebacks or FAILED lines: the points table says it (see student_view)
+        )
     if config.stash[BY_ID_KEY] and not config.option.collectonly:
         warm_up()  # imports and first-use set-up happen here, outside every test's timer
 
@@ -127,8 +147,9 @@ def _limits(config: pytest.Config) -> dict[str, float]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise pytest.UsageError(f"--grade-limits {path}: cannot read it ({e}); pass a JSON file "
-                                "{test node id: seconds}") from e
+        raise pytest.UsageError(
+            f"--grade-limits {path}: cannot read it ({e}); pass a JSON file {{test node id: seconds}}"
+        ) from e
     return {str(k): float(v) for k, v in data.items() if isinstance(v, (int, float))}
 
 
@@ -155,8 +176,15 @@ def pytest_runtest_call(item: pytest.Item):
     notice = None
     if grade is not None and tr is not None and limit:  # a long run says what runs and what will stop it
         after = min(NOTICE_S, limit / 2)
-        notice = threading.Timer(after, _say, (tr, f"exercise {grade.exercise}: {grade.name} is still running after "
-                                                    f"{after:g} s; it is stopped at its {limit:g} s limit"))
+        notice = threading.Timer(
+            after,
+            _say,
+            (
+                tr,
+                f"exercise {grade.exercise}: {grade.name} is still running after "
+                f"{after:g} s; it is stopped at its {limit:g} s limit",
+            ),
+        )
         notice.daemon = True
         notice.start()
     try:
@@ -164,8 +192,10 @@ def pytest_runtest_call(item: pytest.Item):
             return (yield)
         names = [n for m in markers for n in m.args]
         exercise = _exercise_of(item)
-        why = next((m.kwargs["why"] for m in markers if "why" in m.kwargs),
-                   f"Exercise {exercise} asks you to write this yourself")
+        why = next(
+            (m.kwargs["why"] for m in markers if "why" in m.kwargs),
+            f"Exercise {exercise} asks you to write this yourself",
+        )
         with forbidden(names, why):
             return (yield)
     finally:
@@ -227,8 +257,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         _record(grade, report, call, item.config.rootpath)
         tr = _terminal(item.config)
         if report.when == "call" and grade.reason.startswith("took longer than") and tr is not None:
-            _say(tr, f"exercise {grade.exercise}: {grade.name} stopped at its {_limit(item):g} s limit "
-                     "(an endless loop?); the other tests go on")
+            _say(
+                tr,
+                f"exercise {grade.exercise}: {grade.name} stopped at its {_limit(item):g} s limit "
+                "(an endless loop?); the other tests go on",
+            )
         if report.when == "teardown":
             _save(item.config)
     return report

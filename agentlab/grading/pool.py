@@ -71,17 +71,33 @@ class Pool:
         """How many workers there are."""
         return len(self._workers)
 
-    def grade(self, student: str, files: dict[str, bytes], limits: dict[str, float], budget: float,
-              only: list[str] | None = None) -> list[dict]:
+    def grade(
+        self,
+        student: str,
+        files: dict[str, bytes],
+        limits: dict[str, float],
+        budget: float,
+        only: list[str] | None = None,
+    ) -> list[dict]:
         """Run every graded test (or the test ids in ``only``) on ``files`` (module file name -> bytes);
         per-test results in order."""
         worker = self._idle.get()
         try:
             home, modules = self.stage.home_for(files, worker.uid)
             try:
-                return worker.run({"student": student, "modules": modules, "home": str(home), "uid": worker.uid,
-                                   "hide": self.hide, "reveal": self.reveal, "limits": limits, "budget": budget,
-                                   "only": only})
+                return worker.run(
+                    {
+                        "student": student,
+                        "modules": modules,
+                        "home": str(home),
+                        "uid": worker.uid,
+                        "hide": self.hide,
+                        "reveal": self.reveal,
+                        "limits": limits,
+                        "budget": budget,
+                        "only": only,
+                    }
+                )
             finally:
                 reap.reap(worker.uid, children=False) if worker.uid is not None else None
                 _remove(home)
@@ -95,16 +111,41 @@ class _Worker:
         read_end, write_end = os.pipe()
         self.log_path = log = stage.root / f"worker-{index}.log"
         self.log = os.fdopen(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb")  # closed in close()
-        cmd = [sys.executable, "-m", "pytest", "exercises", "-q", "-s", "--no-header", "-p", "no:cacheprovider",
-               "-p", "pytest_timeout", "-p", "agentlab.grading.plugin", "-p", "agentlab.grading.worker",
-               f"--grade-worker={write_end}", "--continue-on-collection-errors", f"--rootdir={stage.repo}"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "exercises",
+            "-q",
+            "-s",
+            "--no-header",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "pytest_timeout",
+            "-p",
+            "agentlab.grading.plugin",
+            "-p",
+            "agentlab.grading.worker",
+            f"--grade-worker={write_end}",
+            "--continue-on-collection-errors",
+            f"--rootdir={stage.repo}",
+        ]
         env = stage.environment()
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # just the plugins named above (each installed one costs start-up)
         if self.uid is not None:
             env["AGENTLAB_GRADE_UID"] = str(self.uid)  # the uid the worker's student sandboxes run as
-        self.proc = subprocess.Popen(cmd, cwd=stage.repo, env=env, stdin=subprocess.PIPE,
-                                     stdout=self.log, stderr=subprocess.STDOUT, pass_fds=(write_end,),
-                                     text=True, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=stage.repo,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            pass_fds=(write_end,),
+            text=True,
+            start_new_session=True,
+        )
         os.close(write_end)
         self.answers = os.fdopen(read_end, "r", encoding="utf-8")
         self.lock = threading.Lock()
@@ -113,8 +154,10 @@ class _Worker:
         line = self.answers.readline()
         if not line:
             self.proc.wait()
-            raise RuntimeError("the grading worker stopped before collecting the instructor's tests; it said:\n"
-                               + self.log_path.read_text(errors="replace")[-3000:])
+            raise RuntimeError(
+                "the grading worker stopped before collecting the instructor's tests; it said:\n"
+                + self.log_path.read_text(errors="replace")[-3000:]
+            )
         data = json.loads(line)
         return Ready([GradedTest(**t) for t in data["tests"]], data["load_errors"])
 
@@ -127,8 +170,10 @@ class _Worker:
             except OSError:
                 line = ""
         if not line:
-            raise RuntimeError(f"the grading worker died while grading {job['student']}; it said:\n"
-                               + self.log_path.read_text(errors="replace")[-3000:])
+            raise RuntimeError(
+                f"the grading worker died while grading {job['student']}; it said:\n"
+                + self.log_path.read_text(errors="replace")[-3000:]
+            )
         answer = json.loads(line)
         if answer.get("student") != job["student"]:
             raise RuntimeError(f"the grading worker answered for {answer.get('student')!r}, not {job['student']!r}")
@@ -165,6 +210,15 @@ def report_of(ready: Ready, results: list[dict]) -> GradeReport:
     for t in ready.tests:
         got = by_id.get(t.nodeid, {})
         passed = got.get("outcome") == "passed"
-        tests.append(GradedTest(t.nodeid, t.name, t.exercise, t.points, t.points if passed else 0,
-                                got.get("outcome", "not run"), "" if passed else got.get("reason", "not run")))
+        tests.append(
+            GradedTest(
+                t.nodeid,
+                t.name,
+                t.exercise,
+                t.points,
+                t.points if passed else 0,
+                got.get("outcome", "not run"),
+                "" if passed else got.get("reason", "not run"),
+            )
+        )
     return GradeReport(tests, list(ready.load_errors), complete=True)

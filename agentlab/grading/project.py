@@ -109,11 +109,15 @@ def facts(events: list[dict]) -> dict:
     for line, e in enumerate(events[1:], start=2):
         kind = e.get("event")
         if kind == "response":
-            asked |= {b.get("id") for b in e.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use"}
+            asked |= {
+                b.get("id") for b in e.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use"
+            }
             u = Usage.from_api(e.get("usage") or {})
             calls.append({"line": line, "input_tokens": u.prompt_total, "output_tokens": u.output_tokens})
         elif kind == "tool_call":
-            steps.append({"line": line, "tool": e.get("name"), "chosen_by": "model" if e.get("id") in asked else "code"})
+            steps.append(
+                {"line": line, "tool": e.get("name"), "chosen_by": "model" if e.get("id") in asked else "code"}
+            )
         elif kind == "code_step":
             steps.append({"line": line, "tool": e.get("name"), "chosen_by": "code"})
     stop = events[-1]
@@ -121,8 +125,13 @@ def facts(events: list[dict]) -> dict:
     by = "harness" if stop.get("guard") else "model" if last.get("stop_reason") == stop.get("reason") else "code"
     total = sum((Usage.from_api(e.get("usage") or {}) for e in events[1:] if e.get("event") == "response"), Usage())
     model = events[0].get("model")
-    return {"steps": steps, "stopped": {"line": len(events), "reason": stop.get("reason"), "decided_by": by},
-            "calls": calls, "usd": cost_usd(model, total) if model else None, "tokens": total.prompt_total + total.output_tokens}
+    return {
+        "steps": steps,
+        "stopped": {"line": len(events), "reason": stop.get("reason"), "decided_by": by},
+        "calls": calls,
+        "usd": cost_usd(model, total) if model else None,
+        "tokens": total.prompt_total + total.output_tokens,
+    }
 
 
 def grade(answers_path: str | Path) -> Report:
@@ -138,22 +147,30 @@ def grade(answers_path: str | Path) -> Report:
         checks += _grade_run(run, section, f)
     tools = {s["tool"] for f in found.values() for s in f["steps"]}
     if len(tools) < 2:
-        refused.append(f"the two runs use {len(tools)} tool(s) ({', '.join(sorted(map(str, tools))) or 'none'}); "
-                       "the project asks for a task that needs two or more")
+        refused.append(
+            f"the two runs use {len(tools)} tool(s) ({', '.join(sorted(map(str, tools))) or 'none'}); "
+            "the project asks for a task that needs two or more"
+        )
     checks.append(_grade_choice(_table(answers, "choice", "[choice]"), found))
     return Report(checks, refused)
 
 
 def _answers(path: Path) -> dict:
     if not path.is_file():
-        raise ProjectError(f"answers file {str(path)!r} does not exist; write one with `agentlab project --template {path}`")
+        raise ProjectError(
+            f"answers file {str(path)!r} does not exist; write one with `agentlab project --template {path}`"
+        )
     raw = path.read_bytes()[: MAX_ANSWERS_BYTES + 1]
     if len(raw) > MAX_ANSWERS_BYTES:
-        raise ProjectError(f"answers file {path.name}: over {MAX_ANSWERS_BYTES // 1024} KB; it holds answers only, not traces")
+        raise ProjectError(
+            f"answers file {path.name}: over {MAX_ANSWERS_BYTES // 1024} KB; it holds answers only, not traces"
+        )
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise ProjectError(f"answers file {path.name}: not valid TOML ({e}); compare with `agentlab project --template`") from None
+        raise ProjectError(
+            f"answers file {path.name}: not valid TOML ({e}); compare with `agentlab project --template`"
+        ) from None
 
 
 def _table(answers: dict, key: str, where: str) -> dict:
@@ -166,20 +183,24 @@ def _table(answers: dict, key: str, where: str) -> dict:
 def _trace(folder: Path, section: dict, run: str) -> tuple[list[dict], str]:
     name = section.get("trace")
     if not isinstance(name, str) or not name:
-        raise ProjectError(f"[{run}] trace = {name!r}: give the trace file's name, e.g. trace = \"{run}.jsonl\"")
+        raise ProjectError(f'[{run}] trace = {name!r}: give the trace file\'s name, e.g. trace = "{run}.jsonl"')
     path = (folder / name).resolve()
     if not path.is_relative_to(folder.resolve()):
         raise ProjectError(f"[{run}] trace = {name!r}: outside the answers file's folder; copy the trace next to it")
     if not path.is_file():
         raise ProjectError(f"[{run}] trace = {name!r}: no such file next to the answers file")
     if path.stat().st_size > MAX_TRACE_BYTES:
-        raise ProjectError(f"[{run}] trace = {name!r}: {path.stat().st_size} bytes, over the {MAX_TRACE_BYTES} byte limit")
+        raise ProjectError(
+            f"[{run}] trace = {name!r}: {path.stat().st_size} bytes, over the {MAX_TRACE_BYTES} byte limit"
+        )
     try:
         events = read_trace(path)
     except (TraceFormatError, UnicodeDecodeError) as e:
         raise ProjectError(f"[{run}] trace = {name!r}: {str(e).replace(str(path), name)}") from None
     if events[-1].get("event") != "stop":
-        raise ProjectError(f"[{run}] trace = {name!r}: its last line is not a stop event; the run was cut off, run it again")
+        raise ProjectError(
+            f"[{run}] trace = {name!r}: its last line is not a stop event; the run was cut off, run it again"
+        )
     return events, hashlib.sha256(path.read_bytes()).hexdigest()
 
 
@@ -192,8 +213,10 @@ def _shipped() -> set[str]:
 def _eligible(run: str, events: list[dict], f: dict, digest: str) -> list[str]:
     header, why = events[0], []
     if header.get("kind") != run:
-        why.append(f"[{run}]'s trace is a run of kind {header.get('kind')!r}; hand in a trace written by "
-                   + ("run_agent" if run == "agent" else "a workflow (Steps or a workflow pattern)"))
+        why.append(
+            f"[{run}]'s trace is a run of kind {header.get('kind')!r}; hand in a trace written by "
+            + ("run_agent" if run == "agent" else "a workflow (Steps or a workflow pattern)")
+        )
     tools = {s["tool"] for s in f["steps"]}
     if tools and tools <= COURSE_TOOLS or header.get("pattern") == "city_compare":
         why.append(f"[{run}] is the course's city task; the project asks for a task of your own")
@@ -209,9 +232,14 @@ def _grade_run(run: str, section: dict, f: dict) -> list[Check]:
     if len(given) != len(want):
         q1.notes.append(f"steps: {len(given)} given, the trace has {len(want)} (one per tool_call or code_step event)")
     pairs = list(zip(given, want))
-    wrong = [i for i, (g, w) in enumerate(pairs, 1) if (g.get("tool"), g.get("chosen_by")) != (w["tool"], w["chosen_by"])]
-    q1.notes += [f"steps[{i}]: tool {pairs[i - 1][0].get('tool')!r}, chosen_by {pairs[i - 1][0].get('chosen_by')!r}: "
-                 "not what that step's event says" for i in wrong[:3]]
+    wrong = [
+        i for i, (g, w) in enumerate(pairs, 1) if (g.get("tool"), g.get("chosen_by")) != (w["tool"], w["chosen_by"])
+    ]
+    q1.notes += [
+        f"steps[{i}]: tool {pairs[i - 1][0].get('tool')!r}, chosen_by {pairs[i - 1][0].get('chosen_by')!r}: "
+        "not what that step's event says"
+        for i in wrong[:3]
+    ]
     bad_lines = [i for i, (g, w) in enumerate(pairs, 1) if g.get("line") != w["line"]]
     q1.points = (len(given) == len(want) and not wrong) + (len(given) == len(want) and not bad_lines)
     q1.notes += [f"steps[{i}]: line {pairs[i - 1][0].get('line')!r} is not that step's event" for i in bad_lines[:3]]
@@ -221,8 +249,10 @@ def _grade_run(run: str, section: dict, f: dict) -> list[Check]:
     if (stopped.get("reason"), stopped.get("decided_by")) == (want2["reason"], want2["decided_by"]):
         q2.points += 1
     else:
-        q2.notes.append(f"stopped: reason {stopped.get('reason')!r}, decided_by {stopped.get('decided_by')!r}: "
-                        "read the stop event (a guard's name means the harness decided)")
+        q2.notes.append(
+            f"stopped: reason {stopped.get('reason')!r}, decided_by {stopped.get('decided_by')!r}: "
+            "read the stop event (a guard's name means the harness decided)"
+        )
     if stopped.get("line") == want2["line"]:
         q2.points += 1
     else:
@@ -231,16 +261,26 @@ def _grade_run(run: str, section: dict, f: dict) -> list[Check]:
     q3 = Check(f"{run}: what each call cost", 0, 2)
     calls = _list(section, "calls", run)
     key = ("line", "input_tokens", "output_tokens")
-    off = [i for i, (g, w) in enumerate(zip(calls, f["calls"]), 1) if tuple(g.get(k) for k in key) != tuple(w[k] for k in key)]
+    off = [
+        i
+        for i, (g, w) in enumerate(zip(calls, f["calls"]), 1)
+        if tuple(g.get(k) for k in key) != tuple(w[k] for k in key)
+    ]
     if len(calls) == len(f["calls"]) and not off:
         q3.points += 1
     else:
-        q3.notes.append(f"calls: {len(calls)} given, {len(f['calls'])} response events; wrong: "
-                        f"{', '.join(f'calls[{i}]' for i in off[:3]) or 'the count'} (input_tokens counts cache reads and writes)")
+        q3.notes.append(
+            f"calls: {len(calls)} given, {len(f['calls'])} response events; wrong: "
+            f"{', '.join(f'calls[{i}]' for i in off[:3]) or 'the count'} (input_tokens counts cache reads and writes)"
+        )
     usd = section.get("usd")
     if f["usd"] is None:
         q3.points += usd in (None, "unknown")
-        q3.notes += [] if usd in (None, "unknown") else [f"usd = {usd!r}: the trace's model has no list price; write usd = \"unknown\""]
+        q3.notes += (
+            []
+            if usd in (None, "unknown")
+            else [f'usd = {usd!r}: the trace\'s model has no list price; write usd = "unknown"']
+        )
     elif isinstance(usd, (int, float)) and abs(usd - f["usd"]) <= USD_TOLERANCE * f["usd"]:
         q3.points += 1
     else:
@@ -251,7 +291,9 @@ def _grade_run(run: str, section: dict, f: dict) -> list[Check]:
 def _list(section: dict, key: str, run: str) -> list[dict]:
     value = section.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise ProjectError(f"[{run}] {key}: a list of tables, e.g. {key} = [{{ line = 3, ... }}], not {type(value).__name__}")
+        raise ProjectError(
+            f"[{run}] {key}: a list of tables, e.g. {key} = [{{ line = 3, ... }}], not {type(value).__name__}"
+        )
     return value
 
 
@@ -259,7 +301,7 @@ def _grade_choice(choice: dict, found: dict) -> Check:
     c = Check("the choice: agent or workflow", 0, 2)
     pick, because = choice.get("pick"), choice.get("because")
     if pick not in RUNS:
-        c.notes.append(f"pick = {pick!r}: write pick = \"agent\" or pick = \"workflow\"")
+        c.notes.append(f'pick = {pick!r}: write pick = "agent" or pick = "workflow"')
         return c
     finished = [r for r in RUNS if found[r]["stopped"]["reason"] in FINISHED]
     other = RUNS[1 - RUNS.index(pick)]
@@ -267,7 +309,9 @@ def _grade_choice(choice: dict, found: dict) -> Check:
     if pick not in finished:
         c.notes.append(f"pick = {pick!r}: that run did not finish (stopped by {found[pick]['stopped']['reason']!r})")
     elif other in finished and cost[pick] > cost[other]:
-        c.notes.append(f"pick = {pick!r} costs more than the {other}, which also finished: for the instructor to read `because`")
+        c.notes.append(
+            f"pick = {pick!r} costs more than the {other}, which also finished: for the instructor to read `because`"
+        )
     else:
         c.points += 1
     if isinstance(because, str) and re.search(r"\d", because):

@@ -55,8 +55,11 @@ def reap(uid: int | None, children: bool = True, keep: tuple[int, ...] = ()) -> 
 def _children() -> list[int]:
     """Pids whose parent is this process (orphans reparented to us included)."""
     try:  # Linux keeps the list per thread: cheap, no scan of every process
-        return [int(pid) for task in os.listdir("/proc/self/task")
-                for pid in Path(f"/proc/self/task/{task}/children").read_text().split()]
+        return [
+            int(pid)
+            for task in os.listdir("/proc/self/task")
+            for pid in Path(f"/proc/self/task/{task}/children").read_text().split()
+        ]
     except OSError:
         pass
     me, found = os.getpid(), []

@@ -80,8 +80,14 @@ class Proxy:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         peer = self._peer
-        return peer.request({"op": "call", "ref": self._id, "args": [peer.encode(a, sync=True) for a in args],
-                             "kwargs": {k: peer.encode(v, sync=True) for k, v in kwargs.items()}})
+        return peer.request(
+            {
+                "op": "call",
+                "ref": self._id,
+                "args": [peer.encode(a, sync=True) for a in args],
+                "kwargs": {k: peer.encode(v, sync=True) for k, v in kwargs.items()},
+            }
+        )
 
     def __getitem__(self, key: Any) -> Any:
         return self._ask("getitem", key)
@@ -146,8 +152,11 @@ class Peer:
             if _plain(obj):  # JSON as it stands (most arguments and answers): the json module writes it whole
                 out: dict = {"$": "J", "v": obj}
             else:
-                out = ({"$": "L", "v": [self.encode(x) for x in obj]} if type(obj) is list else
-                       {"$": "D", "v": [[self.encode(k), self.encode(v)] for k, v in obj.items()]})
+                out = (
+                    {"$": "L", "v": [self.encode(x) for x in obj]}
+                    if type(obj) is list
+                    else {"$": "D", "v": [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
+                )
             if sync and self.side == "t":
                 self.synced[id(obj)] = obj
                 out["sync"] = id(obj)
@@ -164,8 +173,11 @@ class Peer:
             if hasattr(obj, "model_dump") and hasattr(cls, "model_validate"):
                 return {"$": "M", "c": name, "v": self.encode(obj.model_dump(mode="json", warnings=False))}
             if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-                return {"$": "C", "c": name, "v": {f.name: self.encode(getattr(obj, f.name))
-                                                   for f in dataclasses.fields(obj)}}
+                return {
+                    "$": "C",
+                    "c": name,
+                    "v": {f.name: self.encode(getattr(obj, f.name)) for f in dataclasses.fields(obj)},
+                }
         if isinstance(obj, BaseException):
             return {"$": "E", "e": self.error(obj)}
         if callable(obj) and (name := _portable_name(obj)) is not None:
@@ -238,8 +250,12 @@ class Peer:
 
     def error(self, e: BaseException) -> dict:
         cls = type(e)
-        return {"type": cls.__name__, "module": cls.__module__, "message": str(e)[:20000],
-                "args": [a if isinstance(a, (str, int, float, bool)) or a is None else str(a) for a in e.args][:8]}
+        return {
+            "type": cls.__name__,
+            "module": cls.__module__,
+            "message": str(e)[:20000],
+            "args": [a if isinstance(a, (str, int, float, bool)) or a is None else str(a) for a in e.args][:8],
+        }
 
     def exception(self, info: dict) -> BaseException:
         name, module = str(info.get("type", "Exception")), str(info.get("module", ""))
@@ -331,8 +347,10 @@ class Peer:
     def request(self, message: dict) -> Any:
         """Send a request; serve the other side's requests until its answer comes; return or raise it."""
         if self.ended:
-            raise StaleReference("this object came from an earlier test, which has ended: keep nothing a test hands "
-                                 "your code (a client, a callback) for a later test; use the one that test passes")
+            raise StaleReference(
+                "this object came from an earlier test, which has ended: keep nothing a test hands "
+                "your code (a client, a callback) for a later test; use the one that test passes"
+            )
         with self.lock:
             self.send({"k": "req", **message})
             return self.serve(until_answer=True)

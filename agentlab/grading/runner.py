@@ -50,8 +50,12 @@ class Runner:
         cmd_read, self._cmd = os.pipe()
         self._answers, answer_write = os.pipe()
         channel = (box.proc.stdout.fileno(), box.proc.stdin.fileno())
-        jail = confine.Jail(home=home, cpu_seconds=int(budget + GRACE_S * len(items)) + 1, uid=None,
-                            keep_fds=(cmd_read, answer_write, *channel))
+        jail = confine.Jail(
+            home=home,
+            cpu_seconds=int(budget + GRACE_S * len(items)) + 1,
+            uid=None,
+            keep_fds=(cmd_read, answer_write, *channel),
+        )
         self.pid = os.fork()
         if self.pid == 0:  # the runner: never returns
             os.close(self._cmd)
@@ -137,16 +141,26 @@ def _run_test(item, limit: float, rfile, wfile, modules: dict) -> dict:
         token = peer.token = os.urandom(16).hex()
         markers = list(item.iter_markers("forbids"))
         why = next((m.kwargs["why"] for m in markers if "why" in m.kwargs), "")
-        peer.send({"op": "start", "token": token, "modules": modules, "limit": limit,
-                   "forbids": [n for m in markers for n in m.args], "why": why})
+        peer.send(
+            {
+                "op": "start",
+                "token": token,
+                "modules": modules,
+                "limit": limit,
+                "forbids": [n for m in markers for n in m.args],
+                "why": why,
+            }
+        )
         while True:  # skip what an earlier test's sandboxed process left in the pipe; bounded: the worker kills this
             # process after the test's limit plus GRACE_S, and receive() raises ChannelClosed once the sandbox hangs up
             message = peer.receive()
             if message.get("k") == "started" and message.get("token") == token:
                 break
             if message.get("k") == "gone" and message.get("token") == token:  # it died before the test began
-                raise RuntimeError(f"the sandbox process for the student's code {message.get('why', 'ended')} "
-                                   "before the test could start")
+                raise RuntimeError(
+                    f"the sandbox process for the student's code {message.get('why', 'ended')} "
+                    "before the test could start"
+                )
         lazy.remote = peer
         set_limit(item, limit)
         from _pytest.runner import runtestprotocol
@@ -157,15 +171,21 @@ def _run_test(item, limit: float, rfile, wfile, modules: dict) -> dict:
             grade = item.config.stash[BY_ID_KEY].get(item.nodeid)
             reason = grade.reason if grade is not None and grade.reason else reason
         if "No space left on device" in reason and mounts.enabled():
-            reason = first_line(f"{reason} (the sandbox's /tmp and the test's folders hold at most {mounts.MAX_FILES} "
-                                f"files each, {bwrap.TMP_BYTES >> 20} MB and {mounts.SCRATCH_BYTES >> 20} MB)")
+            reason = first_line(
+                f"{reason} (the sandbox's /tmp and the test's folders hold at most {mounts.MAX_FILES} "
+                f"files each, {bwrap.TMP_BYTES >> 20} MB and {mounts.SCRATCH_BYTES >> 20} MB)"
+            )
         acknowledged = peer.end()
         clean = outcome in ("passed", "failed", "skipped") and acknowledged and not peer.touched and not peer.closed
         # not acknowledged: what the sandbox read ahead may hold the next test's start, so it is not used again
         return {"outcome": outcome, "reason": reason, "lost": peer.closed or not acknowledged, "reuse": clean}
     except BaseException as e:  # noqa: BLE001 - whatever happens, answer once
-        return {"outcome": "error", "reason": f"the grader could not run this test: {type(e).__name__}: {e}",
-                "lost": peer.closed, "reuse": False}
+        return {
+            "outcome": "error",
+            "reason": f"the grader could not run this test: {type(e).__name__}: {e}",
+            "lost": peer.closed,
+            "reuse": False,
+        }
     finally:
         lazy.remote = None
 

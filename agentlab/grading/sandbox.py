@@ -42,7 +42,9 @@ class Stage:
         self.modules = sorted(p.name for p in (self.instructor / "exercises").iterdir() if MODULE.fullmatch(p.name))
         self._homes = itertools.count(1)  # next() is one step: students graded in parallel never share a number
         _copy_tests(self.instructor, self.repo)
-        shutil.copytree(self.instructor / "agentlab", self.root / "lib" / "agentlab", ignore=lambda _d, n: _JUNK & set(n))
+        shutil.copytree(
+            self.instructor / "agentlab", self.root / "lib" / "agentlab", ignore=lambda _d, n: _JUNK & set(n)
+        )
         # Bytecode for the staged lab, written here by the trusted side: every worker and every student's
         # sandbox imports all of it, and neither may write __pycache__ (read-only, or PYTHONDONTWRITEBYTECODE).
         compileall.compile_dir(self.root / "lib" / "agentlab", quiet=2)
@@ -74,20 +76,34 @@ class Stage:
         """The workers' environment: no keys or tokens, the staged lab first on the import path."""
         env = {k: v for k, v in os.environ.items() if k in _KEEP_ENV or k.startswith("LC_")}
         home = str(self.root / "homes")
-        env.update(HOME=home, TMPDIR=home, PYTHONPATH=str(self.root / "lib"), PYTHONDONTWRITEBYTECODE="1",
-                   PYTHONIOENCODING="utf-8", PYTHONHASHSEED="0", MPLBACKEND="Agg")
+        env.update(
+            HOME=home,
+            TMPDIR=home,
+            PYTHONPATH=str(self.root / "lib"),
+            PYTHONDONTWRITEBYTECODE="1",
+            PYTHONIOENCODING="utf-8",
+            PYTHONHASHSEED="0",
+            MPLBACKEND="Agg",
+        )
         return env
 
     def python_paths(self) -> list[str]:
         """Folders of the Python installation a student's uid must be able to read (outermost only)."""
-        paths = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                                      *site.getsitepackages())})
+        paths = sorted(
+            {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages())}
+        )
         return [p for p in paths if not any(p != q and p.startswith(q + os.sep) for q in paths)]
 
     def hidden_paths(self, *more: Path) -> list[str]:
         """Paths a student's test process must not see (as root they get covered by empty mounts)."""
-        needed = [self.root, Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
-                  Path(os.path.realpath(sys.executable)).parent, *map(Path, site.getsitepackages())]
+        needed = [
+            self.root,
+            Path(sys.prefix),
+            Path(sys.base_prefix),
+            Path(sys.exec_prefix),
+            Path(os.path.realpath(sys.executable)).parent,
+            *map(Path, site.getsitepackages()),
+        ]
         needed = [Path(os.path.realpath(p)) for p in needed]
 
         def hideable(path: Path) -> bool:

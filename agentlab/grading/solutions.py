@@ -24,8 +24,11 @@ ANSWER_PLACEHOLDER = "YOUR ANSWER HERE"
 
 def holds_solutions(exercises: Path) -> bool:
     """True in the instructor edition: some ``exercises/ex*.py`` still has a solution region's marker line."""
-    return any(_MARKER_LINE.search(line) for path in sorted(exercises.glob("ex*.py"))
-               for line in path.read_text("utf-8", errors="replace").splitlines())
+    return any(
+        _MARKER_LINE.search(line)
+        for path in sorted(exercises.glob("ex*.py"))
+        for line in path.read_text("utf-8", errors="replace").splitlines()
+    )
 
 
 class SolutionMarkerError(ValueError):
@@ -47,8 +50,9 @@ def strip_code(source: str, label: str, *, notebook: bool = False) -> tuple[str,
     try:
         tree = ast.parse(masked)
     except SyntaxError as e:
-        raise SolutionMarkerError(f"{label}:{e.lineno}: cannot parse the file to find the exercise functions: "
-                                  f"{e.msg}") from e
+        raise SolutionMarkerError(
+            f"{label}:{e.lineno}: cannot parse the file to find the exercise functions: {e.msg}"
+        ) from e
     exercises = []
     for start, end, indent in reversed(regions):
         text = _exercise_line(tree, start, label)
@@ -60,8 +64,10 @@ def strip_code(source: str, label: str, *, notebook: bool = False) -> tuple[str,
     try:
         ast.parse(_mask_magics(result) if notebook else result)
     except SyntaxError as e:
-        raise SolutionMarkerError(f"{label}:{e.lineno}: the stubbed code would not be valid Python ({e.msg}); "
-                                  "make each solution region whole statements") from e
+        raise SolutionMarkerError(
+            f"{label}:{e.lineno}: the stubbed code would not be valid Python ({e.msg}); "
+            "make each solution region whole statements"
+        ) from e
     return result, exercises
 
 
@@ -95,8 +101,10 @@ def _pair(markers: list[tuple[int, str, str]], label: str) -> list[tuple[int, in
     for line, kind, indent in markers:
         if kind == "BEGIN":
             if open_at is not None:
-                raise SolutionMarkerError(f"{label}:{open_at[0]}: '### BEGIN SOLUTION' has no '### END SOLUTION' "
-                                          f"before the next BEGIN at line {line}")
+                raise SolutionMarkerError(
+                    f"{label}:{open_at[0]}: '### BEGIN SOLUTION' has no '### END SOLUTION' "
+                    f"before the next BEGIN at line {line}"
+                )
             open_at = (line, indent)
         elif open_at is None:
             raise SolutionMarkerError(f"{label}:{line}: '### END SOLUTION' without a '### BEGIN SOLUTION' before it")
@@ -110,17 +118,24 @@ def _pair(markers: list[tuple[int, str, str]], label: str) -> list[tuple[int, in
 
 def _exercise_line(tree: ast.AST, line: int, label: str) -> str:
     """First docstring line of the innermost function around ``line``; must read 'Exercise N.M: ...'."""
-    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.lineno <= line <= (n.end_lineno or n.lineno)]
+    functions = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= line <= (n.end_lineno or n.lineno)
+    ]
     if not functions:
-        raise SolutionMarkerError(f"{label}:{line}: this solution region is not inside a function; put it in a "
-                                  "function whose docstring starts with 'Exercise N.M: <what to implement>'")
+        raise SolutionMarkerError(
+            f"{label}:{line}: this solution region is not inside a function; put it in a "
+            "function whose docstring starts with 'Exercise N.M: <what to implement>'"
+        )
     function = max(functions, key=lambda n: n.lineno)
     doc = (ast.get_docstring(function) or "").strip()
     first = doc.splitlines()[0].strip() if doc else ""
     if not _EXERCISE.match(first):
-        raise SolutionMarkerError(f"{label}:{line}: the docstring of {function.name}() must start with "
-                                  f"'Exercise N.M: <what to implement>' (found {first!r})")
+        raise SolutionMarkerError(
+            f"{label}:{line}: the docstring of {function.name}() must start with "
+            f"'Exercise N.M: <what to implement>' (found {first!r})"
+        )
     return first
 
 

@@ -145,7 +145,6 @@ def kill_all_but(pid: int, seconds: float = 2.0) -> None:
             time.sleep(POLL_S / 10)
 
 
-
 def collect_exited() -> None:
     """Reap every child that has already exited (the killed leftovers of a test), without waiting for others."""
     while True:  # bounded: each round collects one child that has exited; ends when none is left to collect
@@ -180,16 +179,24 @@ def _child(start: dict, uid: int | None, compiled: dict, ctl: int | None = None,
             become(uid)
         keyctl(KEYCTL_JOIN_SESSION, None)  # a session keyring of this process's own, not the one the server inherited
         cpu, first_vm = int(float(start.get("limit", 60))) + 6, _vm_size()
-        for limit, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, MAX_FILE_BYTES),
-                             (resource.RLIMIT_NPROC, MAX_PROCESSES), (resource.RLIMIT_CORE, 0),
-                             (resource.RLIMIT_MSGQUEUE, 0),  # no POSIX message queue: it would outlive the test
-                             (resource.RLIMIT_AS, first_vm + MEMORY_BYTES)):
+        for limit, value in (
+            (resource.RLIMIT_CPU, cpu),
+            (resource.RLIMIT_FSIZE, MAX_FILE_BYTES),
+            (resource.RLIMIT_NPROC, MAX_PROCESSES),
+            (resource.RLIMIT_CORE, 0),
+            (resource.RLIMIT_MSGQUEUE, 0),  # no POSIX message queue: it would outlive the test
+            (resource.RLIMIT_AS, first_vm + MEMORY_BYTES),
+        ):
             _soft, hard = resource.getrlimit(limit)
             value = value if hard == resource.RLIM_INFINITY else min(value, hard)
             top = value + KEPT_CPU_S if limit == resource.RLIMIT_CPU and ctl is not None else value
             resource.setrlimit(limit, (value, top if hard == resource.RLIM_INFINITY else min(top, hard)))
-        sys.meta_path.insert(0, lazy.ExerciseFinder({str(k): str(v) for k, v in dict(start.get("modules", {})).items()},
-                                                   package=True, compiled=compiled))
+        sys.meta_path.insert(
+            0,
+            lazy.ExerciseFinder(
+                {str(k): str(v) for k, v in dict(start.get("modules", {})).items()}, package=True, compiled=compiled
+            ),
+        )
         channel_in, channel_out = os.dup(0), os.dup(1)  # the channel moves off 0/1: a print() is not a message
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):

@@ -33,8 +33,19 @@ import os
 import signal
 import sys
 
-from agentlab.grading.student_process import (KEYCTL_CLEAR, LIBC, USER_KEYRING, USER_SESSION_KEYRING, StudentProcess,
-                                              become, collect_exited, drop, keyctl, kill_all_but, quietly)
+from agentlab.grading.student_process import (
+    KEYCTL_CLEAR,
+    LIBC,
+    USER_KEYRING,
+    USER_SESSION_KEYRING,
+    StudentProcess,
+    become,
+    collect_exited,
+    drop,
+    keyctl,
+    kill_all_but,
+    quietly,
+)
 
 MAX_COMPILE_BYTES = 1 << 20
 """Largest module file compiled ahead by the server (a submission's module is at most this size anyway)."""
@@ -66,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
             kept = drop(kept)
             compiled.clear()
             left = _reset(args.uid)
-            stdout.write(json.dumps({"k": "reset", "token": str(start.get("token", "")), "left": left}).encode() + b"\n")
+            stdout.write(
+                json.dumps({"k": "reset", "token": str(start.get("token", "")), "left": left}).encode() + b"\n"
+            )
             continue
         if not isinstance(start, dict) or start.get("op") != "start":
             continue
@@ -109,7 +122,7 @@ def _compile(modules, compiled: dict) -> dict:
     content, not by time and size: the next student's file at the same path may match those). One that does
     not compile is left to the student's process, which compiles it itself and fails that test with the real error.
     Returns path -> code for the files compiled."""
-    for path in (dict(modules).values() if isinstance(modules, dict) else ()):
+    for path in dict(modules).values() if isinstance(modules, dict) else ():
         path = str(path)
         try:
             with open(path, "rb") as f:
@@ -140,8 +153,11 @@ def _ipc_of(uid: int) -> list[tuple[str, int]]:
                 rows = [line.split() for line in f.readlines()[1:]]
         except OSError:
             continue
-        found += [(kind, int(row[1])) for row in rows
-                  if len(row) > column + 2 and uid in (int(row[column]), int(row[column + 2]))]
+        found += [
+            (kind, int(row[1]))
+            for row in rows
+            if len(row) > column + 2 and uid in (int(row[column]), int(row[column + 2]))
+        ]
     return found
 
 
@@ -154,9 +170,11 @@ def _reset(uid: int | None) -> int:
         try:
             become(uid)
             quietly(lambda: os.kill(-1, signal.SIGKILL))
-            remove = {"shm": lambda i: LIBC.shmctl(i, _IPC_RMID, None),
-                      "sem": lambda i: LIBC.semctl(i, 0, _IPC_RMID),
-                      "msg": lambda i: LIBC.msgctl(i, _IPC_RMID, None)}
+            remove = {
+                "shm": lambda i: LIBC.shmctl(i, _IPC_RMID, None),
+                "sem": lambda i: LIBC.semctl(i, 0, _IPC_RMID),
+                "msg": lambda i: LIBC.msgctl(i, _IPC_RMID, None),
+            }
             for kind, ident in _ipc_of(uid):
                 remove[kind](ident)
             for keyring in (USER_KEYRING, USER_SESSION_KEYRING):  # the uid's own keyrings outlive its processes

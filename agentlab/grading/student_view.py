@@ -68,12 +68,13 @@ def api_error_text(exc: BaseException) -> str:
 
 def not_started(exercise: str, tests: list[GradedTest]) -> bool:
     """Every test of the exercise failed on the exercise's own ``NotImplementedError`` stub."""
-    return bool(tests) and all(t.outcome != "passed" and (m := _STUB.match(t.reason)) and m[1] == exercise
-                               for t in tests)
+    return bool(tests) and all(
+        t.outcome != "passed" and (m := _STUB.match(t.reason)) and m[1] == exercise for t in tests
+    )
 
 
 def where(tests: list[GradedTest]) -> str:
-    """"exercises/ex01_round_trip.py, notebook 01" from the test file's name."""
+    """ "exercises/ex01_round_trip.py, notebook 01" from the test file's name."""
     stem = Path(tests[0].nodeid.split("::")[0]).stem.removeprefix("test_")
     number = re.match(r"ex(\d+)", stem)
     return f"exercises/{stem}.py" + (f", notebook {number[1]}" if number else "")
@@ -86,8 +87,9 @@ def render(report: GradeReport, width: int = 240) -> list[str]:
         by_ex.setdefault(t.exercise, []).append(t)
     sums = report.exercises()
     lines: list[str] = []
-    first = next((t for ex in sums for t in by_ex[ex] if t.outcome != "passed" and not not_started(ex, by_ex[ex])),
-                 None)
+    first = next(
+        (t for ex in sums for t in by_ex[ex] if t.outcome != "passed" and not not_started(ex, by_ex[ex])), None
+    )
     if first is not None:
         lines.append(f"first problem to fix: exercise {first.exercise}, {first.name}")
         lines += (first.detail or f"  {first.reason}").splitlines()
@@ -101,8 +103,10 @@ def render(report: GradeReport, width: int = 240) -> list[str]:
             lines.append(_cut(f"{ex:<{col}}  {score:<6}  not started: exercise {ex} in {where(tests)}", width))
             continue
         failed = [t for t in tests if t.outcome != "passed"]
-        lines.append(f"{ex:<{col}}  {score:<6}  " + ("all tests pass" if not failed else
-                                                     f"{len(failed)} of {len(tests)} tests fail:"))
+        lines.append(
+            f"{ex:<{col}}  {score:<6}  "
+            + ("all tests pass" if not failed else f"{len(failed)} of {len(tests)} tests fail:")
+        )
         lines += [_cut(f"{'':<{col}}    {t.name}: {t.reason}", width) for t in failed]
     for err in report.load_errors:
         lines.append(_cut(f"could not load {err['nodeid']}: {err['reason']}", width))

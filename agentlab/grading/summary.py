@@ -18,12 +18,22 @@ from agentlab.grading.report import fmt_points
 from agentlab.grading.table import Row
 
 _TEXT = {
-    "en": {"title": "Feedback for {student}", "total": "Total: {earned}/{possible} points",
-           "exercise": "exercise", "points": "points", "what": "What went wrong",
-           "none": "Nothing: every graded test passed."},
-    "zh-CN": {"title": "{student} 的评分反馈", "total": "总分：{earned}/{possible} 分",
-              "exercise": "练习", "points": "得分", "what": "失分原因",
-              "none": "没有：所有评分测试都通过了。"},
+    "en": {
+        "title": "Feedback for {student}",
+        "total": "Total: {earned}/{possible} points",
+        "exercise": "exercise",
+        "points": "points",
+        "what": "What went wrong",
+        "none": "Nothing: every graded test passed.",
+    },
+    "zh-CN": {
+        "title": "{student} 的评分反馈",
+        "total": "总分：{earned}/{possible} 分",
+        "exercise": "练习",
+        "points": "得分",
+        "what": "失分原因",
+        "none": "没有：所有评分测试都通过了。",
+    },
 }
 
 
@@ -42,9 +52,14 @@ def is_zh_cn(path: Path) -> bool:
 
 def feedback_markdown(row: Row, exercises: list[str], possible: dict[str, float], language: str = "en") -> str:
     t = _TEXT.get(language, _TEXT["en"])
-    lines = [f"# {t['title'].format(student=row.student)}", "",
-             t["total"].format(earned=fmt_points(row.total), possible=fmt_points(row.possible)), "",
-             f"| {t['exercise']} | {t['points']} |", "|---|---|"]
+    lines = [
+        f"# {t['title'].format(student=row.student)}",
+        "",
+        t["total"].format(earned=fmt_points(row.total), possible=fmt_points(row.possible)),
+        "",
+        f"| {t['exercise']} | {t['points']} |",
+        "|---|---|",
+    ]
     lines += [f"| {ex} | {fmt_points(row.points.get(ex, 0))}/{fmt_points(possible.get(ex, 0))} |" for ex in exercises]
     lines += ["", f"## {t['what']}", ""]
     reasons = [r for r in (row.feedback or row.notes).split("; ") if r]
@@ -54,19 +69,28 @@ def feedback_markdown(row: Row, exercises: list[str], possible: dict[str, float]
 
 def class_summary(rows: list[Row], exercises: list[str], possible: dict[str, float]) -> str:
     totals = [r.total for r in rows]
-    missing = [r.student for r in rows if r.notes.startswith(("no exNN", "no exercise", "cannot read"))
-               or "no exNN_*.py exercise modules found" in r.notes]
+    missing = [
+        r.student
+        for r in rows
+        if r.notes.startswith(("no exNN", "no exercise", "cannot read"))
+        or "no exNN_*.py exercise modules found" in r.notes
+    ]
     lines = ["# Class summary", "", f"students: {len(rows)}"]
     if totals:
-        lines += [f"mean: {statistics.mean(totals):.2f}", f"median: {fmt_points(statistics.median(totals))}",
-                  f"points possible: {fmt_points(rows[0].possible)}"]
+        lines += [
+            f"mean: {statistics.mean(totals):.2f}",
+            f"median: {fmt_points(statistics.median(totals))}",
+            f"points possible: {fmt_points(rows[0].possible)}",
+        ]
     lines += ["", "| exercise | possible | full | some | none | mean |", "|---|---|---|---|---|---|"]
     for ex in exercises:
         got = [r.points.get(ex, 0) for r in rows]
         full = sum(g >= possible.get(ex, 0) > 0 for g in got)
         none = sum(g == 0 for g in got)
         mean = statistics.mean(got) if got else 0
-        lines.append(f"| {ex} | {fmt_points(possible.get(ex, 0))} | {full} | {len(got) - full - none} | {none} | {mean:.2f} |")
+        lines.append(
+            f"| {ex} | {fmt_points(possible.get(ex, 0))} | {full} | {len(got) - full - none} | {none} | {mean:.2f} |"
+        )
     lines += ["", "missing (no readable exercise module): " + (", ".join(missing) if missing else "none")]
     return "\n".join(lines) + "\n"
 
@@ -91,14 +115,18 @@ def plot_totals(rows: list[Row], path: Path) -> Path | None:
     return path
 
 
-def write_reports(rows: list[Row], exercises: list[str], possible: dict[str, float], out_csv: Path,
-                  languages: dict[str, str]) -> None:
+def write_reports(
+    rows: list[Row], exercises: list[str], possible: dict[str, float], out_csv: Path, languages: dict[str, str]
+) -> None:
     out_csv = Path(out_csv)
     folder = out_csv.with_name(out_csv.stem + "-feedback")
     folder.mkdir(exist_ok=True)
     for row in rows:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in row.student) or "_"
-        (folder / f"{safe}.md").write_text(feedback_markdown(row, exercises, possible, languages.get(row.student, "en")),
-                                           encoding="utf-8")
-    out_csv.with_name(out_csv.stem + "-summary.md").write_text(class_summary(rows, exercises, possible), encoding="utf-8")
+        (folder / f"{safe}.md").write_text(
+            feedback_markdown(row, exercises, possible, languages.get(row.student, "en")), encoding="utf-8"
+        )
+    out_csv.with_name(out_csv.stem + "-summary.md").write_text(
+        class_summary(rows, exercises, possible), encoding="utf-8"
+    )
     plot_totals(rows, out_csv.with_name(out_csv.stem + "-totals.png"))

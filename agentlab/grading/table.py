@@ -56,8 +56,13 @@ def write_csv(path: Path, rows: list[Row], possible: dict[str, float]) -> None:
 
 
 def _cells(r: Row, possible: dict[str, float]) -> list[str]:
-    return [_cell(r.student), *(fmt_points(p) for ex, of in possible.items() for p in (r.points.get(ex, 0), of)),
-            fmt_points(r.total), fmt_points(r.possible), _cell(r.notes)]
+    return [
+        _cell(r.student),
+        *(fmt_points(p) for ex, of in possible.items() for p in (r.points.get(ex, 0), of)),
+        fmt_points(r.total),
+        fmt_points(r.possible),
+        _cell(r.notes),
+    ]
 
 
 def _cell(text: str) -> str:
@@ -80,7 +85,9 @@ def resumable(path: Path, exercises: list[str]) -> dict[str, Row]:
         try:
             name = r["student"][1:] if r["student"].startswith("'") else r["student"]
             notes = r["notes"][1:] if r["notes"].startswith("'") else r["notes"]
-            rows[name] = Row(name, {ex: float(r[ex]) for ex in exercises}, float(r["total"]), float(r["possible"]), notes)
+            rows[name] = Row(
+                name, {ex: float(r[ex]) for ex in exercises}, float(r["total"]), float(r["possible"]), notes
+            )
         except (KeyError, ValueError):
             continue
     return rows
@@ -126,8 +133,10 @@ class Progress:
             left = elapsed / self.done * (self.total - self.done)
             plural = "s" if row.timed_out != 1 else ""
             stopped = f", {row.timed_out} test{plural} stopped at a time limit" if row.timed_out else ""
-            self.say(f"[{self.done}/{self.total}] {row.student} ... {fmt_points(row.total)}/{fmt_points(row.possible)} "
-                     f"in {took:.1f} s{stopped}; about {_duration(left)} left")
+            self.say(
+                f"[{self.done}/{self.total}] {row.student} ... {fmt_points(row.total)}/{fmt_points(row.possible)} "
+                f"in {took:.1f} s{stopped}; about {_duration(left)} left"
+            )
 
     def close(self) -> None:
         """Stop the long-run lines (the watcher thread ends at its next wake-up)."""

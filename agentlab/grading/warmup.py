@@ -47,9 +47,12 @@ def warm_up() -> list[str]:
         return missing
     try:
         client = agentlab.connect("sim", quiet=True)
-        reply = client.messages.create(model=agentlab.default_model(), max_tokens=64,
-                                       messages=[{"role": "user", "content": agentlab.city_task(["Paris", "Oslo"], "en")}],
-                                       tools=[agentlab.get_weather.spec()])
+        reply = client.messages.create(
+            model=agentlab.default_model(),
+            max_tokens=64,
+            messages=[{"role": "user", "content": agentlab.city_task(["Paris", "Oslo"], "en")}],
+            tools=[agentlab.get_weather.spec()],
+        )
     except Exception:  # noqa: BLE001 - e.g. a course without the simulator
         return [*missing, "agentlab.connect('sim')"]
     try:  # pricing loads genai-prices' snapshot (about 0.8 s); the experiments' tables import pandas (seconds)

@@ -44,7 +44,8 @@ GRACE_S = runner.GRACE_S
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("agentlab grading").addoption(
-        "--grade-worker", metavar="FD", type=int, default=None, help="serve grading jobs; answer on FD")
+        "--grade-worker", metavar="FD", type=int, default=None, help="serve grading jobs; answer on FD"
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -83,8 +84,9 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     for failure in precompute.compute_all():  # once here, inherited by every fork (each test recomputes it otherwise)
         print(f"agentlab grading: a shared computation will run inside its tests instead: {failure}", file=sys.stderr)
     gc.freeze()  # the warm objects stay put: forks copy fewer pages
-    out.write(json.dumps({"ready": True, "tests": [vars(t) for t in report.tests],
-                          "load_errors": report.load_errors}) + "\n")
+    out.write(
+        json.dumps({"ready": True, "tests": [vars(t) for t in report.tests], "load_errors": report.load_errors}) + "\n"
+    )
     for line in sys.stdin:
         if line.strip():
             job = json.loads(line)
@@ -153,8 +155,14 @@ def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]
         for index, item in enumerate(items):
             limit = float(job["limits"].get(item.nodeid, 60))
             if spent >= job["budget"]:
-                results.append({"nodeid": item.nodeid, "outcome": "not run", "seconds": 0,
-                                "reason": f"not run: the {job['budget']:g} s time limit for the whole submission was used up"})
+                results.append(
+                    {
+                        "nodeid": item.nodeid,
+                        "outcome": "not run",
+                        "seconds": 0,
+                        "reason": f"not run: the {job['budget']:g} s time limit for the whole submission was used up",
+                    }
+                )
                 continue
             if not box.ready():  # the student's code killed its server, or a test timed out: a fresh one
                 trusted = _retire(trusted, box, boxes)
@@ -203,10 +211,19 @@ def _run_one(trusted: runner.Runner, index: int, item: pytest.Item, limit: float
     result = {"nodeid": item.nodeid, "seconds": round(seconds, 3), "new_box": True, "reuse": False}
     try:
         message = json.loads(line)
-        if (not timed_out and message.get("nonce") == nonce and message.get("nodeid") == item.nodeid
-                and message.get("outcome") in ("passed", "failed", "error", "skipped")):
-            return {**result, "outcome": str(message["outcome"]), "reason": first_line(str(message.get("reason", ""))),
-                    "new_box": message.get("lost") is True, "reuse": message.get("reuse") is True}
+        if (
+            not timed_out
+            and message.get("nonce") == nonce
+            and message.get("nodeid") == item.nodeid
+            and message.get("outcome") in ("passed", "failed", "error", "skipped")
+        ):
+            return {
+                **result,
+                "outcome": str(message["outcome"]),
+                "reason": first_line(str(message.get("reason", ""))),
+                "new_box": message.get("lost") is True,
+                "reuse": message.get("reuse") is True,
+            }
     except (ValueError, TypeError, AttributeError):
         pass  # not the test's answer
     status = trusted.wait_status()  # it timed out (killed here) or ended without answering
@@ -225,4 +242,3 @@ def _died(status: int, timed_out: bool, limit: float) -> str:
         return f"the test process was killed by {name}{hint} before it reported"
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
     return f"the test process exited with code {code} before it reported (os._exit or a crash)"
-

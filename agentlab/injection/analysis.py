@@ -40,8 +40,14 @@ def reachability_table() -> list[dict]:
     rows = []
     for u in USER_TASKS:
         hit = [i.id for i in INJECTION_TASKS if reachable(i, u.needs)]
-        rows.append({"user task": u.id, "tools offered": ", ".join(u.needs), "goals reachable": ", ".join(hit) or "none",
-                     "reachable": f"{len(hit)}/{len(INJECTION_TASKS)}"})
+        rows.append(
+            {
+                "user task": u.id,
+                "tools offered": ", ".join(u.needs),
+                "goals reachable": ", ".join(hit) or "none",
+                "reachable": f"{len(hit)}/{len(INJECTION_TASKS)}",
+            }
+        )
     return rows
 
 

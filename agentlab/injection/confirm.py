@@ -33,8 +33,10 @@ class SeededApprover:
 
     def __post_init__(self) -> None:
         if isinstance(self.rate, bool) or not isinstance(self.rate, (int, float)) or not 0 <= self.rate <= 1:
-            raise ValueError(f"SeededApprover(rate={self.rate!r}): rate is the share of calls approved, "
-                             "a number from 0 to 1 (e.g. 0.5)")
+            raise ValueError(
+                f"SeededApprover(rate={self.rate!r}): rate is the share of calls approved, "
+                "a number from 0 to 1 (e.g. 0.5)"
+            )
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise ValueError(f"SeededApprover(seed={self.seed!r}): seed must be a whole number")
 
@@ -64,8 +66,9 @@ class Confirmation:
 
     def __post_init__(self) -> None:
         if not callable(self.approver):
-            raise TypeError(f"Confirmation(approver={self.approver!r}): give a function block -> bool, "
-                            "e.g. SeededApprover(0.5)")
+            raise TypeError(
+                f"Confirmation(approver={self.approver!r}): give a function block -> bool, e.g. SeededApprover(0.5)"
+            )
         self.side_effects = frozenset(self.side_effects)
 
     def check(self, block: dict) -> str | None:

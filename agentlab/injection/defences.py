@@ -80,5 +80,7 @@ def defence(name: str) -> Defence:
     for d in MATRIX_DEFENCES:
         if d.name == name:
             return d
-    raise ValueError(f"defence {name!r}: no such defence in the matrix; choose one of "
-                     f"{', '.join(repr(d.name) for d in MATRIX_DEFENCES)}, or build one with Defence(...)")
+    raise ValueError(
+        f"defence {name!r}: no such defence in the matrix; choose one of "
+        f"{', '.join(repr(d.name) for d in MATRIX_DEFENCES)}, or build one with Defence(...)"
+    )

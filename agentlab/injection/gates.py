@@ -50,13 +50,19 @@ class GatedExecutor:
 
     def __post_init__(self) -> None:
         for g in self.gates:
-            if not (isinstance(getattr(g, "name", None), str) and callable(getattr(g, "check", None))
-                    and callable(getattr(g, "observe", None))):
-                raise TypeError(f"GatedExecutor(gates=...): {g!r} is not a gate; a gate has a name (str), "
-                                "check(block) -> reason or None, and observe(block, result)")
+            if not (
+                isinstance(getattr(g, "name", None), str)
+                and callable(getattr(g, "check", None))
+                and callable(getattr(g, "observe", None))
+            ):
+                raise TypeError(
+                    f"GatedExecutor(gates=...): {g!r} is not a gate; a gate has a name (str), "
+                    "check(block) -> reason or None, and observe(block, result)"
+                )
 
-    def __call__(self, content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,
-                 turn: int = 0) -> list[dict]:
+    def __call__(
+        self, content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None, turn: int = 0
+    ) -> list[dict]:
         by_name = tools if isinstance(tools, dict) else toolset(tools)
         trace = trace if trace is not None else Trace()
         blocks = [b.model_dump(mode="json", exclude_none=True) if hasattr(b, "model_dump") else b for b in content]

@@ -48,9 +48,9 @@ def shared_run(arg: str, text: str, min_chars: int) -> str | None:
     best = None
     i = 0
     while i + min_chars <= len(arg):
-        if arg[i:i + min_chars] in text:
+        if arg[i : i + min_chars] in text:
             end = i + min_chars
-            while end < len(arg) and arg[i:end + 1] in text:
+            while end < len(arg) and arg[i : end + 1] in text:
                 end += 1
             if best is None or end - i > len(best):
                 best = arg[i:end]
@@ -60,8 +60,9 @@ def shared_run(arg: str, text: str, min_chars: int) -> str | None:
     return best
 
 
-def carries_taint(tool_input: Any, sources: list[tuple[str, str]], min_chars: int = DEFAULT_MIN_CHARS
-                  ) -> tuple[str, str, str] | None:
+def carries_taint(
+    tool_input: Any, sources: list[tuple[str, str]], min_chars: int = DEFAULT_MIN_CHARS
+) -> tuple[str, str, str] | None:
     """The first tainted argument as ``(field, source tool, shared text)``, or ``None``.
 
     ``sources`` holds ``(tool name, text)`` for every untrusted result seen so far."""
@@ -90,8 +91,10 @@ class DataFlowGuard:
 
     def __post_init__(self) -> None:
         if not isinstance(self.min_chars, int) or isinstance(self.min_chars, bool) or self.min_chars < 1:
-            raise ValueError(f"DataFlowGuard(min_chars={self.min_chars!r}): give a whole number of characters >= 1, "
-                             f"e.g. {DEFAULT_MIN_CHARS}")
+            raise ValueError(
+                f"DataFlowGuard(min_chars={self.min_chars!r}): give a whole number of characters >= 1, "
+                f"e.g. {DEFAULT_MIN_CHARS}"
+            )
         self.untrusted = frozenset(self.untrusted)
 
     def check(self, block: dict) -> str | None:
@@ -100,8 +103,10 @@ class DataFlowGuard:
             return None
         where, source, run = hit
         shown = run if len(run) <= 60 else run[:57] + "..."
-        return (f"argument '{where}' of {block['name']} carries {len(run)} characters read from an untrusted "
-                f"result of {source}: {shown!r}")
+        return (
+            f"argument '{where}' of {block['name']} carries {len(run)} characters read from an untrusted "
+            f"result of {source}: {shown!r}"
+        )
 
     def observe(self, block: dict, result: dict) -> None:
         if block.get("name") not in self.untrusted or result.get("is_error"):

@@ -56,16 +56,20 @@ def summarize(results: Iterable[CaseResult]) -> Metrics:
     benign = [r for r in results if r.injection is None]
     attacked = [r for r in results if r.injection is not None]
     if not benign or not attacked:
-        raise ValueError(f"summarize: need benign runs and attacked runs, got {len(benign)} benign and "
-                         f"{len(attacked)} attacked; run every user task alone and with each injection task")
+        raise ValueError(
+            f"summarize: need benign runs and attacked runs, got {len(benign)} benign and "
+            f"{len(attacked)} attacked; run every user task alone and with each injection task"
+        )
     return Metrics(
         benign_utility=sum(r.utility for r in benign) / len(benign),
         utility_under_attack=sum(r.utility for r in attacked) / len(attacked),
         asr=sum(r.attack_succeeded for r in attacked) / len(attacked),
-        benign_runs=len(benign), attacked_runs=len(attacked),
+        benign_runs=len(benign),
+        attacked_runs=len(attacked),
         benign_calls_blocked=sum(len(r.blocked) for r in benign),
         attack_calls_blocked=sum(r.attack_calls_blocked for r in attacked),
-        approvals_asked=sum(r.approvals_asked for r in results))
+        approvals_asked=sum(r.approvals_asked for r in results),
+    )
 
 
 def run_suite(defence: Defence, client: Any = None) -> list[CaseResult]:
@@ -100,12 +104,14 @@ def matrix(defences: Iterable[Defence] = MATRIX_DEFENCES, client: Any = None, se
     rows = {}
     for d in defences:
         ms = _seed_runs(d, seeds, client)
-        rows[d.name] = {"benign utility %": _mean(ms, "benign_utility", 100),
-                        "utility under attack %": _mean(ms, "utility_under_attack", 100),
-                        "attack success %": _mean(ms, "asr", 100),
-                        "benign calls blocked": _mean(ms, "benign_calls_blocked"),
-                        "attack calls blocked": _mean(ms, "attack_calls_blocked"),
-                        "approvals asked": _mean(ms, "approvals_asked")}
+        rows[d.name] = {
+            "benign utility %": _mean(ms, "benign_utility", 100),
+            "utility under attack %": _mean(ms, "utility_under_attack", 100),
+            "attack success %": _mean(ms, "asr", 100),
+            "benign calls blocked": _mean(ms, "benign_calls_blocked"),
+            "attack calls blocked": _mean(ms, "attack_calls_blocked"),
+            "approvals asked": _mean(ms, "approvals_asked"),
+        }
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
@@ -120,10 +126,12 @@ def approval_sweep(rates: Iterable[float] = APPROVAL_RATES, seeds: Iterable[int]
     rows = {}
     for rate in rates:
         ms = _seed_runs(Defence(f"confirmation ({rate:.0%} approved)", approval_rate=rate), seeds, client)
-        rows[rate] = {"benign utility %": _mean(ms, "benign_utility", 100),
-                      "utility under attack %": _mean(ms, "utility_under_attack", 100),
-                      "attack success %": _mean(ms, "asr", 100),
-                      "approvals per run": sum(m.approvals_asked / (m.benign_runs + m.attacked_runs) for m in ms) / len(ms)}
+        rows[rate] = {
+            "benign utility %": _mean(ms, "benign_utility", 100),
+            "utility under attack %": _mean(ms, "utility_under_attack", 100),
+            "attack success %": _mean(ms, "asr", 100),
+            "approvals per run": sum(m.approvals_asked / (m.benign_runs + m.attacked_runs) for m in ms) / len(ms),
+        }
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "approval rate"
     return frame

@@ -21,12 +21,16 @@ def plot_injection_matrix(frame: Any) -> Any:
     """Heatmap of the standard metrics (percent) per defence, each cell labelled; ``frame`` from ``matrix()``."""
     missing = [c for c in METRICS if c not in getattr(frame, "columns", [])]
     if missing:
-        raise ValueError(f"plot_injection_matrix: the frame has no column {missing[0]!r}; pass agentlab.injection.matrix()")
+        raise ValueError(
+            f"plot_injection_matrix: the frame has no column {missing[0]!r}; pass agentlab.injection.matrix()"
+        )
     plt = pyplot()
     values = frame[list(METRICS)].to_numpy(dtype=float)
     fig, ax = plt.subplots(figsize=(8.5, 0.6 * len(frame) + 1.8))
     ax.imshow(values, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
-    ax.imshow(values[:, 2:], cmap="RdYlGn_r", vmin=0, vmax=100, aspect="auto", extent=(1.5, 2.5, len(frame) - 0.5, -0.5))
+    ax.imshow(
+        values[:, 2:], cmap="RdYlGn_r", vmin=0, vmax=100, aspect="auto", extent=(1.5, 2.5, len(frame) - 0.5, -0.5)
+    )
     for r in range(values.shape[0]):
         for c in range(values.shape[1]):
             ax.text(c, r, f"{values[r, c]:.0f}%", ha="center", va="center", fontsize=10)
@@ -36,11 +40,20 @@ def plot_injection_matrix(frame: Any) -> Any:
     blocked = frame["benign calls blocked"].tolist() if "benign calls blocked" in frame else None
     if blocked is not None:
         for r, n in enumerate(blocked):
-            ax.annotate(f"benign calls blocked: {n:.3g}", (2.55, r), xycoords="data", va="center", fontsize=8,
-                        annotation_clip=False)
-    ax.set_title("Injection matrix: the harness's defences against a model that obeys every injection\n"
-                 f"(gullible simulated model, {len(USER_TASKS)} user tasks x {len(INJECTION_TASKS)} injection tasks; "
-                 "percent of cases)", fontsize=10)
+            ax.annotate(
+                f"benign calls blocked: {n:.3g}",
+                (2.55, r),
+                xycoords="data",
+                va="center",
+                fontsize=8,
+                annotation_clip=False,
+            )
+    ax.set_title(
+        "Injection matrix: the harness's defences against a model that obeys every injection\n"
+        f"(gullible simulated model, {len(USER_TASKS)} user tasks x {len(INJECTION_TASKS)} injection tasks; "
+        "percent of cases)",
+        fontsize=10,
+    )
     fig.tight_layout()
     return localize(fig)
 
@@ -50,18 +63,25 @@ def plot_approval_sweep(frame: Any) -> Any:
     plt = pyplot()
     rates = [100 * r for r in frame.index]
     fig, ax = plt.subplots(figsize=(8, 4.2))
-    for col, color, label in (("attack success %", "#c0504d", "attack success rate"),
-                              ("benign utility %", "#4f81bd", "benign utility")):
+    for col, color, label in (
+        ("attack success %", "#c0504d", "attack success rate"),
+        ("benign utility %", "#4f81bd", "benign utility"),
+    ):
         ys = frame[col].tolist()
         ax.plot(rates, ys, marker="o", color=color, label=label)
         for x, y in zip(rates, ys):
-            ax.annotate(f"{y:.0f}%", (x, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8, color=color)
+            ax.annotate(
+                f"{y:.0f}%", (x, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8, color=color
+            )
     ax.set_xlabel("side-effecting calls the person approves (%)")
     ax.set_ylabel("share of cases (%)")
     ax.set_ylim(-5, 112)
     ax.legend(loc="lower right")
-    ax.set_title("Confirmation before side effects: every refusal that stops an attack can stop a benign note\n"
-                 "(gullible simulated model; approver blind to content, averaged over seeds)", fontsize=10)
+    ax.set_title(
+        "Confirmation before side effects: every refusal that stops an attack can stop a benign note\n"
+        "(gullible simulated model; approver blind to content, averaged over seeds)",
+        fontsize=10,
+    )
     fig.tight_layout()
     return localize(fig)
 
@@ -80,23 +100,38 @@ def plot_published_beside_ours(frame: Any) -> Any:
     camel = {n["what"]: n["value"] for n in source("camel")["numbers"]}
     ours_none = float(frame.loc["none", "benign utility %"])
     ours_guard = float(frame.loc["data-flow guard", "benign utility %"])
-    groups = [f"ours: data-flow guard\n(gullible sim, {len(USER_TASKS)} tasks)", "CaMeL on AgentDojo\n(cited, arXiv:2503.18813v2)"]
+    groups = [
+        f"ours: data-flow guard\n(gullible sim, {len(USER_TASKS)} tasks)",
+        "CaMeL on AgentDojo\n(cited, arXiv:2503.18813v2)",
+    ]
     undefended = [ours_none, camel["AgentDojo tasks solved by the undefended system"]]
     defended = [ours_guard, camel["AgentDojo tasks solved with CaMeL (with provable security)"]]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 5.2), gridspec_kw={"width_ratios": [1, 1.35]})
     xs = range(len(groups))
-    for off, vals, color, label in ((-0.2, undefended, "#a6a6a6", "no defence"),
-                                    (0.2, defended, "#4f81bd", "with the data-flow defence")):
+    for off, vals, color, label in (
+        (-0.2, undefended, "#a6a6a6", "no defence"),
+        (0.2, defended, "#4f81bd", "with the data-flow defence"),
+    ):
         bars = ax.bar([x + off for x in xs], vals, width=0.38, color=color, label=label)
         for b, v in zip(bars, vals):
-            ax.annotate(f"{v:.0f}%", (b.get_x() + b.get_width() / 2, v), ha="center", va="bottom", fontsize=9,
-                        xytext=(0, 2), textcoords="offset points")
+            ax.annotate(
+                f"{v:.0f}%",
+                (b.get_x() + b.get_width() / 2, v),
+                ha="center",
+                va="bottom",
+                fontsize=9,
+                xytext=(0, 2),
+                textcoords="offset points",
+            )
     ax.set_xticks(list(xs), groups)
     ax.set_ylabel("tasks done without attack (%)")
     ax.set_ylim(0, 115)
     ax.legend(loc="upper right")
-    ax.set_title("The utility cost of tracking data flow: ours measured, CaMeL's cited\n"
-                 "(different tasks and models: compare the drops, not the heights)", fontsize=10)
+    ax.set_title(
+        "The utility cost of tracking data flow: ours measured, CaMeL's cited\n"
+        "(different tasks and models: compare the drops, not the heights)",
+        fontsize=10,
+    )
     _agentdojo_panel(bx, frame)
     fig.tight_layout()
     return localize(fig)
@@ -108,19 +143,33 @@ def _agentdojo_panel(ax: Any, frame: Any) -> None:
     cited = agentdojo_rows(model)
     labels = [f"{r['defence']}\n(AgentDojo, {model}, cited)" for r in cited]
     labels += [f"{name}\n(ours, gullible sim)" for name in OURS_BESIDE_AGENTDOJO]
-    asr = [r["targeted ASR %"] for r in cited] + [float(frame.loc[n, "attack success %"]) for n in OURS_BESIDE_AGENTDOJO]
+    asr = [r["targeted ASR %"] for r in cited] + [
+        float(frame.loc[n, "attack success %"]) for n in OURS_BESIDE_AGENTDOJO
+    ]
     util = [r["utility %"] for r in cited] + [float(frame.loc[n, "benign utility %"]) for n in OURS_BESIDE_AGENTDOJO]
     ys = list(range(len(labels)))
-    for off, vals, color, label in ((-0.2, asr, "#c0504d", "attack success rate"), (0.2, util, "#4f81bd", "benign utility")):
+    for off, vals, color, label in (
+        (-0.2, asr, "#c0504d", "attack success rate"),
+        (0.2, util, "#4f81bd", "benign utility"),
+    ):
         bars = ax.barh([y + off for y in ys], vals, height=0.38, color=color, label=label)
         for b, v in zip(bars, vals):
-            ax.annotate(f"{v:.1f}%", (v, b.get_y() + b.get_height() / 2), va="center", fontsize=8,
-                        xytext=(2, 0), textcoords="offset points")
+            ax.annotate(
+                f"{v:.1f}%",
+                (v, b.get_y() + b.get_height() / 2),
+                va="center",
+                fontsize=8,
+                xytext=(2, 0),
+                textcoords="offset points",
+            )
     ax.axhline(len(cited) - 0.5, color="#808080", linewidth=0.8, linestyle="--")
     ax.set_yticks(ys, labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 118)
     ax.set_xlabel("share of cases (%)")
     ax.legend(loc="upper right", fontsize=8)
-    ax.set_title("Attack success and utility by defence: AgentDojo cited, ours measured\n"
-                 "(AgentDojo: important_instructions attack, from a reprint of its results page)", fontsize=10)
+    ax.set_title(
+        "Attack success and utility by defence: AgentDojo cited, ours measured\n"
+        "(AgentDojo: important_instructions attack, from a reprint of its results page)",
+        fontsize=10,
+    )

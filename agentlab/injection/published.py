@@ -27,14 +27,26 @@ def source(id_: str) -> dict:
     for s in published()["sources"]:
         if s["id"] == id_:
             return s
-    raise ValueError(f"published source {id_!r}: no such source; choose one of "
-                     f"{', '.join(s['id'] for s in published()['sources'])}")
+    raise ValueError(
+        f"published source {id_!r}: no such source; choose one of {', '.join(s['id'] for s in published()['sources'])}"
+    )
 
 
 def published_table() -> list[dict]:
     """One row per published number: source, version, what, value, unit, where it is stated."""
-    return [{"source": s["title"], "version": s["version"], "what": n["what"], "value": n["value"], "unit": n["unit"],
-             "where": n["where"], "url": s["url"]} for s in published()["sources"] for n in s["numbers"]]
+    return [
+        {
+            "source": s["title"],
+            "version": s["version"],
+            "what": n["what"],
+            "value": n["value"],
+            "unit": n["unit"],
+            "where": n["where"],
+            "url": s["url"],
+        }
+        for s in published()["sources"]
+        for n in s["numbers"]
+    ]
 
 
 def agentdojo_rows(model: str | None = None) -> list[dict]:

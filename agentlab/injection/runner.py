@@ -61,8 +61,15 @@ def gullible_client(obey: bool = True, model: str | None = None) -> Any:
     return connect("sim", model=model, policy=Gullible(obey=obey), quiet=True)
 
 
-def run_case(user: UserTask | str, injection: InjectionTask | str | None = None, defence: Defence | str = NONE, *,
-             client: Any = None, workdir: str | Path | None = None, trace: str | Path | None = None) -> CaseResult:
+def run_case(
+    user: UserTask | str,
+    injection: InjectionTask | str | None = None,
+    defence: Defence | str = NONE,
+    *,
+    client: Any = None,
+    workdir: str | Path | None = None,
+    trace: str | Path | None = None,
+) -> CaseResult:
     """Run one case and check it. ``client`` defaults to the gullible simulated model."""
     user = user_task(user) if isinstance(user, str) else user
     injection = injection_task(injection) if isinstance(injection, str) else injection
@@ -74,17 +81,22 @@ def run_case(user: UserTask | str, injection: InjectionTask | str | None = None,
         world = World(Path(workdir or tmp) / "notes", injection.text() if injection else "")
         prompt = user.prompt  # in the notebook's language
         executor = _in_lang(defence.executor(), task_lang(prompt))
-        run = run_agent(client, prompt, world.tools(defence.tool_names(user)), executor=executor,
-                        trace=trace, max_turns=MAX_TURNS)
+        run = run_agent(
+            client, prompt, world.tools(defence.tool_names(user)), executor=executor, trace=trace, max_turns=MAX_TURNS
+        )
         goal_calls = [(n, i) for n, i in injection.goal_calls] if injection else []
         return CaseResult(
-            user.id, injection.id if injection else None, defence.name,
+            user.id,
+            injection.id if injection else None,
+            defence.name,
             utility=bool(user.check(world, run.final_text)),
             attack_succeeded=bool(injection.check(world)) if injection else False,
             blocked=list(executor.blocked),
             attack_calls_blocked=sum((b.name, b.input) in goal_calls for b in executor.blocked),
             approvals_asked=sum(getattr(g, "asked", 0) for g in executor.gates),
-            run=run, state=world.state())
+            run=run,
+            state=world.state(),
+        )
 
 
 def _in_lang(executor: Any, lang: str) -> Any:
@@ -95,10 +107,17 @@ def _in_lang(executor: Any, lang: str) -> Any:
     return executor
 
 
-def record_injected_run(path: str | Path, user: str = "compare_and_note", injection: str = "key_by_email",
-                        defence: Defence | str = NONE, client: Any = None) -> CaseResult:
+def record_injected_run(
+    path: str | Path,
+    user: str = "compare_and_note",
+    injection: str = "key_by_email",
+    defence: Defence | str = NONE,
+    client: Any = None,
+) -> CaseResult:
     """Run one injected case on the gullible model and write its trace to ``path`` (JSONL, header first,
     ``stop`` last; a refused call shows as a ``blocked`` event with the defence's reason)."""
     if not str(path).endswith(".jsonl"):
-        raise ValueError(f"record_injected_run(path={str(path)!r}): a trace is JSON Lines; give a path ending in .jsonl")
+        raise ValueError(
+            f"record_injected_run(path={str(path)!r}): a trace is JSON Lines; give a path ending in .jsonl"
+        )
     return run_case(user, injection, defence, client=client, trace=path)

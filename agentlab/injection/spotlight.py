@@ -75,12 +75,16 @@ class MarkingExecutor:
         """The sentence to add to the system prompt for this mode."""
         return SYSTEM_NOTES[self.mode]
 
-    def __call__(self, content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None,
-                 turn: int = 0) -> list[dict]:
+    def __call__(
+        self, content: list[Any], tools: dict[str, Tool] | list[Tool], trace: Trace | None = None, turn: int = 0
+    ) -> list[dict]:
         trace = trace if trace is not None else Trace()
         results = self.inner(content, tools, trace, turn)
-        names = {b["id"]: b["name"] for b in (x.model_dump(mode="json", exclude_none=True) if hasattr(x, "model_dump") else x
-                                                 for x in content) if b.get("type") == "tool_use"}
+        names = {
+            b["id"]: b["name"]
+            for b in (x.model_dump(mode="json", exclude_none=True) if hasattr(x, "model_dump") else x for x in content)
+            if b.get("type") == "tool_use"
+        }
         for r in results:
             if names.get(r["tool_use_id"]) in self.untrusted and not r.get("is_error"):
                 r["content"] = spotlight(result_text(r), self.mode)

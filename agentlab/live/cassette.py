@@ -31,8 +31,15 @@ from agentlab.sim.wire import BREAKDOWN_HEADER, LATENCY_HEADER, SIM_HEADER
 
 REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
 """Request headers a cassette keeps (everything else, the key and the SDK's client details, is dropped)."""
-RESPONSE_HEADERS = ("content-type", "request-id", "retry-after", "x-should-retry", SIM_HEADER, BREAKDOWN_HEADER,
-                    LATENCY_HEADER)
+RESPONSE_HEADERS = (
+    "content-type",
+    "request-id",
+    "retry-after",
+    "x-should-retry",
+    SIM_HEADER,
+    BREAKDOWN_HEADER,
+    LATENCY_HEADER,
+)
 """Response headers a cassette keeps (no organisation ids, no cookies, no rate-limit details); the
 simulator's own, when a simulated run is recorded, so its replay still says its tokens are estimates."""
 EMPTY = "interactions: []\nversion: 1\n"
@@ -68,15 +75,20 @@ def _serialize(response: httpx2.Response, raw: bytes) -> dict:
     body = scrub(text).encode() if text is not None else raw
     if text is None:
         headers["content-encoding"] = [encoding]
-    return {"status": {"code": response.status_code, "message": response.reason_phrase}, "headers": headers,
-            "body": {"string": body}}
+    return {
+        "status": {"code": response.status_code, "message": response.reason_phrase},
+        "headers": headers,
+        "body": {"string": body},
+    }
 
 
 def _cassette(path: str | Path, mode: str) -> Any:
     from vcr.cassette import Cassette
     from vcr.record_mode import RecordMode
 
-    return Cassette(str(path), record_mode=RecordMode.ALL if mode == "record" else RecordMode.NONE, match_on=_matchers())
+    return Cassette(
+        str(path), record_mode=RecordMode.ALL if mode == "record" else RecordMode.NONE, match_on=_matchers()
+    )
 
 
 def _matchers() -> tuple:
@@ -137,16 +149,22 @@ class Recorder(httpx2.BaseTransport):
             vreq, vresp = _vcr_request(request, body), _serialize(response, raw)
             self.cassette.append(vreq, vresp)
             self._write(vreq, vresp)
-        return httpx2.Response(response.status_code, headers=response.headers.multi_items(),
-                               stream=httpx2.ByteStream(raw), extensions=response.extensions, request=request)
+        return httpx2.Response(
+            response.status_code,
+            headers=response.headers.multi_items(),
+            stream=httpx2.ByteStream(raw),
+            extensions=response.extensions,
+            request=request,
+        )
 
     def _write(self, vreq: Any, vresp: dict) -> None:
         """Add one interaction to the file as the run goes (a crash keeps what happened): appended, so a
         long recording costs each interaction once, where vcrpy's own save rewrites the whole file."""
         from vcr.serializers import compat, yamlserializer
 
-        item = yamlserializer.serialize([{"request": compat.convert_to_unicode(vreq._to_dict()),
-                                          "response": compat.convert_to_unicode(vresp)}])
+        item = yamlserializer.serialize(
+            [{"request": compat.convert_to_unicode(vreq._to_dict()), "response": compat.convert_to_unicode(vresp)}]
+        )
         if len(self.cassette.data) == 1:  # the first one replaces the empty cassette
             self.path.write_text(HEADER + item)
         else:
@@ -161,21 +179,31 @@ def load(path: str | Path) -> Any:
     """The cassette at ``path``, loaded safely and checked; :class:`BadCassette` says what is wrong."""
     path = Path(path)
     if not path.is_file():
-        raise BadCassette(f"connect(mode='replay', cassette={str(path)!r}): no such file; record one with "
-                          "connect('live', record=PATH)")
+        raise BadCassette(
+            f"connect(mode='replay', cassette={str(path)!r}): no such file; record one with "
+            "connect('live', record=PATH)"
+        )
     cassette = _cassette(path, "replay")
     try:
         cassette._load()  # noqa: SLF001 (vcrpy's safe loader)
     except Exception as e:  # a hand-edited, truncated or hostile file: say so, never run it
         first = str(e).splitlines()[0][:200] if str(e) else ""
-        raise BadCassette(f"cassette {path.name!r} is not a readable vcrpy cassette ({type(e).__name__}: {first})") from None
+        raise BadCassette(
+            f"cassette {path.name!r} is not a readable vcrpy cassette ({type(e).__name__}: {first})"
+        ) from None
     for i, (req, resp) in enumerate(cassette.data):
-        ok = (isinstance(resp, dict) and isinstance(resp.get("status"), dict)
-              and isinstance(resp["status"].get("code"), int) and isinstance(resp.get("headers"), dict)
-              and isinstance(resp.get("body"), dict) and isinstance(getattr(req, "method", None), str))
+        ok = (
+            isinstance(resp, dict)
+            and isinstance(resp.get("status"), dict)
+            and isinstance(resp["status"].get("code"), int)
+            and isinstance(resp.get("headers"), dict)
+            and isinstance(resp.get("body"), dict)
+            and isinstance(getattr(req, "method", None), str)
+        )
         if not ok:
-            raise BadCassette(f"cassette {path.name!r}: interaction {i + 1} is not a request/response pair "
-                              "as vcrpy records them")
+            raise BadCassette(
+                f"cassette {path.name!r}: interaction {i + 1} is not a request/response pair as vcrpy records them"
+            )
     return cassette
 
 
@@ -255,28 +283,37 @@ class Replayer(httpx2.BaseTransport):
         with self._lock:  # concurrent steps (a parallel workflow's threads) each take a different interaction
             unplayed = [i for i in range(len(self.cassette.data)) if i not in self._done]
             if not self.cassette.data:
-                raise self._refuse(f"cassette {self.path.name!r} holds no interactions: the recorded run sent no calls, "
-                                   f"and this one sent {request.method} {request.url.path}. Replay the same code "
-                                   "with the same settings, or record again")
+                raise self._refuse(
+                    f"cassette {self.path.name!r} holds no interactions: the recorded run sent no calls, "
+                    f"and this one sent {request.method} {request.url.path}. Replay the same code "
+                    "with the same settings, or record again"
+                )
             if not unplayed:
-                raise self._refuse(f"cassette {self.path.name!r} has {len(self.cassette.data)} interactions and all "
-                                   f"were played; this run sent one more ({request.method} {request.url.path}). "
-                                   "Replay the same code with the same settings, or record again")
+                raise self._refuse(
+                    f"cassette {self.path.name!r} has {len(self.cassette.data)} interactions and all "
+                    f"were played; this run sent one more ({request.method} {request.url.path}). "
+                    "Replay the same code with the same settings, or record again"
+                )
             # the next one in order; else (threads that finished in another order than when recorded) the
             # first unplayed one that matches, as vcrpy's own playback does
             found = next((i for i in unplayed if requests_match(vreq, self.cassette.data[i][0], _matchers())), None)
             if found is None:
                 want = self.cassette.data[unplayed[0]][0]
-                raise self._refuse(f"cassette {self.path.name!r}, interaction {unplayed[0] + 1}: the request differs "
-                                   f"from the recorded one first at {self._diff(vreq, want)}")
+                raise self._refuse(
+                    f"cassette {self.path.name!r}, interaction {unplayed[0] + 1}: the request differs "
+                    f"from the recorded one first at {self._diff(vreq, want)}"
+                )
             self._done.add(found)
             self.played += 1
         resp = self.cassette.data[found][1]
         headers = [(k, v) for k, vs in resp["headers"].items() for v in vs]
         body = resp["body"]["string"]
-        return httpx2.Response(resp["status"]["code"], headers=headers,
-                               stream=httpx2.ByteStream(body if isinstance(body, bytes) else str(body).encode()),
-                               request=request)
+        return httpx2.Response(
+            resp["status"]["code"],
+            headers=headers,
+            stream=httpx2.ByteStream(body if isinstance(body, bytes) else str(body).encode()),
+            request=request,
+        )
 
     def _refuse(self, why: str) -> CassetteMismatch:
         """The mismatch to raise, noted in :attr:`refused` (a loop that ends on the error still leaves a trace)."""

@@ -87,12 +87,17 @@ def cache_reported(usage: dict) -> bool:
 def marks_cache(body: dict) -> bool:
     """True when ``body`` marks a ``cache_control`` breakpoint where a harness puts them: top level, the
     tools, the system blocks, the last two messages (a few lookups, not a walk over the history)."""
+
     def marked(blocks: Any) -> bool:
         return isinstance(blocks, list) and any(isinstance(b, dict) and b.get("cache_control") for b in blocks)
 
     last = [m.get("content") for m in (body.get("messages") or [])[-2:] if isinstance(m, dict)]
-    return bool(body.get("cache_control")) or marked(body.get("tools")) or marked(body.get("system")) \
+    return (
+        bool(body.get("cache_control"))
+        or marked(body.get("tools"))
+        or marked(body.get("system"))
         or any(marked(c) for c in last)
+    )
 
 
 def refused_field(message: Any, body: dict) -> str | None:
@@ -151,7 +156,11 @@ class LocalServer(Middleware):
 
     def handle(self, request: Any, call_next: Any) -> Any:  # type: ignore[override]
         body = request.json if isinstance(request.json, dict) else None
-        if request.method.lower() != "post" or body is None or not str(request.url).rstrip("/").endswith("/v1/messages"):
+        if (
+            request.method.lower() != "post"
+            or body is None
+            or not str(request.url).rstrip("/").endswith("/v1/messages")
+        ):
             return call_next(request)
         for field in self.dropped:
             if sends(body, field):
@@ -165,9 +174,11 @@ class LocalServer(Middleware):
             return response  # the caller gets the 400; explain() names the field and the fix
         self.dropped.append(field)
         self.resent += 1
-        say(f"agentlab: the server at {self.base_url} refused {field} (HTTP 400); sent once more without it, "
+        say(
+            f"agentlab: the server at {self.base_url} refused {field} (HTTP 400); sent once more without it, "
             f"free on this machine, and left out of later calls: the model now picks its own tools, and the "
-            f"loop's guards (max_turns, Limits) still bound the run")
+            f"loop's guards (max_turns, Limits) still bound the run"
+        )
         return call_next(request.copy(body=without(body, field)))  # one resend per call: the field is gone
 
 

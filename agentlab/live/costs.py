@@ -54,8 +54,10 @@ def tally() -> list[dict]:
     """The process tally as JSON rows: ``{"model", "batch", "calls", "usage", "count_tokens"}`` (model None:
     the default)."""
     with _lock:
-        return [{"model": m, "batch": b, "calls": n, "usage": u.as_api(), "count_tokens": c}
-                for (m, b), (n, u, c) in sorted(_tally.items(), key=lambda kv: (kv[0][0] or "", kv[0][1]))]
+        return [
+            {"model": m, "batch": b, "calls": n, "usage": u.as_api(), "count_tokens": c}
+            for (m, b), (n, u, c) in sorted(_tally.items(), key=lambda kv: (kv[0][0] or "", kv[0][1]))
+        ]
 
 
 def reset_tally() -> None:
@@ -115,8 +117,15 @@ def measure(notebook: str, rows: list[dict], default: str | None = None) -> Note
         usd = None if usd is None or price is None else usd + price
         calls, tokens = calls + row["calls"], tokens + usage
         models.add(model)
-    return NotebookCost(notebook, calls, tokens.prompt_total, tokens.output_tokens,
-                        None if usd is None else round(usd, 6), sorted(models), counts)
+    return NotebookCost(
+        notebook,
+        calls,
+        tokens.prompt_total,
+        tokens.output_tokens,
+        None if usd is None else round(usd, 6),
+        sorted(models),
+        counts,
+    )
 
 
 def write_table(costs: list[NotebookCost], default: str, source: str, path: Path | None = None) -> None:
@@ -165,21 +174,33 @@ def preview_line(notebook: str | None, cost: NotebookCost | None, max_usd: float
         name = f"{notebook}'s" if notebook else "this notebook's"
         return f"agentlab: {name} live cost is not in the table (docs/en/live_cost.md lists each notebook's); {cap}."
     price = "an unknown price" if cost.usd is None else f"about ${cost.usd:.2f}"
-    over = (f"; the cap stops it partway, raise MAX_USD to about ${cost.usd * 1.2:.2f} to finish it"
-            if cost.usd is not None and max_usd is not None and cost.usd > max_usd else "")
+    over = (
+        f"; the cap stops it partway, raise MAX_USD to about ${cost.usd * 1.2:.2f} to finish it"
+        if cost.usd is not None and max_usd is not None and cost.usd > max_usd
+        else ""
+    )
     counts = f" and {cost.count_tokens:,} free count_tokens calls" if cost.count_tokens else ""
-    return (f"agentlab: {cost.notebook} live: {cost.calls} paid calls{counts}, {cost.input_tokens:,} input and "
-            f"{cost.output_tokens:,} output tokens, {price} with {', '.join(cost.models)} (measured on the simulator, "
-            f"docs/en/live_cost.md), against {cap}{over}.")
+    return (
+        f"agentlab: {cost.notebook} live: {cost.calls} paid calls{counts}, {cost.input_tokens:,} input and "
+        f"{cost.output_tokens:,} output tokens, {price} with {', '.join(cost.models)} (measured on the simulator, "
+        f"docs/en/live_cost.md), against {cap}{over}."
+    )
 
 
-HOW_TO_CONFIRM = ("not confirmed, so nothing was sent. To go on, call use(..., confirm=True) in the "
-                  "parameter cell (or set AGENTLAB_CONFIRM=1); to stay offline, set MODE = 'sim'.")
+HOW_TO_CONFIRM = (
+    "not confirmed, so nothing was sent. To go on, call use(..., confirm=True) in the "
+    "parameter cell (or set AGENTLAB_CONFIRM=1); to stay offline, set MODE = 'sim'."
+)
 """The one line a live run that was not confirmed ends with."""
 
 
-def live_preview(max_usd: float | None, confirm: bool = False, notebook: str | None = None,
-                 ask: Callable[[str], str] | None = None, say: Callable[[str], Any] = print) -> None:
+def live_preview(
+    max_usd: float | None,
+    confirm: bool = False,
+    notebook: str | None = None,
+    ask: Callable[[str], str] | None = None,
+    say: Callable[[str], Any] = print,
+) -> None:
     """Before a live notebook sends anything: say its expected cost against ``max_usd``, and above the
     threshold ask (``ask``, ``input()`` in a notebook); no answer, or not "yes", raises :class:`NotConfirmed`."""
     notebook = notebook or current_notebook()
@@ -197,10 +218,12 @@ def live_preview(max_usd: float | None, confirm: bool = False, notebook: str | N
         raise NotConfirmed(tr(HOW_TO_CONFIRM))
 
 
-SCRIPTED = {"live": "agentlab: results marked [scripted model] describe the simulator's scripted model; "
-                    "in this live run Claude may do otherwise.",
-            "replay": "agentlab: results marked [scripted model] describe the simulator's scripted model; "
-                      "this replay shows what the recorded run did, which may differ."}
+SCRIPTED = {
+    "live": "agentlab: results marked [scripted model] describe the simulator's scripted model; "
+    "in this live run Claude may do otherwise.",
+    "replay": "agentlab: results marked [scripted model] describe the simulator's scripted model; "
+    "this replay shows what the recorded run did, which may differ.",
+}
 """The line ``use()`` prints in live and replay mode (in the notebook's language: ``agentlab.views.i18n``)."""
 
 

@@ -18,13 +18,13 @@ from agentlab.live.keys import scrub
 NEXT_STEP = {
     400: "the request is malformed for this model or server; the message says which field",
     401: "the key was refused: check ANTHROPIC_API_KEY holds the whole key (console.anthropic.com > API keys), "
-         "without quotes, and that it was not revoked",
+    "without quotes, and that it was not revoked",
     402: "the account has no credit left: add credit in the console (Plans & Billing), or run offline with mode='sim'",
     403: "this key may not do that: check the key's workspace and its access to the model, or ask your organisation's admin",
     404: "no such model or endpoint: check the model id (`agentlab models` lists them) and base_url",
     413: "the request is over the API's 32 MB limit: send fewer or smaller images and documents",
     429: "rate limited: wait a minute and run again, or make the run smaller (fewer calls, a smaller max_tokens); "
-         "your tier's limits are under Limits in the console",
+    "your tier's limits are under Limits in the console",
     500: "the API had an internal error: try again in a minute",
     529: "the API is overloaded: try again in a few minutes, or use another model",
 }
@@ -37,15 +37,19 @@ def explain(err: BaseException, base_url: Any = None) -> str | None:
 
     where = f" at {base_url}" if base_url else ""
     if isinstance(err, anthropic.APITimeoutError):
-        line = (f"no answer from the API{where} in time (timeout): check your network, or give connect(timeout=...) "
-                "more seconds; to work offline use mode='sim' or a replay cassette")
+        line = (
+            f"no answer from the API{where} in time (timeout): check your network, or give connect(timeout=...) "
+            "more seconds; to work offline use mode='sim' or a replay cassette"
+        )
     elif isinstance(err, anthropic.APIConnectionError) and isinstance(err.__cause__, CassetteMismatch):
         line = f"replay stopped: {err.__cause__}"  # the SDK wraps what a transport raises as a connection error
     elif isinstance(err, anthropic.APIConnectionError):
         cause = err.__cause__ or err.__context__
         why = f"{type(cause).__name__}: {cause}" if cause else str(err)
-        line = (f"could not reach the API{where} ({why.splitlines()[0][:200]}): check your network connection "
-                "and base_url, or work offline with mode='sim' or a replay cassette")
+        line = (
+            f"could not reach the API{where} ({why.splitlines()[0][:200]}): check your network connection "
+            "and base_url, or work offline with mode='sim' or a replay cassette"
+        )
     elif isinstance(err, anthropic.APIStatusError):
         status = err.status_code
         body = err.body if isinstance(err.body, dict) else {}
@@ -57,11 +61,15 @@ def explain(err: BaseException, base_url: Any = None) -> str | None:
             hint = _model_hint(message.removeprefix("model: ").strip()) or hint
         field = next((f for f in FIELDS if f in message), None) if status == 400 and isinstance(message, str) else None
         if field is not None:
-            hint = (f"this server or model does not take {field}: send the request without it and let the loop's "
-                    "guards (max_turns, Limits) bound the run; agentlab resends without it by itself only to a server "
-                    "on this machine serving an unpriced (local) model, where a call costs nothing")
+            hint = (
+                f"this server or model does not take {field}: send the request without it and let the loop's "
+                "guards (max_turns, Limits) bound the run; agentlab resends without it by itself only to a server "
+                "on this machine serving an unpriced (local) model, where a call costs nothing"
+            )
         wait = f" (the API asks to wait {retry} s)" if retry and status in (429, 529) else ""
-        line = f"the API{where} answered HTTP {status}{' ' + kind if kind else ''}: {message or err.message}. {hint}{wait}"
+        line = (
+            f"the API{where} answered HTTP {status}{' ' + kind if kind else ''}: {message or err.message}. {hint}{wait}"
+        )
     elif isinstance(err, anthropic.APIError):
         line = f"the API{where} gave an unreadable answer ({type(err).__name__}: {err})"
     else:
@@ -79,8 +87,10 @@ def _model_hint(asked: str) -> str | None:
     hint = did_you_mean(asked)
     if hint is None:
         return None
-    return (f"no model {asked!r}: {hint} (`agentlab models` lists the ids "
-            "the course knows; your account may not have all of them)")
+    return (
+        f"no model {asked!r}: {hint} (`agentlab models` lists the ids "
+        "the course knows; your account may not have all of them)"
+    )
 
 
 class NotConfirmed(RuntimeError):

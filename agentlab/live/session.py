@@ -21,8 +21,14 @@ _defaults: dict[str, Any] = {}
 """What ``use()`` set for this process: the mode, cassette, recording and cap ``connect()`` applies."""
 
 
-def use(mode: str = "auto", *, cassette: str | os.PathLike | None = None, record: str | os.PathLike | None = None,
-        max_usd: float | None = None, confirm: bool = False) -> None:
+def use(
+    mode: str = "auto",
+    *,
+    cassette: str | os.PathLike | None = None,
+    record: str | os.PathLike | None = None,
+    max_usd: float | None = None,
+    confirm: bool = False,
+) -> None:
     """Set, for every later ``connect()`` in this process that does not say otherwise, where calls go:
     ``"sim"``, ``"replay"`` (from ``cassette``), ``"live"`` (optionally recording to ``record``, capped at
     ``max_usd`` for the session) or ``"auto"``. A notebook's parameter cell calls it once (it returns
@@ -34,8 +40,10 @@ def use(mode: str = "auto", *, cassette: str | os.PathLike | None = None, record
 
     if mode not in MODES:
         close = difflib.get_close_matches(str(mode), MODES, n=1)
-        raise ValueError(f"use(mode={mode!r}): mode must be 'auto', 'sim', 'live' or 'replay'"
-                         f"{f'; did you mean {close[0]!r}?' if close else ''}")
+        raise ValueError(
+            f"use(mode={mode!r}): mode must be 'auto', 'sim', 'live' or 'replay'"
+            f"{f'; did you mean {close[0]!r}?' if close else ''}"
+        )
     forget()
     if mode == "replay" and cassette is None:
         raise ValueError("agentlab.use('replay') needs cassette=PATH: a file recorded with record=PATH in live mode")
@@ -45,8 +53,13 @@ def use(mode: str = "auto", *, cassette: str | os.PathLike | None = None, record
     except NotConfirmed:
         _defaults["mode"] = "sim"  # a later cell run by hand stays offline
         raise
-    _defaults.update({k: v for k, v in {"mode": mode, "cassette": cassette, "record": record,
-                                        "max_usd": max_usd}.items() if v is not None})
+    _defaults.update(
+        {
+            k: v
+            for k, v in {"mode": mode, "cassette": cassette, "record": record, "max_usd": max_usd}.items()
+            if v is not None
+        }
+    )
     if record is not None and session_defaults(None, None, None)[0] == "live":
         from agentlab.live.cassette import begin
 
@@ -74,10 +87,14 @@ def check_options(options: dict, ours: list[str]) -> None:
     """Refuse a keyword neither ``connect()`` (``ours``) nor ``anthropic.Anthropic()`` takes, naming the closest."""
     import anthropic
 
-    sdk = [n for n in inspect.signature(anthropic.Anthropic.__init__).parameters if n != "self" and not n.startswith("_")]
+    sdk = [
+        n for n in inspect.signature(anthropic.Anthropic.__init__).parameters if n != "self" and not n.startswith("_")
+    ]
     for name in options:
         if name not in sdk or name in ("middleware", "base_url", "api_key"):
             close = difflib.get_close_matches(name, [*ours, *sdk], n=3, cutoff=0.6)
             close.sort(key=lambda c: sorted(c) != sorted(name))  # a swapped pair of letters first: modle -> model
-            raise TypeError(f"connect({name}=...): no such option{f'; did you mean {close[0]}=?' if close else ''} "
-                            f"(connect takes {', '.join(ours)}, and passes {', '.join(sdk)} on to anthropic.Anthropic)")
+            raise TypeError(
+                f"connect({name}=...): no such option{f'; did you mean {close[0]}=?' if close else ''} "
+                f"(connect takes {', '.join(ours)}, and passes {', '.join(sdk)} on to anthropic.Anthropic)"
+            )

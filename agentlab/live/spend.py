@@ -43,7 +43,9 @@ class SpendRefused(RuntimeError):
 
 def _ttl(body: dict) -> str | None:
     """``"1h"`` / ``"5m"`` when the request marks a cache breakpoint (the dearer one wins), else ``None``."""
-    text = json.dumps({k: body[k] for k in ("system", "tools", "messages", "cache_control") if body.get(k)}, default=str)
+    text = json.dumps(
+        {k: body[k] for k in ("system", "tools", "messages", "cache_control") if body.get(k)}, default=str
+    )
     if '"cache_control"' not in text:
         return None
     return "1h" if '"ttl": "1h"' in text else "5m"
@@ -54,8 +56,13 @@ def upper_bound_usd(body: dict) -> float | None:
     model = str(body.get("model", ""))
     tokens = int(estimate_input_tokens(body) * INPUT_MARGIN) + 1
     ttl = _ttl(body)
-    usage = (Usage(cache_write_tokens=tokens, cache_write_1h_tokens=tokens) if ttl == "1h" else
-             Usage(cache_write_tokens=tokens) if ttl == "5m" else Usage(input_tokens=tokens))
+    usage = (
+        Usage(cache_write_tokens=tokens, cache_write_1h_tokens=tokens)
+        if ttl == "1h"
+        else Usage(cache_write_tokens=tokens)
+        if ttl == "5m"
+        else Usage(input_tokens=tokens)
+    )
     worst_in = cost_usd(model, usage)
     plain_in = cost_usd(model, Usage(input_tokens=tokens))
     out = cost_usd(model, Usage(output_tokens=int(body.get("max_tokens") or 0)))
@@ -117,18 +124,28 @@ class SessionCap(Middleware):
             spent, bound = self.spent(), upper_bound_usd(body)
             if bound is None:
                 self.refused += 1
-                raise self._refusal(f"connect(max_usd={self.max_usd:g}): the model {body.get('model')!r} has no known "
-                                   "price, so the cap cannot be kept; the call was not sent. Pick a priced model "
-                                   "(`agentlab models`), or drop max_usd (MAX_USD = None in a notebook's parameter "
-                                   "cell) for a local model that bills nothing", observed=spent, predicted=None,
-                                   limit=self.max_usd)
+                raise self._refusal(
+                    f"connect(max_usd={self.max_usd:g}): the model {body.get('model')!r} has no known "
+                    "price, so the cap cannot be kept; the call was not sent. Pick a priced model "
+                    "(`agentlab models`), or drop max_usd (MAX_USD = None in a notebook's parameter "
+                    "cell) for a local model that bills nothing",
+                    observed=spent,
+                    predicted=None,
+                    limit=self.max_usd,
+                )
             spent += self.in_flight  # calls still running count at their upper bound
             if spent + bound > self.max_usd:
                 self.refused += 1
-                raise self._refusal(tr(f"session cap max_usd={self.max_usd:g}: spent ${spent:.6f}, and the next call could "
-                                      f"cost up to ${bound:.6f} (input estimate + max_tokens at the output price), so it "
-                                      f"was not sent. Raise connect(max_usd=...) or make the run smaller"),  # zh-CN: in Chinese
-                                   observed=round(spent, 9), predicted=round(bound, 9), limit=self.max_usd)
+                raise self._refusal(
+                    tr(
+                        f"session cap max_usd={self.max_usd:g}: spent ${spent:.6f}, and the next call could "
+                        f"cost up to ${bound:.6f} (input estimate + max_tokens at the output price), so it "
+                        f"was not sent. Raise connect(max_usd=...) or make the run smaller"
+                    ),  # zh-CN: in Chinese
+                    observed=round(spent, 9),
+                    predicted=round(bound, 9),
+                    limit=self.max_usd,
+                )
             self.in_flight += bound
         try:
             return call_next(request)

@@ -132,16 +132,27 @@ def count_prefixes(client: Any, body: dict, on_error: Any = None) -> dict[str, i
         if on_error is not None:
             on_error(e)
         return None
-    return {"task": task, "with_system": with_system, "with_tools": with_tools, "before_new": before_new,
-            "whole": whole}
+    return {
+        "task": task,
+        "with_system": with_system,
+        "with_tools": with_tools,
+        "before_new": before_new,
+        "whole": whole,
+    }
 
 
 def _placeholder(message: dict) -> dict:
     """A user message of the same shape with (almost) no content: its tool_results answer the same ids."""
     content = message.get("content")
     if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
-        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": b["tool_use_id"], "content": ""}
-                                            for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]}
+        return {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": b["tool_use_id"], "content": ""}
+                for b in content
+                if isinstance(b, dict) and b.get("type") == "tool_result"
+            ],
+        }
     return {"role": "user", "content": "."}
 
 
@@ -151,9 +162,18 @@ def from_counts(counts: dict[str, int], body: dict, reported_input: int) -> Inpu
     task, with_system, with_tools = counts["task"], counts["with_system"], counts["with_tools"]
     before_new, whole = min(counts["before_new"], counts["whole"]), counts["whole"]
     tools_share = with_tools - with_system
-    prompt = min(tools_share, tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"))[0]) if tools_share else 0
-    made = InputBreakdown(tool_prompt=prompt, tool_definitions=tools_share - prompt, system=with_system - task,
-                          task=task, history=before_new - with_tools, new=whole - before_new, source="count_tokens")
+    prompt = (
+        min(tools_share, tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"))[0]) if tools_share else 0
+    )
+    made = InputBreakdown(
+        tool_prompt=prompt,
+        tool_definitions=tools_share - prompt,
+        system=with_system - task,
+        task=task,
+        history=before_new - with_tools,
+        new=whole - before_new,
+        source="count_tokens",
+    )
     return InputBreakdown(**{**made.parts(), "residual": reported_input - made.parts_total, "source": "count_tokens"})
 
 

@@ -18,8 +18,12 @@ def fingerprint(content: Any) -> str:
     """
     if isinstance(content, str):
         return "t:" + content
-    blocks = [(b.get("type"), b.get("id"), b.get("text")) if isinstance(b, dict)
-              else (getattr(b, "type", None), getattr(b, "id", None), getattr(b, "text", None)) for b in content or []]
+    blocks = [
+        (b.get("type"), b.get("id"), b.get("text"))
+        if isinstance(b, dict)
+        else (getattr(b, "type", None), getattr(b, "id", None), getattr(b, "text", None))
+        for b in content or []
+    ]
     ids = [i or "" for kind, i, _ in blocks if kind == "tool_use"]
     if ids:
         return "u:" + ",".join(ids)
@@ -36,15 +40,21 @@ def first_key(msgs: list) -> str:
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
     if isinstance(content, list):
-        first = {**first, "content": [{k: v for k, v in b.items() if k != "cache_control"} if isinstance(b, dict) else b
-                                      for b in content]}
+        first = {
+            **first,
+            "content": [
+                {k: v for k, v in b.items() if k != "cache_control"} if isinstance(b, dict) else b for b in content
+            ],
+        }
     return json.dumps(first, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def resent_reply(msgs: list) -> Any:
     """The content of the last assistant message before the newest message, or None (a first call).
     A request ending in the assistant's turn (a ``pause_turn`` reply sent back) re-sends that one."""
-    last = len(msgs) - 1 if msgs and isinstance(msgs[-1], dict) and msgs[-1].get("role") == "assistant" else len(msgs) - 2
+    last = (
+        len(msgs) - 1 if msgs and isinstance(msgs[-1], dict) and msgs[-1].get("role") == "assistant" else len(msgs) - 2
+    )
     for i in range(last, -1, -1):  # from the end, without copying the history
         m = msgs[i]
         if isinstance(m, dict) and m.get("role") == "assistant":

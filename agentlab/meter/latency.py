@@ -30,6 +30,14 @@ def cumulative(values: list[float]) -> list[float]:
 def latency_table(run: Any) -> list[dict]:
     """One row per turn of ``run``: turn, input/cached/output tokens, latency (s) and running total (s)."""
     times = cumulative([t.latency_s for t in run.turns])
-    return [{"turn": t.index, "input tokens": t.input_tokens, "cache read tokens": t.cache_read_tokens,
-             "output tokens": t.output_tokens, "latency (s)": round(t.latency_s, 3), "elapsed (s)": round(c, 3)}
-            for t, c in zip(run.turns, times)]
+    return [
+        {
+            "turn": t.index,
+            "input tokens": t.input_tokens,
+            "cache read tokens": t.cache_read_tokens,
+            "output tokens": t.output_tokens,
+            "latency (s)": round(t.latency_s, 3),
+            "elapsed (s)": round(c, 3),
+        }
+        for t, c in zip(run.turns, times)
+    ]

@@ -109,16 +109,42 @@ class Meter(Middleware):
             return response
         headers = response.http_response.headers
         if request.stream:  # metered when its message_stop passes by, as the caller reads the stream
-            tap_stream(response, lambda s: self._record(body, first, resent, headers, s["model"], s["usage"],
-                                                        s["stop_reason"], s["content"], time.perf_counter() - t0, retry,
-                                                        counts, message_id=s.get("id")))
+            tap_stream(
+                response,
+                lambda s: self._record(
+                    body,
+                    first,
+                    resent,
+                    headers,
+                    s["model"],
+                    s["usage"],
+                    s["stop_reason"],
+                    s["content"],
+                    time.perf_counter() - t0,
+                    retry,
+                    counts,
+                    message_id=s.get("id"),
+                ),
+            )
             return response
         msg = response.parse()  # the SDK caches this parse and hands the same Message to the caller
         if not hasattr(msg, "usage"):  # a caller that asked for raw JSON (cast_to=object, dict...)
             msg = Message.model_validate(response.http_response.json())
         content = [b.model_dump(mode="json", exclude_none=True) for b in msg.content]
-        self._record(body, first, resent, headers, msg.model, msg.usage.model_dump(), msg.stop_reason, content, wall, retry,
-                     counts, message_id=msg.id)
+        self._record(
+            body,
+            first,
+            resent,
+            headers,
+            msg.model,
+            msg.usage.model_dump(),
+            msg.stop_reason,
+            content,
+            wall,
+            retry,
+            counts,
+            message_id=msg.id,
+        )
         return response
 
     def _counts(self, body: dict) -> dict | None:
@@ -148,12 +174,17 @@ class Meter(Middleware):
             with self._lock:
                 first, self.no_counting = not self.no_counting, True
             if first:
-                say(f"agentlab: the server at {where} has no token counting (count_tokens answered HTTP {status}); "
+                say(
+                    f"agentlab: the server at {where} has no token counting (count_tokens answered HTTP {status}); "
                     "input tokens are the usage the server reports, not split into parts (Turn.breakdown is None), "
-                    "and the run goes on")
+                    "and the run goes on"
+                )
         elif self.count_warned == 1:
-            print(f"agentlab: count_tokens failed (HTTP {status}) at {where}; "
-                  "calls go ahead, but their input is not split into parts", file=sys.stderr)
+            print(
+                f"agentlab: count_tokens failed (HTTP {status}) at {where}; "
+                "calls go ahead, but their input is not split into parts",
+                file=sys.stderr,
+            )
 
     def record_batched(self, body: dict, message: Any, batch_id: str, seconds: float, estimated: bool) -> None:
         """Record one request of a Message Batch and its succeeded ``message`` (an SDK ``Message``) as a call:
@@ -162,41 +193,82 @@ class Meter(Middleware):
         msgs = body.get("messages") or []
         content = [b.model_dump(mode="json", exclude_none=True) for b in message.content]
         headers = {SIM_HEADER: "true", LATENCY_HEADER: f"{seconds * 1000:.1f}"} if estimated else {}
-        self._record(body, first_key(msgs), resent_reply(msgs), headers, message.model, message.usage.model_dump(),
-                     message.stop_reason, content, 0.0 if estimated else seconds, False, batch=batch_id,
-                     message_id=message.id)
+        self._record(
+            body,
+            first_key(msgs),
+            resent_reply(msgs),
+            headers,
+            message.model,
+            message.usage.model_dump(),
+            message.stop_reason,
+            content,
+            0.0 if estimated else seconds,
+            False,
+            batch=batch_id,
+            message_id=message.id,
+        )
 
-    def _record(self, body: dict, first: str, resent: Any, headers: Any, model: str, raw_usage: dict,
-                stop_reason: str | None, content: list[dict], wall: float, retry: bool,
-                counts: dict | None = None, batch: str | None = None, message_id: str | None = None) -> None:
+    def _record(
+        self,
+        body: dict,
+        first: str,
+        resent: Any,
+        headers: Any,
+        model: str,
+        raw_usage: dict,
+        stop_reason: str | None,
+        content: list[dict],
+        wall: float,
+        retry: bool,
+        counts: dict | None = None,
+        batch: str | None = None,
+        message_id: str | None = None,
+    ) -> None:
         """Append one call's :class:`CallRecord`, with its conversation, re-prefill and input parts."""
         tokens = Usage.from_api(raw_usage)
         total = tokens.prompt_total
         cached = cache_reported(raw_usage)
         if not cached and not self.cache_warned and marks_cache(body):
             self.cache_warned = True
-            say(f"agentlab: the server at {getattr(self.client, 'base_url', 'base_url')} reports no cache reads or "
+            say(
+                f"agentlab: the server at {getattr(self.client, 'base_url', 'base_url')} reports no cache reads or "
                 f"writes (its usage has no cache fields: it ignores cache_control); caching figures show as "
-                f"'{NOT_REPORTED}', not as 0 tokens saved")
+                f"'{NOT_REPORTED}', not as 0 tokens saved"
+            )
         parts = from_header(headers, total)
         if parts is None and counts is not None:  # live: the counts made before the call
             parts = from_counts(counts, body, total)
         if parts is not None and parts.source == "simulator" and self.check_parts and parts.residual:
-            raise PartsMismatch(f"simulated input parts {parts.parts()} add up to {parts.parts_total}, "
-                                f"but usage reports {total} input tokens")
+            raise PartsMismatch(
+                f"simulated input parts {parts.parts()} add up to {parts.parts_total}, "
+                f"but usage reports {total} input tokens"
+            )
         with self._lock:
             prev = self._replies.get((first, fingerprint(resent))) if resent is not None else None
             if prev is None:
                 self._conversations += 1
             conversation = prev[0] if prev else self._conversations
             self._replies[(first, fingerprint(content))] = (conversation, tokens)
-            self.calls.append(CallRecord(
-                model=model, usage=tokens.as_api(), stop_reason=stop_reason, wall_s=wall,
-                continues=prev is not None, estimated=SIM_HEADER in headers,
-                tool_calls=tuple(b.get("name", "") for b in content if b.get("type") == "tool_use"),
-                reprefill=tokens.reprefill_after(prev[1] if prev else None), conversation=conversation,
-                thread=threading.get_ident(), breakdown=parts, retry=retry, sim_latency_s=latency_of(headers),
-                cache_reported=cached, batch=batch, message_id=message_id))
+            self.calls.append(
+                CallRecord(
+                    model=model,
+                    usage=tokens.as_api(),
+                    stop_reason=stop_reason,
+                    wall_s=wall,
+                    continues=prev is not None,
+                    estimated=SIM_HEADER in headers,
+                    tool_calls=tuple(b.get("name", "") for b in content if b.get("type") == "tool_use"),
+                    reprefill=tokens.reprefill_after(prev[1] if prev else None),
+                    conversation=conversation,
+                    thread=threading.get_ident(),
+                    breakdown=parts,
+                    retry=retry,
+                    sim_latency_s=latency_of(headers),
+                    cache_reported=cached,
+                    batch=batch,
+                    message_id=message_id,
+                )
+            )
             if message_id:
                 self._by_id[message_id] = self.calls[-1]
         if self.live_path:

@@ -16,7 +16,6 @@ from importlib import metadata, resources
 from agentlab.meter.usage import Usage
 from agentlab.sim.profiles import Profile, profiles, read_date
 
-
 BATCH = {"processing": "batch"}
 """genai-prices' price context for a call served through the Message Batches API."""
 
@@ -26,8 +25,11 @@ def _price(model: str, usage: Usage, batch: bool = False) -> float | None:
     from genai_prices import extract_usage
 
     try:
-        return float(extract_usage({"model": model, "usage": usage.as_api()}, provider_id="anthropic")
-                     .calc_price(price_context=BATCH if batch else None).total_price)
+        return float(
+            extract_usage({"model": model, "usage": usage.as_api()}, provider_id="anthropic")
+            .calc_price(price_context=BATCH if batch else None)
+            .total_price
+        )
     except LookupError:
         return None
 
@@ -90,13 +92,18 @@ def long_prompt_tier(model: str) -> tuple[int, float, float] | None:
         return None
     first = tiered.tiers[0]
     out = prices.output_mtok
-    out_rate = next((t.price for t in out.tiers if t.start == first.start), out.base) if isinstance(out, TieredPrices) else out
+    out_rate = (
+        next((t.price for t in out.tiers if t.start == first.start), out.base) if isinstance(out, TieredPrices) else out
+    )
     return first.start, float(first.price), float(out_rate)
 
 
 def price_per_mtok(model: str) -> tuple[float | None, float | None]:
     """USD per million input tokens and per million output tokens (genai-prices), ``None`` when unknown."""
-    per_k = (cost_usd(model, {"input_tokens": 1000}), cost_usd(model, {"output_tokens": 1000}))  # below long-context tiers
+    per_k = (
+        cost_usd(model, {"input_tokens": 1000}),
+        cost_usd(model, {"output_tokens": 1000}),
+    )  # below long-context tiers
     return tuple(None if x is None else round(x * 1000, 6) for x in per_k)  # type: ignore[return-value]
 
 
@@ -117,11 +124,22 @@ def rows(include_retired: bool = False) -> list[dict]:
     out = []
     for p in seen.values():
         inp, outp = price_per_mtok(p.id)
-        out.append({"model": p.id, "status": _status(p), "context": _k(p.context_window), "max_out": _k(p.max_output),
-                    "tool_prompt": f"{p.tool_prompt[0]}/{p.tool_prompt[1]}{'*' if p.tool_prompt_note else ''}",
-                    "tokenizer": f"x{p.tokenizer:g}", "forced": "yes" if p.forced_tool_choice else "no",
-                    "prefill": "yes" if p.prefill else "no", "thinking": p.thinking,
-                    "in_per_mtok": _money(inp), "out_per_mtok": _money(outp), "note": p.tool_prompt_note})
+        out.append(
+            {
+                "model": p.id,
+                "status": _status(p),
+                "context": _k(p.context_window),
+                "max_out": _k(p.max_output),
+                "tool_prompt": f"{p.tool_prompt[0]}/{p.tool_prompt[1]}{'*' if p.tool_prompt_note else ''}",
+                "tokenizer": f"x{p.tokenizer:g}",
+                "forced": "yes" if p.forced_tool_choice else "no",
+                "prefill": "yes" if p.prefill else "no",
+                "thinking": p.thinking,
+                "in_per_mtok": _money(inp),
+                "out_per_mtok": _money(outp),
+                "note": p.tool_prompt_note,
+            }
+        )
     return out
 
 
@@ -135,15 +153,35 @@ def _status(p: Profile) -> str:
 def models_table(include_retired: bool = False) -> str:
     """The profiles as aligned text, with a footnote for every stand-in figure and the sources' date."""
     table = rows(include_retired)
-    cols = ["model", "status", "context", "max_out", "tool_prompt", "tokenizer", "forced", "prefill", "thinking",
-            "in_per_mtok", "out_per_mtok"]
-    heads = {"tool_prompt": "tool prompt auto/any", "forced": "forced tool_choice", "in_per_mtok": "$ in/MTok",
-             "out_per_mtok": "$ out/MTok", "max_out": "max output"}
+    cols = [
+        "model",
+        "status",
+        "context",
+        "max_out",
+        "tool_prompt",
+        "tokenizer",
+        "forced",
+        "prefill",
+        "thinking",
+        "in_per_mtok",
+        "out_per_mtok",
+    ]
+    heads = {
+        "tool_prompt": "tool prompt auto/any",
+        "forced": "forced tool_choice",
+        "in_per_mtok": "$ in/MTok",
+        "out_per_mtok": "$ out/MTok",
+        "max_out": "max output",
+    }
     widths = {c: max(len(heads.get(c, c)), *(len(r[c]) for r in table)) for c in cols}
     lines = ["  ".join(heads.get(c, c).ljust(widths[c]) for c in cols)]
     lines += ["  ".join(r[c].ljust(widths[c]) for c in cols) for r in table]
     notes = [f"* {r['model']}: {r['note']}" for r in table if r["note"]]
-    lines += ["", *notes, "",
-              f"Figures read {read_date()}; each figure's source is in agentlab/sim/data/profiles.json. "
-              "Prices from genai-prices (unknown: no price known, never 0). Token counts in the simulator are estimates."]
+    lines += [
+        "",
+        *notes,
+        "",
+        f"Figures read {read_date()}; each figure's source is in agentlab/sim/data/profiles.json. "
+        "Prices from genai-prices (unknown: no price known, never 0). Token counts in the simulator are estimates.",
+    ]
     return "\n".join(lines)

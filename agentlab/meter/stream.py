@@ -18,9 +18,16 @@ from typing import Any, Callable
 
 import httpx2
 
-ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-               404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error",
-               529: "overloaded_error"}
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
 """The API's error type for each status (https://platform.claude.com/docs/en/api/errors)."""
 
 
@@ -42,7 +49,9 @@ def record_attempt(meter: Any, request: Any, response: Any, wall_s: float) -> bo
     """Append an :class:`Attempt` to ``meter.attempts``; return whether this attempt was a retry."""
     status = response.http_response.status_code
     retry = bool(getattr(request, "retries_taken", 0))
-    meter.attempts.append(Attempt(status, retry, wall_s, None if status < 400 else ERROR_TYPES.get(status, f"http_{status}")))
+    meter.attempts.append(
+        Attempt(status, retry, wall_s, None if status < 400 else ERROR_TYPES.get(status, f"http_{status}"))
+    )
     return retry
 
 
@@ -78,8 +87,14 @@ class _Tap(httpx2.SyncByteStream):
             s["usage"].update(payload["message"].get("usage") or {})
         elif kind == "content_block_start":
             block = payload.get("content_block") or {}
-            s["content"].append({"type": block.get("type"), "id": block.get("id"), "name": block.get("name"),
-                                 "text": block.get("text") or ""})
+            s["content"].append(
+                {
+                    "type": block.get("type"),
+                    "id": block.get("id"),
+                    "name": block.get("name"),
+                    "text": block.get("text") or "",
+                }
+            )
         elif kind == "content_block_delta" and (payload.get("delta") or {}).get("type") == "text_delta":
             at = payload.get("index", len(s["content"]) - 1)
             if 0 <= at < len(s["content"]):

@@ -13,8 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-_API_NAMES = {"input_tokens": "input_tokens", "output_tokens": "output_tokens",
-              "cache_read_tokens": "cache_read_input_tokens", "cache_write_tokens": "cache_creation_input_tokens"}
+_API_NAMES = {
+    "input_tokens": "input_tokens",
+    "output_tokens": "output_tokens",
+    "cache_read_tokens": "cache_read_input_tokens",
+    "cache_write_tokens": "cache_creation_input_tokens",
+}
 """Usage field -> the API's name for it (the 1-hour writes live inside ``cache_creation``)."""
 
 
@@ -41,11 +45,15 @@ class Usage:
         for f in fields(self):
             value = getattr(self, f.name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"Usage({f.name}={value!r}): a token count is a whole number >= 0; "
-                                 "build one from a response with Usage.from_api(response.usage)")
+                raise ValueError(
+                    f"Usage({f.name}={value!r}): a token count is a whole number >= 0; "
+                    "build one from a response with Usage.from_api(response.usage)"
+                )
         if self.cache_write_1h_tokens > self.cache_write_tokens:
-            raise ValueError(f"Usage(cache_write_1h_tokens={self.cache_write_1h_tokens}): more than "
-                             f"cache_write_tokens={self.cache_write_tokens}; the 1-hour writes are part of all writes")
+            raise ValueError(
+                f"Usage(cache_write_1h_tokens={self.cache_write_1h_tokens}): more than "
+                f"cache_write_tokens={self.cache_write_tokens}; the 1-hour writes are part of all writes"
+            )
 
     @property
     def prompt_total(self) -> int:
@@ -75,8 +83,10 @@ class Usage:
     def as_api(self) -> dict:
         """This usage in the API's JSON shape, 5-minute / 1-hour split of the writes included."""
         out = {api: getattr(self, name) for name, api in _API_NAMES.items()}
-        out["cache_creation"] = {"ephemeral_5m_input_tokens": self.cache_write_tokens - self.cache_write_1h_tokens,
-                                 "ephemeral_1h_input_tokens": self.cache_write_1h_tokens}
+        out["cache_creation"] = {
+            "ephemeral_5m_input_tokens": self.cache_write_tokens - self.cache_write_1h_tokens,
+            "ephemeral_1h_input_tokens": self.cache_write_1h_tokens,
+        }
         return out
 
     def __add__(self, other: "Usage") -> "Usage":

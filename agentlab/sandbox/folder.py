@@ -23,7 +23,9 @@ PATH_MAX = 1024
 DEVICE_NAMES = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9]|conin\$|conout\$)$", re.I)
 """Names Windows reserves for devices (with any extension): refused everywhere, so a folder copied there still works."""
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-_NOFOLLOW = os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)  # O_NONBLOCK: a planted FIFO cannot hang an open
+_NOFOLLOW = (
+    os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+)  # O_NONBLOCK: a planted FIFO cannot hang an open
 
 
 class SandboxPathError(ToolError):
@@ -43,7 +45,9 @@ class Folder:
     def parts(rel: object, shown: str) -> list[str]:
         """``rel`` split into checked names (``[]`` is the folder itself); ``shown`` is how errors name the path."""
         if not isinstance(rel, str):
-            raise SandboxPathError(f"path {rel!r} is a {type(rel).__name__}; give the path as a string, e.g. 'notes.md'.")
+            raise SandboxPathError(
+                f"path {rel!r} is a {type(rel).__name__}; give the path as a string, e.g. 'notes.md'."
+            )
         problem = _problem(rel)
         if problem:
             raise SandboxPathError(f"path {shown!r} {problem}. Nothing was changed.")
@@ -140,8 +144,11 @@ class Folder:
 
     def rename(self, src: list[str], dst: list[str], shown_src: str, shown_dst: str) -> None:
         """Move ``src`` to ``dst`` (which must not exist), under the lock."""
-        with self.locked(), self._parent(src, create=False, shown=shown_src) as sfd, \
-                self._parent(dst, create=True, shown=shown_dst) as dfd:
+        with (
+            self.locked(),
+            self._parent(src, create=False, shown=shown_src) as sfd,
+            self._parent(dst, create=True, shown=shown_dst) as dfd,
+        ):
             if _exists(dst[-1], dfd):
                 raise FileExistsError(shown_dst)
             os.stat(src[-1], dir_fd=sfd, follow_symlinks=False)  # FileNotFoundError if missing
@@ -165,8 +172,10 @@ class Folder:
                     nxt = os.open(name, _DIR, dir_fd=fd)
                 except OSError as e:
                     if e.errno in (errno.ELOOP, errno.ENOTDIR):
-                        raise SandboxPathError(f"path {shown!r}: {name!r} on the way is a symlink or not a folder, and a link "
-                                               "leads outside the folder: links are not followed. Nothing was changed.") from None
+                        raise SandboxPathError(
+                            f"path {shown!r}: {name!r} on the way is a symlink or not a folder, and a link "
+                            "leads outside the folder: links are not followed. Nothing was changed."
+                        ) from None
                     raise
                 os.close(fd)
                 fd = nxt
@@ -180,14 +189,18 @@ class Folder:
             fd = os.open(name, flags | _NOFOLLOW, 0o644, dir_fd=dfd)
         except OSError as e:
             if e.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
-                raise SandboxPathError(f"path {shown!r} is a symlink, a folder or a device, not a plain file (a link "
-                                       "leads outside the folder: links are not followed). Nothing was changed.") from None
+                raise SandboxPathError(
+                    f"path {shown!r} is a symlink, a folder or a device, not a plain file (a link "
+                    "leads outside the folder: links are not followed). Nothing was changed."
+                ) from None
             raise
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
             os.close(fd)
             what = "has another hard link" if stat.S_ISREG(st.st_mode) else "is not a plain file"
-            raise SandboxPathError(f"path {shown!r} {what}; refusing it, as it leads outside the folder. Nothing was changed.")
+            raise SandboxPathError(
+                f"path {shown!r} {what}; refusing it, as it leads outside the folder. Nothing was changed."
+            )
         os.set_blocking(fd, True)
         return fd
 
@@ -198,8 +211,10 @@ class Folder:
         except FileNotFoundError:
             return
         if stat.S_ISLNK(st.st_mode) or (stat.S_ISREG(st.st_mode) and st.st_nlink != 1) or stat.S_ISDIR(st.st_mode):
-            raise SandboxPathError(f"path {shown!r} is a symlink, a hard link or a folder, not a plain file (a link "
-                                   "leads outside the folder); it is left as it is. Nothing was changed.")
+            raise SandboxPathError(
+                f"path {shown!r} is a symlink, a hard link or a folder, not a plain file (a link "
+                "leads outside the folder); it is left as it is. Nothing was changed."
+            )
 
 
 def _exists(name: str, dfd: int) -> bool:

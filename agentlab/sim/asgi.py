@@ -129,7 +129,9 @@ class Bounded:
             if self.cycle is not None:
                 self.cycle.disconnected = True  # the app's own answer, if any, is dropped
                 self.cycle.message_event.set()
-            self.transport.write(_raw_answer(status, "request_too_large" if status == 413 else "invalid_request_error", message))
+            self.transport.write(
+                _raw_answer(status, "request_too_large" if status == 413 else "invalid_request_error", message)
+            )
         self.transport.close()
 
 
@@ -164,8 +166,11 @@ class APIProtocol(Bounded, H11Protocol):
         line, newline, _ = buffered.partition(b"\n")
         line = line.rstrip(b"\r")
         if newline and not line.split(b" ")[-1].startswith(b"HTTP/"):
-            self._give_up(400, f"Invalid HTTP request: no HTTP version in the request line {line[:80]!r}; "
-                               "HTTP/0.9 is not supported, send HTTP/1.1.")
+            self._give_up(
+                400,
+                f"Invalid HTTP request: no HTTP version in the request line {line[:80]!r}; "
+                "HTTP/0.9 is not supported, send HTTP/1.1.",
+            )
 
     def on_response_complete(self) -> None:
         self.transport.flush()  # the answer's headers and body, in one send
@@ -192,6 +197,11 @@ class APIProtocol(Bounded, H11Protocol):
 
 
 async def _overloaded(scope, receive, send) -> None:
-    headers, body = error_bytes(529, "overloaded_error", f"Overloaded: this server serves at most {MAX_CONNECTIONS} connections at once; retry shortly.", close=True)
+    headers, body = error_bytes(
+        529,
+        "overloaded_error",
+        f"Overloaded: this server serves at most {MAX_CONNECTIONS} connections at once; retry shortly.",
+        close=True,
+    )
     await send({"type": "http.response.start", "status": 529, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -33,10 +33,16 @@ WAITING_S = 0.02
 WAITS_IN_A_ROW = 3
 """Consecutive such answers that do show it (``SimApp``)."""
 
-def error_bytes(status: int, kind: str, message: str, *, close: bool = False) -> tuple[list[tuple[bytes, bytes]], bytes]:
+
+def error_bytes(
+    status: int, kind: str, message: str, *, close: bool = False
+) -> tuple[list[tuple[bytes, bytes]], bytes]:
     """Headers and body of an error answer in the API's envelope (``kind`` is the envelope's error type)."""
-    body = json.dumps({"type": "error", "error": {"type": kind, "message": message},
-                       "request_id": "req_sim_http"}, ensure_ascii=True, separators=(",", ":")).encode()
+    body = json.dumps(
+        {"type": "error", "error": {"type": kind, "message": message}, "request_id": "req_sim_http"},
+        ensure_ascii=True,
+        separators=(",", ":"),
+    ).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     return headers + ([(b"connection", b"close")] if close else []), body
 
@@ -56,7 +62,9 @@ def _target(scope: dict) -> str:
         parts = urlsplit(raw) if raw.lower().startswith(("http://", "https://")) else None
         if parts is None or not parts.path.startswith("/"):
             shown = raw if len(raw) <= 80 else raw[:80] + "..."
-            raise SimAPIError("invalid_request_error", f"Request target {shown!r} is not a path; send e.g. POST /v1/messages.")
+            raise SimAPIError(
+                "invalid_request_error", f"Request target {shown!r} is not a path; send e.g. POST /v1/messages."
+            )
         raw = parts.path
     query = scope["query_string"].decode("ascii", "replace")
     return "http://127.0.0.1" + raw + ("?" + query if query else "")
@@ -102,10 +110,18 @@ class SimApp:
         await send({"type": "http.response.body", "body": body})
 
     async def _respond(self, scope, receive) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        head = len(scope["raw_path"]) + len(scope["query_string"]) + sum(len(k) + len(v) + 4 for k, v in scope["headers"])
+        head = (
+            len(scope["raw_path"]) + len(scope["query_string"]) + sum(len(k) + len(v) + 4 for k, v in scope["headers"])
+        )
         if head > MAX_HEADER_BYTES:  # h11 refuses this only when it arrives in pieces; in one read it gets through
-            return (431, *error_bytes(431, "invalid_request_error", f"Request line and headers are {head:,} bytes; "
-                                                                   f"the limit is {MAX_HEADER_BYTES:,}."))
+            return (
+                431,
+                *error_bytes(
+                    431,
+                    "invalid_request_error",
+                    f"Request line and headers are {head:,} bytes; the limit is {MAX_HEADER_BYTES:,}.",
+                ),
+            )
         try:
             content = await self._body(scope, receive)
             request = httpx2.Request(scope["method"], self._url(scope), headers=scope["headers"], content=content)
@@ -116,9 +132,16 @@ class SimApp:
             return (e.status, *error_bytes(e.status, e.type, e.message))
         except Exception as e:  # never a traceback, never a path: the kind of failure only
             return (500, *error_bytes(500, "api_error", f"Internal server error ({type(e).__name__})."))
-        headers = [(k, v) for k, v in response.headers.raw
-                   if k.lower() not in (b"content-length", b"transfer-encoding", b"connection")]
-        return response.status_code, headers + [(b"content-length", str(len(response.content)).encode())], response.content
+        headers = [
+            (k, v)
+            for k, v in response.headers.raw
+            if k.lower() not in (b"content-length", b"transfer-encoding", b"connection")
+        ]
+        return (
+            response.status_code,
+            headers + [(b"content-length", str(len(response.content)).encode())],
+            response.content,
+        )
 
     async def _answer(self, request: httpx2.Request) -> tuple[httpx2.Response, float]:
         if self.threaded:
@@ -143,7 +166,9 @@ class SimApp:
             try:
                 url = httpx2.URL(_target(scope))
             except httpx2.InvalidURL as e:
-                raise SimAPIError("invalid_request_error", f"Request target is not a valid URL path: {str(e)[:200]}") from None
+                raise SimAPIError(
+                    "invalid_request_error", f"Request target is not a valid URL path: {str(e)[:200]}"
+                ) from None
             if len(self._urls) < 256:
                 self._urls[key] = url
         return url

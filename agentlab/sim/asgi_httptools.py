@@ -93,8 +93,12 @@ class FastProtocol(asgi.Bounded, HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         version = self.parser.get_http_version()
         names = [k for k, _ in self.headers]
-        if (self.parser.should_upgrade() or version not in ("1.1", "1.0") or (version == "1.1" and b"host" not in names)
-                or (b"transfer-encoding" in names and (b"transfer-encoding", b"chunked") not in self.headers)):
+        if (
+            self.parser.should_upgrade()
+            or version not in ("1.1", "1.0")
+            or (version == "1.1" and b"host" not in names)
+            or (b"transfer-encoding" in names and (b"transfer-encoding", b"chunked") not in self.headers)
+        ):
             raise _Refer  # h11 answers these (a coding other than chunked is 501, say) before the app sees them
         self._phase = "body"
         super().on_headers_complete()
@@ -131,7 +135,9 @@ class FastProtocol(asgi.Bounded, HttpToolsProtocol):
             return self._give_up(400, f"Invalid HTTP request: {said or 'not understood'} (HTTP/1.1, RFC 9112).")
         self._unset_keepalive_if_required()
         self.connections.discard(self)
-        judge = asgi.APIProtocol(config=self.config, server_state=self.server_state, app_state=self.app_state, _loop=self.loop)
+        judge = asgi.APIProtocol(
+            config=self.config, server_state=self.server_state, app_state=self.app_state, _loop=self.loop
+        )
         self.transport.set_protocol(judge)
         judge.connection_made(self.transport)
         judge.data_received(b"".join(self._chunks))

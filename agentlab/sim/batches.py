@@ -67,8 +67,12 @@ class Batches:
     ``POST /v1/messages`` would: ``(200, {"message", "seconds"})`` or ``(status, error envelope)``,
     without moving the clock."""
 
-    def __init__(self, answer: Callable[[Any, httpx2.Request], tuple[int, dict]],
-                 clock_of: Callable[[], Callable[[], float]], queue_s: float = QUEUE_S) -> None:
+    def __init__(
+        self,
+        answer: Callable[[Any, httpx2.Request], tuple[int, dict]],
+        clock_of: Callable[[], Callable[[], float]],
+        queue_s: float = QUEUE_S,
+    ) -> None:
         self.answer = answer
         """Answers one request's params (the simulator's Messages endpoint)."""
         self.clock_of = clock_of
@@ -105,8 +109,10 @@ class Batches:
             return 200, self._view(batch)
         if batch is not None and len(parts) == 1 and method == "DELETE":
             if self._status(batch) != "ended":
-                raise invalid(f"Batch {batch.id} cannot be deleted while it is {self._status(batch)}; cancel it first, "
-                              "then delete it once it has ended.")
+                raise invalid(
+                    f"Batch {batch.id} cannot be deleted while it is {self._status(batch)}; cancel it first, "
+                    "then delete it once it has ended."
+                )
             del self.batches[batch.id]
             return 200, {"id": batch.id, "type": "message_batch_deleted"}
         if batch is not None and parts[1:] == ["cancel"] and method == "POST":
@@ -116,13 +122,19 @@ class Batches:
             return 200, self._view(batch)
         if batch is not None and parts[1:] == ["results"] and method == "GET":
             return 200, self._results(batch)
-        raise SimAPIError("not_found_error", f"Not found: {method} {path} (the simulator serves POST and GET "
-                          "/v1/messages/batches, GET and DELETE /v1/messages/batches/{id}, POST .../cancel, GET .../results)")
+        raise SimAPIError(
+            "not_found_error",
+            f"Not found: {method} {path} (the simulator serves POST and GET "
+            "/v1/messages/batches, GET and DELETE /v1/messages/batches/{id}, POST .../cancel, GET .../results)",
+        )
 
     def _create(self, request: httpx2.Request, n: int, seed: str) -> dict:
         if len(request.content) > MAX_BATCH_BYTES:
-            raise SimAPIError("request_too_large", f"Batch body is {len(request.content)} bytes; at most 256 MB "
-                              f"({MAX_BATCH_BYTES} bytes) in one batch: split the requests into several batches.")
+            raise SimAPIError(
+                "request_too_large",
+                f"Batch body is {len(request.content)} bytes; at most 256 MB "
+                f"({MAX_BATCH_BYTES} bytes) in one batch: split the requests into several batches.",
+            )
         try:
             body = json.loads(request.content or b"null")
         except ValueError as e:
@@ -137,7 +149,9 @@ class Batches:
             if not isinstance(cid, str) or not CUSTOM_ID.fullmatch(cid):
                 raise invalid(f"requests.{i}.custom_id: {cid!r} is not 1 to 64 letters, digits, '_' or '-'.")
             if cid in seen:
-                raise invalid(f"requests.{i}.custom_id: {cid!r} is used twice; each request's custom_id must be unique in its batch.")
+                raise invalid(
+                    f"requests.{i}.custom_id: {cid!r} is used twice; each request's custom_id must be unique in its batch."
+                )
             if "params" not in item:
                 raise invalid(f"requests.{i}.params: Field required (the Messages request to run).")
             seen.add(cid)
@@ -147,7 +161,9 @@ class Batches:
             result, seconds = self._run(item["params"], request)
             results.append({"custom_id": item["custom_id"], "result": result})
             slowest = max(slowest, seconds)
-        batch = SimBatch(f"msgbatch_sim_{n:06d}_{seed[:12]}", now, now + min(self.queue_s + slowest, EXPIRES_S), results)
+        batch = SimBatch(
+            f"msgbatch_sim_{n:06d}_{seed[:12]}", now, now + min(self.queue_s + slowest, EXPIRES_S), results
+        )
         if self.queue_s + slowest > EXPIRES_S:  # not done within 24 hours: every request expires
             batch.results = [{"custom_id": r["custom_id"], "result": {"type": "expired"}} for r in results]
         self.batches[batch.id] = batch
@@ -168,7 +184,9 @@ class Batches:
 
     def _find(self, batch_id: str) -> SimBatch | None:
         if batch_id not in self.batches:
-            raise SimAPIError("not_found_error", f"No Message Batch with id {batch_id!r} (it never existed, or was deleted).")
+            raise SimAPIError(
+                "not_found_error", f"No Message Batch with id {batch_id!r} (it never existed, or was deleted)."
+            )
         return self.batches[batch_id]
 
     def _status(self, batch: SimBatch) -> str:
@@ -191,20 +209,31 @@ class Batches:
         else:
             counts["processing"] = len(batch.results)
         archived = self.now() >= batch.created + RESULTS_KEPT_S
-        return {"id": batch.id, "type": "message_batch", "processing_status": status, "request_counts": counts,
-                "created_at": _iso(batch.created), "expires_at": _iso(batch.created + EXPIRES_S),
-                "ended_at": _iso(batch.ends) if status == "ended" else None,
-                "cancel_initiated_at": _iso(batch.canceled) if batch.canceled is not None else None,
-                "archived_at": _iso(batch.created + RESULTS_KEPT_S) if archived else None,
-                "results_url": f"/v1/messages/batches/{batch.id}/results" if status == "ended" else None}
+        return {
+            "id": batch.id,
+            "type": "message_batch",
+            "processing_status": status,
+            "request_counts": counts,
+            "created_at": _iso(batch.created),
+            "expires_at": _iso(batch.created + EXPIRES_S),
+            "ended_at": _iso(batch.ends) if status == "ended" else None,
+            "cancel_initiated_at": _iso(batch.canceled) if batch.canceled is not None else None,
+            "archived_at": _iso(batch.created + RESULTS_KEPT_S) if archived else None,
+            "results_url": f"/v1/messages/batches/{batch.id}/results" if status == "ended" else None,
+        }
 
     def _results(self, batch: SimBatch) -> bytes:
         if self._status(batch) != "ended":
-            raise invalid(f"Batch {batch.id} is still {self._status(batch)}: its results can be downloaded once "
-                          "processing_status is 'ended' (poll GET /v1/messages/batches/{id}).")
+            raise invalid(
+                f"Batch {batch.id} is still {self._status(batch)}: its results can be downloaded once "
+                "processing_status is 'ended' (poll GET /v1/messages/batches/{id})."
+            )
         if self.now() >= batch.created + RESULTS_KEPT_S:
-            raise SimAPIError("not_found_error", f"The results of batch {batch.id} are no longer available: results are "
-                              "kept 29 days after a batch is created.")
+            raise SimAPIError(
+                "not_found_error",
+                f"The results of batch {batch.id} are no longer available: results are "
+                "kept 29 days after a batch is created.",
+            )
         return b"".join(json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in self._final(batch))
 
     def _list(self, request: httpx2.Request) -> dict:
@@ -219,10 +248,14 @@ class Batches:
         after = query.get("after_id")
         if after is not None:
             ids = [b.id for b in newest]
-            newest = newest[ids.index(after) + 1:] if after in ids else []
+            newest = newest[ids.index(after) + 1 :] if after in ids else []
         page = [self._view(b) for b in newest[:limit]]
-        return {"data": page, "has_more": len(newest) > limit, "first_id": page[0]["id"] if page else None,
-                "last_id": page[-1]["id"] if page else None}
+        return {
+            "data": page,
+            "has_more": len(newest) > limit,
+            "first_id": page[0]["id"] if page else None,
+            "last_id": page[-1]["id"] if page else None,
+        }
 
 
 def _batch_only_rule(params: Any) -> str | None:

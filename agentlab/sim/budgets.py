@@ -41,8 +41,18 @@ BETA = "task-budgets-2026-03-13"
 """The beta header value that opts a request in (the SDK lists it in ``AnthropicBetaParam``)."""
 MIN_TOTAL = 20_000
 """The smallest ``total`` accepted (third-party sources: see the module docstring)."""
-SUPPORTED = ("claude-fable-5-1", "claude-mythos-5-1", "claude-fable-5", "claude-mythos-5", "claude-opus-5-5",
-             "claude-opus-5", "claude-opus-4-8", "claude-opus-4-7", "claude-sonnet-5-5", "claude-haiku-5-5")
+SUPPORTED = (
+    "claude-fable-5-1",
+    "claude-mythos-5-1",
+    "claude-fable-5",
+    "claude-mythos-5",
+    "claude-opus-5-5",
+    "claude-opus-5",
+    "claude-opus-4-8",
+    "claude-opus-4-7",
+    "claude-sonnet-5-5",
+    "claude-haiku-5-5",
+)
 """The docs page's ``supportedModels`` (read 2026-12-03); a model not listed there is answered 400."""
 SOURCE = "https://platform.claude.com/docs/en/build-with-claude/task-budgets"
 """The docs page the rules come from."""
@@ -61,27 +71,34 @@ def check_task_budget(body: dict, headers: Mapping[str, str]) -> None:
         return
     where = "output_config.task_budget"
     if not isinstance(budget, dict):
-        raise invalid(f"{where}: Input should be a valid dictionary, got {budget!r}; "
-                      f"send {{\"type\": \"tokens\", \"total\": {MIN_TOTAL}}}")
+        raise invalid(
+            f"{where}: Input should be a valid dictionary, got {budget!r}; "
+            f'send {{"type": "tokens", "total": {MIN_TOTAL}}}'
+        )
     if budget.get("type") != "tokens":
         raise invalid(f"{where}.type: Input should be 'tokens', got {budget.get('type')!r}")
     total, remaining = budget.get("total"), budget.get("remaining")
     if "total" not in budget:
-        raise invalid(f"{where}.total: Field required; add the budget in tokens, e.g. \"total\": {MIN_TOTAL}")
+        raise invalid(f'{where}.total: Field required; add the budget in tokens, e.g. "total": {MIN_TOTAL}')
     if not _whole(total):
         raise invalid(f"{where}.total: Input should be a valid integer, got {total!r}")
     if total < MIN_TOTAL:
-        raise invalid(f"{where}.total: must be at least {MIN_TOTAL}, got {total}; "
-                      "the budget covers the whole loop, so give it the loop's size")
+        raise invalid(
+            f"{where}.total: must be at least {MIN_TOTAL}, got {total}; "
+            "the budget covers the whole loop, so give it the loop's size"
+        )
     if remaining is not None and not (_whole(remaining) and 0 <= remaining <= total):
         raise invalid(f"{where}.remaining: must be a whole number from 0 to total ({total}), got {remaining!r}")
     betas = {v.strip() for v in (headers.get("anthropic-beta") or "").split(",")}
     if BETA not in betas:
-        raise invalid(f"{where}: task budgets are in beta; send the header `anthropic-beta: {BETA}` "
-                      f"(the beta header sent was {headers.get('anthropic-beta')!r})")
+        raise invalid(
+            f"{where}: task budgets are in beta; send the header `anthropic-beta: {BETA}` "
+            f"(the beta header sent was {headers.get('anthropic-beta')!r})"
+        )
     if body.get("model") not in SUPPORTED:
-        raise invalid(f"{where}: not supported on model {body.get('model')!r}; "
-                      f"use one of {', '.join(SUPPORTED)} ({SOURCE})")
+        raise invalid(
+            f"{where}: not supported on model {body.get('model')!r}; use one of {', '.join(SUPPORTED)} ({SOURCE})"
+        )
 
 
 def loop_tokens(messages: list[dict], model: str | None = None) -> int:

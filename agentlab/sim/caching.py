@@ -76,8 +76,9 @@ def _ttl(block: object, where: str) -> str | None:
         return None
     ttl = cc.get("ttl", "5m") if isinstance(cc, dict) else None
     if not isinstance(cc, dict) or cc.get("type") != "ephemeral" or ttl not in caching_facts()["ttl_seconds"]:
-        raise invalid(f"{where}.cache_control: expected {{\"type\": \"ephemeral\"}} with optional \"ttl\": \"5m\" or \"1h\", "
-                      f"got {cc!r}")
+        raise invalid(
+            f'{where}.cache_control: expected {{"type": "ephemeral"}} with optional "ttl": "5m" or "1h", got {cc!r}'
+        )
     return ttl
 
 
@@ -106,20 +107,32 @@ def request_blocks(body: dict, memo: dict[bytes, int] | None = None) -> list[_Bl
     refs = referenced_tools(body) if tools else set()
     for i, t in enumerate(tools):
         on = loaded(t, refs)  # a deferred tool costs nothing until referenced: part of its cache key
-        add(t if on else ("deferred", t), lead * (i == 0), lambda t=t, on=on: tool_def_tokens(t, model=model) if on else 0,
-            f"tools.{i}")
+        add(
+            t if on else ("deferred", t),
+            lead * (i == 0),
+            lambda t=t, on=on: tool_def_tokens(t, model=model) if on else 0,
+            f"tools.{i}",
+        )
     lead = 0 if tools else lead
     system = body.get("system")
     if system:
         for i, b in enumerate([system] if isinstance(system, str) else list(system)):
-            add(b, lead + SYSTEM_FRAME if i == 0 else 0, lambda b=b: content_tokens([b] if isinstance(b, dict) else b, model=model),
-                f"system.{i}")
+            add(
+                b,
+                lead + SYSTEM_FRAME if i == 0 else 0,
+                lambda b=b: content_tokens([b] if isinstance(b, dict) else b, model=model),
+                f"system.{i}",
+            )
             lead = 0
     for m, msg in enumerate(body.get("messages") or []):
         content = msg.get("content", "")
         for i, b in enumerate(([content] if isinstance(content, str) else list(content)) or [""]):
-            add((msg.get("role"), b), lead + MESSAGE_FRAME if i == 0 else 0,
-                lambda b=b: content_tokens(b if isinstance(b, str) else [b], model=model), f"messages.{m}.content.{i}")
+            add(
+                (msg.get("role"), b),
+                lead + MESSAGE_FRAME if i == 0 else 0,
+                lambda b=b: content_tokens(b if isinstance(b, str) else [b], model=model),
+                f"messages.{m}.content.{i}",
+            )
             lead = 0
     return out
 
@@ -167,12 +180,16 @@ class PromptCache:
         marks = [i for i, b in enumerate(blocks) if b.ttl is not None]
         facts = caching_facts()
         if len(marks) > facts["max_breakpoints"]:
-            raise invalid(f"A maximum of {facts['max_breakpoints']} blocks with cache_control may be provided. "
-                          f"Found {len(marks)}. (Top-level cache_control adds one on the last block.) Remove some.")
+            raise invalid(
+                f"A maximum of {facts['max_breakpoints']} blocks with cache_control may be provided. "
+                f"Found {len(marks)}. (Top-level cache_control adds one on the last block.) Remove some."
+            )
         ttls = [blocks[i].ttl for i in marks]
-        if "1h" in ttls and "5m" in ttls[:len(ttls) - ttls[::-1].index("1h")]:
-            raise invalid("cache_control: a ttl='1h' breakpoint must not come after a ttl='5m' one "
-                          f"(got {ttls} in prompt order: tools, system, messages). Put the 1h breakpoints first.")
+        if "1h" in ttls and "5m" in ttls[: len(ttls) - ttls[::-1].index("1h")]:
+            raise invalid(
+                "cache_control: a ttl='1h' breakpoint must not come after a ttl='5m' one "
+                f"(got {ttls} in prompt order: tools, system, messages). Put the 1h breakpoints first."
+            )
         digests, prefix, h = [], [], hashlib.sha256(body.get("model", "").encode())
         running = 0
         for b in blocks:

@@ -94,7 +94,9 @@ def read_cassettes(paths: list[str]) -> list[dict]:
             try:
                 import yaml
             except ImportError:  # pragma: no cover - vcrpy depends on it
-                raise SystemExit("agentlab calibrate: reading YAML cassettes needs PyYAML (pip install pyyaml)") from None
+                raise SystemExit(
+                    "agentlab calibrate: reading YAML cassettes needs PyYAML (pip install pyyaml)"
+                ) from None
             data = yaml.safe_load(text)
         for i, it in enumerate((data or {}).get("interactions") or []):
             req, res = it.get("request") or {}, it.get("response") or {}
@@ -109,10 +111,19 @@ def read_cassettes(paths: list[str]) -> list[dict]:
                 usage = parsed
             if usage is None and isinstance(raw, str):
                 usage = _stream_usage(raw)
-            out.append({"cassette": path, "index": i, "split": "yours", "model": body.get("model"), "request": body,
-                        "endpoint": "count_tokens" if "count_tokens" in req["uri"] else "messages",
-                        "status": (res.get("status") or {}).get("code", 200), "usage": usage,
-                        "recorded_at": str(it.get("recorded_at") or "")[:10]})
+            out.append(
+                {
+                    "cassette": path,
+                    "index": i,
+                    "split": "yours",
+                    "model": body.get("model"),
+                    "request": body,
+                    "endpoint": "count_tokens" if "count_tokens" in req["uri"] else "messages",
+                    "status": (res.get("status") or {}).get("code", 200),
+                    "usage": usage,
+                    "recorded_at": str(it.get("recorded_at") or "")[:10],
+                }
+            )
     return out
 
 
@@ -124,7 +135,9 @@ def _stream_usage(raw: str) -> dict | None:
                 event = json.loads(line.strip()[5:])
             except json.JSONDecodeError:
                 continue
-            usage.update((event.get("message") or {}).get("usage") or {} if event.get("type") == "message_start" else {})
+            usage.update(
+                (event.get("message") or {}).get("usage") or {} if event.get("type") == "message_start" else {}
+            )
             usage.update(event.get("usage") or {} if event.get("type") == "message_delta" else {})
     return usage or None
 
@@ -132,11 +145,22 @@ def _stream_usage(raw: str) -> dict | None:
 def groups_of(body: dict) -> tuple[str, ...]:
     """Which of ``GROUPS`` a request body carries."""
     tools = body.get("tools") or []
-    kinds = {b.get("type") for m in body.get("messages") or [] if isinstance(m.get("content"), list)
-             for b in m["content"] if isinstance(b, dict)}
-    kinds |= {b.get("type") for m in body.get("messages") or [] if isinstance(m.get("content"), list)
-              for t in m["content"] if isinstance(t, dict) and isinstance(t.get("content"), list)
-              for b in t["content"] if isinstance(b, dict)}
+    kinds = {
+        b.get("type")
+        for m in body.get("messages") or []
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if isinstance(b, dict)
+    }
+    kinds |= {
+        b.get("type")
+        for m in body.get("messages") or []
+        if isinstance(m.get("content"), list)
+        for t in m["content"]
+        if isinstance(t, dict) and isinstance(t.get("content"), list)
+        for b in t["content"]
+        if isinstance(b, dict)
+    }
     found = []
     if any(isinstance(t, dict) and t.get("type", "custom") == "custom" for t in tools):
         found.append("tools")
@@ -146,10 +170,16 @@ def groups_of(body: dict) -> tuple[str, ...]:
         found.append("images")
     if isinstance(body.get("output_config"), dict) and body["output_config"].get("format"):
         found.append("structured")
-    if any(isinstance(t, dict) and t.get("type", "custom") != "custom" for t in tools) or body.get("mcp_servers") \
-            or body.get("container") or kinds & {"server_tool_use", "mcp_tool_use", "web_search_tool_result", "compaction"} \
-            or any(isinstance(e, dict) and str(e.get("type", "")).startswith("compact")
-                   for e in (body.get("context_management") or {}).get("edits") or []):
+    if (
+        any(isinstance(t, dict) and t.get("type", "custom") != "custom" for t in tools)
+        or body.get("mcp_servers")
+        or body.get("container")
+        or kinds & {"server_tool_use", "mcp_tool_use", "web_search_tool_result", "compaction"}
+        or any(
+            isinstance(e, dict) and str(e.get("type", "")).startswith("compact")
+            for e in (body.get("context_management") or {}).get("edits") or []
+        )
+    ):
         found.append("server")
     return tuple(found) or ("plain",)
 
@@ -158,7 +188,9 @@ def real_tokens(usage: dict | None) -> int | None:
     """The whole prompt the API counted: input + cache writes + cache reads."""
     if not isinstance(usage, dict) or "input_tokens" not in usage:
         return None
-    return sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    return sum(
+        int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
 
 
 def replay(records: list[dict]) -> list[Row]:
@@ -168,9 +200,9 @@ def replay(records: list[dict]) -> list[Row]:
     from agentlab.sim.budgets import BETA as BUDGET_BETA
     from agentlab.sim.budgets import task_budget_of
     from agentlab.sim.clock import SimClock
+    from agentlab.sim.profiles import profile
     from agentlab.sim.server import Simulator
     from agentlab.sim.tokens import estimate_input_tokens, input_parts
-    from agentlab.sim.profiles import profile
 
     rows = []
     for rec in records:
@@ -184,9 +216,14 @@ def replay(records: list[dict]) -> list[Row]:
         clock = SimClock(day=recorded_day(rec, known))
         response = Simulator(clock=clock).handle(request)
         answer = response.json()
-        row = Row(str(rec["cassette"]), known.id if known else str(rec.get("model")), rec.get("split", "yours"),
-                  real_tokens(rec.get("usage")) if rec.get("status", 200) == 200 else None, groups=groups_of(body),
-                  replayed_on=clock.start_day.isoformat())
+        row = Row(
+            str(rec["cassette"]),
+            known.id if known else str(rec.get("model")),
+            rec.get("split", "yours"),
+            real_tokens(rec.get("usage")) if rec.get("status", 200) == 200 else None,
+            groups=groups_of(body),
+            replayed_on=clock.start_day.isoformat(),
+        )
         if response.status_code == 200:
             usage = answer.get("usage") or answer
             row.estimate = real_tokens(usage)
@@ -209,8 +246,10 @@ def recorded_day(rec: dict, known: object = None) -> date:
         try:
             return date.fromisoformat(str(rec["recorded_at"])[:10])
         except ValueError:
-            raise ValueError(f"calibration record {rec.get('cassette')}#{rec.get('index')}: recorded_at "
-                             f"{rec['recorded_at']!r} is not an ISO date (write it as 2026-03-06)") from None
+            raise ValueError(
+                f"calibration record {rec.get('cassette')}#{rec.get('index')}: recorded_at "
+                f"{rec['recorded_at']!r} is not an ISO date (write it as 2026-03-06)"
+            ) from None
     retires = getattr(known, "retires", None)
     if rec.get("status", 200) == 200 and retires is not None:
         return min(today(), retires - timedelta(days=1))
@@ -220,8 +259,12 @@ def recorded_day(rec: dict, known: object = None) -> date:
 def _stats(errors: list[float]) -> dict:
     abs_sorted = sorted(abs(e) for e in errors)
     p90 = abs_sorted[min(len(abs_sorted) - 1, int(0.9 * len(abs_sorted)))] if abs_sorted else float("nan")
-    return {"n": len(errors), "median_abs": statistics.median(abs_sorted) if errors else float("nan"),
-            "p90_abs": p90, "bias": statistics.median(errors) if errors else float("nan")}
+    return {
+        "n": len(errors),
+        "median_abs": statistics.median(abs_sorted) if errors else float("nan"),
+        "p90_abs": p90,
+        "bias": statistics.median(errors) if errors else float("nan"),
+    }
 
 
 def summary(rows: list[Row], *, core_only: bool = True) -> dict[str, dict]:

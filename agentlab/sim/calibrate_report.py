@@ -34,13 +34,25 @@ def _line(name: str, s: dict, target: bool = False) -> str:
 def table(rows: list[Row]) -> str:
     """The report: per model (core requests, then all), per model and request kind, and the refusals."""
     head = f"{'model':30} {'n':>4} {'median':>8} {'p90':>8} {'bias':>8}"
-    out = ["input tokens, simulator estimate vs real usage: |error| median and p90, signed median (bias)",
-           "", "core requests (no server-side work)", head]
+    out = [
+        "input tokens, simulator estimate vs real usage: |error| median and p90, signed median (bias)",
+        "",
+        "core requests (no server-side work)",
+        head,
+    ]
     out += [_line(m, s, target=True) for m, s in summary(rows).items()]
-    out += [f"target: median at most {TARGET:.0%} for a model with {MIN_N}+ core requests", "", "all requests (server tools included)", head]
+    out += [
+        f"target: median at most {TARGET:.0%} for a model with {MIN_N}+ core requests",
+        "",
+        "all requests (server tools included)",
+        head,
+    ]
     out += [_line(m, s) for m, s in summary(rows, core_only=False).items()]
     out += ["", "by request kind (a request counts in each kind it carries)", head]
-    out += [_line(f"{m} {g}", s) for (m, g), s in sorted(by_group(rows).items(), key=lambda kv: (kv[0][0], GROUPS.index(kv[0][1])))]
+    out += [
+        _line(f"{m} {g}", s)
+        for (m, g), s in sorted(by_group(rows).items(), key=lambda kv: (kv[0][0], GROUPS.index(kv[0][1])))
+    ]
     out += ["", "no recording (figures are as published or stood in, error unknown): " + ", ".join(unrecorded())]
     refused = refusals(rows)
     out += ["", f"refused by the simulator though the API answered 200: {len(refused)}"]
@@ -66,8 +78,11 @@ def figure(rows: list[Row]):
     stats = summary(rows)
     names = list(stats)
     fig, ax = plt.subplots(figsize=(7, 0.35 * len(names) + 1.2))
-    ax.barh(names, [100 * stats[n]["median_abs"] for n in names],
-            color=["#c44" if stats[n]["median_abs"] > TARGET else "#4a4" for n in names])
+    ax.barh(
+        names,
+        [100 * stats[n]["median_abs"] for n in names],
+        color=["#c44" if stats[n]["median_abs"] > TARGET else "#4a4" for n in names],
+    )
     for i, n in enumerate(names):
         ax.text(100 * stats[n]["median_abs"], i, f"  n={stats[n]['n']}", va="center", fontsize=8)
     ax.axvline(100 * TARGET, color="k", linestyle="--", linewidth=1)
@@ -88,7 +103,11 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         print("agentlab calibrate: no POST /v1/messages interaction in the cassettes given", file=sys.stderr)
         return 2
-    src = "your cassettes" if args.cassettes else f"the bundled set ({args.split}; pydantic/pydantic-ai {bundled()['commit'][:12]}, MIT)"
+    src = (
+        "your cassettes"
+        if args.cassettes
+        else f"the bundled set ({args.split}; pydantic/pydantic-ai {bundled()['commit'][:12]}, MIT)"
+    )
     print(f"{len(rows)} recorded requests from {src}\n")
     print(table(rows))
     if args.png:

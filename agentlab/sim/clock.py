@@ -49,7 +49,9 @@ def _as_day(day: str | date) -> date:
     try:
         return date.fromisoformat(day)
     except (TypeError, ValueError):
-        raise ValueError(f"SimClock(day={day!r}): give the day as an ISO date such as '2026-11-30' or a datetime.date") from None
+        raise ValueError(
+            f"SimClock(day={day!r}): give the day as an ISO date such as '2026-11-30' or a datetime.date"
+        ) from None
 
 
 @lru_cache(maxsize=1)

@@ -43,8 +43,13 @@ DEFAULT_KEEP = {"type": "tool_uses", "value": 3}
 
 def _uses(messages: list[dict]) -> list[tuple[int, int, dict]]:
     """Every ``tool_use`` block as (message index, block index, block), oldest first."""
-    return [(i, j, b) for i, m in enumerate(messages) if m.get("role") == "assistant" and isinstance(m.get("content"), list)
-            for j, b in enumerate(m["content"]) if isinstance(b, dict) and b.get("type") == "tool_use"]
+    return [
+        (i, j, b)
+        for i, m in enumerate(messages)
+        if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+        for j, b in enumerate(m["content"])
+        if isinstance(b, dict) and b.get("type") == "tool_use"
+    ]
 
 
 def clear_tool_uses(body: dict, edit: dict) -> tuple[dict, dict | None]:

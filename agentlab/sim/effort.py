@@ -32,13 +32,31 @@ LEVELS = ("low", "medium", "high", "xhigh", "max")
 """The values ``output_config.effort`` takes, lowest first."""
 _ALL = frozenset(LEVELS)
 _NO_XHIGH = _ALL - {"xhigh"}
-_ASSUMED = ("claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5", "claude-fable-5-1", "claude-fable-5-2",
-            "claude-mythos-5-1", "claude-mythos-5-2")
+_ASSUMED = (
+    "claude-opus-5-5",
+    "claude-sonnet-5-5",
+    "claude-haiku-5-5",
+    "claude-fable-5-1",
+    "claude-fable-5-2",
+    "claude-mythos-5-1",
+    "claude-mythos-5-2",
+)
 ACCEPTED: dict[str, frozenset[str]] = {
-    **{m: _ALL for m in ("claude-fable-5", "claude-mythos-5", "claude-opus-5", "claude-opus-4-8",
-                         "claude-opus-4-7", "claude-sonnet-5", *_ASSUMED)},
+    **{
+        m: _ALL
+        for m in (
+            "claude-fable-5",
+            "claude-mythos-5",
+            "claude-opus-5",
+            "claude-opus-4-8",
+            "claude-opus-4-7",
+            "claude-sonnet-5",
+            *_ASSUMED,
+        )
+    },
     **{m: _NO_XHIGH for m in ("claude-mythos-preview", "claude-opus-4-6", "claude-sonnet-4-6")},
-    "claude-opus-4-5": frozenset({"low", "medium", "high"}), "claude-opus-4-5-20251101": frozenset({"low", "medium", "high"}),
+    "claude-opus-4-5": frozenset({"low", "medium", "high"}),
+    "claude-opus-4-5-20251101": frozenset({"low", "medium", "high"}),
 }
 """The levels each model takes (see the module docstring for which rows are the docs' and which assumed)."""
 DEFAULT_MEDIUM = ("claude-opus-5-5", "claude-haiku-5-5")
@@ -63,11 +81,15 @@ def check_effort(body: dict) -> None:
     model = body.get("model")
     accepted = ACCEPTED.get(model)
     if accepted is None:
-        raise invalid(f"output_config.effort: the effort parameter is not supported on model {model!r}; "
-                      f"leave it out, or use a model that takes it ({SOURCE})")
+        raise invalid(
+            f"output_config.effort: the effort parameter is not supported on model {model!r}; "
+            f"leave it out, or use a model that takes it ({SOURCE})"
+        )
     if level not in accepted:
-        raise invalid(f"output_config.effort: {level!r} is not supported on model {model!r}; "
-                      f"use one of {', '.join(x for x in LEVELS if x in accepted)}")
+        raise invalid(
+            f"output_config.effort: {level!r} is not supported on model {model!r}; "
+            f"use one of {', '.join(x for x in LEVELS if x in accepted)}"
+        )
 
 
 def default_effort(model: str | None) -> str:

@@ -26,7 +26,7 @@ KINDS = {"429": "rate_limit_error", "529": "overloaded_error", "500": "api_error
 """Fault codes and the API error type each answers with."""
 MESSAGES = {
     "rate_limit_error": "This request would exceed your organization's rate limit of 50 requests per minute "
-                        "(agentlab simulated fault). Retry after the time in the retry-after header.",
+    "(agentlab simulated fault). Retry after the time in the retry-after header.",
     "overloaded_error": "Overloaded",  # the API's wording (https://platform.claude.com/docs/en/api/errors)
     "api_error": "Internal server error",
 }
@@ -54,7 +54,9 @@ class Faults:
             if code not in KINDS:
                 raise ValueError(f"faults: unknown fault {code!r}; use one of {sorted(KINDS)}")
         if sum(self.rates.values()) > 1 or any(r < 0 for r in self.rates.values()) or not 0 <= self.slow_rate <= 1:
-            raise ValueError(f"faults: rates must be between 0 and 1 and sum to at most 1, got {self.rates}, slow={self.slow_rate}")
+            raise ValueError(
+                f"faults: rates must be between 0 and 1 and sum to at most 1, got {self.rates}, slow={self.slow_rate}"
+            )
 
     def _draw(self, n: int, salt: str) -> float:
         return random.Random(f"{self.seed}:{salt}:{n}").random()
@@ -75,16 +77,24 @@ class Faults:
         headers = {"x-should-retry": "true"}
         if kind == "rate_limit_error":
             reset = (datetime.now(timezone.utc) + timedelta(seconds=self.retry_after_s)).strftime("%Y-%m-%dT%H:%M:%SZ")
-            headers.update({"retry-after": str(max(1, math.ceil(self.retry_after_s))),
-                            "retry-after-ms": str(int(self.retry_after_s * 1000)),
-                            "anthropic-ratelimit-requests-limit": "50", "anthropic-ratelimit-requests-remaining": "0",
-                            "anthropic-ratelimit-requests-reset": reset,
-                            "anthropic-ratelimit-tokens-limit": "30000", "anthropic-ratelimit-tokens-remaining": "30000",
-                            "anthropic-ratelimit-tokens-reset": reset,
-                            "anthropic-ratelimit-input-tokens-limit": "30000", "anthropic-ratelimit-input-tokens-remaining": "30000",
-                            "anthropic-ratelimit-input-tokens-reset": reset,
-                            "anthropic-ratelimit-output-tokens-limit": "8000", "anthropic-ratelimit-output-tokens-remaining": "8000",
-                            "anthropic-ratelimit-output-tokens-reset": reset})
+            headers.update(
+                {
+                    "retry-after": str(max(1, math.ceil(self.retry_after_s))),
+                    "retry-after-ms": str(int(self.retry_after_s * 1000)),
+                    "anthropic-ratelimit-requests-limit": "50",
+                    "anthropic-ratelimit-requests-remaining": "0",
+                    "anthropic-ratelimit-requests-reset": reset,
+                    "anthropic-ratelimit-tokens-limit": "30000",
+                    "anthropic-ratelimit-tokens-remaining": "30000",
+                    "anthropic-ratelimit-tokens-reset": reset,
+                    "anthropic-ratelimit-input-tokens-limit": "30000",
+                    "anthropic-ratelimit-input-tokens-remaining": "30000",
+                    "anthropic-ratelimit-input-tokens-reset": reset,
+                    "anthropic-ratelimit-output-tokens-limit": "8000",
+                    "anthropic-ratelimit-output-tokens-remaining": "8000",
+                    "anthropic-ratelimit-output-tokens-reset": reset,
+                }
+            )
         return SimAPIError(kind, MESSAGES[kind], headers=headers)
 
     def delay(self, n: int) -> float:
@@ -126,6 +136,8 @@ def _parse(spec: str) -> Faults:
             else:
                 raise ValueError(key)
         except ValueError:
-            raise ValueError(f"faults spec item {item!r} not understood; e.g. '429=0.1,529=0.05,500=0.05,"
-                             "slow=0.1:0.2,at=3:429+5:529,seed=7,retry_after=0.05'") from None
+            raise ValueError(
+                f"faults spec item {item!r} not understood; e.g. '429=0.1,529=0.05,500=0.05,"
+                "slow=0.1:0.2,at=3:429+5:529,seed=7,retry_after=0.05'"
+            ) from None
     return Faults(**kw)

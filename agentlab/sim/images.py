@@ -61,9 +61,9 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
     for _ in range(10_000):  # bounded walk over the JPEG segments
         if i + 9 > len(data) or data[i] != 0xFF:
             return None
-        marker, length = data[i + 1], struct.unpack(">H", data[i + 2:i + 4])[0]
+        marker, length = data[i + 1], struct.unpack(">H", data[i + 2 : i + 4])[0]
         if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            h, w = struct.unpack(">HH", data[i + 5:i + 9])
+            h, w = struct.unpack(">HH", data[i + 5 : i + 9])
             return w, h
         i += 2 + length
     return None

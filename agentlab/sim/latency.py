@@ -41,5 +41,9 @@ def simulated_latency_s(model: str, usage: dict) -> float:
     fresh = (usage.get("input_tokens") or 0) + (usage.get("cache_creation_input_tokens") or 0)
     cached = usage.get("cache_read_input_tokens") or 0
     speedup = latency_facts()["cached_prefill_speedup"]["value"]
-    return (r["ttft_s"] + fresh / r["prefill_tps"] + cached / (r["prefill_tps"] * speedup)
-            + (usage.get("output_tokens") or 0) / r["decode_tps"])
+    return (
+        r["ttft_s"]
+        + fresh / r["prefill_tps"]
+        + cached / (r["prefill_tps"] * speedup)
+        + (usage.get("output_tokens") or 0) / r["decode_tps"]
+    )

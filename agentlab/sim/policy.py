@@ -47,7 +47,9 @@ def as_reply(value: Any) -> Reply:
     if isinstance(value, (str, dict)):
         value = [value]
     if not isinstance(value, (list, tuple)):
-        raise TypeError(f"a policy must return a Reply, a string or a list of content blocks, got {type(value).__name__}")
+        raise TypeError(
+            f"a policy must return a Reply, a string or a list of content blocks, got {type(value).__name__}"
+        )
     blocks = [{"type": "text", "text": b} if isinstance(b, str) else dict(b) for b in value]
     for b in blocks:
         if b.get("type") == "tool_use" and not isinstance(b.get("name"), str):

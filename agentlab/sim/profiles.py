@@ -97,27 +97,57 @@ def _build(row: dict, rows: dict[str, dict], data: dict) -> Profile:
     else:
         other = rows[row.get("tool_prompt_from") or data["fallback_tool_prompt"]["from"]]
         prompt = other["tool_prompt"]
-        note = f"{other['name']} figure stands in: {row.get('tool_prompt_note') or data['fallback_tool_prompt']['note']}"
-    sources = {field: src[row[key]] for field, key in (
-        ("limits", "limits_source"), ("tokenizer", "tokenizer_source"), ("forced_tool_choice", "forced_source"),
-        ("prefill", "prefill_source"), ("sampling", "sampling_source"), ("thinking", "thinking_source"))}
+        note = (
+            f"{other['name']} figure stands in: {row.get('tool_prompt_note') or data['fallback_tool_prompt']['note']}"
+        )
+    sources = {
+        field: src[row[key]]
+        for field, key in (
+            ("limits", "limits_source"),
+            ("tokenizer", "tokenizer_source"),
+            ("forced_tool_choice", "forced_source"),
+            ("prefill", "prefill_source"),
+            ("sampling", "sampling_source"),
+            ("thinking", "thinking_source"),
+        )
+    }
     sources["tool_prompt"] = src[row.get("tool_prompt_source", "tool_prompt")]
     measured, measured_note = _measured(row, data)
     sources["measured"] = data["measured"]["source"]
-    for key in ("system_messages", "retires", "sampling_exclusive", "text_before_tool_use", "thinks_before_server_tools"):
+    for key in (
+        "system_messages",
+        "retires",
+        "sampling_exclusive",
+        "text_before_tool_use",
+        "thinks_before_server_tools",
+    ):
         if row.get(f"{key}_source"):
             sources[key] = src[row[f"{key}_source"]]
     return Profile(
-        id=row["id"], name=row["name"], status=row["status"], context_window=row["context_window"],
-        max_output=row["max_output"], tool_prompt=(prompt["auto_none"], prompt["any_tool"]), tool_prompt_note=note,
-        tokenizer=float(row["tokenizer"]), forced_tool_choice=row["forced_tool_choice"], prefill=row["prefill"],
-        sampling=row["sampling"], thinking=row["thinking"], thinking_types=tuple(row["thinking_types"]),
-        thinking_between_tools=row["thinking_between_tools"], sources=sources, aliases=tuple(row.get("aliases", ())),
-        measured=measured, measured_note=measured_note, system_messages=bool(row.get("system_messages", False)),
+        id=row["id"],
+        name=row["name"],
+        status=row["status"],
+        context_window=row["context_window"],
+        max_output=row["max_output"],
+        tool_prompt=(prompt["auto_none"], prompt["any_tool"]),
+        tool_prompt_note=note,
+        tokenizer=float(row["tokenizer"]),
+        forced_tool_choice=row["forced_tool_choice"],
+        prefill=row["prefill"],
+        sampling=row["sampling"],
+        thinking=row["thinking"],
+        thinking_types=tuple(row["thinking_types"]),
+        thinking_between_tools=row["thinking_between_tools"],
+        sources=sources,
+        aliases=tuple(row.get("aliases", ())),
+        measured=measured,
+        measured_note=measured_note,
+        system_messages=bool(row.get("system_messages", False)),
         retires=date.fromisoformat(row["retires"]) if row.get("retires") else None,
         sampling_exclusive=bool(row.get("sampling_exclusive", False)),
         text_before_tool_use=bool(row.get("text_before_tool_use", True)),
-        thinks_before_server_tools=bool(row.get("thinks_before_server_tools", False)))
+        thinks_before_server_tools=bool(row.get("thinks_before_server_tools", False)),
+    )
 
 
 def _measured(row: dict, data: dict) -> tuple[dict, str]:
@@ -131,8 +161,11 @@ def _measured(row: dict, data: dict) -> tuple[dict, str]:
         return own, f"{row['name']}: measured on its own recordings"
     borrowed = {k: v for k, v in table["by_model"][stand_in].items() if not k.startswith("_")}
     missing = sorted(set(borrowed) - set(own))
-    note = f"{row['name']}: " + ("measured on its own recordings" if not missing else
-                                 f"{', '.join(missing)} from {stand_in} (no fit recording of this model shows it)")
+    note = f"{row['name']}: " + (
+        "measured on its own recordings"
+        if not missing
+        else f"{', '.join(missing)} from {stand_in} (no fit recording of this model shows it)"
+    )
     return {**borrowed, **own}, note
 
 

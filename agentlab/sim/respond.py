@@ -24,8 +24,9 @@ def usage(input_tokens: int, output_tokens: int) -> dict:
     }
 
 
-def build_message(policy: Policy, body: dict, profile: Profile, counter: int, seed: str,
-                  input_tokens: int | None = None) -> dict:
+def build_message(
+    policy: Policy, body: dict, profile: Profile, counter: int, seed: str, input_tokens: int | None = None
+) -> dict:
     """The full ``Message`` the simulated model answers ``body`` with."""
     reply = as_reply(policy(body))
     content = []
@@ -52,8 +53,10 @@ def build_message(policy: Policy, body: dict, profile: Profile, counter: int, se
         "content": content,
         "stop_reason": stop,
         "stop_sequence": sequence,
-        "usage": usage(estimate_input_tokens(body) if input_tokens is None else input_tokens,
-                       estimate_output_tokens(content, model=profile.id)),
+        "usage": usage(
+            estimate_input_tokens(body) if input_tokens is None else input_tokens,
+            estimate_output_tokens(content, model=profile.id),
+        ),
     }
 
 

@@ -42,18 +42,31 @@ class LocalServer:
     """
 
     def __init__(self, sim: Simulator, host: str, port: int, protocol: type | None = None) -> None:
-        self.socket = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET,
-                                           backlog=BACKLOG)
+        self.socket = socket.create_server(
+            (host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET, backlog=BACKLOG
+        )
         """The listening socket."""
         self.server_address: tuple = self.socket.getsockname()
         """``(host, port)`` actually bound."""
         self.app = SimApp(sim)
         """The ASGI app answering through ``sim``."""
-        config = uvicorn.Config(self.app, http=protocol or PROTOCOL, loop="asyncio", lifespan="off", ws="none",
-                                interface="asgi3", log_config=None, access_log=False, proxy_headers=False,
-                                server_header=False, date_header=False, backlog=BACKLOG,
-                                timeout_keep_alive=IDLE_TIMEOUT_S, timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-                                h11_max_incomplete_event_size=MAX_HEADER_BYTES)
+        config = uvicorn.Config(
+            self.app,
+            http=protocol or PROTOCOL,
+            loop="asyncio",
+            lifespan="off",
+            ws="none",
+            interface="asgi3",
+            log_config=None,
+            access_log=False,
+            proxy_headers=False,
+            server_header=False,
+            date_header=False,
+            backlog=BACKLOG,
+            timeout_keep_alive=IDLE_TIMEOUT_S,
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+            h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        )
         self.uvicorn = uvicorn.Server(config)
         """The uvicorn server (``should_exit`` stops it)."""
         self._done = threading.Event()
@@ -98,9 +111,13 @@ def serve(port: int = 8765, sim: Simulator | None = None) -> None:
     """Serve until interrupted (Ctrl-C)."""
     server = make_server(sim or Simulator(), port)
     server.quiet = False
-    threading.Thread(target=documented_fields, args=(False,), daemon=True).start()  # the SDK's field list (2-3 s to import) loads while we listen
+    threading.Thread(
+        target=documented_fields, args=(False,), daemon=True
+    ).start()  # the SDK's field list (2-3 s to import) loads while we listen
     url = f"http://127.0.0.1:{server.server_address[1]}"
-    print(f"agentlab simulator on {url}  (export ANTHROPIC_BASE_URL={url}; any API key works; Ctrl-C stops)", flush=True)
+    print(
+        f"agentlab simulator on {url}  (export ANTHROPIC_BASE_URL={url}; any API key works; Ctrl-C stops)", flush=True
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -70,8 +70,9 @@ def model_catalog(day: date | None = None) -> dict:
 def did_you_mean(asked: str, known=None) -> str | None:
     """``"did you mean 'a' or 'b'?"`` for the ids close to ``asked`` among ``known`` (default: today's
     catalog), or None when none is close: the one suggestion that every "no such model" message gives."""
-    close = difflib.get_close_matches(str(asked), sorted(known if known is not None else model_catalog()["models"]),
-                                      n=3, cutoff=0.6)
+    close = difflib.get_close_matches(
+        str(asked), sorted(known if known is not None else model_catalog()["models"]), n=3, cutoff=0.6
+    )
     return f"did you mean {' or '.join(map(repr, close))}?" if close else None
 
 
@@ -83,8 +84,14 @@ def _digest(counter: int, request: httpx2.Request) -> str:
 class Simulator:
     """An in-process stand-in for the Anthropic Messages API."""
 
-    def __init__(self, policy: Policy | None = None, *, parallel: bool = True, faults: object = None,
-                 clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        *,
+        parallel: bool = True,
+        faults: object = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self.policy: Policy = policy if policy is not None else CarefulAgent(parallel=parallel)
         """Decides what the simulated model writes."""
         self.counter = 0
@@ -137,9 +144,12 @@ class Simulator:
     def _batched(self, params: object, batch_request: httpx2.Request) -> tuple[int, dict]:
         """One request of a batch, answered as ``POST /v1/messages`` (same headers) but without moving the clock:
         ``(200, {"message", "seconds"})`` or ``(status, the error envelope)``."""
-        headers = {k: v for k, v in batch_request.headers.items() if k.lower() not in ("content-length", "content-type")}
-        sub = httpx2.Request("POST", batch_request.url.copy_with(path="/v1/messages", query=None), headers=headers,
-                             json=params)
+        headers = {
+            k: v for k, v in batch_request.headers.items() if k.lower() not in ("content-length", "content-type")
+        }
+        sub = httpx2.Request(
+            "POST", batch_request.url.copy_with(path="/v1/messages", query=None), headers=headers, json=params
+        )
         response = self._answer(sub, self._number(), batched=True)
         if response.status_code != 200:
             return response.status_code, response.json()
@@ -153,7 +163,10 @@ class Simulator:
             path = request.url.path.rstrip("/")
             batch = path.startswith("/v1/messages/batches") and not batched
             if not batch and (request.method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens")):
-                raise SimAPIError("not_found_error", f"Not found: {request.method} {request.url.path} (the simulator serves POST /v1/messages and /v1/messages/count_tokens, and the Message Batches endpoints)")
+                raise SimAPIError(
+                    "not_found_error",
+                    f"Not found: {request.method} {request.url.path} (the simulator serves POST /v1/messages and /v1/messages/count_tokens, and the Message Batches endpoints)",
+                )
             fault = self.faults.fault(n) if self.faults else None
             if fault is not None:
                 raise fault
@@ -161,7 +174,9 @@ class Simulator:
                 check_version(request.headers)
                 status, answer = self.batches.handle(request.method, path, request, n, seed)
                 if isinstance(answer, bytes):  # the results, as JSON Lines
-                    return httpx2.Response(status, content=answer, headers={**headers, "content-type": "application/binary"})
+                    return httpx2.Response(
+                        status, content=answer, headers={**headers, "content-type": "application/binary"}
+                    )
                 return httpx2.Response(status, json=answer, headers=headers)
             if len(request.content) > MAX_BODY_BYTES:
                 # Quoted: https://github.com/anthropics/claude-code/issues/14567 ("Request exceeds the maximum size")
@@ -174,10 +189,16 @@ class Simulator:
             check_effort(body)  # output_config.effort: effort.py
             if counting:
                 counted = {"input_tokens": input_tokens}
-                if edits is not None:  # the count after the edits, and the count before (the SDK's original_input_tokens)
-                    counted["context_management"] = {"original_input_tokens": input_tokens + sum(e["cleared_input_tokens"] for e in edits)}
+                if (
+                    edits is not None
+                ):  # the count after the edits, and the count before (the SDK's original_input_tokens)
+                    counted["context_management"] = {
+                        "original_input_tokens": input_tokens + sum(e["cleared_input_tokens"] for e in edits)
+                    }
                 return httpx2.Response(200, json=counted, headers=headers)
-            message = build_message(self.policy, body, model_profile(body["model"], today(self.clock)), n, seed, input_tokens)
+            message = build_message(
+                self.policy, body, model_profile(body["model"], today(self.clock)), n, seed, input_tokens
+            )
             if edits is not None:  # server-side context editing ran (context_editing.py)
                 message["context_management"] = {"applied_edits": edits}
             with self._lock:  # the cache and the clock are shared by concurrent requests
@@ -186,13 +207,18 @@ class Simulator:
             headers[BREAKDOWN_HEADER] = json.dumps(input_parts(body), separators=(",", ":"))  # where the input went
             self.threads.remember(body, message)
             if body.get("stream"):
-                return httpx2.Response(200, content=sse_body(message),
-                                       headers={**headers, "content-type": "text/event-stream; charset=utf-8"})
+                return httpx2.Response(
+                    200,
+                    content=sse_body(message),
+                    headers={**headers, "content-type": "text/event-stream; charset=utf-8"},
+                )
             return httpx2.Response(200, json=message, headers=headers)
         except SimAPIError as e:
             return _error_response(e, request_id, {**headers, **(e.headers or {})})
         except Exception as e:  # a bug in a policy (a student's FunctionModel, say): say where, as a 500
-            err = SimAPIError("api_error", f"the simulated model's policy raised {type(e).__name__}: {str(e)[:300]}{_where(e)}")
+            err = SimAPIError(
+                "api_error", f"the simulated model's policy raised {type(e).__name__}: {str(e)[:300]}{_where(e)}"
+            )
             return _error_response(err, request_id, headers)
 
     def _checked(self, body: Any, version: str, counting: bool) -> tuple[dict, int, list | None]:
@@ -216,18 +242,24 @@ class Simulator:
         content = request.content or b"null"
         at = _lone_surrogate(content) if b"\\u" in content else None
         if at is not None:  # the real API's words: https://github.com/anthropics/claude-code/issues/3277
-            raise invalid(f"The request body is not valid JSON: no low surrogate in string: line 1 column {at + 1} (char {at})")
+            raise invalid(
+                f"The request body is not valid JSON: no low surrogate in string: line 1 column {at + 1} (char {at})"
+            )
         try:
             body = json.loads(content, parse_constant=_no_constant)
         except RecursionError:
-            raise invalid(f"The request body is not valid JSON: nested too deeply (this simulator takes at most {MAX_JSON_DEPTH} levels).") from None
+            raise invalid(
+                f"The request body is not valid JSON: nested too deeply (this simulator takes at most {MAX_JSON_DEPTH} levels)."
+            ) from None
         except json.JSONDecodeError as e:
             raise invalid(f"The request body is not valid JSON: {e.msg} at position {e.pos}.") from None
         except ValueError as e:  # bad UTF-8, NaN/Infinity, or an integer of more than 4,300 digits
             said = "an integer has more than 4300 digits" if "digits" in str(e) else str(e)[:200]
             raise invalid(f"The request body is not valid JSON: {said}.") from None
         if _deeper_than(body, MAX_JSON_DEPTH):
-            raise invalid(f"The request body is not valid JSON for this API: nested more than {MAX_JSON_DEPTH} levels deep (this simulator's limit).")
+            raise invalid(
+                f"The request body is not valid JSON for this API: nested more than {MAX_JSON_DEPTH} levels deep (this simulator's limit)."
+            )
         return body
 
     def _elapse(self, payload: dict, advance: bool = True) -> str:

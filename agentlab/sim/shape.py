@@ -66,8 +66,11 @@ def _placeholder_input(schema: object) -> dict:
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return {}
     props = schema["properties"]
-    return {name: _PLACEHOLDER.get(props.get(name, {}).get("type") if isinstance(props.get(name), dict) else None, "")
-            for name in schema.get("required") or [] if isinstance(name, str)}
+    return {
+        name: _PLACEHOLDER.get(props.get(name, {}).get("type") if isinstance(props.get(name), dict) else None, "")
+        for name in schema.get("required") or []
+        if isinstance(name, str)
+    }
 
 
 def _thinking_on(body: dict) -> bool:
@@ -100,7 +103,13 @@ def _thinking_before_server_tools(content: list[dict], body: dict) -> list[dict]
             while at and out[at - 1].get("type") == "text":
                 at -= 1
             if not (at and out[at - 1].get("type") == "thinking"):
-                out.insert(at, {"type": "thinking", "thinking": "",
-                                "signature": signature(body["model"], conversation_key(body["messages"]), "")})
+                out.insert(
+                    at,
+                    {
+                        "type": "thinking",
+                        "thinking": "",
+                        "signature": signature(body["model"], conversation_key(body["messages"]), ""),
+                    },
+                )
         out.append(block)
     return out

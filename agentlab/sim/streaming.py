@@ -26,28 +26,49 @@ def _event(kind: str, data: dict) -> bytes:
 
 def _pieces(text: str, words: int = TEXT_PIECE) -> list[str]:
     parts = re.findall(r"\S+\s*|\s+", text)
-    return ["".join(parts[i:i + words]) for i in range(0, len(parts), words)] or [""]
+    return ["".join(parts[i : i + words]) for i in range(0, len(parts), words)] or [""]
 
 
 def _block_events(index: int, block: dict) -> list[bytes]:
     kind = block["type"]
     out = []
     if kind == "text":
-        out.append(_event("content_block_start", {"type": "content_block_start", "index": index,
-                                                  "content_block": {"type": "text", "text": ""}}))
+        out.append(
+            _event(
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+            )
+        )
         deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"])]
     elif kind == "tool_use":
         start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-        out.append(_event("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
+        out.append(
+            _event("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+        )
         raw = json.dumps(block.get("input", {}), ensure_ascii=False)
-        deltas = [{"type": "input_json_delta", "partial_json": raw[i:i + JSON_PIECE]} for i in range(0, len(raw), JSON_PIECE)]
+        deltas = [
+            {"type": "input_json_delta", "partial_json": raw[i : i + JSON_PIECE]}
+            for i in range(0, len(raw), JSON_PIECE)
+        ]
     elif kind == "thinking":
-        out.append(_event("content_block_start", {"type": "content_block_start", "index": index,
-                                                  "content_block": {"type": "thinking", "thinking": "", "signature": ""}}))
-        deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(block["thinking"])] if block["thinking"] else []
+        out.append(
+            _event(
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+                },
+            )
+        )
+        deltas = (
+            [{"type": "thinking_delta", "thinking": p} for p in _pieces(block["thinking"])] if block["thinking"] else []
+        )
         deltas.append({"type": "signature_delta", "signature": block["signature"]})
     else:  # any other block arrives whole in its start event
-        out.append(_event("content_block_start", {"type": "content_block_start", "index": index, "content_block": block}))
+        out.append(
+            _event("content_block_start", {"type": "content_block_start", "index": index, "content_block": block})
+        )
         deltas = []
     out += [_event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
     out.append(_event("content_block_stop", {"type": "content_block_stop", "index": index}))
@@ -65,8 +86,15 @@ def sse_body(message: dict) -> bytes:
         events += block_events[:1] + ([_event("ping", {"type": "ping"})] if index == 0 else []) + block_events[1:]
     if not message["content"]:
         events.append(_event("ping", {"type": "ping"}))
-    events.append(_event("message_delta", {"type": "message_delta",
-                                           "delta": {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]},
-                                           "usage": usage}))
+    events.append(
+        _event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]},
+                "usage": usage,
+            },
+        )
+    )
     events.append(_event("message_stop", {"type": "message_stop"}))
     return b"".join(events)

@@ -35,8 +35,11 @@ def check_strict(where: str, tool: dict) -> None:
 
 def strict_schemas(body: dict) -> dict[str, dict]:
     """Input schemas of the request's tools that set ``strict: true``, by tool name."""
-    return {t["name"]: t.get("input_schema") or {} for t in body.get("tools") or []
-            if isinstance(t, dict) and t.get("strict") is True and isinstance(t.get("name"), str)}
+    return {
+        t["name"]: t.get("input_schema") or {}
+        for t in body.get("tools") or []
+        if isinstance(t, dict) and t.get("strict") is True and isinstance(t.get("name"), str)
+    }
 
 
 def constrain(schema: dict, value: Any) -> Any:
@@ -75,10 +78,15 @@ def _fits(kind: Any, value: Any) -> bool:
         return True
     if isinstance(kind, list):
         return any(_fits(k, value) for k in kind)
-    return {"string": isinstance(value, str), "boolean": isinstance(value, bool), "null": value is None,
-            "integer": isinstance(value, int) and not isinstance(value, bool),
-            "number": isinstance(value, (int, float)) and not isinstance(value, bool),
-            "array": isinstance(value, list), "object": isinstance(value, dict)}.get(kind, True)
+    return {
+        "string": isinstance(value, str),
+        "boolean": isinstance(value, bool),
+        "null": value is None,
+        "integer": isinstance(value, int) and not isinstance(value, bool),
+        "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+        "array": isinstance(value, list),
+        "object": isinstance(value, dict),
+    }.get(kind, True)
 
 
 def _convert(kind: Any, value: Any) -> Any:

@@ -48,7 +48,9 @@ class Threads:
             return body
         if not isinstance(thread, dict) or thread.get("type") not in ("create", "continue"):
             # Reconstructed, not quoted: same tag error form as the quoted one for tools.
-            raise invalid("thread: Input tag found using 'type' does not match any of the expected tags: 'continue', 'create'")
+            raise invalid(
+                "thread: Input tag found using 'type' does not match any of the expected tags: 'continue', 'create'"
+            )
         if thread["type"] == "create":
             return body
         for field in CREATE_ONLY:
@@ -63,8 +65,11 @@ class Threads:
                 saved = None
         if saved is None:
             # Reconstructed, not quoted; the error_code is the one the SDK recovers from.
-            raise SimAPIError("not_found_error", f"thread: no message thread ends at message {thread.get('previous_message_id')}",
-                              details={"error_code": "thread_not_found"})
+            raise SimAPIError(
+                "not_found_error",
+                f"thread: no message thread ends at message {thread.get('previous_message_id')}",
+                details={"error_code": "thread_not_found"},
+            )
         messages = body.get("messages") if isinstance(body.get("messages"), list) else []
         full = {**body, "messages": saved["messages"] + messages}
         full.update({f: saved[f] for f in CREATE_ONLY if f in saved})

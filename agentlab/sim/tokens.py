@@ -78,7 +78,11 @@ def _block_tokens(block: Any) -> int:
     if kind == "image":
         return image_tokens(block)
     if kind == "tool_use":
-        return BLOCK_FRAME + text_tokens(str(block.get("name", ""))) + text_tokens(json.dumps(block.get("input", {}), ensure_ascii=False))
+        return (
+            BLOCK_FRAME
+            + text_tokens(str(block.get("name", "")))
+            + text_tokens(json.dumps(block.get("input", {}), ensure_ascii=False))
+        )
     if kind == "tool_result":
         return BLOCK_FRAME + content_tokens(block.get("content", ""))
     if kind in ("thinking", "redacted_thinking"):  # the signature is opaque to the model
@@ -101,15 +105,21 @@ def content_tokens(content: Any, *, model: str | None = None) -> int:
     # scaled block by block, so a request counted whole and counted as blocks (the prompt cache) agree exactly;
     # a tool_use block also costs its model's measured wrapper (the recordings: about 60 tokens a round trip)
     wrapper = measured(model, "tool_use_block")
-    return sum(image_tokens(b) if isinstance(b, dict) and b.get("type") == "image"
-               else pdf_tokens(b, model) if _is_pdf(b)
-               else _scaled(_block_tokens(b), model) + (wrapper if isinstance(b, dict) and b.get("type") == "tool_use" else 0)
-               for b in content)
+    return sum(
+        image_tokens(b)
+        if isinstance(b, dict) and b.get("type") == "image"
+        else pdf_tokens(b, model)
+        if _is_pdf(b)
+        else _scaled(_block_tokens(b), model) + (wrapper if isinstance(b, dict) and b.get("type") == "tool_use" else 0)
+        for b in content
+    )
 
 
 def _is_pdf(block: Any) -> bool:
     source = block.get("source") if isinstance(block, dict) and block.get("type") == "document" else None
-    return isinstance(source, dict) and (source.get("type") in ("url", "file") or source.get("media_type") == "application/pdf")
+    return isinstance(source, dict) and (
+        source.get("type") in ("url", "file") or source.get("media_type") == "application/pdf"
+    )
 
 
 def pdf_tokens(block: dict, model: str | None = None) -> int:
@@ -125,7 +135,11 @@ def _schema_tokens(schema: dict) -> int:
         if not isinstance(prop, dict):
             n += text_tokens(str(name))
             continue
-        n += text_tokens(str(name)) + text_tokens(str(prop.get("type", ""))) + text_tokens(str(prop.get("description", "")))
+        n += (
+            text_tokens(str(name))
+            + text_tokens(str(prop.get("type", "")))
+            + text_tokens(str(prop.get("description", "")))
+        )
         if "enum" in prop:
             n += text_tokens(" ".join(map(str, prop["enum"])))
         if isinstance(prop.get("items"), dict):
@@ -161,8 +175,11 @@ def referenced_tools(body: dict) -> set[str]:
             if isinstance(tool, dict):  # a system message's tool_addition (recorded on Opus 4.8, Fable 5)
                 names.add(tool.get("name"))
             inner = b.get("content") if isinstance(b, dict) and b.get("type") == "tool_result" else None
-            names |= {r.get("tool_name") for r in inner if isinstance(r, dict) and r.get("type") == "tool_reference"} \
-                if isinstance(inner, list) else set()
+            names |= (
+                {r.get("tool_name") for r in inner if isinstance(r, dict) and r.get("type") == "tool_reference"}
+                if isinstance(inner, list)
+                else set()
+            )
     return names
 
 
@@ -195,7 +212,9 @@ def tool_prompt_overhead(model: str, tool_choice: dict | None, *, deferred: bool
         return p.tool_prompt[forced] + extra, f"{p.name} figure stands in: {model!r} has no profile"
     offset = measured(model, "tool_prompt_offset") + (measured(model, "deferred_tools") if deferred else 0)
     note = p.tool_prompt_note or f"{p.name} (published figure)"
-    return p.tool_prompt[forced] + offset, note + (f", {offset:+d} measured on recorded traffic ({p.measured_note})" if offset else "")
+    return p.tool_prompt[forced] + offset, note + (
+        f", {offset:+d} measured on recorded traffic ({p.measured_note})" if offset else ""
+    )
 
 
 def hidden_prompt_tokens(body: dict) -> int:

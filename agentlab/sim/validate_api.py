@@ -85,8 +85,10 @@ def check_betas(headers: Mapping[str, str]) -> None:
         # Quoted: https://github.com/anthropics/claude-code/issues/53855 (one value) and
         # https://github.com/QuantumNous/new-api/issues/2975 (two values, joined with ", ").
         listed = ", ".join(f"`{v}`" for v in unknown)
-        raise invalid(f"Unexpected value(s) {listed} for the `anthropic-beta` header. Please consult our documentation "
-                      "at docs.anthropic.com or try again without the header.")
+        raise invalid(
+            f"Unexpected value(s) {listed} for the `anthropic-beta` header. Please consult our documentation "
+            "at docs.anthropic.com or try again without the header."
+        )
 
 
 @lru_cache(maxsize=1)
@@ -144,7 +146,9 @@ def check_version_content(messages: list[dict], version: str) -> None:
                 raise invalid(f"messages.{i}.content.{j}: `document` blocks are not allowed in `assistant` messages")
             if message.get("role") == "user" and _has_citations(block):
                 # Reconstructed, not quoted: the rule is in https://platform.claude.com/docs/en/api/migration-2026-10-21
-                raise invalid(f"messages.{i}.content.{j}: `citations` on `text` blocks are not allowed in `user` messages")
+                raise invalid(
+                    f"messages.{i}.content.{j}: `citations` on `text` blocks are not allowed in `user` messages"
+                )
 
 
 def _has_citations(block: dict) -> bool:

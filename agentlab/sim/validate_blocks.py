@@ -62,9 +62,13 @@ def _check_block(where: str, block: object) -> None:
     if not isinstance(kind, str):
         # Reconstructed, not quoted: pydantic's wording when the "type" tag is missing.
         raise invalid(f"{where}: Unable to extract tag using discriminator 'type'")
-    required = {"text": {"text": str}, "tool_use": {"id": str, "name": str, "input": dict},
-                "tool_result": {"tool_use_id": str}, "image": {"source": dict},
-                "thinking": {"thinking": str, "signature": str}}.get(kind, {})
+    required = {
+        "text": {"text": str},
+        "tool_use": {"id": str, "name": str, "input": dict},
+        "tool_result": {"tool_use_id": str},
+        "image": {"source": dict},
+        "thinking": {"thinking": str, "signature": str},
+    }.get(kind, {})
     for field, typ in required.items():
         if field not in block:
             # Reconstructed, not quoted: same "Field required" form as the quoted "max_tokens: Field required".
@@ -92,8 +96,10 @@ def _check_image(where: str, source: dict) -> None:
             raise invalid(f"{where}.image.source.base64.data: Field required")
     elif kind not in ("url", "file"):
         # Reconstructed, not quoted: same form as the quoted tag error for tools.
-        raise invalid(f"{where}.image.source: Input tag '{kind}' found using 'type' does not match any of the "
-                      "expected tags: 'base64', 'file', 'url'")
+        raise invalid(
+            f"{where}.image.source: Input tag '{kind}' found using 'type' does not match any of the "
+            "expected tags: 'base64', 'file', 'url'"
+        )
 
 
 def _check_tool_result(where: str, content: object) -> None:
@@ -104,7 +110,9 @@ def _check_tool_result(where: str, content: object) -> None:
         raise invalid(f"{where}.tool_result.content: Input should be a valid string")
     for k, inner in enumerate(content):
         if not isinstance(inner, dict) or not isinstance(inner.get("type"), str):
-            raise invalid(f"{where}.tool_result.content.{k}: Input should be a valid dictionary or object to extract fields from")
+            raise invalid(
+                f"{where}.tool_result.content.{k}: Input should be a valid dictionary or object to extract fields from"
+            )
         if inner["type"] == "text" and not isinstance(inner.get("text"), str):
             raise invalid(f"{where}.tool_result.content.{k}.text.text: Field required")
 

@@ -40,8 +40,10 @@ def check_model_rules(body: dict, p: Profile, *, count_tokens: bool = False) -> 
     """Raise the API's 400 where ``body`` asks ``p`` for something it does not do."""
     if not count_tokens and body["max_tokens"] > p.max_output:
         # Reconstructed, not quoted: the form of the widely reported limit error.
-        raise invalid(f"max_tokens: {body['max_tokens']} > {p.max_output}, which is the maximum allowed "
-                      f"number of output tokens for {body['model']}")
+        raise invalid(
+            f"max_tokens: {body['max_tokens']} > {p.max_output}, which is the maximum allowed "
+            f"number of output tokens for {body['model']}"
+        )
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") in ("any", "tool") and not p.forced_tool_choice:
         # As quoted by a third-party client (https://docs.rs/crate/harn-vm/0.10.177/source/src/llm/helpers/options/tool_choice.rs);
@@ -49,7 +51,9 @@ def check_model_rules(body: dict, p: Profile, *, count_tokens: bool = False) -> 
         raise invalid('tool_choice: type "tool" and "any" are not supported for this model')
     if body["messages"][-1]["role"] == "assistant" and not p.prefill and not _resumes_paused_turn(body["messages"][-1]):
         # Quoted: https://github.com/langchain-ai/deepagents/issues/1585 and https://github.com/cortexkit/magic-context/issues/511
-        raise invalid("This model does not support assistant message prefill. The conversation must end with a user message.")
+        raise invalid(
+            "This model does not support assistant message prefill. The conversation must end with a user message."
+        )
     _check_thinking(body.get("thinking"), p)
     if not count_tokens:  # recorded: count_tokens took adaptive thinking with a forced tool (pydantic-ai cassette)
         _check_thinking_limits(body)
@@ -63,8 +67,12 @@ def _resumes_paused_turn(message: dict) -> bool:
     (https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons: "Send the assistant content
     back to continue")."""
     content = message.get("content")
-    return isinstance(content, list) and bool(content) and isinstance(content[-1], dict) \
+    return (
+        isinstance(content, list)
+        and bool(content)
+        and isinstance(content[-1], dict)
         and content[-1].get("type") == "server_tool_use"
+    )
 
 
 def check_context(input_tokens: int, p: Profile) -> None:
@@ -86,7 +94,9 @@ def _check_thinking(thinking: object, p: Profile) -> None:
     if kind == "disabled" and "between_tools" in p.thinking_types:
         # Reconstructed, not quoted: the page says the message points to between_tools
         # (https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5#turn-off-up-front-thinking).
-        raise invalid('thinking.type: "disabled" is not supported for this model; use "between_tools" to turn off up-front thinking')
+        raise invalid(
+            'thinking.type: "disabled" is not supported for this model; use "between_tools" to turn off up-front thinking'
+        )
     accepted = ", ".join(f"'{t}'" for t in p.thinking_types) or "none"
     # Reconstructed, not quoted.
     raise invalid(f"thinking.type: '{kind}' is not supported for {p.id}; it accepts {accepted}")
@@ -103,8 +113,10 @@ def _check_thinking_limits(body: dict) -> None:
         if budget >= body["max_tokens"]:
             # Quoted: https://github.com/anthropics/claude-code/issues/8756. Not modelled: the interleaved-thinking
             # beta, under which the docs let the budget exceed max_tokens.
-            raise invalid("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
-                          "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size")
+            raise invalid(
+                "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at "
+                "https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
+            )
     choice = body.get("tool_choice")
     if kind == "enabled" and isinstance(choice, dict) and choice.get("type") in ("any", "tool"):
         # Quoted: https://github.com/run-llama/llama_index/issues/19641. Manual thinking only: the docs state it
@@ -137,6 +149,8 @@ def _check_signatures(body: dict, p: Profile) -> None:
         if message["role"] != "assistant" or isinstance(message["content"], str):
             continue
         for j, block in enumerate(message["content"]):
-            if block.get("type") == "thinking" and block["signature"] != signature(body["model"], key, block["thinking"]):
+            if block.get("type") == "thinking" and block["signature"] != signature(
+                body["model"], key, block["thinking"]
+            ):
                 # Quoted: https://github.com/ding113/claude-code-hub/issues/518 ("messages.1.content.0: Invalid `signature` in `thinking` block")
                 raise invalid(f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block")

@@ -49,9 +49,16 @@ def turns_table(run: Run) -> Any:
             row.update({LABELS[k]: v for k, v in t.breakdown.parts().items()})
             if t.breakdown.residual:
                 row["residual"] = t.breakdown.residual
-        row.update({"re-prefill tokens": t.reprefill_tokens, "re-prefill: fixed": t.reprefill_fixed,
-                    "re-prefill: history": t.reprefill_history, "output tokens": t.output_tokens,
-                    "tools requested": ", ".join(t.tool_calls) or "-", "stop_reason": t.stop_reason})
+        row.update(
+            {
+                "re-prefill tokens": t.reprefill_tokens,
+                "re-prefill: fixed": t.reprefill_fixed,
+                "re-prefill: history": t.reprefill_history,
+                "output tokens": t.output_tokens,
+                "tools requested": ", ".join(t.tool_calls) or "-",
+                "stop_reason": t.stop_reason,
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows).set_index("turn")
 
@@ -61,8 +68,18 @@ def steps_table(run: Any) -> Any:
     characters): the per-step view of the same meter that measures an agent."""
     import pandas as pd
 
-    return pd.DataFrame([{"step": s.path, "status": s.status, "input tokens": s.input_tokens,
-                          "output tokens": s.output_tokens, "error": s.error[:70]} for s in run.steps])
+    return pd.DataFrame(
+        [
+            {
+                "step": s.path,
+                "status": s.status,
+                "input tokens": s.input_tokens,
+                "output tokens": s.output_tokens,
+                "error": s.error[:70],
+            }
+            for s in run.steps
+        ]
+    )
 
 
 def input_shares(turn: Any) -> dict[str, float]:

@@ -12,8 +12,14 @@ from agentlab.run import Run
 from agentlab.views.fonts import use_cjk_font
 from agentlab.views.i18n import localize
 
-COLORS = {"tool_prompt": "#8064a2", "tool_definitions": "#b3a2c7", "system": "#f79646", "task": "#9bbb59",
-          "history": "#a6a6a6", "new": "#4f81bd"}
+COLORS = {
+    "tool_prompt": "#8064a2",
+    "tool_definitions": "#b3a2c7",
+    "system": "#f79646",
+    "task": "#9bbb59",
+    "history": "#a6a6a6",
+    "new": "#4f81bd",
+}
 """One color per input part; history is grey (it is what gets re-sent)."""
 RUN_COLORS = ["#c0504d", "#4f81bd", "#9bbb59", "#8064a2"]
 
@@ -34,8 +40,15 @@ def _stacked(ax: Any, x: list, layers: list[tuple[str, list[float], str]]) -> No
             ax.bar(x, values, bottom=bottom, color=color, label=label)
             bottom = [b + v for b, v in zip(bottom, values)]
     for xi, total in zip(x, bottom):
-        ax.annotate(f"{total:,.0f}", (xi, total), ha="center", va="bottom", fontsize=8,
-                    xytext=(0, 2), textcoords="offset points")
+        ax.annotate(
+            f"{total:,.0f}",
+            (xi, total),
+            ha="center",
+            va="bottom",
+            fontsize=8,
+            xytext=(0, 2),
+            textcoords="offset points",
+        )
     ax.margins(y=0.12)
 
 
@@ -47,15 +60,18 @@ def _part_layers(run: Run) -> list[tuple[str, list[float], str]]:
         if any(residual):
             layers.append(("not explained by the counts (residual)", residual, "#dddddd"))
         return layers
-    return [("re-prefill (sent before)", [t.reprefill_tokens for t in run.turns], COLORS["history"]),
-            ("new this turn", [t.prompt_tokens - t.reprefill_tokens for t in run.turns], COLORS["new"])]
+    return [
+        ("re-prefill (sent before)", [t.reprefill_tokens for t in run.turns], COLORS["history"]),
+        ("new this turn", [t.prompt_tokens - t.reprefill_tokens for t in run.turns], COLORS["new"]),
+    ]
 
 
 def plot_tokens_per_turn(run: Run, title: str | None = None) -> Any:
     """Left: each turn's input stacked by part (tool-use prompt, tool definitions, system, task,
     history, new). Right: the input paid so far, turn by turn, against a straight line through turn 1."""
-    fig, (ax, cum) = pyplot().subplots(1, 2, figsize=(9.5, 4.2), constrained_layout=True,
-                                     gridspec_kw={"width_ratios": [1.35, 1]})
+    fig, (ax, cum) = pyplot().subplots(
+        1, 2, figsize=(9.5, 4.2), constrained_layout=True, gridspec_kw={"width_ratios": [1.35, 1]}
+    )
     turns = [t.index for t in run.turns]
     _stacked(ax, turns, _part_layers(run))
     ax.set_xlabel("turn (model call number)")
@@ -64,10 +80,22 @@ def plot_tokens_per_turn(run: Run, title: str | None = None) -> Any:
     ax.legend(fontsize=8, loc="upper left")
     totals = [sum(t.prompt_tokens for t in run.turns[:i]) for i in range(1, len(turns) + 1)]
     cum.plot(turns, totals, marker="o", label="measured")
-    cum.plot(turns, [totals[0] * n for n in turns], linestyle="--", color="#999999",
-             label="if every turn cost what turn 1 did")
-    cum.annotate(f"{totals[-1]:,}", (turns[-1], totals[-1]), ha="right", va="bottom", fontsize=8,
-                 xytext=(-4, 4), textcoords="offset points")
+    cum.plot(
+        turns,
+        [totals[0] * n for n in turns],
+        linestyle="--",
+        color="#999999",
+        label="if every turn cost what turn 1 did",
+    )
+    cum.annotate(
+        f"{totals[-1]:,}",
+        (turns[-1], totals[-1]),
+        ha="right",
+        va="bottom",
+        fontsize=8,
+        xytext=(-4, 4),
+        textcoords="offset points",
+    )
     cum.set_xlabel("turn (model call number)")
     cum.set_ylabel("input tokens so far (tokens)")
     cum.set_xticks(turns)
@@ -114,13 +142,20 @@ def _input_layers(runs: list[Run]) -> list[tuple[str, list[float], str]]:
     if all(t.breakdown is not None for r in runs for t in r.turns):
         fixed = [sum(t.breakdown.fixed for t in r.turns) for r in runs]
         tools = [sum(t.breakdown.tool_prompt + t.breakdown.tool_definitions for t in r.turns) for r in runs]
-        return [("tool-use prompt + tool definitions", tools, COLORS["tool_prompt"]),
-                ("system + task", [f - t for f, t in zip(fixed, tools)], COLORS["task"]),
-                ("history (earlier turns)", [sum(t.breakdown.history for t in r.turns) for r in runs], COLORS["history"]),
-                ("new this turn", [sum(t.breakdown.new + t.breakdown.residual for t in r.turns) for r in runs],
-                 COLORS["new"])]
-    return [("new", [r.input_tokens - r.reprefill_tokens for r in runs], COLORS["new"]),
-            ("re-prefill (sent before)", [r.reprefill_tokens for r in runs], COLORS["history"])]
+        return [
+            ("tool-use prompt + tool definitions", tools, COLORS["tool_prompt"]),
+            ("system + task", [f - t for f, t in zip(fixed, tools)], COLORS["task"]),
+            ("history (earlier turns)", [sum(t.breakdown.history for t in r.turns) for r in runs], COLORS["history"]),
+            (
+                "new this turn",
+                [sum(t.breakdown.new + t.breakdown.residual for t in r.turns) for r in runs],
+                COLORS["new"],
+            ),
+        ]
+    return [
+        ("new", [r.input_tokens - r.reprefill_tokens for r in runs], COLORS["new"]),
+        ("re-prefill (sent before)", [r.reprefill_tokens for r in runs], COLORS["history"]),
+    ]
 
 
 def bars(ax: Any, names: list[str], values: list[float], fmt: str, color: Any, ylabel: str) -> None:

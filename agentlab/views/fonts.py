@@ -53,9 +53,11 @@ def _register() -> str:
         have = {f.name for f in font_manager.fontManager.ttflist}
         family = next((f for f in SYSTEM_FAMILIES if f in have), "")
         if not family:
-            raise RuntimeError("agentlab.views.fonts: no CJK font found for Chinese figure text; install agentlab's "
-                               "dependencies again (`make venv` or `pip install -e .` brings mplfonts), "
-                               "or install a system font (Debian: apt-get install fonts-noto-cjk)")
+            raise RuntimeError(
+                "agentlab.views.fonts: no CJK font found for Chinese figure text; install agentlab's "
+                "dependencies again (`make venv` or `pip install -e .` brings mplfonts), "
+                "or install a system font (Debian: apt-get install fonts-noto-cjk)"
+            )
     _done = family
     return family
 

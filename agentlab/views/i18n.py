@@ -42,8 +42,10 @@ def language() -> str:
     chosen = os.environ.get("AGENTLAB_LANG", "").strip()
     if chosen:
         if chosen not in LANGUAGES:
-            raise ValueError(f"AGENTLAB_LANG={chosen!r}: agentlab writes figure text in {', '.join(LANGUAGES)}; "
-                             "set one of these or unset it (the zh-CN notebook folder picks Chinese by itself)")
+            raise ValueError(
+                f"AGENTLAB_LANG={chosen!r}: agentlab writes figure text in {', '.join(LANGUAGES)}; "
+                "set one of these or unset it (the zh-CN notebook folder picks Chinese by itself)"
+            )
         return chosen
     return "zh-CN" if "zh-CN" in Path.cwd().parts else "en"
 
@@ -107,6 +109,7 @@ def localize(fig: Any, lang: str | None = None) -> Any:
     from matplotlib.text import Text
 
     from agentlab.views.fonts import use_cjk_font
+
     use_cjk_font()
     families = list(matplotlib.rcParams["font.family"])  # now with the CJK font last
     for artist in fig.findobj(Text):
@@ -160,8 +163,22 @@ _CODE = re.compile(r"\S*(?:[_/\[={\"]|\w\()\S*")
 with its arguments (``get_weather(city="Paris")``) or JSON; figures show code as it is, in every language."""
 
 
-PROPER_NAMES = ("Anthropic", "AgentDojo", "CaMeL", "Chroma", "Context Rot", "LongMemEval", "Liu", "TACL", "arXiv",
-                "GPT", "Turbo", "LongChat", "MPT", "Instruct")
+PROPER_NAMES = (
+    "Anthropic",
+    "AgentDojo",
+    "CaMeL",
+    "Chroma",
+    "Context Rot",
+    "LongMemEval",
+    "Liu",
+    "TACL",
+    "arXiv",
+    "GPT",
+    "Turbo",
+    "LongChat",
+    "MPT",
+    "Instruct",
+)
 """Names of vendors, benchmarks, papers, venues and models, written as their owners write them in either language."""
 
 
@@ -176,8 +193,11 @@ def untranslated(fig: Any, lang: str = "zh-CN", as_drawn: bool = False) -> list[
 
     fig.canvas.draw()  # tick labels exist only once the figure is drawn
     words = re.compile(r"[A-Za-z]{3,}")
-    keep = re.compile("(" + "|".join(PROPER_NAMES) + r"|claude|sonnet|opus|haiku|USD|tool_use|tool_result|end_turn|"
-                      r"max_tokens|get_weather|save_note|JSON|API|ReAct|agent|workflow)", re.I)
+    keep = re.compile(
+        "(" + "|".join(PROPER_NAMES) + r"|claude|sonnet|opus|haiku|USD|tool_use|tool_result|end_turn|"
+        r"max_tokens|get_weather|save_note|JSON|API|ReAct|agent|workflow)",
+        re.I,
+    )
     left = []
     for artist in fig.findobj(Text):
         text = artist.get_text() if as_drawn else tr(artist.get_text(), lang)

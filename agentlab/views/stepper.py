@@ -64,6 +64,7 @@ def _breakdown(*holders: Any) -> dict[str, int] | None:
                 value = value()
             if hasattr(value, "__dataclass_fields__"):
                 from dataclasses import asdict
+
                 value = asdict(value)
             if isinstance(value, dict) and value and all(isinstance(v, (int, float)) for v in value.values()):
                 return {str(k): int(v) for k, v in value.items()}
@@ -116,7 +117,9 @@ def turn_frames(source: Any) -> list[TurnFrame]:
         messages = _rebuild_messages(events)
     else:
         messages = [{"role": "user", "content": "(this workflow's prompt is not in its trace; pass the Run to see it)"}]
-        messages += [{"role": "assistant", "content": e.get("content", [])} for e in events if e.get("event") == "response"]
+        messages += [
+            {"role": "assistant", "content": e.get("content", [])} for e in events if e.get("event") == "response"
+        ]
     requests, responses = _by_call(events, "request"), _by_call(events, "response")
     metered = _metered_turns(run, events)
     restarts = {e.get("turn") for e in events if e.get("event") == "compaction" and not e.get("refused")}
@@ -136,8 +139,21 @@ def turn_frames(source: Any) -> list[TurnFrame]:
         count = int(requests.get(k, {}).get("messages", len(messages)))
         cum_in, cum_re = cum_in + inp, cum_re + re
         asked = [b.get("name", "?") for b in responses[k].get("content", []) if b.get("type") == "tool_use"]
-        frames.append(TurnFrame(k, messages[:count], min(prev_count, count), inp, out, re, cum_in, cum_re,
-                                responses[k].get("stop_reason"), asked, _breakdown(turn, responses[k])))
+        frames.append(
+            TurnFrame(
+                k,
+                messages[:count],
+                min(prev_count, count),
+                inp,
+                out,
+                re,
+                cum_in,
+                cum_re,
+                responses[k].get("stop_reason"),
+                asked,
+                _breakdown(turn, responses[k]),
+            )
+        )
         prev_count, earlier = count, usage
     if not frames:
         raise ValueError("turn_frames: this trace has no model call (no response event) to step through")
@@ -170,25 +186,32 @@ def messages_html(frame: TurnFrame) -> str:
         for b in blocks:
             kind = "text" if isinstance(b, str) else b.get("type", "?")
             tag = " " + tr("NEW") if new else ""
-            rows.append(f'<div class="agentlab-block{" agentlab-new" if new else ""}" style="{_NEW if new else _OLD}'
-                        f'padding:2px 6px;margin:2px 0;font-family:monospace;font-size:12px;white-space:pre-wrap">'
-                        f'<b>[{i}] {html.escape(m["role"])} · {html.escape(kind)}{tag}</b> '
-                        f'{html.escape(_block_text(b)[:400])}</div>')
+            rows.append(
+                f'<div class="agentlab-block{" agentlab-new" if new else ""}" style="{_NEW if new else _OLD}'
+                f'padding:2px 6px;margin:2px 0;font-family:monospace;font-size:12px;white-space:pre-wrap">'
+                f"<b>[{i}] {html.escape(m['role'])} · {html.escape(kind)}{tag}</b> "
+                f"{html.escape(_block_text(b)[:400])}</div>"
+            )
     return "".join(rows)
 
 
 def tokens_html(frame: TurnFrame, estimated: bool | None = None) -> str:
     """This call's tokens and the totals so far (and the input breakdown when the run records one)."""
-    rows = [("input tokens, this call", frame.input_tokens), ("  of which re-prefill", frame.reprefill_tokens),
-            ("  new this call", frame.input_tokens - frame.reprefill_tokens),
-            ("output tokens, this call", frame.output_tokens),
-            ("input tokens so far", frame.cum_input), ("re-prefill tokens so far", frame.cum_reprefill)]
+    rows = [
+        ("input tokens, this call", frame.input_tokens),
+        ("  of which re-prefill", frame.reprefill_tokens),
+        ("  new this call", frame.input_tokens - frame.reprefill_tokens),
+        ("output tokens, this call", frame.output_tokens),
+        ("input tokens so far", frame.cum_input),
+        ("re-prefill tokens so far", frame.cum_reprefill),
+    ]
     if frame.breakdown:
         rows += [(f"  input: {name}", value) for name, value in frame.breakdown.items()]
     body = "".join(f"<tr><td>{html.escape(tr(k))}</td><td style='text-align:right'>{v}</td></tr>" for k, v in rows)
     note = tr("tokens (estimated by the simulator)" if estimated else "tokens")
-    return (f"<b>{html.escape(tr(f'turn {frame.turn}'))}</b>: {html.escape(tr(f'{len(frame.messages)} messages sent'))}, "
-            f"stop_reason <code>{html.escape(str(frame.stop_reason))}</code>, "
-            f"{html.escape(tr('tools asked'))}: {html.escape(', '.join(frame.tools) or '-')}"
-            f"<table class='agentlab-tokens'>{body}</table><small>{html.escape(note)}</small>")
-
+    return (
+        f"<b>{html.escape(tr(f'turn {frame.turn}'))}</b>: {html.escape(tr(f'{len(frame.messages)} messages sent'))}, "
+        f"stop_reason <code>{html.escape(str(frame.stop_reason))}</code>, "
+        f"{html.escape(tr('tools asked'))}: {html.escape(', '.join(frame.tools) or '-')}"
+        f"<table class='agentlab-tokens'>{body}</table><small>{html.escape(note)}</small>"
+    )

@@ -81,11 +81,21 @@ def swimlane_steps(events: list[dict]) -> list[Step]:
             steps.append(Step("your code", "tools", _short(f"{e.get('name')}({_args(e.get('input'))})"), turn))
         elif kind == "tool_result":
             err = bool(e.get("is_error"))
-            steps.append(Step("tools", "host application", _short(("error: " if err else "tool_result: ") + str(e.get("content", ""))), turn, err))
+            steps.append(
+                Step(
+                    "tools",
+                    "host application",
+                    _short(("error: " if err else "tool_result: ") + str(e.get("content", ""))),
+                    turn,
+                    err,
+                )
+            )
         elif kind == "code_step":  # a workflow's step: your code runs the tool and reads its outcome itself
             err = bool(e.get("is_error"))
             steps.append(Step("your code", "tools", _short(f"{e.get('name')}({_args(e.get('input'))})"), turn))
-            steps.append(Step("tools", "your code", _short(("error: " if err else "") + str(e.get("content", ""))), turn, err))
+            steps.append(
+                Step("tools", "your code", _short(("error: " if err else "") + str(e.get("content", ""))), turn, err)
+            )
         elif kind == "stop":
             steps.append(Step(caller, caller, _short(f"stop: {e.get('reason')}"), turn))
     return steps
@@ -115,8 +125,10 @@ def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None,
     events = trace_events(source)
     steps = swimlane_steps(events)
     if upto is not None and not (isinstance(upto, int) and 1 <= upto <= len(steps)):
-        raise ValueError(f"plot_swimlane(upto={upto!r}): this run has {len(steps)} steps; give a whole number "
-                         f"from 1 to {len(steps)}, or leave upto out to draw them all")
+        raise ValueError(
+            f"plot_swimlane(upto={upto!r}): this run has {len(steps)} steps; give a whole number "
+            f"from 1 to {len(steps)}, or leave upto out to draw them all"
+        )
     shown, hidden = collapse_steps(steps, max_steps)
     numbers = _numbers(len(steps), len(shown), hidden)
     y = {lane: len(LANES) - 1 - i for i, lane in enumerate(LANES)}
@@ -131,7 +143,9 @@ def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None,
             if y0 == y1:
                 ax.plot([x], [y0], marker="s", color="#e3e3e3", ms=6)
             else:
-                ax.annotate("", xy=(x, y1), xytext=(x, y0), arrowprops={"arrowstyle": "->", "color": "#e3e3e3", "lw": 1.0})
+                ax.annotate(
+                    "", xy=(x, y1), xytext=(x, y0), arrowprops={"arrowstyle": "->", "color": "#e3e3e3", "lw": 1.0}
+                )
             continue
         if step is None:
             ax.axvspan(x - 0.4, x + 0.4, color="#f2f2f2", zorder=0)
@@ -177,8 +191,10 @@ def trace_events(source: Any) -> list[dict]:
         return source
     path = getattr(source, "trace_path", source)
     if path is None:
-        raise ValueError("this Run has no trace file to draw or step through; run it with trace='run.jsonl', "
-                         "or pass the trace's events")
+        raise ValueError(
+            "this Run has no trace file to draw or step through; run it with trace='run.jsonl', "
+            "or pass the trace's events"
+        )
     from agentlab.trace import read_trace
 
     return read_trace(Path(path))

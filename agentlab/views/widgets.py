@@ -74,8 +74,11 @@ class _StaticCopy:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         png = self.static_png()
-        note = ("<p class='agentlab-static-note' style='color:#666;font-size:12px'><i>"
-                + html.escape(tr(STATIC_NOTE)) + "</i></p>")
+        note = (
+            "<p class='agentlab-static-note' style='color:#666;font-size:12px'><i>"
+            + html.escape(tr(STATIC_NOTE))
+            + "</i></p>"
+        )
         bundle = {"text/html": note + self.static_html(), "text/plain": f"<{type(self).__name__}: static view>"}
         if png:
             bundle["image/png"] = base64.b64encode(png).decode()
@@ -101,8 +104,9 @@ class TraceStepper(_StaticCopy, w.VBox):
         start = n if turn is None else turn
         if not 1 <= start <= n:
             raise ValueError(f"trace_stepper(turn={turn!r}): this run has turns 1 to {n}")
-        self.slider = w.IntSlider(value=start, min=1, max=max(n, 1), step=1, description=tr("turn"),
-                                  continuous_update=True, disabled=n == 1)
+        self.slider = w.IntSlider(
+            value=start, min=1, max=max(n, 1), step=1, description=tr("turn"), continuous_update=True, disabled=n == 1
+        )
         self.messages = w.HTML(layout=w.Layout(width="60%", max_height="420px", overflow="auto"))
         self.messages.add_class("agentlab-stepper-messages")
         self.tokens = w.HTML(layout=w.Layout(width="40%"))
@@ -169,9 +173,13 @@ def _control(name: str, spec: Any) -> w.ValueWidget:
         return w.Dropdown(options=spec, value=spec[0], description=name, style=style)
     if isinstance(spec, tuple) and len(spec) in (2, 3) and all(isinstance(v, int) for v in spec) and spec[0] <= spec[1]:
         start = spec[2] if len(spec) == 3 else spec[0]
-        return w.IntSlider(value=start, min=spec[0], max=spec[1], description=name, continuous_update=False, style=style)
-    raise ValueError(f"experiment_controls: control {name!r} = {spec!r} is not a control; use a list of options, "
-                     "True/False, a (low, high) or (low, high, start) tuple of ints, or an ipywidgets value widget")
+        return w.IntSlider(
+            value=start, min=spec[0], max=spec[1], description=name, continuous_update=False, style=style
+        )
+    raise ValueError(
+        f"experiment_controls: control {name!r} = {spec!r} is not a control; use a list of options, "
+        "True/False, a (low, high) or (low, high, start) tuple of ints, or an ipywidgets value widget"
+    )
 
 
 class ExperimentControls(_StaticCopy, w.VBox):
@@ -205,7 +213,9 @@ class ExperimentControls(_StaticCopy, w.VBox):
         except Exception as e:
             if self.runs == 0:
                 raise
-            failed = tr(f"run({_args(values)}) failed: {type(e).__name__}: {e}; the figure below is from the last good run")
+            failed = tr(
+                f"run({_args(values)}) failed: {type(e).__name__}: {e}; the figure below is from the last good run"
+            )
             self.status.value = f"<span style='color:#c0504d'>{html.escape(failed)}</span>"
             return
         self.runs += 1
@@ -228,5 +238,12 @@ def experiment_controls(controls: dict[str, Any], run: Callable[..., Any]) -> Ex
     return ExperimentControls(controls, run)
 
 
-__all__ = ["trace_stepper", "TraceStepper", "experiment_controls", "ExperimentControls", "widget_mode", "figure_png",
-           "lane_figure"]
+__all__ = [
+    "trace_stepper",
+    "TraceStepper",
+    "experiment_controls",
+    "ExperimentControls",
+    "widget_mode",
+    "figure_png",
+    "lane_figure",
+]

@@ -14,5 +14,16 @@ from agentlab.workflows.parallel import run_sections, run_vote
 from agentlab.workflows.routing import run_router
 from agentlab.workflows.step import StepRecord, Steps, UnparseableOutput
 
-__all__ = ["run_workflow", "Link", "run_chain", "run_router", "run_sections", "run_vote", "run_orchestrator",
-           "run_evaluator", "Steps", "StepRecord", "UnparseableOutput"]
+__all__ = [
+    "run_workflow",
+    "Link",
+    "run_chain",
+    "run_router",
+    "run_sections",
+    "run_vote",
+    "run_orchestrator",
+    "run_evaluator",
+    "Steps",
+    "StepRecord",
+    "UnparseableOutput",
+]

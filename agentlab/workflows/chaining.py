@@ -45,12 +45,27 @@ class Link:
 
 
 @guarded
-def run_chain(client: Any, first_input: Any, links: list[Link], *, model: str | None = None,
-              max_tokens: int = 512, trace: str | Path | None = None, limits: Any = None) -> Run:
+def run_chain(
+    client: Any,
+    first_input: Any,
+    links: list[Link],
+    *,
+    model: str | None = None,
+    max_tokens: int = 512,
+    trace: str | Path | None = None,
+    limits: Any = None,
+) -> Run:
     """Run ``links`` in order on ``first_input``; stops at the first failed gate or unparseable output."""
     check_bound("len(links)", len(links), 1, MAX_LINKS)
-    with Steps(client, "chaining", limits=limits, model=model, trace=trace, max_tokens=max_tokens,
-               links=[link.name for link in links]) as wf:
+    with Steps(
+        client,
+        "chaining",
+        limits=limits,
+        model=model,
+        trace=trace,
+        max_tokens=max_tokens,
+        links=[link.name for link in links],
+    ) as wf:
         value = first_input
         for link in links:
             path = f"chain/{link.name}"
@@ -61,8 +76,9 @@ def run_chain(client: Any, first_input: Any, links: list[Link], *, model: str | 
                 value = rec.output
             else:
                 try:
-                    value = wf.ask(path, link.prompt.replace("{input}", str(value)), system=link.system,
-                                   schema=link.schema)
+                    value = wf.ask(
+                        path, link.prompt.replace("{input}", str(value)), system=link.system, schema=link.schema
+                    )
                 except UnparseableOutput as e:
                     return wf.finish(StopReason.UNPARSEABLE_OUTPUT, e.raw, str(e))
             verdict = link.gate(value) if link.gate else None

@@ -22,8 +22,10 @@ from agentlab.weather import get_weather, make_save_note
 from agentlab.workflows.step import Steps, guarded
 
 PROMPTS = {
-    "en": ("Write one short sentence for a note saying which city is warmest, with each city's temperature. "
-           "Today's temperatures: {data}."),
+    "en": (
+        "Write one short sentence for a note saying which city is warmest, with each city's temperature. "
+        "Today's temperatures: {data}."
+    ),
     "zh": "用一句话写一条笔记，说明哪个城市最暖和，并给出每个城市的温度。今天的温度：{data}。",
 }
 """The one model call's prompt, by task language."""

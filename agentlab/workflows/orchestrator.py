@@ -20,11 +20,23 @@ from agentlab.workflows.step import Steps, UnparseableOutput, check_bound, guard
 
 PLAN = {
     "type": "object",
-    "properties": {"subtasks": {"type": "array", "minItems": 1, "items": {
-        "type": "object",
-        "properties": {"title": {"type": "string", "minLength": 1}, "instruction": {"type": "string", "minLength": 1}},
-        "required": ["title", "instruction"], "additionalProperties": False}}},
-    "required": ["subtasks"], "additionalProperties": False,
+    "properties": {
+        "subtasks": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string", "minLength": 1},
+                    "instruction": {"type": "string", "minLength": 1},
+                },
+                "required": ["title", "instruction"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["subtasks"],
+    "additionalProperties": False,
 }
 """The orchestrator's output schema: a list of subtasks, each a title and an instruction."""
 PLANNER = "Plan: break the task into independent subtasks, one per item the task names."
@@ -32,10 +44,21 @@ PLANNER = "Plan: break the task into independent subtasks, one per item the task
 
 
 @guarded
-def run_orchestrator(client: Any, task: str, *, worker_system: str, synth_system: str,
-                     context: Callable[[dict], str] | None = None, max_subtasks: int = 8, max_workers: int = 4,
-                     worker_timeout: float = 60.0, model: str | None = None, max_tokens: int = 512,
-                     trace: str | Path | None = None, limits: Any = None) -> Run:
+def run_orchestrator(
+    client: Any,
+    task: str,
+    *,
+    worker_system: str,
+    synth_system: str,
+    context: Callable[[dict], str] | None = None,
+    max_subtasks: int = 8,
+    max_workers: int = 4,
+    worker_timeout: float = 60.0,
+    model: str | None = None,
+    max_tokens: int = 512,
+    trace: str | Path | None = None,
+    limits: Any = None,
+) -> Run:
     """Plan ``task`` into subtasks, run a worker per subtask concurrently, synthesise what came back.
 
     ``context(subtask)`` (code, optional) returns data for a worker's prompt, e.g. a tool result;
@@ -52,8 +75,11 @@ def run_orchestrator(client: Any, task: str, *, worker_system: str, synth_system
             return wf.finish(StopReason.UNPARSEABLE_OUTPUT, "", f"the plan could not be read: {e}")
         titles = [s["title"] for s in subtasks]
         if len(subtasks) > max_subtasks or len(set(titles)) < len(titles):
-            why = (f"the plan has {len(subtasks)} subtasks, max_subtasks={max_subtasks}" if len(subtasks) > max_subtasks
-                   else f"the plan repeats a subtask title: {titles}")
+            why = (
+                f"the plan has {len(subtasks)} subtasks, max_subtasks={max_subtasks}"
+                if len(subtasks) > max_subtasks
+                else f"the plan repeats a subtask title: {titles}"
+            )
             wf.fail("orchestrator/plan/check", "rejected", why)
             return wf.finish(StopReason.UNPARSEABLE_OUTPUT, "", f"invalid plan: {why}")
 
@@ -72,6 +98,9 @@ def run_orchestrator(client: Any, task: str, *, worker_system: str, synth_system
         joined = "\n".join(f"{title}: {text}" if not text.startswith(title) else text for title, text in parts)
         answer = wf.ask("orchestrator/synthesise", f"Task: {task}\nParts:\n{joined}", system=synth_system)
         if failed:
-            return wf.finish(StopReason.WORKER_FAILED, answer,
-                             f"workers for {failed} failed or timed out; synthesised from the other {len(parts)}")
+            return wf.finish(
+                StopReason.WORKER_FAILED,
+                answer,
+                f"workers for {failed} failed or timed out; synthesised from the other {len(parts)}",
+            )
         return wf.finish(StopReason.COMPLETED, answer, f"{len(parts)} workers synthesised")

@@ -14,7 +14,9 @@ class UnparseableOutput(ValueError):
     def __init__(self, step: str, raw: str, problem: str) -> None:
         self.step, self.raw, self.problem = step, raw, problem
         shown = raw if len(raw) <= 200 else raw[:200] + "..."
-        super().__init__(f"step {step!r}: the model's output is not valid for its schema ({problem}); raw text: {shown!r}")
+        super().__init__(
+            f"step {step!r}: the model's output is not valid for its schema ({problem}); raw text: {shown!r}"
+        )
 
 
 def check_bound(name: str, value: Any, low: float, high: float, *, whole: bool = True) -> None:

@@ -19,8 +19,7 @@ from agentlab.workflows.step import Steps, UnparseableOutput, check_bound, guard
 
 MAX_ROUTES = 20
 """Most branches a router may have."""
-CLASSIFY = ("Classify the user's message into exactly one label from the schema's enum. "
-            "Use \"other\" if no label fits.")
+CLASSIFY = "Classify the user's message into exactly one label from the schema's enum. Use \"other\" if no label fits."
 """The classification step's system prompt."""
 
 ANY_LABEL = {"type": "object", "properties": {"label": {"type": "string"}}, "required": ["label"]}
@@ -29,23 +28,41 @@ ANY_LABEL = {"type": "object", "properties": {"label": {"type": "string"}}, "req
 
 def label_schema(labels: list[str]) -> dict:
     """The classifier's output schema: one label from ``labels`` or ``"other"``."""
-    return {"type": "object", "properties": {"label": {"type": "string", "enum": [*labels, "other"]}},
-            "required": ["label"], "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {"label": {"type": "string", "enum": [*labels, "other"]}},
+        "required": ["label"],
+        "additionalProperties": False,
+    }
 
 
 @guarded
-def run_router(client: Any, text: str, routes: dict[str, str], *, fallback: str, model: str | None = None,
-               max_tokens: int = 512, trace: str | Path | None = None, limits: Any = None) -> Run:
+def run_router(
+    client: Any,
+    text: str,
+    routes: dict[str, str],
+    *,
+    fallback: str,
+    model: str | None = None,
+    max_tokens: int = 512,
+    trace: str | Path | None = None,
+    limits: Any = None,
+) -> Run:
     """Classify ``text``, then answer it with the system prompt of its route (``fallback`` if none fits)."""
     check_bound("len(routes)", len(routes), 1, MAX_ROUTES)
     if not isinstance(fallback, str) or not fallback.strip():
-        raise ValueError(f"fallback={fallback!r}: declare the branch for unknown labels as a system prompt, "
-                         "e.g. 'You are the general help desk. Write a short reply.'")
-    with Steps(client, "routing", limits=limits, model=model, trace=trace, max_tokens=max_tokens, routes=list(routes)) as wf:
+        raise ValueError(
+            f"fallback={fallback!r}: declare the branch for unknown labels as a system prompt, "
+            "e.g. 'You are the general help desk. Write a short reply.'"
+        )
+    with Steps(
+        client, "routing", limits=limits, model=model, trace=trace, max_tokens=max_tokens, routes=list(routes)
+    ) as wf:
         why = ""
         try:
-            label = wf.ask("router/classify", text, system=CLASSIFY, schema=label_schema(list(routes)),
-                           check=ANY_LABEL)["label"]
+            label = wf.ask(
+                "router/classify", text, system=CLASSIFY, schema=label_schema(list(routes)), check=ANY_LABEL
+            )["label"]
         except UnparseableOutput as e:
             label, why = None, f"the classifier's output could not be read ({e.problem}); the fallback answered"
         if label in routes:

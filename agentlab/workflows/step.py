@@ -24,8 +24,8 @@ from typing import Any, Callable
 
 from agentlab.client import model_of
 from agentlab.guards import Stopped, stopped_by
-from agentlab.live.spend import SpendRefused
 from agentlab.harness import call_model, model_stop
+from agentlab.live.spend import SpendRefused
 from agentlab.meter.middleware import meter_of
 from agentlab.meter.usage import Usage
 from agentlab.run import Run, StopReason, Turn
@@ -102,8 +102,17 @@ class StepRecord:
 class Steps:
     """One workflow run: its trace, its step records, its meter mark (see the module docstring)."""
 
-    def __init__(self, client: Any, pattern: str, *, model: str | None = None, trace: str | Path | None = None,
-                 max_tokens: int = 512, limits: Any = None, **header: Any) -> None:
+    def __init__(
+        self,
+        client: Any,
+        pattern: str,
+        *,
+        model: str | None = None,
+        trace: str | Path | None = None,
+        max_tokens: int = 512,
+        limits: Any = None,
+        **header: Any,
+    ) -> None:
         check_bound("max_tokens", max_tokens, 1, 64000)
         self.client, self.pattern, self.max_tokens = client, pattern, max_tokens
         self.model = model or model_of(client)
@@ -141,8 +150,16 @@ class Steps:
                 self.records.append(rec)
         return rec
 
-    def ask(self, path: str, prompt: str, *, system: str | None = None, schema: dict | None = None,
-            max_tokens: int | None = None, check: dict | None = None) -> Any:
+    def ask(
+        self,
+        path: str,
+        prompt: str,
+        *,
+        system: str | None = None,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        check: dict | None = None,
+    ) -> Any:
         """One model call as step ``path``: its text, or with ``schema`` its parsed JSON (JSON outputs,
         ``output_config.format``). Raises :class:`UnparseableOutput` (recorded first) when it does not parse;
         ``check``: validate with this (looser) schema instead, e.g. so a router handles an off-list label itself."""
@@ -159,8 +176,12 @@ class Steps:
             self._requests += 1
             call = self._requests
         t0 = time.perf_counter()
-        request = {"model": self.model, "max_tokens": max_tokens or self.max_tokens,
-                   "messages": [{"role": "user", "content": prompt}], **extra}
+        request = {
+            "model": self.model,
+            "max_tokens": max_tokens or self.max_tokens,
+            "messages": [{"role": "user", "content": prompt}],
+            **extra,
+        }
         if self.budget is not None:
             with self._lock:
                 stopped = self.budget.before_call(request)  # could cross max_usd: not sent
@@ -168,14 +189,20 @@ class Steps:
                 self.fail(path, "stopped", f"{stopped.guard}: observed {stopped.observed}, limit {stopped.limit}")
                 raise GuardStopped(self, stopped)
         try:
-            reply, content, usage = call_model(self.client, self, {"turn": call, "step": path},
-                                               {"structured": schema is not None}, **request)
+            reply, content, usage = call_model(
+                self.client, self, {"turn": call, "step": path}, {"structured": schema is not None}, **request
+            )
             for _ in range(MAX_PAUSES):  # a paused server-side turn: send it back as is to continue it
                 if reply.stop_reason != "pause_turn":
                     break
                 more = [*request["messages"], {"role": "assistant", "content": content}]
-                reply, content, usage = call_model(self.client, self, {"turn": call, "step": path},
-                                                   {"continues": "pause_turn"}, **{**request, "messages": more})
+                reply, content, usage = call_model(
+                    self.client,
+                    self,
+                    {"turn": call, "step": path},
+                    {"continues": "pause_turn"},
+                    **{**request, "messages": more},
+                )
         except SpendRefused as refused:  # the session cap refused the call before sending it
             self.fail(path, "stopped", str(refused))
             raise GuardStopped(self, stopped_by(refused)) from None
@@ -190,13 +217,27 @@ class Steps:
             self.fail(path, "stopped", f"the model stopped with stop_reason {reply.stop_reason!r}")
             raise GuardStopped(self, Stopped(stop, "stop_reason", reply.stop_reason, "one of " + ", ".join(ANSWERS)))
         tokens = Usage.from_api(reply.usage)
-        turn = Turn(index=index, input_tokens=tokens.input_tokens, output_tokens=tokens.output_tokens,
-                    reprefill_tokens=0, stop_reason=reply.stop_reason, wall_s=wall, model=reply.model,
-                    cache_read_tokens=tokens.cache_read_tokens, cache_write_tokens=tokens.cache_write_tokens,
-                    cache_write_1h_tokens=tokens.cache_write_1h_tokens)
+        turn = Turn(
+            index=index,
+            input_tokens=tokens.input_tokens,
+            output_tokens=tokens.output_tokens,
+            reprefill_tokens=0,
+            stop_reason=reply.stop_reason,
+            wall_s=wall,
+            model=reply.model,
+            cache_read_tokens=tokens.cache_read_tokens,
+            cache_write_tokens=tokens.cache_write_tokens,
+            cache_write_1h_tokens=tokens.cache_write_1h_tokens,
+        )
         text = " ".join(b["text"] for b in content if b["type"] == "text").strip()
-        rec = StepRecord(path, output=text, raw=text, turns=[turn], wall_s=wall,
-                         messages=[*request["messages"], {"role": "assistant", "content": content}])
+        rec = StepRecord(
+            path,
+            output=text,
+            raw=text,
+            turns=[turn],
+            wall_s=wall,
+            messages=[*request["messages"], {"role": "assistant", "content": content}],
+        )
         if schema is not None:
             try:
                 rec.output = parse_json(path, text, check or schema)
@@ -217,8 +258,14 @@ class Steps:
             rec = StepRecord(path, status="failed", error=f"{type(e).__name__}: {e}")
         rec.wall_s = time.perf_counter() - t0
         failed = rec.status != "ok"
-        self.event("code_step", step=path, name=name, input=list(map(_jsonable, args)),
-                   content=rec.error if failed else _jsonable(rec.output), is_error=failed)
+        self.event(
+            "code_step",
+            step=path,
+            name=name,
+            input=list(map(_jsonable, args)),
+            content=rec.error if failed else _jsonable(rec.output),
+            is_error=failed,
+        )
         return self.record(rec)
 
     def tool(self, path: str, tool: Tool, tool_input: dict) -> StepRecord:
@@ -227,10 +274,16 @@ class Steps:
         out = run_tool({tool.name: tool}, tool.name, tool_input)
         self.event("code_step", step=path, name=tool.name, input=tool_input, content=out.content, is_error=out.is_error)
         with self._lock:
-            self.tool_results.append({"name": tool.name, "input": tool_input, "content": out.content,
-                                      "is_error": out.is_error})
-        rec = StepRecord(path, status="failed" if out.is_error else "ok", output=out.content,
-                         wall_s=time.perf_counter() - t0, error=out.content if out.is_error else "")
+            self.tool_results.append(
+                {"name": tool.name, "input": tool_input, "content": out.content, "is_error": out.is_error}
+            )
+        rec = StepRecord(
+            path,
+            status="failed" if out.is_error else "ok",
+            output=out.content,
+            wall_s=time.perf_counter() - t0,
+            error=out.content if out.is_error else "",
+        )
         return self.record(rec)
 
     def fail(self, path: str, status: str, error: str, raw: str = "") -> StepRecord:
@@ -238,8 +291,9 @@ class Steps:
         self.event("step_failed", step=path, status=status, error=error)
         return self.record(StepRecord(path, status=status, error=error, raw=raw))
 
-    def concurrently(self, jobs: list[tuple[str, Callable[[], Any]]], *, max_workers: int,
-                     timeout: float) -> dict[str, StepRecord | None]:
+    def concurrently(
+        self, jobs: list[tuple[str, Callable[[], Any]]], *, max_workers: int, timeout: float
+    ) -> dict[str, StepRecord | None]:
         """Run ``(path, fn)`` jobs in threads; each returns its fn's value in a record, or a failed/timeout
         record. The stage waits at most ``timeout`` seconds per wave of ``max_workers`` jobs."""
         outcomes: dict[str, StepRecord | None] = {}
@@ -253,8 +307,12 @@ class Steps:
                 outcomes[path] = self.fail(path, "timeout", f"no result within {timeout:g} s (per_worker_timeout)")
             elif fut.exception() is not None:
                 e = fut.exception()
-                outcomes[path] = self.fail(path, "unparseable" if isinstance(e, UnparseableOutput) else "failed",
-                                           f"{type(e).__name__}: {e}", getattr(e, "raw", ""))
+                outcomes[path] = self.fail(
+                    path,
+                    "unparseable" if isinstance(e, UnparseableOutput) else "failed",
+                    f"{type(e).__name__}: {e}",
+                    getattr(e, "raw", ""),
+                )
             else:
                 outcomes[path] = StepRecord(path, output=fut.result())
         stops = [fut.exception() for fut in done if isinstance(fut.exception(), GuardStopped)]
@@ -268,12 +326,29 @@ class Steps:
         language (:func:`agentlab.views.i18n.tr`: the zh-CN edition prints why a workflow stopped in Chinese)."""
         detail = tr(detail)
         with self._lock:
-            self.trace.stop(stop.value, turns=self._calls, final_text=text, **({"detail": detail} if detail else {}),
-                            steps=[{"path": r.path, "status": r.status} for r in self.records], **stop_fields)
+            self.trace.stop(
+                stop.value,
+                turns=self._calls,
+                final_text=text,
+                **({"detail": detail} if detail else {}),
+                steps=[{"path": r.path, "status": r.status} for r in self.records],
+                **stop_fields,
+            )
         # no messages: a workflow has no single conversation, each step had its own (see steps and the trace)
-        return Run.finish(kind="workflow", model=self.model, meter=self.meter, since=self.start, started=self.t0,
-                          stop=stop, final_text=text, trace=self.trace_path, tool_results=self.tool_results,
-                          steps=self.records, pattern=self.pattern, detail=detail)
+        return Run.finish(
+            kind="workflow",
+            model=self.model,
+            meter=self.meter,
+            since=self.start,
+            started=self.t0,
+            stop=stop,
+            final_text=text,
+            trace=self.trace_path,
+            tool_results=self.tool_results,
+            steps=self.records,
+            pattern=self.pattern,
+            detail=detail,
+        )
 
 
 def _jsonable(value: Any) -> Any:

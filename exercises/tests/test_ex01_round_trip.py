@@ -8,8 +8,11 @@ from agentlab.grading import lazy_import
 
 # Exercise 1.1 is what agentlab.execute_tools does: calling it (directly or through run_agent)
 # fails the test, so the points go to the student's own code.
-YOUR_OWN_RESULTS = pytest.mark.forbids("agentlab.loop.execute_tools", "agentlab.loop.run_agent",
-                                       why="Exercise 1.1 asks you to build the tool_result message yourself")
+YOUR_OWN_RESULTS = pytest.mark.forbids(
+    "agentlab.loop.execute_tools",
+    "agentlab.loop.run_agent",
+    why="Exercise 1.1 asks you to build the tool_result message yourself",
+)
 
 ex01 = lazy_import("exercises.ex01_round_trip")
 
@@ -65,8 +68,9 @@ def test_the_api_accepts_your_answer_and_the_model_finishes(tools):
     model = agentlab.default_model()
     messages = [{"role": "user", "content": agentlab.city_task(["Paris", "London"])}]
     for _ in range(6):
-        reply = client.messages.create(model=model, max_tokens=512, messages=messages,
-                                       tools=[t.spec() for t in tools.values()])
+        reply = client.messages.create(
+            model=model, max_tokens=512, messages=messages, tools=[t.spec() for t in tools.values()]
+        )
         content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
         messages.append({"role": "assistant", "content": content})
         if reply.stop_reason != "tool_use":

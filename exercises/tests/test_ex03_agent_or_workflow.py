@@ -3,11 +3,12 @@
 import pytest
 
 import agentlab
-from agentlab.grading import lazy_import, shared
 from agentlab.client import connect  # noqa: F401  (imports the SDK at collection, outside the time limit)
+from agentlab.grading import lazy_import, shared
 
-pytestmark = pytest.mark.forbids("agentlab.workflows.chaining.run_chain",
-                                  why="Exercise 3 asks you to write the chain and its gate yourself")
+pytestmark = pytest.mark.forbids(
+    "agentlab.workflows.chaining.run_chain", why="Exercise 3 asks you to write the chain and its gate yourself"
+)
 
 ex03 = lazy_import("exercises.ex03_agent_or_workflow")
 MODEL = "claude-haiku-4-5"
@@ -23,9 +24,13 @@ def test_chain_writes_and_saves_the_note_in_two_model_calls(tmp_path):
     client = agentlab.connect("sim", quiet=True)
     out = ex03.city_chain(client, "Which is warmer today, Paris or Rome? Save a note.", tmp_path, MODEL)
     assert isinstance(out, dict) and out.get("stopped_at") is None, f"expected a finished chain, got {out!r}"
-    assert "Rome is warmer at 22°C" in (out.get("note") or ""), f"the note should compare the data, got {out.get('note')!r}"
+    assert "Rome is warmer at 22°C" in (out.get("note") or ""), (
+        f"the note should compare the data, got {out.get('note')!r}"
+    )
     assert (tmp_path / "notes.md").exists(), "step 4 should save the note with save_note"
-    assert _calls(client) == 2, f"a chain makes exactly 2 model calls here (extract, write); yours made {_calls(client)}"
+    assert _calls(client) == 2, (
+        f"a chain makes exactly 2 model calls here (extract, write); yours made {_calls(client)}"
+    )
 
 
 @pytest.mark.exercise("3.1")
@@ -34,8 +39,12 @@ def test_gate_stops_on_a_city_the_tool_refuses_with_its_message(tmp_path):
     client = agentlab.connect("sim", quiet=True)
     out = ex03.city_chain(client, "Which is warmer today, Pariss or Rome? Save a note.", tmp_path, MODEL)
     assert out.get("stopped_at") == "gate" and out.get("note") is None, f"the gate should stop the chain, got {out!r}"
-    assert "Did you mean: Paris" in out.get("reason", ""), f"the reason should be the tool's message, got {out.get('reason')!r}"
-    assert _calls(client) == 1 and not (tmp_path / "notes.md").exists(), "after a failed gate: no more model calls, no note"
+    assert "Did you mean: Paris" in out.get("reason", ""), (
+        f"the reason should be the tool's message, got {out.get('reason')!r}"
+    )
+    assert _calls(client) == 1 and not (tmp_path / "notes.md").exists(), (
+        "after a failed gate: no more model calls, no note"
+    )
 
 
 @pytest.mark.exercise("3.1")
@@ -78,8 +87,11 @@ def _measured():
     for task in ("plain", "misspelt", "rain"):
         rows = table[table["variant"] == task]
         done = rows[rows["success"]].sort_values("cost (USD)")
-        out[task] = (done.iloc[0]["side"], float(done.iloc[0]["cost (USD)"]),
-                     {r["side"]: (bool(r["success"]), float(r["cost (USD)"])) for _, r in rows.iterrows()})
+        out[task] = (
+            done.iloc[0]["side"],
+            float(done.iloc[0]["cost (USD)"]),
+            {r["side"]: (bool(r["success"]), float(r["cost (USD)"])) for _, r in rows.iterrows()},
+        )
     return out
 
 
@@ -90,16 +102,20 @@ def measured():
 
 def _ships(measured, task):
     answer = ex03.designs_to_ship()
-    assert isinstance(answer, dict) and isinstance(answer.get(task), dict), \
+    assert isinstance(answer, dict) and isinstance(answer.get(task), dict), (
         f"return {{task: {{'pick': ..., 'usd': ...}}}} for each of {ex03.SHIP_TASKS}; got {answer!r}"
+    )
     pick, usd, sides = measured[task]
     got = answer[task]
     if got.get("pick") in sides and not sides[got["pick"]][0]:
         pytest.fail(f"{task}: the {got['pick']} did not do the task (see the table's success column): it cannot ship")
-    assert got.get("pick") == pick, (f"{task}: {got.get('pick')!r} does the task but costs more "
-                                     f"({sides.get(got.get('pick'), (None, '?'))[1]} USD) than the {pick}")
-    assert isinstance(got.get("usd"), (int, float)) and abs(got["usd"] - usd) <= 0.02 * usd, \
+    assert got.get("pick") == pick, (
+        f"{task}: {got.get('pick')!r} does the task but costs more "
+        f"({sides.get(got.get('pick'), (None, '?'))[1]} USD) than the {pick}"
+    )
+    assert isinstance(got.get("usd"), (int, float)) and abs(got["usd"] - usd) <= 0.02 * usd, (
         f"{task}: usd {got.get('usd')!r} is not the {pick}'s measured cost of one run ({usd:.6f} USD)"
+    )
 
 
 @pytest.mark.exercise("3.3")

@@ -8,19 +8,25 @@ import agentlab
 from agentlab.client import connect  # noqa: F401  (imports the SDK at collection, outside the time limit)
 from agentlab.grading import lazy_import
 
-pytestmark = pytest.mark.forbids("agentlab.workflows.routing.run_router", "agentlab.workflows.evaluator.run_evaluator",
-                                  why="Exercise 4 asks you to write the router and the bounded loop yourself")
+pytestmark = pytest.mark.forbids(
+    "agentlab.workflows.routing.run_router",
+    "agentlab.workflows.evaluator.run_evaluator",
+    why="Exercise 4 asks you to write the router and the bounded loop yourself",
+)
 
 ex04 = lazy_import("exercises.ex04_patterns")
 MODEL = "claude-haiku-4-5"
-ROUTES = {"billing": "You are the billing team. Write a short reply. Offer a refund check within 3 business days.",
-          "technical": "You are the technical team. Write a short reply. Tell them to reinstall the app."}
+ROUTES = {
+    "billing": "You are the billing team. Write a short reply. Offer a refund check within 3 business days.",
+    "technical": "You are the technical team. Write a short reply. Tell them to reinstall the app.",
+}
 FALLBACK = "You are the general help desk. Write a short reply. Promise a human will answer within a day."
 
 
 def _fake(label_text):
     def fn(messages, info):
         return label_text if info.get("output_config") else "Help desk: noted."
+
     return agentlab.connect("sim", policy=agentlab.FunctionModel(fn), quiet=True)
 
 
@@ -30,13 +36,17 @@ def test_ticket_goes_to_its_branch():
     client = agentlab.connect("sim", quiet=True)
     out = ex04.route_ticket(client, "I was charged twice, please refund me.", ROUTES, FALLBACK, MODEL)
     assert out.get("label") == "billing" and out.get("branch") == "billing", f"expected the billing branch, got {out!r}"
-    assert out.get("reply", "").startswith("Billing team"), f"the reply should come from the billing prompt, got {out!r}"
+    assert out.get("reply", "").startswith("Billing team"), (
+        f"the reply should come from the billing prompt, got {out!r}"
+    )
 
 
 @pytest.mark.exercise("4.1")
 @pytest.mark.points(1)
 def test_other_goes_to_the_fallback():
-    out = ex04.route_ticket(agentlab.connect("sim", quiet=True), "Do you have an office in Lisbon?", ROUTES, FALLBACK, MODEL)
+    out = ex04.route_ticket(
+        agentlab.connect("sim", quiet=True), "Do you have an office in Lisbon?", ROUTES, FALLBACK, MODEL
+    )
     assert out.get("label") == "other" and out.get("branch") == "fallback", f"'other' has no route: {out!r}"
 
 
@@ -64,6 +74,7 @@ def _counting(passes_on=None):
     def evaluate(task, result):
         calls["evaluate"] += 1
         return ("PASS", "") if passes_on == calls["evaluate"] else ("NEEDS_IMPROVEMENT", f"fix {result}")
+
     return generate, evaluate, calls
 
 

@@ -10,8 +10,9 @@ import agentlab
 from agentlab.grading import lazy_import
 from agentlab.sim.models.reading import read_error
 
-pytestmark = pytest.mark.forbids("agentlab.tools._explain",
-                                  why="Exercise 6.1 asks you to write the readable error yourself")
+pytestmark = pytest.mark.forbids(
+    "agentlab.tools._explain", why="Exercise 6.1 asks you to write the readable error yourself"
+)
 
 ex06 = lazy_import("exercises.ex06_errors")
 
@@ -56,12 +57,14 @@ def test_lists_every_valid_field_with_its_type():
 def test_the_example_is_valid_and_a_careful_model_would_act_on_the_message():
     msg = ex06.readable_schema_error(book_room, {"nights": "two"})
     jsonschema.validate(_example(msg), book_room.input_schema)  # the example must pass the tool's own schema
-    assert read_error(msg) == "fix", \
+    assert read_error(msg) == "fix", (
         f"a model should see what to fix: say which required field is missing ('missing required field ...'): {msg}"
+    )
 
 
-predicts_itself = pytest.mark.forbids("agentlab.experiments.compounding.predicted",
-                                      why="Exercise 6.2 asks you to predict the task's success yourself")
+predicts_itself = pytest.mark.forbids(
+    "agentlab.experiments.compounding.predicted", why="Exercise 6.2 asks you to predict the task's success yourself"
+)
 
 
 def _design(name, steps, p_step, retries=None):
@@ -89,7 +92,9 @@ def test_success_compounds_over_steps_so_a_reliable_step_can_make_an_unreliable_
 def test_a_retry_after_a_readable_error_raises_each_steps_chance():
     plain, retried = _design("agent", 12, 0.9), _design("agent", 12, 0.9, retries=1)
     assert ex06.simplest_design([plain], 0.85) is None, "0.9 ** 12 is about 0.28"
-    assert ex06.simplest_design([retried], 0.85) == "agent", "with one retry a step fails 1% of the time: 0.99 ** 12 ~ 0.89"
+    assert ex06.simplest_design([retried], 0.85) == "agent", (
+        "with one retry a step fails 1% of the time: 0.99 ** 12 ~ 0.89"
+    )
     assert ex06.simplest_design([_design("agent", 12, 0.9, retries=2)], 0.985) == "agent", "0.999 ** 12 ~ 0.988"
     assert ex06.simplest_design([_design("agent", 12, 0.9, retries=0)], 0.3) is None, "retries=0 is no retry"
 
@@ -98,11 +103,16 @@ def test_a_retry_after_a_readable_error_raises_each_steps_chance():
 @pytest.mark.points(1)
 @predicts_itself
 def test_the_fewest_steps_that_meet_the_target_win_ties_go_to_the_first_listed():
-    designs = [_design("agent", 9, 0.995, retries=1), _design("workflow", 3, 0.96),
-               _design("single call", 1, 0.6), _design("router", 3, 0.97)]
+    designs = [
+        _design("agent", 9, 0.995, retries=1),
+        _design("workflow", 3, 0.96),
+        _design("single call", 1, 0.6),
+        _design("router", 3, 0.97),
+    ]
     before = [dict(d) for d in designs]
-    assert ex06.simplest_design(designs, 0.85) == "workflow", \
+    assert ex06.simplest_design(designs, 0.85) == "workflow", (
         "the single call (0.6) misses 0.85; of the 3-step designs (0.88, 0.91) the one listed first wins"
+    )
     assert ex06.simplest_design(designs, 0.9) == "router", "0.96 ** 3 ~ 0.885 misses 0.9; 0.97 ** 3 ~ 0.913 meets it"
     assert ex06.simplest_design(designs, 0.99) == "agent", "only the agent with retries reaches 0.99 (~0.9998)"
     assert ex06.simplest_design(designs, 0.5) == "single call", "the simplest design that works, even listed late"

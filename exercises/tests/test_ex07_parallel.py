@@ -7,7 +7,6 @@ import pytest
 from agentlab.executor import Executor, waves
 from agentlab.grading import lazy_import
 
-
 ex07 = lazy_import("exercises.ex07_parallel")
 
 
@@ -41,8 +40,10 @@ def test_booking_and_counting_are_kept_in_order_but_counts_may_overlap():
 def test_the_parallel_executor_reports_the_count_after_the_booking():
     seats = ["1A", "1B", "1C"]
     t = _tools(seats)
-    turn = [{"type": "tool_use", "id": "a", "name": "book_seat", "input": {"seat": "1A"}},
-            {"type": "tool_use", "id": "b", "name": "free_seats", "input": {}}]
+    turn = [
+        {"type": "tool_use", "id": "a", "name": "book_seat", "input": {"seat": "1A"}},
+        {"type": "tool_use", "id": "b", "name": "free_seats", "input": {}},
+    ]
     results = Executor(parallel=True)(turn, list(t.values()))
     assert json.loads(results[1]["content"]) == {"free": 2}, f"the count must come after the booking: {results}"
 
@@ -52,11 +53,18 @@ def _trace(tmp_path, cities, lang="en", **connect_options):
 
     connect_options.setdefault("parallel", False)  # one tool call per turn unless a test asks for parallel calls
     client = agentlab.connect("sim", quiet=True, **connect_options)
-    agentlab.run_agent(client, agentlab.city_task(cities, lang), agentlab.task_tools(tmp_path), trace=tmp_path / "run.jsonl")
+    agentlab.run_agent(
+        client, agentlab.city_task(cities, lang), agentlab.task_tools(tmp_path), trace=tmp_path / "run.jsonl"
+    )
     return agentlab.read_trace(tmp_path / "run.jsonl")
 
 
-REQUEST, USE, CALL, RESULT = ("host application", "request"), ("model", "tool_use"), ("your code", "call"), ("tools", "tool_result")
+REQUEST, USE, CALL, RESULT = (
+    ("host application", "request"),
+    ("model", "tool_use"),
+    ("your code", "call"),
+    ("tools", "tool_result"),
+)
 END = [REQUEST, ("model", "text"), ("host application", "stop")]
 
 
@@ -73,7 +81,9 @@ def test_a_run_with_one_tool_call_per_turn(tmp_path):
 def test_a_turn_with_parallel_calls_lists_every_tool_use_before_they_run(tmp_path):
     got = ex07.crossings(_trace(tmp_path, ["Oslo", "Rome", "Berlin"], parallel=True))
     want = [REQUEST, USE, USE, USE, CALL, RESULT, CALL, RESULT, CALL, RESULT, REQUEST, USE, CALL, RESULT] + END
-    assert got == want, f"one reply asked for three tools: one ('model', 'tool_use') per block; expected\n{want}\ngot\n{got}"
+    assert got == want, (
+        f"one reply asked for three tools: one ('model', 'tool_use') per block; expected\n{want}\ngot\n{got}"
+    )
 
 
 @pytest.mark.exercise("7.2")
@@ -81,10 +91,19 @@ def test_a_turn_with_parallel_calls_lists_every_tool_use_before_they_run(tmp_pat
 def test_failed_calls_chinese_tasks_and_other_events(tmp_path):
     failed = _trace(tmp_path, ["Pariss", "London"])  # the misspelt city's result is an error, then a retry
     got = ex07.crossings(failed)
-    assert got == [REQUEST, USE, CALL, RESULT] * 4 + END, f"a failed tool_result is still ('tools', 'tool_result'): {got}"
+    assert got == [REQUEST, USE, CALL, RESULT] * 4 + END, (
+        f"a failed tool_result is still ('tools', 'tool_result'): {got}"
+    )
     zh = _trace(tmp_path, ["巴黎", "伦敦"], lang="zh")
     assert ex07.crossings(zh) == [REQUEST, USE, CALL, RESULT] * 3 + END, "a Chinese task crosses the same lanes"
     header, *rest = zh
-    noisy = [header, {"event": "api_attempt", "status": 529, "retry": False}, *rest[:1],
-             {"event": "context_cleared", "turn": 1, "tokens_before": 900, "cleared_tool_results": 0}, *rest[1:]]
-    assert ex07.crossings(noisy) == ex07.crossings(zh), "skip the events that are no crossing (api_attempt, context_cleared)"
+    noisy = [
+        header,
+        {"event": "api_attempt", "status": 529, "retry": False},
+        *rest[:1],
+        {"event": "context_cleared", "turn": 1, "tokens_before": 900, "cleared_tool_results": 0},
+        *rest[1:],
+    ]
+    assert ex07.crossings(noisy) == ex07.crossings(zh), (
+        "skip the events that are no crossing (api_attempt, context_cleared)"
+    )

@@ -11,8 +11,9 @@ import pytest
 
 from agentlab.grading import lazy_import
 
-pytestmark = pytest.mark.forbids("agentlab.react.parse_action",
-                                  why="Exercise 8.1 asks you to parse the action yourself")
+pytestmark = pytest.mark.forbids(
+    "agentlab.react.parse_action", why="Exercise 8.1 asks you to parse the action yourself"
+)
 
 ex08 = lazy_import("exercises.ex08_react")
 
@@ -35,8 +36,12 @@ def test_reads_literals_of_every_kind_and_no_arguments():
 @pytest.mark.exercise("8.1")
 @pytest.mark.points(1)
 def test_refuses_what_is_not_a_safe_keyword_call():
-    for bad in ("Thought: hmm", "Action: get_weather('Paris')", "Action: f(x=__import__('os').getcwd())",
-                "Action: get_weather"):
+    for bad in (
+        "Thought: hmm",
+        "Action: get_weather('Paris')",
+        "Action: f(x=__import__('os').getcwd())",
+        "Action: get_weather",
+    ):
         with pytest.raises(ValueError):
             ex08.parse_call_syntax(bad)
 
@@ -52,8 +57,10 @@ def _runs_with_every_guess_wrong():
 @pytest.mark.points(1)
 def test_the_model_picks_the_described_tool_and_answers():
     runs = _runs_with_every_guess_wrong()
-    assert all(r["used_tool"] for r in runs), ("the model never called lookup: say in the description what it "
-                                               "returns (today's temperature / weather) so it knows the tool fits")
+    assert all(r["used_tool"] for r in runs), (
+        "the model never called lookup: say in the description what it "
+        "returns (today's temperature / weather) so it knows the tool fits"
+    )
     assert all(r["answered"] for r in runs), [r["stop"] for r in runs]
 
 
@@ -64,7 +71,8 @@ def test_every_first_input_is_the_format_the_tool_takes():
     refused = [r["refused_inputs"] for r in runs]
     assert refused == [0] * len(runs) and all(r["turns"] == 3 for r in runs), (
         f"lookup refused {refused} inputs per run: show the input format with an example value in quotes, "
-        "e.g. 'e.g. \"Paris\"', in the description or the query's description")
+        "e.g. 'e.g. \"Paris\"', in the description or the query's description"
+    )
 
 
 @pytest.mark.exercise("8.2")
@@ -74,10 +82,13 @@ def test_the_definition_states_the_unit_within_the_token_budget():
 
     description, query_description = ex08.describe_lookup()
     cost = definition_tokens(lookup_tool(description, query_description))
-    assert cost <= ex08.BUDGET_TOKENS, (f"the definition costs about {cost} tokens per turn, over the budget of "
-                                        f"{ex08.BUDGET_TOKENS}: every turn re-sends it; cut words the model does not need")
+    assert cost <= ex08.BUDGET_TOKENS, (
+        f"the definition costs about {cost} tokens per turn, over the budget of "
+        f"{ex08.BUDGET_TOKENS}: every turn re-sends it; cut words the model does not need"
+    )
     assert any(u in f"{description} {query_description}".casefold() for u in ("celsius", "°c")), (
-        "say the unit of the temperature (degrees Celsius, °C): whoever reads the result needs it")
+        "say the unit of the temperature (degrees Celsius, °C): whoever reads the result needs it"
+    )
 
 
 @pytest.fixture
@@ -126,4 +137,6 @@ def test_random_corpora_follow_the_rule(rng):
         docs = [" ".join(f"w{rng.randint(0, 99)}" for _ in range(rng.randint(1, 60))) for _ in range(n)]
         scores = [rng.choice([0.1, 0.5, 0.9, rng.random()]) for _ in range(n)]
         budget = rng.randint(0, 400)
-        assert ex08.arrange_context(list(docs), list(scores), budget, text_tokens) == _arranged(docs, scores, budget, text_tokens)
+        assert ex08.arrange_context(list(docs), list(scores), budget, text_tokens) == _arranged(
+            docs, scores, budget, text_tokens
+        )

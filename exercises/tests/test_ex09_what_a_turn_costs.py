@@ -8,9 +8,12 @@ import agentlab
 from agentlab.grading import lazy_import
 from agentlab.run import turns_of
 
-pytestmark = pytest.mark.forbids("agentlab.meter.prices.cost_usd", "agentlab.meter.prices.usage_cost_usd",
-                                  "agentlab.caching.with_cache_breakpoints",
-                                  why="Exercise 9 asks you to price the call and place the breakpoint yourself")
+pytestmark = pytest.mark.forbids(
+    "agentlab.meter.prices.cost_usd",
+    "agentlab.meter.prices.usage_cost_usd",
+    "agentlab.caching.with_cache_breakpoints",
+    why="Exercise 9 asks you to price the call and place the breakpoint yourself",
+)
 
 ex09 = lazy_import("exercises.ex09_what_a_turn_costs")
 MODEL = "claude-opus-5"  # its minimum cacheable prompt is 512 tokens: a long run's history passes it early
@@ -22,24 +25,38 @@ def _genai_prices(model: str) -> dict:
     from agentlab.meter.prices import usage_cost_usd
 
     zero = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
-    one = {"input": {"input_tokens": 10**6}, "output": {"output_tokens": 10**6},
-           "cache_read": {"cache_read_input_tokens": 10**6},
-           "cache_write_5m": {"cache_creation_input_tokens": 10**6},
-           "cache_write_1h": {"cache_creation_input_tokens": 10**6,
-                              "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 10**6}}}
+    one = {
+        "input": {"input_tokens": 10**6},
+        "output": {"output_tokens": 10**6},
+        "cache_read": {"cache_read_input_tokens": 10**6},
+        "cache_write_5m": {"cache_creation_input_tokens": 10**6},
+        "cache_write_1h": {
+            "cache_creation_input_tokens": 10**6,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 10**6},
+        },
+    }
     return {k: usage_cost_usd(model, {**zero, **u}) for k, u in one.items()}
 
 
 @pytest.mark.exercise("9.1")
 @pytest.mark.points(2)
 def test_cost_by_hand_uses_every_part_of_the_usage():
-    usage = {"input_tokens": 1000, "output_tokens": 100, "cache_read_input_tokens": 4000,
-             "cache_creation_input_tokens": 3000,
-             "cache_creation": {"ephemeral_5m_input_tokens": 2000, "ephemeral_1h_input_tokens": 1000}}
+    usage = {
+        "input_tokens": 1000,
+        "output_tokens": 100,
+        "cache_read_input_tokens": 4000,
+        "cache_creation_input_tokens": 3000,
+        "cache_creation": {"ephemeral_5m_input_tokens": 2000, "ephemeral_1h_input_tokens": 1000},
+    }
     want = (1000 * 1.0 + 100 * 2.0 + 4000 * 0.5 + 2000 * 3.0 + 1000 * 7.0) / 1e6
     got = ex09.cost_by_hand(usage, MADE_UP)
     assert got == pytest.approx(want), f"expected {want}, got {got}"
-    plain = {"input_tokens": 10, "output_tokens": 1, "cache_read_input_tokens": None, "cache_creation_input_tokens": 500}
+    plain = {
+        "input_tokens": 10,
+        "output_tokens": 1,
+        "cache_read_input_tokens": None,
+        "cache_creation_input_tokens": 500,
+    }
     got = ex09.cost_by_hand(plain, MADE_UP)
     assert got == pytest.approx((10 + 2 + 500 * 3.0) / 1e6), f"without 'cache_creation' all writes are 5m; got {got}"
 
@@ -48,19 +65,28 @@ def test_cost_by_hand_uses_every_part_of_the_usage():
 @pytest.mark.points(2)
 def test_cost_by_hand_matches_the_meter_on_a_cached_run(tmp_path):
     client = agentlab.connect("sim", model=MODEL, quiet=True)
-    run = agentlab.run_agent(client, agentlab.city_task(agentlab.city_names()[:4]), agentlab.task_tools(tmp_path),
-                             cache=True, trace=tmp_path / "t.jsonl")
+    run = agentlab.run_agent(
+        client,
+        agentlab.city_task(agentlab.city_names()[:4]),
+        agentlab.task_tools(tmp_path),
+        cache=True,
+        trace=tmp_path / "t.jsonl",
+    )
     usages = [e["usage"] for e in agentlab.read_trace(tmp_path / "t.jsonl") if e.get("event") == "response"]
     prices = _genai_prices(MODEL)
     got = sum(ex09.cost_by_hand(u, prices) for u in usages)
-    assert got == pytest.approx(run.cost_usd), f"the run cost ${run.cost_usd:.6f} by genai-prices; you computed ${got:.6f}"
+    assert got == pytest.approx(run.cost_usd), (
+        f"the run cost ${run.cost_usd:.6f} by genai-prices; you computed ${got:.6f}"
+    )
 
 
 @pytest.mark.exercise("9.2")
 @pytest.mark.points(3)
 def test_prediction_matches_every_turn_of_a_run(tmp_path):
     client = agentlab.connect("sim", model="claude-sonnet-4-6", quiet=True)  # tokenizer factor 1: plain counts
-    run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London", "Oslo", "Cairo"]), agentlab.task_tools(tmp_path))
+    run = agentlab.run_agent(
+        client, agentlab.city_task(["Paris", "London", "Oslo", "Cairo"]), agentlab.task_tools(tmp_path)
+    )
     results = [m["content"] for m in run.messages[2::2]]  # the user messages after each assistant reply
     for k in range(1, run.model_calls):
         prev, turn = run.turns[k - 1], run.turns[k]
@@ -79,14 +105,19 @@ def _loop(client, task, tools, mark=None, max_turns=20):
     for _ in range(max_turns):
         if mark is not None:
             messages = mark(messages)
-            markers.append(sum("cache_control" in b for m in messages if isinstance(m["content"], list) for b in m["content"]))
+            markers.append(
+                sum("cache_control" in b for m in messages if isinstance(m["content"], list) for b in m["content"])
+            )
         reply = client.messages.create(model=MODEL, max_tokens=1024, messages=messages, tools=specs)
         content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
         messages = [*messages, {"role": "assistant", "content": content}]
         if reply.stop_reason != "tool_use":
             break
-        results = [{"type": "tool_result", "tool_use_id": b["id"], "content": run_tool(by_name, b["name"], b["input"]).content}
-                   for b in content if b["type"] == "tool_use"]
+        results = [
+            {"type": "tool_result", "tool_use_id": b["id"], "content": run_tool(by_name, b["name"], b["input"]).content}
+            for b in content
+            if b["type"] == "tool_use"
+        ]
         messages = [*messages, {"role": "user", "content": results}]
     return sum(t.cost_usd for t in turns_of(meter, start)), markers
 
@@ -97,18 +128,23 @@ def test_one_breakpoint_halves_the_cost_of_a_long_run(tmp_path):
     task, tools = agentlab.city_task(agentlab.city_names()[:10]), agentlab.task_tools(tmp_path)
     # a long run: one lookup per turn (parallel=False), so the cached prefix is re-read on every one of 12 turns
     plain, _ = _loop(agentlab.connect("sim", model=MODEL, parallel=False, quiet=True), task, tools)
-    cached, markers = _loop(agentlab.connect("sim", model=MODEL, parallel=False, quiet=True), task, tools,
-                            ex09.mark_for_caching)
-    assert markers and all(n == 1 for n in markers), f"each request should carry exactly one breakpoint; they carried {markers}"
+    cached, markers = _loop(
+        agentlab.connect("sim", model=MODEL, parallel=False, quiet=True), task, tools, ex09.mark_for_caching
+    )
+    assert markers and all(n == 1 for n in markers), (
+        f"each request should carry exactly one breakpoint; they carried {markers}"
+    )
     assert cached <= plain / 2, f"uncached run ${plain:.5f}; yours ${cached:.5f}: more than half"
 
 
 @pytest.mark.exercise("9.3")
 @pytest.mark.points(1)
 def test_marking_leaves_the_input_alone():
-    messages = [{"role": "user", "content": "task"},
-                {"role": "assistant", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]},
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "1"}]}]
+    messages = [
+        {"role": "user", "content": "task"},
+        {"role": "assistant", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "1"}]},
+    ]
     before = copy.deepcopy(messages)
     out = ex09.mark_for_caching(messages)
     assert messages == before, "mark_for_caching changed its input; build new lists and dicts instead"

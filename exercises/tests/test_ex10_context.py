@@ -19,13 +19,15 @@ import pytest
 import agentlab
 from agentlab.grading import lazy_import
 
-pytestmark = pytest.mark.forbids("agentlab.context.compaction.should_compact",
-                                  "agentlab.context.compaction.Compaction.before_call",
-                                  "agentlab.context.clearing.clear_tool_results",
-                                  "agentlab.context.clearing.ClearToolResults.before_call",
-                                  "agentlab.sim.context_editing.clear_tool_uses",
-                                  "agentlab.sim.context_editing.apply_context_management",
-                                  why="Exercise 10 asks you to write the compaction trigger and the clearing yourself")
+pytestmark = pytest.mark.forbids(
+    "agentlab.context.compaction.should_compact",
+    "agentlab.context.compaction.Compaction.before_call",
+    "agentlab.context.clearing.clear_tool_results",
+    "agentlab.context.clearing.ClearToolResults.before_call",
+    "agentlab.sim.context_editing.clear_tool_uses",
+    "agentlab.sim.context_editing.apply_context_management",
+    why="Exercise 10 asks you to write the compaction trigger and the clearing yourself",
+)
 
 ex10 = lazy_import("exercises.ex10_context")
 
@@ -73,9 +75,21 @@ def test_the_trigger_on_random_calls(rng):
 def _history(n):
     msgs = [{"role": "user", "content": "Report on these cities."}]
     for i in range(n):
-        msgs.append({"role": "assistant", "content": [{"type": "text", "text": f"Next {i}."},
-                                                       {"type": "tool_use", "id": f"toolu_{i}", "name": "get_weather", "input": {"city": f"C{i}"}}]})
-        msgs.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": f"result {i} " * 40}]})
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": f"Next {i}."},
+                    {"type": "tool_use", "id": f"toolu_{i}", "name": "get_weather", "input": {"city": f"C{i}"}},
+                ],
+            }
+        )
+        msgs.append(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"toolu_{i}", "content": f"result {i} " * 40}],
+            }
+        )
     return msgs
 
 
@@ -87,8 +101,13 @@ def test_all_but_the_newest_results_are_cleared_and_the_input_is_untouched():
     out = ex10.clear_old_results(msgs, keep=2, placeholder="[gone]")
     assert msgs == before, "the history you were given changed: return a new list"
     results = [m["content"][0]["content"] for m in out[2::2]]
-    assert results[:3] == ["[gone]"] * 3 and results[3:] == [before[8]["content"][0]["content"], before[10]["content"][0]["content"]]
-    assert [m["content"] for m in out[1::2]] == [m["content"] for m in before[1::2]], "tool_use blocks must stay as they were"
+    assert results[:3] == ["[gone]"] * 3 and results[3:] == [
+        before[8]["content"][0]["content"],
+        before[10]["content"][0]["content"],
+    ]
+    assert [m["content"] for m in out[1::2]] == [m["content"] for m in before[1::2]], (
+        "tool_use blocks must stay as they were"
+    )
 
 
 def _random_history(rng):
@@ -102,13 +121,22 @@ def _random_history(rng):
         uses = []
         for _ in range(rng.randint(1, 3)):
             n += 1
-            uses.append({"type": "tool_use", "id": f"toolu_{rng.randrange(16**8):08x}_{n}", "name": rng.choice(["get_weather", "lookup"]),
-                         "input": {"q": f"x{rng.randint(0, 99)}"}})
+            uses.append(
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{rng.randrange(16**8):08x}_{n}",
+                    "name": rng.choice(["get_weather", "lookup"]),
+                    "input": {"q": f"x{rng.randint(0, 99)}"},
+                }
+            )
         msgs.append({"role": "assistant", "content": [{"type": "text", "text": f"Step {n}."}, *uses]})
         results = []
         for u in uses:
-            content = (f"value {rng.random():.4f} " * rng.randint(1, 5) if rng.random() < 0.7
-                       else [{"type": "text", "text": f"block {rng.randint(0, 9)}"}])
+            content = (
+                f"value {rng.random():.4f} " * rng.randint(1, 5)
+                if rng.random() < 0.7
+                else [{"type": "text", "text": f"block {rng.randint(0, 9)}"}]
+            )
             r = {"type": "tool_result", "tool_use_id": u["id"], "content": content}
             if rng.random() < 0.2:
                 r["is_error"] = True
@@ -138,7 +166,9 @@ def test_random_conversations_are_cleared_by_the_rule(rng):
         before = copy.deepcopy(msgs)
         got = ex10.clear_old_results(msgs, keep=keep, placeholder=placeholder)
         assert msgs == before, "the history you were given changed: return a new list"
-        assert got == _expected(before, keep, placeholder), f"keep={keep}, {n} results: the cleared history differs from the rule"
+        assert got == _expected(before, keep, placeholder), (
+            f"keep={keep}, {n} results: the cleared history differs from the rule"
+        )
 
 
 @pytest.mark.exercise("10.2")
@@ -150,7 +180,9 @@ def test_the_cleared_history_is_still_a_valid_request_and_costs_fewer_tokens(tmp
     tools = [agentlab.get_weather.spec()]
     model = agentlab.default_model()
     full = client.messages.count_tokens(model=model, messages=msgs, tools=tools).input_tokens
-    cleared = client.messages.count_tokens(model=model, messages=out, tools=tools).input_tokens  # a 400 here: pairing broken
+    cleared = client.messages.count_tokens(
+        model=model, messages=out, tools=tools
+    ).input_tokens  # a 400 here: pairing broken
     assert cleared < full - 400, f"clearing 5 of 6 results should save over 400 tokens: {full} -> {cleared}"
     assert ex10.clear_old_results(msgs, keep=10) == msgs, "keep larger than the number of results clears nothing"
 
@@ -164,8 +196,10 @@ FIXED_KINDS = ("tool_prompt", "tool_definitions", "system", "task")
 def _window(history):
     """Fixed parts, then ``history`` as (tokens, summary_tokens, needed), then the newest tool result."""
     parts = [{"name": k, "kind": k, "tokens": t} for k, t in zip(FIXED_KINDS, (354, 74, 40, 133))]
-    parts += [{"name": f"turn {i}", "kind": "history", "tokens": t, "summary_tokens": s, "needed": n}
-              for i, (t, s, n) in enumerate(history, 1)]
+    parts += [
+        {"name": f"turn {i}", "kind": "history", "tokens": t, "summary_tokens": s, "needed": n}
+        for i, (t, s, n) in enumerate(history, 1)
+    ]
     return parts + [{"name": "newest result", "kind": "new", "tokens": 587}]
 
 
@@ -175,12 +209,23 @@ def _broken_rules(parts, budget, plan):
         return [f"the plan must name every part exactly once, got {plan!r}"]
     if set(plan.values()) - {"keep", "summarise", "drop"}:
         return [f"each action must be 'keep', 'summarise' or 'drop', got {set(plan.values())}"]
-    size = {"keep": lambda p: p["tokens"], "summarise": lambda p: p.get("summary_tokens", p["tokens"]), "drop": lambda p: 0}
+    size = {
+        "keep": lambda p: p["tokens"],
+        "summarise": lambda p: p.get("summary_tokens", p["tokens"]),
+        "drop": lambda p: 0,
+    }
     used = sum(size[plan[p["name"]]](p) for p in parts)
     broken = [] if used <= budget else [f"the plan needs {used} tokens, over the budget of {budget}"]
-    broken += [f"{p['name']} ({p['kind']}) must be kept, not {plan[p['name']]!r}"
-               for p in parts if p["kind"] != "history" and plan[p["name"]] != "keep"]
-    broken += [f"{p['name']} holds a needed fact and was dropped" for p in parts if p.get("needed") and plan[p["name"]] == "drop"]
+    broken += [
+        f"{p['name']} ({p['kind']}) must be kept, not {plan[p['name']]!r}"
+        for p in parts
+        if p["kind"] != "history" and plan[p["name"]] != "keep"
+    ]
+    broken += [
+        f"{p['name']} holds a needed fact and was dropped"
+        for p in parts
+        if p.get("needed") and plan[p["name"]] == "drop"
+    ]
     up = {"drop": "summarise", "summarise": "keep"}
     for p in parts:
         step = up.get(plan[p["name"]])
@@ -217,8 +262,15 @@ def _random_window(rng):
     parts = [{"name": k, "kind": k, "tokens": rng.randint(0 if k == "system" else 20, 800)} for k in FIXED_KINDS]
     for i in range(rng.randint(0, 12)):
         tokens = rng.randint(2, 3_000)
-        parts.append({"name": f"h{i}-{rng.randrange(10**6)}", "kind": "history", "tokens": tokens,
-                      "summary_tokens": rng.randint(1, tokens - 1), "needed": rng.random() < 0.3})
+        parts.append(
+            {
+                "name": f"h{i}-{rng.randrange(10**6)}",
+                "kind": "history",
+                "tokens": tokens,
+                "summary_tokens": rng.randint(1, tokens - 1),
+                "needed": rng.random() < 0.3,
+            }
+        )
     return parts + [{"name": "new", "kind": "new", "tokens": rng.randint(1, 2_000)}]
 
 
@@ -227,7 +279,9 @@ def _random_window(rng):
 def test_random_windows_get_plans_that_fit_keep_what_is_needed_and_waste_no_room(rng):
     for _ in range(300):
         parts = _random_window(rng)
-        smallest = sum(p["summary_tokens"] if p.get("needed") else 0 if p["kind"] == "history" else p["tokens"] for p in parts)
+        smallest = sum(
+            p["summary_tokens"] if p.get("needed") else 0 if p["kind"] == "history" else p["tokens"] for p in parts
+        )
         budget = rng.choice([smallest, smallest + rng.randint(1, 4_000), sum(p["tokens"] for p in parts), smallest - 1])
         before = copy.deepcopy(parts)
         if budget < smallest:

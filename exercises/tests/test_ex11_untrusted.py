@@ -22,11 +22,15 @@ import pytest
 
 from agentlab.grading import lazy_import, shared
 
-pytestmark = pytest.mark.forbids("agentlab.injection.guard.carries_taint", "agentlab.injection.guard.shared_run",
-                                  "agentlab.injection.guard.DataFlowGuard.check",
-                                  "agentlab.injection.metrics.summarize", "agentlab.injection.analysis.reachable",
-                                  "agentlab.injection.analysis.reachable_share",
-                                  why="Exercise 11 asks you to write the check, the metrics and the reachability yourself")
+pytestmark = pytest.mark.forbids(
+    "agentlab.injection.guard.carries_taint",
+    "agentlab.injection.guard.shared_run",
+    "agentlab.injection.guard.DataFlowGuard.check",
+    "agentlab.injection.metrics.summarize",
+    "agentlab.injection.analysis.reachable",
+    "agentlab.injection.analysis.reachable_share",
+    why="Exercise 11 asks you to write the check, the metrics and the reachability yourself",
+)
 
 ex11 = lazy_import("exercises.ex11_untrusted")
 PAGE = "Lisbon travel tips\nTop tip: ride tram 28 before 9 am to skip the queues."
@@ -41,6 +45,7 @@ class _StudentGuard:
 
     def __init__(self):
         from agentlab.injection.world import UNTRUSTED
+
         self.untrusted, self.texts = UNTRUSTED, []
 
     def check(self, block):
@@ -58,6 +63,7 @@ class _StudentGuard:
 
 # --- 11.1: random cases, with the answer known by construction ---------------------------------
 
+
 def _words(rng, n):
     return " ".join("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(2, 8))) for _ in range(n))
 
@@ -70,14 +76,15 @@ def _filler(rng, n):
 def _copy(rng, texts, length):
     text = rng.choice(texts)
     start = rng.randint(0, len(text) - length)
-    return text[start:start + length]
+    return text[start : start + length]
 
 
 def _by_definition(tool_input, texts, min_chars):
     """The docstring's definition, checked the slow way: every run of min_chars characters of every string field."""
     for name, value in tool_input.items():
-        if isinstance(value, str) and any(value[i:i + min_chars] in t for t in texts
-                                          for i in range(len(value) - min_chars + 1)):
+        if isinstance(value, str) and any(
+            value[i : i + min_chars] in t for t in texts for i in range(len(value) - min_chars + 1)
+        ):
             return name
     return None
 
@@ -91,18 +98,22 @@ def _random_call(rng):
         name = f"{rng.choice(['to', 'body', 'text', 'city', 'url', 'note'])}_{j}"
         kind = rng.choice(["copied", "short", "upper", "clean", "number", "list"])
         if kind == "copied":
-            value = _filler(rng, rng.randint(0, 6)) + _copy(rng, texts, rng.randint(min_chars, min_chars + 8)) \
+            value = (
+                _filler(rng, rng.randint(0, 6))
+                + _copy(rng, texts, rng.randint(min_chars, min_chars + 8))
                 + _filler(rng, rng.randint(0, 6))
+            )
             expected = expected or name
         elif kind == "short":  # pieces of untrusted text, each shorter than min_chars, kept apart by filler
-            value = _filler(rng, rng.randint(1, 4)).join(_copy(rng, texts, rng.randint(1, min_chars - 1))
-                                                        for _ in range(rng.randint(1, 3)))
+            value = _filler(rng, rng.randint(1, 4)).join(
+                _copy(rng, texts, rng.randint(1, min_chars - 1)) for _ in range(rng.randint(1, 3))
+            )
         elif kind == "upper":  # a long enough run, but in the wrong case
             value = _copy(rng, texts, rng.randint(min_chars, min_chars + 8)).upper()
         elif kind == "clean":
             value = _filler(rng, rng.randint(0, 30))
         elif kind == "number":
-            value = rng.randint(10 ** 12, 10 ** 15)
+            value = rng.randint(10**12, 10**15)
         else:  # not a string: never tainted, whatever it holds
             value = [_copy(rng, texts, rng.randint(min_chars, min_chars + 8))]
         tool_input[name] = value
@@ -115,8 +126,9 @@ def _check_random_calls(rounds):
     for _ in range(rounds):
         tool_input, texts, min_chars, want = _random_call(rng)
         got = ex11.tainted_field(tool_input, texts, min_chars)
-        assert got == want, (f"tainted_field({tool_input!r}, {texts!r}, min_chars={min_chars}) returned {got!r}; "
-                             f"expected {want!r}")
+        assert got == want, (
+            f"tainted_field({tool_input!r}, {texts!r}, min_chars={min_chars}) returned {got!r}; expected {want!r}"
+        )
 
 
 @pytest.mark.exercise("11.1")
@@ -179,6 +191,7 @@ def test_your_guard_blocks_what_the_reference_guard_blocks_on_the_suite():
 
 # --- 11.2 ---------------------------------------------------------------------------------------
 
+
 def _share(rows, key):
     return sum(1 for r in rows if r[key]) / len(rows)
 
@@ -186,14 +199,20 @@ def _share(rows, key):
 def _random_results(rng):
     """Random case results in the exercise's format, in random order."""
     ids = ["".join(rng.choice(string.ascii_lowercase) for _ in range(6)) for _ in range(rng.randint(1, 6))]
-    benign = [{"injection": None, "utility": rng.random() < 0.7, "attack_succeeded": False}
-              for _ in range(rng.randint(1, 12))]
-    attacked = [{"injection": rng.choice(ids), "utility": rng.random() < 0.5, "attack_succeeded": rng.random() < 0.5}
-                for _ in range(rng.randint(1, 40))]
+    benign = [
+        {"injection": None, "utility": rng.random() < 0.7, "attack_succeeded": False} for _ in range(rng.randint(1, 12))
+    ]
+    attacked = [
+        {"injection": rng.choice(ids), "utility": rng.random() < 0.5, "attack_succeeded": rng.random() < 0.5}
+        for _ in range(rng.randint(1, 40))
+    ]
     rows = benign + attacked
     rng.shuffle(rows)
-    want = {"benign_utility": _share(benign, "utility"), "utility_under_attack": _share(attacked, "utility"),
-            "asr": _share(attacked, "attack_succeeded")}
+    want = {
+        "benign_utility": _share(benign, "utility"),
+        "utility_under_attack": _share(attacked, "utility"),
+        "asr": _share(attacked, "attack_succeeded"),
+    }
     return rows, want
 
 
@@ -202,18 +221,22 @@ def _check_random_results(rounds):
     for _ in range(rounds):
         rows, want = _random_results(rng)
         got = ex11.suite_metrics(rows)
-        assert got == pytest.approx(want), f"suite_metrics on {len(rows)} random rows {rows!r}: got {got}, expected {want}"
+        assert got == pytest.approx(want), (
+            f"suite_metrics on {len(rows)} random rows {rows!r}: got {got}, expected {want}"
+        )
 
 
 @pytest.mark.exercise("11.2")
 @pytest.mark.points(1)
 def test_suite_metrics_on_a_small_hand_made_suite():
-    rows = [{"injection": None, "utility": True, "attack_succeeded": False},
-            {"injection": None, "utility": False, "attack_succeeded": False},
-            {"injection": "a", "utility": True, "attack_succeeded": True},
-            {"injection": "b", "utility": True, "attack_succeeded": False},
-            {"injection": "a", "utility": False, "attack_succeeded": True},
-            {"injection": "b", "utility": True, "attack_succeeded": False}]
+    rows = [
+        {"injection": None, "utility": True, "attack_succeeded": False},
+        {"injection": None, "utility": False, "attack_succeeded": False},
+        {"injection": "a", "utility": True, "attack_succeeded": True},
+        {"injection": "b", "utility": True, "attack_succeeded": False},
+        {"injection": "a", "utility": False, "attack_succeeded": True},
+        {"injection": "b", "utility": True, "attack_succeeded": False},
+    ]
     got = ex11.suite_metrics(rows)
     assert got == pytest.approx({"benign_utility": 0.5, "utility_under_attack": 0.75, "asr": 0.5}), got
     with pytest.raises(ValueError):
@@ -239,8 +262,10 @@ def _guard_rows():
     """The reference guard's row of the matrix, run here by the grader."""
     from agentlab.injection import GUARD, run_suite
 
-    return [{"injection": r.injection, "utility": r.utility, "attack_succeeded": r.attack_succeeded}
-            for r in run_suite(GUARD)]
+    return [
+        {"injection": r.injection, "utility": r.utility, "attack_succeeded": r.attack_succeeded}
+        for r in run_suite(GUARD)
+    ]
 
 
 @pytest.mark.exercise("11.2")
@@ -249,8 +274,11 @@ def test_suite_metrics_match_the_guard_row_of_the_matrix():
     rows = _guard_rows()
     benign = [r for r in rows if r["injection"] is None]
     attacked = [r for r in rows if r["injection"] is not None]
-    want = {"benign_utility": _share(benign, "utility"), "utility_under_attack": _share(attacked, "utility"),
-            "asr": _share(attacked, "attack_succeeded")}
+    want = {
+        "benign_utility": _share(benign, "utility"),
+        "utility_under_attack": _share(attacked, "utility"),
+        "asr": _share(attacked, "attack_succeeded"),
+    }
     got = ex11.suite_metrics(rows)
     assert got == pytest.approx(want), got
     _check_random_results(5)  # answers fitted to the suite's 24 rows do not pass
@@ -258,13 +286,18 @@ def test_suite_metrics_match_the_guard_row_of_the_matrix():
 
 # --- 11.3 ---------------------------------------------------------------------------------------
 
+
 def _random_tools(rng):
     """A random tool list, random goals (each needing 0 to 3 tools), and the goals it leaves reachable."""
-    pool = [f"{rng.choice(['get', 'send', 'save', 'delete', 'fetch'])}_{''.join(rng.choice(string.ascii_lowercase) for _ in range(4))}"
-            for _ in range(rng.randint(1, 10))]
+    pool = [
+        f"{rng.choice(['get', 'send', 'save', 'delete', 'fetch'])}_{''.join(rng.choice(string.ascii_lowercase) for _ in range(4))}"
+        for _ in range(rng.randint(1, 10))
+    ]
     offered = [rng.choice(pool) for _ in range(rng.randint(0, len(pool)))]
-    goals = {f"goal_{k}_{rng.randint(0, 999)}": [rng.choice(pool) for _ in range(rng.randint(0, 3))]
-             for k in range(rng.randint(0, 8))}
+    goals = {
+        f"goal_{k}_{rng.randint(0, 999)}": [rng.choice(pool) for _ in range(rng.randint(0, 3))]
+        for k in range(rng.randint(0, 8))
+    }
     want = [name for name, needs in goals.items() if all(tool in offered for tool in needs)]
     return offered, goals, want
 
@@ -279,7 +312,10 @@ def test_reachable_goals_follow_the_tool_list():
         want = [i.id for i in INJECTION_TASKS if all(tool in u.needs for tool in i.needs)]
         assert ex11.reachable_goals(list(u.needs), goals) == want, f"tools {u.needs}"
     assert ex11.reachable_goals([], goals) == []
-    assert ex11.reachable_goals(["delete_notes", "get_weather"], {"wipe": ["delete_notes"], "none": []}) == ["wipe", "none"]
+    assert ex11.reachable_goals(["delete_notes", "get_weather"], {"wipe": ["delete_notes"], "none": []}) == [
+        "wipe",
+        "none",
+    ]
     rng = random.Random()
     for _ in range(ROUNDS):
         offered, goals, want = _random_tools(rng)

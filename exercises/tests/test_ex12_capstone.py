@@ -27,12 +27,18 @@ from agentlab.experiments import capstone
 from agentlab.grading import lazy_import
 
 pytestmark = pytest.mark.forbids(
-    "agentlab.views.swimlane.swimlane_steps", "agentlab.views.stepper.turn_frames", "agentlab.experiments.capstone.events_table",
-    "agentlab.experiments.capstone.course_table", "agentlab.meter.prices.cost_usd", "agentlab.meter.prices._price.__wrapped__",
-    "agentlab.meter.record.prompt_total", "agentlab.meter.usage.Usage.prompt_total.fget",
+    "agentlab.views.swimlane.swimlane_steps",
+    "agentlab.views.stepper.turn_frames",
+    "agentlab.experiments.capstone.events_table",
+    "agentlab.experiments.capstone.course_table",
+    "agentlab.meter.prices.cost_usd",
+    "agentlab.meter.prices._price.__wrapped__",
+    "agentlab.meter.record.prompt_total",
+    "agentlab.meter.usage.Usage.prompt_total.fget",
     "agentlab.meter.usage.Usage.reprefill_after",
     "agentlab.meter.prices.usage_cost_usd",
-    why="Exercise 12 asks you to answer the three questions from the trace yourself")
+    why="Exercise 12 asks you to answer the three questions from the trace yourself",
+)
 
 ex12 = lazy_import("exercises.ex12_capstone")
 PRICES = {"input": 3.0, "output": 15.0, "cache_read": 0.3, "cache_write": 3.75}
@@ -52,13 +58,16 @@ def fresh(tmp_path):
     capped = rng.randint(1, len(cities))  # the task needs len(cities) + 2 calls: max_turns stops it
     key = f"demo-key-{rng.randint(1000, 9999)}-not-real"
     page = capstone.PAGE.replace(capstone.FAKE_KEY, key).replace(
-        "Bring a light coat", " ".join([f"{c} is lovely too." for c in cities]) + " Bring a light coat")
+        "Bring a light coat", " ".join([f"{c} is lovely too." for c in cities]) + " Bring a light coat"
+    )
     out = {}
-    for name, record, kwargs in (("agent", capstone.record_agent, {"cities": cities}),
-                                 ("workflow", capstone.record_workflow, {"cities": cities}),
-                                 ("looper", capstone.record_looper, {"max_repeats": repeats, "city": cities[0]}),
-                                 ("injected", capstone.record_injected, {"page": page}),
-                                 ("capped", _record_capped, {"cities": cities, "max_turns": capped})):
+    for name, record, kwargs in (
+        ("agent", capstone.record_agent, {"cities": cities}),
+        ("workflow", capstone.record_workflow, {"cities": cities}),
+        ("looper", capstone.record_looper, {"max_repeats": repeats, "city": cities[0]}),
+        ("injected", capstone.record_injected, {"page": page}),
+        ("capped", _record_capped, {"cities": cities, "max_turns": capped}),
+    ):
         path = tmp_path / f"{name}.jsonl"
         run = record(path, notes=tmp_path / "notes", **kwargs)
         out[name] = (agentlab.read_trace(path), run, {"cities": cities, "max_repeats": repeats, "max_turns": capped})
@@ -69,8 +78,14 @@ def _record_capped(path, cities, max_turns, notes):
     """The city task as an agent with too few turns: the harness's max_turns guard ends it. One tool call per
     reply, so the task needs len(cities) + 2 calls (asking for every city at once it would need 3)."""
     client = agentlab.connect("sim", quiet=True)
-    return agentlab.run_agent(client, agentlab.city_task(cities), agentlab.task_tools(notes), max_turns=max_turns,
-                              trace=path, tool_choice={"type": "auto", "disable_parallel_tool_use": True})
+    return agentlab.run_agent(
+        client,
+        agentlab.city_task(cities),
+        agentlab.task_tools(notes),
+        max_turns=max_turns,
+        trace=path,
+        tool_choice={"type": "auto", "disable_parallel_tool_use": True},
+    )
 
 
 def _chosen(run, kind):
@@ -84,9 +99,11 @@ def _chosen(run, kind):
 def test_who_chose_on_the_shipped_traces():
     for name in capstone.NAMES:
         events = _shipped(name)
-        want = ([{"name": e["name"], "chosen_by": "code"} for e in events if e.get("event") == "code_step"]
-                if name == "workflow" else
-                [{"name": e["name"], "chosen_by": "model"} for e in events if e.get("event") == "tool_call"])
+        want = (
+            [{"name": e["name"], "chosen_by": "code"} for e in events if e.get("event") == "code_step"]
+            if name == "workflow"
+            else [{"name": e["name"], "chosen_by": "model"} for e in events if e.get("event") == "tool_call"]
+        )
         got = ex12.who_chose(events)
         assert got == want, f"{name}.jsonl: expected {want}, got {got}"
 
@@ -99,26 +116,41 @@ def test_who_chose_on_fresh_traces_and_a_tool_the_code_ran_itself(fresh):
         got = ex12.who_chose(events)
         assert got == want, f"a fresh {name} trace ({params}): expected {want}, got {got}"
     events = fresh["agent"][0]
-    prefetch = [{"event": "tool_call", "turn": 0, "id": "prefetch_1", "name": "get_weather", "input": {"city": "Oslo"}},
-                {"event": "tool_result", "turn": 0, "id": "prefetch_1", "content": "{}", "is_error": False}]
+    prefetch = [
+        {"event": "tool_call", "turn": 0, "id": "prefetch_1", "name": "get_weather", "input": {"city": "Oslo"}},
+        {"event": "tool_result", "turn": 0, "id": "prefetch_1", "content": "{}", "is_error": False},
+    ]
     got = ex12.who_chose(events[:1] + prefetch + events[1:])
     assert got[0] == {"name": "get_weather", "chosen_by": "code"}, (
-        f"a tool_call whose id no response asked for was run by the code itself; got {got[0]}")
+        f"a tool_call whose id no response asked for was run by the code itself; got {got[0]}"
+    )
 
 
 def _stopped(run, decided_by, guard=None, observed=None, limit=None):
-    return {"reason": run.stop_reason.value, "decided_by": decided_by, "guard": guard, "observed": observed,
-            "limit": limit}
+    return {
+        "reason": run.stop_reason.value,
+        "decided_by": decided_by,
+        "guard": guard,
+        "observed": observed,
+        "limit": limit,
+    }
 
 
 @pytest.mark.exercise("12.2")
 @pytest.mark.points(2)
 def test_what_stopped_on_the_shipped_traces():
-    want = {"agent": {"reason": "end_turn", "decided_by": "model", "guard": None, "observed": None, "limit": None},
-            "workflow": {"reason": "completed", "decided_by": "code", "guard": None, "observed": None, "limit": None},
-            "looper": {"reason": "repeated_call", "decided_by": "harness", "guard": "max_repeats", "observed": 3,
-                       "limit": 3},
-            "injected": {"reason": "end_turn", "decided_by": "model", "guard": None, "observed": None, "limit": None}}
+    want = {
+        "agent": {"reason": "end_turn", "decided_by": "model", "guard": None, "observed": None, "limit": None},
+        "workflow": {"reason": "completed", "decided_by": "code", "guard": None, "observed": None, "limit": None},
+        "looper": {
+            "reason": "repeated_call",
+            "decided_by": "harness",
+            "guard": "max_repeats",
+            "observed": 3,
+            "limit": 3,
+        },
+        "injected": {"reason": "end_turn", "decided_by": "model", "guard": None, "observed": None, "limit": None},
+    }
     for name in capstone.NAMES:
         got = ex12.what_stopped(_shipped(name))
         assert got == want[name], f"{name}.jsonl: expected {want[name]}, got {got}"
@@ -128,9 +160,12 @@ def test_what_stopped_on_the_shipped_traces():
 @pytest.mark.points(1)
 def test_what_stopped_on_fresh_traces(fresh):
     repeats = fresh["looper"][2]["max_repeats"]
-    want = {"agent": _stopped(fresh["agent"][1], "model"), "workflow": _stopped(fresh["workflow"][1], "code"),
-            "looper": _stopped(fresh["looper"][1], "harness", "max_repeats", repeats, repeats),
-            "injected": _stopped(fresh["injected"][1], "model")}
+    want = {
+        "agent": _stopped(fresh["agent"][1], "model"),
+        "workflow": _stopped(fresh["workflow"][1], "code"),
+        "looper": _stopped(fresh["looper"][1], "harness", "max_repeats", repeats, repeats),
+        "injected": _stopped(fresh["injected"][1], "model"),
+    }
     capped = fresh["capped"][2]["max_turns"]
     want["capped"] = _stopped(fresh["capped"][1], "harness", "max_turns", capped, capped)
     for name, (events, run, params) in fresh.items():
@@ -139,16 +174,25 @@ def test_what_stopped_on_fresh_traces(fresh):
 
 
 def _cost(turn):
-    return (turn.input_tokens * PRICES["input"] + turn.output_tokens * PRICES["output"]
-            + turn.cache_read_tokens * PRICES["cache_read"] + turn.cache_write_tokens * PRICES["cache_write"]) / 1e6
+    return (
+        turn.input_tokens * PRICES["input"]
+        + turn.output_tokens * PRICES["output"]
+        + turn.cache_read_tokens * PRICES["cache_read"]
+        + turn.cache_write_tokens * PRICES["cache_write"]
+    ) / 1e6
 
 
 def _expected_cost(run):
     first, last = run.turns[0], run.turns[-1]
     tokens = lambda t: t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens  # noqa: E731
-    return {"calls": run.model_calls, "first_tokens": tokens(first), "last_tokens": tokens(last),
-            "first_usd": pytest.approx(_cost(first)), "last_usd": pytest.approx(_cost(last)),
-            "growth": pytest.approx(tokens(last) / tokens(first))}
+    return {
+        "calls": run.model_calls,
+        "first_tokens": tokens(first),
+        "last_tokens": tokens(last),
+        "first_usd": pytest.approx(_cost(first)),
+        "last_usd": pytest.approx(_cost(last)),
+        "growth": pytest.approx(tokens(last) / tokens(first)),
+    }
 
 
 @pytest.mark.exercise("12.3")
@@ -156,13 +200,22 @@ def _expected_cost(run):
 def test_extra_turn_cost_on_the_shipped_traces():
     for name in capstone.NAMES:
         usages = [e["usage"] for e in _shipped(name) if e.get("event") == "response"]
-        tokens = [u["input_tokens"] + u["output_tokens"] + (u.get("cache_read_input_tokens") or 0)
-                  + (u.get("cache_creation_input_tokens") or 0) for u in usages]
+        tokens = [
+            u["input_tokens"]
+            + u["output_tokens"]
+            + (u.get("cache_read_input_tokens") or 0)
+            + (u.get("cache_creation_input_tokens") or 0)
+            for u in usages
+        ]
         got = ex12.extra_turn_cost(_shipped(name), PRICES)
-        want = {"calls": len(usages), "first_tokens": tokens[0], "last_tokens": tokens[-1],
-                "growth": pytest.approx(tokens[-1] / tokens[0]),
-                "first_usd": pytest.approx((usages[0]["input_tokens"] * 3 + usages[0]["output_tokens"] * 15) / 1e6),
-                "last_usd": pytest.approx((usages[-1]["input_tokens"] * 3 + usages[-1]["output_tokens"] * 15) / 1e6)}
+        want = {
+            "calls": len(usages),
+            "first_tokens": tokens[0],
+            "last_tokens": tokens[-1],
+            "growth": pytest.approx(tokens[-1] / tokens[0]),
+            "first_usd": pytest.approx((usages[0]["input_tokens"] * 3 + usages[0]["output_tokens"] * 15) / 1e6),
+            "last_usd": pytest.approx((usages[-1]["input_tokens"] * 3 + usages[-1]["output_tokens"] * 15) / 1e6),
+        }
         assert got == want, f"{name}.jsonl: expected {want}, got {got}"
 
 
@@ -174,13 +227,19 @@ def test_extra_turn_cost_on_fresh_and_cached_traces(fresh, tmp_path):
         assert got == _expected_cost(run), f"a fresh {name} trace ({params}): expected {_expected_cost(run)}, got {got}"
     client = agentlab.connect("sim", model="claude-opus-5", quiet=True)  # caching: reads and writes in the usage
     cities = random.sample(agentlab.city_names(), 6)
-    run = agentlab.run_agent(client, agentlab.city_task(cities), agentlab.task_tools(tmp_path / "notes"), cache=True,
-                             trace=tmp_path / "cached.jsonl")
+    run = agentlab.run_agent(
+        client,
+        agentlab.city_task(cities),
+        agentlab.task_tools(tmp_path / "notes"),
+        cache=True,
+        trace=tmp_path / "cached.jsonl",
+    )
     got = ex12.extra_turn_cost(agentlab.read_trace(tmp_path / "cached.jsonl"), PRICES)
     assert got == _expected_cost(run), f"a cached run ({cities}): expected {_expected_cost(run)}, got {got}"
     with pytest.raises(ValueError):
-        ex12.extra_turn_cost(agentlab.read_trace(tmp_path / "cached.jsonl")[:1] + [{"event": "stop", "reason": "error"}],
-                             PRICES)
+        ex12.extra_turn_cost(
+            agentlab.read_trace(tmp_path / "cached.jsonl")[:1] + [{"event": "stop", "reason": "error"}], PRICES
+        )
 
 
 def _costs(n, shared, part, overhead, summary=50):
@@ -214,5 +273,15 @@ def test_sub_agents_lose_when_every_agent_needs_the_same_large_context():
 def test_fan_out_costs_on_random_jobs():
     rng = random.Random()
     for _ in range(50):
-        n, shared, part, overhead = rng.randint(1, 12), rng.randint(0, 30_000), rng.randint(0, 5_000), rng.randint(0, 3_000)
-        assert ex12.fan_out_costs(n, shared, part, overhead) == _costs(n, shared, part, overhead), (n, shared, part, overhead)
+        n, shared, part, overhead = (
+            rng.randint(1, 12),
+            rng.randint(0, 30_000),
+            rng.randint(0, 5_000),
+            rng.randint(0, 3_000),
+        )
+        assert ex12.fan_out_costs(n, shared, part, overhead) == _costs(n, shared, part, overhead), (
+            n,
+            shared,
+            part,
+            overhead,
+        )

@@ -22,8 +22,15 @@ from system_packages import apt_install
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 SHOTS = ROOT / "build" / "browser-screenshots"
 WORK = ROOT / "build" / "browser-notebooks"
 SERVER_START_S = 180
@@ -33,8 +40,7 @@ SERVER_START_S = 180
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
     "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
-                                                                        "checkForUpdates": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
 }
 
 
@@ -61,8 +67,9 @@ class Lab:
         self.url, self.token, self.proc = url, token, proc
 
     def api(self, path: str, method: str = "GET") -> object:
-        req = urllib.request.Request(f"{self.url}{path}", method=method,
-                                     headers={"Authorization": f"token {self.token}"})
+        req = urllib.request.Request(
+            f"{self.url}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(req, timeout=10) as r:
             body = r.read()
         return json.loads(body) if body else None
@@ -82,11 +89,21 @@ def lab(tmp_path_factory) -> Lab:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_") and k != "AGENTLAB_WIDGETS"}
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["JUPYTER_RUNTIME_DIR"] = str(home / "runtime")
-    cmd = [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={ROOT}", f"--LabApp.user_settings_dir={settings}",
-           f"--LabApp.workspaces_dir={home / 'workspaces'}", "--LabApp.news_url=", "--ServerApp.open_browser=False",
-           "--LabApp.expose_app_in_browser=True"]  # window.jupyterapp: the test opens notebooks with Lab's own commands
+    cmd = [
+        str(Path(sys.executable).parent / "jupyter"),
+        "lab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={ROOT}",
+        f"--LabApp.user_settings_dir={settings}",
+        f"--LabApp.workspaces_dir={home / 'workspaces'}",
+        "--LabApp.news_url=",
+        "--ServerApp.open_browser=False",
+        "--LabApp.expose_app_in_browser=True",
+    ]  # window.jupyterapp: the test opens notebooks with Lab's own commands
     if os.geteuid() == 0:
         cmd.append("--allow-root")
     log = (home / "lab.log").open("w")
@@ -102,8 +119,10 @@ def lab(tmp_path_factory) -> Lab:
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    pytest.fail(f"jupyter lab did not answer within {SERVER_START_S} s:\n"
-                                f"{(home / 'lab.log').read_text()[-3000:]}")
+                    pytest.fail(
+                        f"jupyter lab did not answer within {SERVER_START_S} s:\n"
+                        f"{(home / 'lab.log').read_text()[-3000:]}"
+                    )
                 time.sleep(0.5)
         yield server
     finally:
@@ -165,8 +184,9 @@ class LabPage:
             self.page.close()
         self.page = self.browser.new_page(viewport={"width": 1400, "height": 1000})
         self.page.goto(f"{self.lab.url}/lab/workspaces/agentlab_test?reset&token={self.lab.token}", timeout=120_000)
-        self.page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.hasCommand('docmanager:open')",
-                                    timeout=120_000)
+        self.page.wait_for_function(
+            "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('docmanager:open')", timeout=120_000
+        )
         self.page.evaluate("async () => { await window.jupyterapp.restored; return true; }")
 
 

@@ -25,13 +25,17 @@ import pytest
 
 from .conftest import ROOT, SHOTS
 
-pytestmark = pytest.mark.xdist_group("browser")  # one JupyterLab, one Chromium: one xdist worker, in file order (conftest.py's scheduler enforces it by path)
+pytestmark = pytest.mark.xdist_group(
+    "browser"
+)  # one JupyterLab, one Chromium: one xdist worker, in file order (conftest.py's scheduler enforces it by path)
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("**/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 RUN_S = 600
 """Longest a notebook may take to run all its cells, in seconds (a bound, not a speed claim)."""
-FIGURE_CALL = re.compile(r"^(?!\s*(from|import)\s).*\b(plot_\w+|trace_stepper|city_experiment|experiment_controls)\(", re.M)
+FIGURE_CALL = re.compile(
+    r"^(?!\s*(from|import)\s).*\b(plot_\w+|trace_stepper|city_experiment|experiment_controls)\(", re.M
+)
 """A code cell that calls one of these (a call, not an import) is expected to show at least one image."""
 
 SCRATCH_CELLS = [
@@ -54,17 +58,23 @@ def _scratch(workdir: Path) -> Path:
     return path
 
 
-CASES = [pytest.param(p, id=str(p.relative_to(NOTEBOOK_DIR))) for p in NOTEBOOKS] + [pytest.param(None, id="widgets_scratch")]
+CASES = [pytest.param(p, id=str(p.relative_to(NOTEBOOK_DIR))) for p in NOTEBOOKS] + [
+    pytest.param(None, id="widgets_scratch")
+]
 
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 """The notebook tab in front."""
-_READ_CELLS = """() => Array.from(document.querySelectorAll('""" + PANEL + """ .jp-Notebook .jp-CodeCell')).map(c => ({
+_READ_CELLS = (
+    """() => Array.from(document.querySelectorAll('"""
+    + PANEL
+    + """ .jp-Notebook .jp-CodeCell')).map(c => ({
   prompt: (c.querySelector('.jp-InputArea-prompt') || {}).textContent || '',
   images: c.querySelectorAll('.jp-OutputArea-output img').length,
   errors: Array.from(c.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')).map(e => e.innerText.slice(0, 1500)),
   stderr: Array.from(c.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')).map(e => e.innerText.slice(0, 1500)),
   steppers: c.querySelectorAll('.agentlab-stepper').length,
 }))"""
+)
 
 
 def _kernel_state(lab, rel: str) -> str | None:
@@ -157,7 +167,9 @@ class _Steps:
 
 def _open(page, rel: str) -> None:
     """Open the notebook in the running JupyterLab (its docmanager:open command), in front."""
-    page.evaluate("async p => { await window.jupyterapp.commands.execute('docmanager:open', {path: p}); return true; }", rel)
+    page.evaluate(
+        "async p => { await window.jupyterapp.commands.execute('docmanager:open', {path: p}); return true; }", rel
+    )
 
 
 def _close_all(page) -> None:

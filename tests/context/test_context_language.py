@@ -19,9 +19,11 @@ def _client():
 
 def test_the_task_follows_the_notebooks_language_unless_asked(monkeypatch):
     cities = report_cities(3)
-    assert report_task(cities, "en") == ("Task: Report on these 3 cities: Paris, London, Berlin. Give the warmest, "
-                                         "the coldest and the mean temperature.\nNote: the report is for Ms. Chen, "
-                                         "who reads it on Friday.")
+    assert report_task(cities, "en") == (
+        "Task: Report on these 3 cities: Paris, London, Berlin. Give the warmest, "
+        "the coldest and the mean temperature.\nNote: the report is for Ms. Chen, "
+        "who reads it on Friday."
+    )
     assert report_task(cities, "zh").startswith("任务：为这 3 个城市写一份报告：巴黎、伦敦、柏林。")
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     assert report_task(cities) == report_task(cities, "zh")
@@ -51,8 +53,11 @@ def test_the_check_reads_either_language_and_either_name():
 
 
 def test_the_chinese_summary_keeps_the_task_line_and_names_cities_in_chinese():
-    transcript = (report_task(report_cities(2), "zh") + '\n{"city": "Paris", "temp_c": 18.5, "condition": "sunny"}'
-                  + "\n伦敦：15°C。")
+    transcript = (
+        report_task(report_cities(2), "zh")
+        + '\n{"city": "Paris", "temp_c": 18.5, "condition": "sunny"}'
+        + "\n伦敦：15°C。"
+    )
     summary = summary_text(transcript)
     assert summary.splitlines()[0].startswith("任务：") and "巴黎：18.5°C" in summary and "伦敦：15°C" in summary
     facts = surviving_facts([{"role": "user", "content": summary}])

@@ -42,8 +42,11 @@ def test_a_path_outside_the_folder_is_refused_and_nothing_written_is_lost(tmp_pa
     folder = tmp_path / "mem"
     mem = make_memory_tool(folder)
     _run(mem, command="create", path="/memories/keep.md", file_text="precious\n")
-    for inp in ({"command": "create", "path": path, "file_text": "x"}, {"command": "delete", "path": path},
-                {"command": "rename", "old_path": "/memories/keep.md", "new_path": path}):
+    for inp in (
+        {"command": "create", "path": path, "file_text": "x"},
+        {"command": "delete", "path": path},
+        {"command": "rename", "old_path": "/memories/keep.md", "new_path": path},
+    ):
         out = _run(mem, **inp)
         assert out.is_error and "outside /memories" in out.content or "leads outside" in out.content
     assert (folder / "keep.md").read_text() == "precious\n" and sorted(os.listdir(folder)) == ["keep.md"]
@@ -77,34 +80,45 @@ def test_a_second_session_reads_the_notes_and_fetches_only_what_is_missing(tmp_p
     runs = run_in_sessions(client, report_task(cities), tools, turns_per_session=6, max_sessions=5, trace_dir=tmp_path)
     assert len(runs) >= 2 and check_report(runs[-1].final_text, cities)["correct"]
     fetched = [r["input"]["city"] for run in runs for r in run.tool_results if r["name"] == "get_weather"]
-    assert len(fetched) <= len(cities) + len(runs)  # at most one lookup per session is repeated (its result came after the last call)
+    assert len(fetched) <= len(cities) + len(
+        runs
+    )  # at most one lookup per session is repeated (its result came after the last call)
     assert max(t.input_tokens for r in runs for t in r.turns) < 6 * 900  # each session's window starts clean
     assert all((tmp_path / f"session-{i}.jsonl").exists() for i in range(1, len(runs) + 1))
 
 
 def test_sessions_without_a_memory_tool_are_refused(tmp_path):
     with pytest.raises(ValueError, match="memory tool"):
-        run_in_sessions(agentlab.connect("sim", quiet=True), "task", [make_get_weather(0)], turns_per_session=2, max_sessions=2)
+        run_in_sessions(
+            agentlab.connect("sim", quiet=True), "task", [make_get_weather(0)], turns_per_session=2, max_sessions=2
+        )
 
 
 def test_a_refused_edit_leaves_the_file_as_it_was(tmp_path):
     mem = make_memory_tool(tmp_path)
     _run(mem, command="create", path="/memories/a.md", file_text="x\nx\n")
-    for inp in ({"command": "insert", "path": "/memories/a.md", "insert_line": 9, "insert_text": "late"},
-                {"command": "str_replace", "path": "/memories/a.md", "old_str": "x", "new_str": "y"},
-                {"command": "delete", "path": "/memories"}, {"command": "explode", "path": "/memories/a.md"}):
+    for inp in (
+        {"command": "insert", "path": "/memories/a.md", "insert_line": 9, "insert_text": "late"},
+        {"command": "str_replace", "path": "/memories/a.md", "old_str": "x", "new_str": "y"},
+        {"command": "delete", "path": "/memories"},
+        {"command": "explode", "path": "/memories/a.md"},
+    ):
         out = _run(mem, **inp)
         assert out.is_error, inp
     assert (tmp_path / "a.md").read_text() == "x\nx\n"
-    assert "out of range: /memories/a.md has 2 lines" in _run(mem, command="insert", path="/memories/a.md", insert_line=9,
-                                                              insert_text="z").content
+    assert (
+        "out of range: /memories/a.md has 2 lines"
+        in _run(mem, command="insert", path="/memories/a.md", insert_line=9, insert_text="z").content
+    )
 
 
 def test_renaming_the_memories_folder_itself_is_refused_naming_the_field(tmp_path):
     mem = make_memory_tool(tmp_path / "mem")
     _run(mem, command="create", path="/memories/keep.md", file_text="precious\n")
-    for inp, field_name in (({"old_path": "/memories", "new_path": "/memories/x"}, "old_path"),
-                            ({"old_path": "/memories/keep.md", "new_path": "/memories"}, "new_path")):
+    for inp, field_name in (
+        ({"old_path": "/memories", "new_path": "/memories/x"}, "old_path"),
+        ({"old_path": "/memories/keep.md", "new_path": "/memories"}, "new_path"),
+    ):
         out = _run(mem, command="rename", **inp)
         assert out.is_error and f"rename {field_name}='/memories' is /memories itself" in out.content, out.content
         assert "OSError" not in out.content

@@ -25,12 +25,16 @@ def test_sub_agents_each_get_a_clean_window_and_their_tokens_are_added(tmp_path)
     assert len(deleg.subs) == 2 and all(r.stop_reason.value == "end_turn" for r in deleg.subs)
     own = sum(t.prompt_tokens for t in deleg.orchestrator.turns)
     assert deleg.total_input_tokens() == own + sum(t.prompt_tokens for r in deleg.subs for t in r.turns)
-    assert max(t.prompt_tokens for t in deleg.orchestrator.turns) < min(max(t.prompt_tokens for t in r.turns) for r in deleg.subs)
+    assert max(t.prompt_tokens for t in deleg.orchestrator.turns) < min(
+        max(t.prompt_tokens for t in r.turns) for r in deleg.subs
+    )
     assert "Warmest:" in deleg.orchestrator.final_text
 
 
 def test_a_looping_sub_agent_is_stopped_and_the_orchestrator_reads_a_typed_reason(tmp_path):
-    client = agentlab.connect("sim", model=MODEL, policy=agentlab.FunctionModel(lambda m, r: _looping_subs(r)), quiet=True)
+    client = agentlab.connect(
+        "sim", model=MODEL, policy=agentlab.FunctionModel(lambda m, r: _looping_subs(r)), quiet=True
+    )
     deleg = Delegation()
     tool = research_tool(client, make_get_weather(0), deleg, batch=4, trace_dir=tmp_path)
     run = agentlab.run_agent(client, report_task(report_cities(8)), [tool], max_turns=10, trace=tmp_path / "o.jsonl")
@@ -65,7 +69,9 @@ def test_a_sub_agent_that_raises_still_counts_its_calls_in_the_total():
         state["sub_calls"] += 1
         if state["sub_calls"] > 2:  # two answered calls, then the model crashes
             raise RuntimeError("the model crashed")
-        return agentlab.sim.policy.Reply([{"type": "tool_use", "name": "get_weather", "input": {"city": f"C{state['sub_calls']}"}}])
+        return agentlab.sim.policy.Reply(
+            [{"type": "tool_use", "name": "get_weather", "input": {"city": f"C{state['sub_calls']}"}}]
+        )
 
     client = agentlab.connect("sim", model=MODEL, policy=agentlab.FunctionModel(policy), quiet=True)
     meter = agentlab.meter_of(client)
@@ -80,7 +86,9 @@ def test_a_sub_agent_that_raises_still_counts_its_calls_in_the_total():
 
 
 def test_a_looping_sub_agent_without_traces_still_names_its_limit():
-    client = agentlab.connect("sim", model=MODEL, policy=agentlab.FunctionModel(lambda m, r: _looping_subs(r)), quiet=True)
+    client = agentlab.connect(
+        "sim", model=MODEL, policy=agentlab.FunctionModel(lambda m, r: _looping_subs(r)), quiet=True
+    )
     tool = research_tool(client, make_get_weather(0), Delegation(), batch=4)  # no trace_dir
     out = agentlab.tools.run_tool({"research_cities": tool}, "research_cities", {"cities": ["Paris", "Oslo"]})
     assert out.is_error and "repeated_call (after 3 calls, limit max_repeats=3)" in out.content

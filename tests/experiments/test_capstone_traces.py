@@ -80,12 +80,17 @@ def test_course_table_sums_whole_runs_from_the_traces_usage():
         usages = [e["usage"] for e in events if e.get("event") == "response"]
         row = table.loc[name]
         assert row["model calls"] == len(usages)
-        assert row["input tokens"] == sum(u["input_tokens"] + u["cache_read_input_tokens"]
-                                          + u["cache_creation_input_tokens"] for u in usages)
+        assert row["input tokens"] == sum(
+            u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"] for u in usages
+        )
         assert row["output tokens"] == sum(u["output_tokens"] for u in usages)
         assert row["USD (list price)"] == pytest.approx(sum(cost_usd(events[0]["model"], u) for u in usages))
-    assert dict(table["steps chosen by"]) == {"agent": "the model", "workflow": "the code", "looper": "the model",
-                                             "injected": "the model"}
+    assert dict(table["steps chosen by"]) == {
+        "agent": "the model",
+        "workflow": "the code",
+        "looper": "the model",
+        "injected": "the model",
+    }
 
 
 def test_course_table_gives_no_per_step_or_stop_columns():

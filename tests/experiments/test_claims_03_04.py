@@ -12,10 +12,13 @@ from agentlab.experiments.replacement import side_by_side, success_summary, vari
 from agentlab.experiments.variants import variant_data
 from agentlab.workflows import Link, run_chain, run_evaluator, run_orchestrator, run_router, run_vote
 
-WORKER = dict(worker_system="Write one sentence on the city's weather.", synth_system="Combine the parts into one short note.")
+WORKER = dict(
+    worker_system="Write one sentence on the city's weather.", synth_system="Combine the parts into one short note."
+)
 
 
 # --- notebook 03 -------------------------------------------------------------------------------
+
 
 def test_03_agent_makes_more_calls_and_tool_definitions_are_its_largest_input_part(sim, tmp_path):
     t = side_by_side(sim, ["Paris", "London"], tmp_path)
@@ -37,17 +40,23 @@ def test_03_agent_solves_all_5_variants_and_the_workflow_2_of_5_the_plain_ones(s
 
 def test_03_workflow_failures_are_the_ones_the_prose_describes(sim, tmp_path):
     r = variant_table(sim, tmp_path).set_index(["variant", "side"])
-    assert r.loc[("misspelt", "workflow"), "model calls"] == 0 and r.loc[("misspelt", "workflow"), "why"] == "no note was saved"
+    assert (
+        r.loc[("misspelt", "workflow"), "model calls"] == 0
+        and r.loc[("misspelt", "workflow"), "why"] == "no note was saved"
+    )
     assert "Lisbon" in r.loc[("itinerary", "workflow"), "why"] and "tomorrow" in r.loc[("rain", "workflow"), "why"]
 
 
 # --- notebook 04 -------------------------------------------------------------------------------
 
+
 def test_04_chain_two_of_three_steps_call_the_model_and_the_gate_stops_after_one(sim):
     two = lambda v: None if len(v["cities"]) >= 2 else "need two"  # noqa: E731
-    links = [Link("extract", prompt="{input}", system="Extract the city names.", schema=CITIES_SCHEMA, gate=two),
-             Link("fetch", code=lambda v: data_line(v["cities"])),
-             Link("write", prompt="Compare the temperatures. {input}", system="Write a short note.")]
+    links = [
+        Link("extract", prompt="{input}", system="Extract the city names.", schema=CITIES_SCHEMA, gate=two),
+        Link("fetch", code=lambda v: data_line(v["cities"])),
+        Link("write", prompt="Compare the temperatures. {input}", system="Write a short note."),
+    ]
     chain = run_chain(sim, "Which is warmer today, Paris or Rome?", links)
     assert [bool(s.turns) for s in chain.steps] == [True, False, True]
     gated = run_chain(sim, "How warm is Paris today?", links)
@@ -67,16 +76,24 @@ def test_04_every_unambiguous_ticket_reaches_its_team_and_other_goes_to_the_fall
 
 def test_04_voters_split_between_two_teams_on_the_ambiguous_ticket(sim):
     t = [t for t in variant_data()["tickets"] if t.get("ambiguous")][0]
-    vote = run_vote(sim, t["text"], ["billing", "technical", "account", "shipping", "other"],
-                    voters=[f"You are reviewer {i} of 5." for i in range(1, 6)])
+    vote = run_vote(
+        sim,
+        t["text"],
+        ["billing", "technical", "account", "shipping", "other"],
+        voters=[f"You are reviewer {i} of 5." for i in range(1, 6)],
+    )
     assert len({s.output["vote"] for s in vote.steps}) == 2
 
 
 def test_04_orchestrator_one_plan_a_worker_per_city_one_synthesis_and_a_failed_worker_leaves_two(sim):
-    orch = run_orchestrator(sim, "Which is warmer today, Paris, Madrid or Oslo?", context=lambda s: data_line([s["title"]]), **WORKER)
+    orch = run_orchestrator(
+        sim, "Which is warmer today, Paris, Madrid or Oslo?", context=lambda s: data_line([s["title"]]), **WORKER
+    )
     kinds = [s.path.split("/")[1].split("[")[0] for s in orch.steps]
     assert (kinds.count("plan"), kinds.count("worker"), kinds.count("synthesise")) == (1, 3, 1)
-    broken = run_orchestrator(sim, "Which is warmer today, Paris, Atlantis or Oslo?", context=lambda s: data_line([s["title"]]), **WORKER)
+    broken = run_orchestrator(
+        sim, "Which is warmer today, Paris, Atlantis or Oslo?", context=lambda s: data_line([s["title"]]), **WORKER
+    )
     assert "synthesised from the other 2" in broken.detail
 
 
@@ -95,9 +112,13 @@ def shared(tmp_path_factory):
 
 
 def _level_in_cost(table):
-    """"for cost it is level with the orchestrator and the evaluator (within a fifth of one another)"."""
+    """ "for cost it is level with the orchestrator and the evaluator (within a fifth of one another)"."""
     cost = table.loc[["agent", "orchestrator", "evaluator"], "cost (USD)"]
-    return cost.max() / cost.min() < 1.2 and cost.max() >= table["cost (USD)"].max() and table.loc["agent", "model calls"] == 2
+    return (
+        cost.max() / cost.min() < 1.2
+        and cost.max() >= table["cost (USD)"].max()
+        and table.loc["agent", "model calls"] == 2
+    )
 
 
 def test_04_shared_task_every_run_solves_it_and_the_agent_uses_the_most_input_level_in_cost(shared):

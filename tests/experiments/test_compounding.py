@@ -5,8 +5,16 @@ import random
 import pytest
 
 import agentlab
-from agentlab.experiments.compounding import (FAILURE, RETRIES, compounding_runs, flaky_weather, predicted, run_task,
-                                              step_task, summary)
+from agentlab.experiments.compounding import (
+    FAILURE,
+    RETRIES,
+    compounding_runs,
+    flaky_weather,
+    predicted,
+    run_task,
+    step_task,
+    summary,
+)
 from agentlab.hints import hint
 from agentlab.sim.models.reading import read_error
 from agentlab.tools import run_tool, toolset
@@ -40,7 +48,7 @@ def test_a_probability_outside_0_to_1_is_refused_with_the_fix(bad):
 
 def test_predicted_is_p_to_the_n_and_a_retry_raises_the_per_step_rate():
     assert predicted(0.95, 20) == pytest.approx(0.3585, abs=1e-4)
-    assert predicted(0.9, 3, retries=1) == pytest.approx(0.99 ** 3)
+    assert predicted(0.9, 3, retries=1) == pytest.approx(0.99**3)
     assert predicted(0.5, 0) == 1.0
 
 
@@ -70,10 +78,14 @@ def test_a_successful_run_states_every_citys_true_temperature():
 def test_summary_rows_carry_runs_rate_and_prediction_per_steps_and_arm():
     rows = compounding_runs(steps=(1, 3), trials=4, p_step=0.8)
     table = summary(rows, 0.8)
-    assert [(r["steps"], r["arm"], r["runs"]) for r in table] == [(1, "stop", 4), (1, "recover", 4),
-                                                                  (3, "stop", 4), (3, "recover", 4)]
-    assert table[2]["predicted"] == pytest.approx(0.8 ** 3)
-    assert table[3]["predicted"] == pytest.approx((1 - 0.2 ** 4) ** 3)
+    assert [(r["steps"], r["arm"], r["runs"]) for r in table] == [
+        (1, "stop", 4),
+        (1, "recover", 4),
+        (3, "stop", 4),
+        (3, "recover", 4),
+    ]
+    assert table[2]["predicted"] == pytest.approx(0.8**3)
+    assert table[3]["predicted"] == pytest.approx((1 - 0.2**4) ** 3)
 
 
 def test_bad_arms_lengths_and_trials_are_refused_naming_the_value():
@@ -88,8 +100,7 @@ def test_bad_arms_lengths_and_trials_are_refused_naming_the_value():
 
 def test_the_task_is_asked_in_english_or_chinese_and_none_follows_the_notebook_language(monkeypatch):
     three = city_names()[:3]
-    assert step_task(three, "en") == ("Which is warmer today, Paris, London or Berlin? "
-                                      "Compare their temperatures.")
+    assert step_task(three, "en") == ("Which is warmer today, Paris, London or Berlin? Compare their temperatures.")
     assert step_task(["Paris"], "en") == "What is the temperature in Paris today?"
     assert step_task(three, "zh") == "比较巴黎、伦敦和柏林今天的气温，哪个最暖和？"
     assert step_task(three[:2], "zh") == "比较巴黎和伦敦今天的气温，哪个更暖和？"
@@ -108,8 +119,9 @@ def test_the_chinese_task_meets_the_same_failures_and_measures_the_same_rates():
     assert zh == en and any(not r["success"] for r in en) and any(r["success"] for r in en)
     a = toolset([flaky_weather(0.5, seed=3)])
     b = toolset([flaky_weather(0.5, seed=3)])
-    assert ([run_tool(a, "get_weather", {"city": "Paris"}).is_error for _ in range(6)]
-            == [run_tool(b, "get_weather", {"city": "巴黎"}).is_error for _ in range(6)])
+    assert [run_tool(a, "get_weather", {"city": "Paris"}).is_error for _ in range(6)] == [
+        run_tool(b, "get_weather", {"city": "巴黎"}).is_error for _ in range(6)
+    ]
 
 
 def test_a_chinese_run_is_answered_in_chinese_with_the_chinese_retry_hint():

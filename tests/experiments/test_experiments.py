@@ -10,9 +10,15 @@ from agentlab.experiments.recovery import plot_recovery, recovery_table, summary
 from agentlab.experiments.tool_speedup import plot_speedup
 from agentlab.experiments.who_decides import GENEROUS, guard_demos, plot_guards
 
-EXPECTED = {"looper": "repeated_call", "wanderer": "no_progress", "slow model (3 s a call)": "max_wall_time",
-            "tool outside its list": "repeated_call", "looper, token budget": "token_budget",
-            "looper, USD budget": "usd_budget", "looper, turn limit only": "max_turns"}
+EXPECTED = {
+    "looper": "repeated_call",
+    "wanderer": "no_progress",
+    "slow model (3 s a call)": "max_wall_time",
+    "tool outside its list": "repeated_call",
+    "looper, token budget": "token_budget",
+    "looper, USD budget": "usd_budget",
+    "looper, turn limit only": "max_turns",
+}
 
 
 def test_nb05_each_misbehaving_model_is_stopped_by_its_own_guard_well_before_the_turn_limit(tmp_path):

@@ -9,9 +9,19 @@ import matplotlib
 import pytest
 
 import agentlab
-from agentlab.experiments.multiplying import (KINDS, OrchestratorPolicy, anthropic_ratios, chat_answer, fan_out,
-                                              multiplying_table, plot_multiplying, ratios, run_multiagent,
-                                              token_ratios, total_tokens)
+from agentlab.experiments.multiplying import (
+    KINDS,
+    OrchestratorPolicy,
+    anthropic_ratios,
+    chat_answer,
+    fan_out,
+    multiplying_table,
+    plot_multiplying,
+    ratios,
+    run_multiagent,
+    token_ratios,
+    total_tokens,
+)
 from agentlab.views.i18n import untranslated
 
 matplotlib.use("Agg")
@@ -60,7 +70,9 @@ def test_the_figure_labels_ours_and_theirs_and_is_translated(table, monkeypatch)
     assert any("simulated estimates" in t for t in texts) and any("one vendor, one system" in t for t in texts)
     assert any(t == f"{ratios(table)['agent']:g}x" for t in texts) and "15x" in texts
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
-    left = [t for t in untranslated(plot_multiplying(table)) if re.search(r"[A-Za-z]{3,}", re.sub("Anthropic|agent", "", t))]
+    left = [
+        t for t in untranslated(plot_multiplying(table)) if re.search(r"[A-Za-z]{3,}", re.sub("Anthropic|agent", "", t))
+    ]
     assert left == []
 
 

@@ -10,10 +10,17 @@ import nbformat
 import pytest
 
 import agentlab
-from agentlab.views.i18n import tr, untranslated
-from agentlab.experiments.position import ANSWER, GOLD, layout, live_position_check, position_tokens
-from agentlab.experiments.position import plot_context_rot, plot_lost_in_the_middle
+from agentlab.experiments.position import (
+    ANSWER,
+    GOLD,
+    layout,
+    live_position_check,
+    plot_context_rot,
+    plot_lost_in_the_middle,
+    position_tokens,
+)
 from agentlab.experiments.published import citation, longmemeval_accuracy, lost_in_the_middle_table, published
+from agentlab.views.i18n import tr, untranslated
 
 matplotlib.use("Agg")
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,8 +29,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def _section(lang: str = "en", kind: str = "markdown") -> list[str]:
     """The position-and-length section of notebook 08 (its cells carry ``metadata.agentlab_section``)."""
     path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "08_react_vs_native.ipynb"
-    return [c.source for c in nbformat.read(path, as_version=4).cells
-            if c.metadata.get("agentlab_section") == "position" and c.cell_type == kind]
+    return [
+        c.source
+        for c in nbformat.read(path, as_version=4).cells
+        if c.metadata.get("agentlab_section") == "position" and c.cell_type == kind
+    ]
 
 
 @pytest.mark.parametrize("position", [1, 7, 20])
@@ -112,14 +122,18 @@ def test_the_sections_code_cells_run(tmp_path, monkeypatch):
 
 # The section's prose, number by number (the same code as its cells).
 
+
 def _prose() -> str:
     return " ".join(_section("en"))
 
 
 def test_prose_token_counts_are_the_estimators():
     table = position_tokens(agentlab.connect("sim", quiet=True), k=20)
-    total, first, last = (table["input tokens"].iloc[0], table["tokens before the gold document"].iloc[0],
-                          table["tokens before the gold document"].iloc[-1])
+    total, first, last = (
+        table["input tokens"].iloc[0],
+        table["tokens before the gold document"].iloc[0],
+        table["tokens before the gold document"].iloc[-1],
+    )
     assert f"same {total:,} input tokens" in _prose() and f"from {first} to {last:,}" in _prose()
     zh = " ".join(_section("zh"))
     assert f"{total:,} 个令牌" in zh and f"从 {first} 到 {last:,}" in zh
@@ -129,8 +143,14 @@ def test_prose_accuracies_are_the_papers():
     t = lost_in_the_middle_table()
     gpt, claude = t.loc["GPT-3.5-Turbo"], t.loc["Claude-1.3"]
     assert gpt["position 10"] < gpt["closed-book"]
-    for value in (gpt["position 1"], gpt["position 10"], gpt["closed-book"], claude["position 1"],
-                  min(claude[f"position {p}"] for p in (1, 5, 10, 15, 20)), claude["position 20"]):
+    for value in (
+        gpt["position 1"],
+        gpt["position 10"],
+        gpt["closed-book"],
+        claude["position 1"],
+        min(claude[f"position {p}"] for p in (1, 5, 10, 15, 20)),
+        claude["position 20"],
+    ):
         assert f"{value:.1f}%" in _prose(), value
 
 
@@ -141,8 +161,12 @@ def test_prose_questions_per_position_is_the_papers():
 
 def test_prose_longmemeval_numbers_are_the_counts():
     acc, d = longmemeval_accuracy(), published("context_rot")["longmemeval_gpt_4_1"]
-    for text in (f"{acc['focused']}% of 306", f"{acc['full']}%", f"about {d['focused']['mean_input_tokens']} tokens",
-                 f"about {d['full']['mean_input_tokens']:,} tokens"):
+    for text in (
+        f"{acc['focused']}% of 306",
+        f"{acc['full']}%",
+        f"about {d['focused']['mean_input_tokens']} tokens",
+        f"about {d['full']['mean_input_tokens']:,} tokens",
+    ):
         assert text in _prose(), text
     assert published("context_rot")["source"]["peer_reviewed"] is False and "not peer reviewed" in _prose()
 

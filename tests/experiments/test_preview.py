@@ -6,9 +6,11 @@ from agentlab.cli import main
 from agentlab.experiments.preview import Preview, preview
 from agentlab.meter.prices import price_data_date
 
-LINE = re.compile(r"^about (\d+) calls?, ([\d,]+) input tokens, (about \$\d+\.\d{4}|unknown price), about \d+ s "
-                  r"\((agent|workflow), [\w-]+; tokens and time simulated; prices: genai-prices [\d.]+, "
-                  r"price data checked up to 20\d\d-\d\d-\d\d\)$")
+LINE = re.compile(
+    r"^about (\d+) calls?, ([\d,]+) input tokens, (about \$\d+\.\d{4}|unknown price), about \d+ s "
+    r"\((agent|workflow), [\w-]+; tokens and time simulated; prices: genai-prices [\d.]+, "
+    r"price data checked up to 20\d\d-\d\d-\d\d\)$"
+)
 
 
 def test_price_data_has_a_version_and_a_date():

@@ -4,9 +4,8 @@ import matplotlib
 import pytest
 
 import agentlab
+from agentlab.experiments.sweeps import plot_cost_by_model, plot_sweep, run_row, sweep, sweep_grid
 from agentlab.experiments.turn_costs import cost_curve, plot_cost_per_turn, plot_latency_per_turn
-from agentlab.experiments.sweeps import plot_cost_by_model, plot_sweep
-from agentlab.experiments.sweeps import run_row, sweep, sweep_grid
 
 matplotlib.use("Agg")
 
@@ -19,8 +18,10 @@ def small():
 def test_one_row_per_grid_point_and_components_add_up(small):
     assert len(small) == len(sweep_grid([1, 2, 5], ["claude-opus-5"], (False, True))) == 18
     assert (small["tool tokens"] + small["re-sent history"] + small["new tokens"] == small["input tokens (all)"]).all()
-    assert (small["input tokens (uncached)"] + small["cache read tokens"] + small["cache write tokens"]
-            == small["input tokens (all)"]).all()
+    assert (
+        small["input tokens (uncached)"] + small["cache read tokens"] + small["cache write tokens"]
+        == small["input tokens (all)"]
+    ).all()
     assert set(small["stop"]) == {"end_turn", "completed"}
 
 
@@ -55,7 +56,9 @@ def test_sweep_figures_render(small):
 
 def test_cost_curve_sums_to_the_runs_cost_and_figures_render(tmp_path):
     client = agentlab.connect("sim", model="claude-opus-5", quiet=True)
-    run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London", "Oslo"]), agentlab.task_tools(tmp_path), cache=True)
+    run = agentlab.run_agent(
+        client, agentlab.city_task(["Paris", "London", "Oslo"]), agentlab.task_tools(tmp_path), cache=True
+    )
     per, cum = cost_curve(run)
     assert cum[-1] == pytest.approx(run.cost_usd) == pytest.approx(sum(per))
     assert plot_cost_per_turn({"cached": run}).axes and plot_latency_per_turn({"cached": run}).axes

@@ -51,7 +51,7 @@ def run_until_done(steps):
     return count
 '''
 
-TEST_EX01 = '''import pytest
+TEST_EX01 = """import pytest
 
 from agentlab.grading import lazy_import
 
@@ -84,9 +84,9 @@ def test_count_words_extra_spaces():
 
 def test_not_graded():
     assert True
-'''
+"""
 
-TEST_EX02 = '''import pytest
+TEST_EX02 = """import pytest
 
 from agentlab.grading import lazy_import
 
@@ -105,13 +105,16 @@ def test_stops_at_done():
     got = ex02.run_until_done([step("a", "more"), step("b", "done"), step("c", "more")])
     assert called == ["a", "b"], f"should call the steps until one returns 'done', but called {called}"
     assert got == 2, f"should return 2 (steps run), got {got!r}"
-'''
+"""
 
 NOTEBOOK_CELLS = [
     ("markdown", "# Intro\n"),
-    ("code", '%matplotlib inline\ndef greet(name):\n    """Exercise 0.1: return a greeting for name."""\n'
-             '    ### BEGIN SOLUTION\n    secret_greeting = f"Hello, {name}!"\n    return secret_greeting\n'
-             '    ### END SOLUTION\n'),
+    (
+        "code",
+        '%matplotlib inline\ndef greet(name):\n    """Exercise 0.1: return a greeting for name."""\n'
+        '    ### BEGIN SOLUTION\n    secret_greeting = f"Hello, {name}!"\n    return secret_greeting\n'
+        "    ### END SOLUTION\n",
+    ),
     ("code", 'greet("Ada")\n'),
     ("markdown", "**Why stop at end_turn?**\n### BEGIN SOLUTION\nBecause of secret reasons.\n### END SOLUTION\n"),
 ]
@@ -139,8 +142,12 @@ def build_course(root: Path) -> Path:
         "exercises/tests/test_ex02_loop.py": TEST_EX02,
         "tools/markers_doc.py": 'DOC = """\n### BEGIN SOLUTION\n(not a marker: inside a string)\n"""\n',
         # never released:
-        ".git/config": "secret", ".venv/pyvenv.cfg": "secret", "runs/run1.json": "secret",
-        "notes/todo.md": "secret", "agentlab.egg-info/PKG-INFO": "secret", ".pytest_cache/x": "secret",
+        ".git/config": "secret",
+        ".venv/pyvenv.cfg": "secret",
+        "runs/run1.json": "secret",
+        "notes/todo.md": "secret",
+        "agentlab.egg-info/PKG-INFO": "secret",
+        ".pytest_cache/x": "secret",
         "exercises/__pycache__/ex01_basics.cpython-311.pyc": "secret",
     }
     for rel, text in files.items():
@@ -150,8 +157,9 @@ def build_course(root: Path) -> Path:
     write_notebook(root / "notebooks" / "01_intro.ipynb")
     # only the grading package, under the real agentlab/__init__.py (it imports nothing until a name is
     # used; it also turns on the guards in a process a submission starts during a forbids test)
-    shutil.copytree(REPO / "agentlab" / "grading", root / "agentlab" / "grading",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "agentlab" / "grading", root / "agentlab" / "grading", ignore=shutil.ignore_patterns("__pycache__")
+    )
     shutil.copy(REPO / "agentlab" / "__init__.py", root / "agentlab" / "__init__.py")
     return root
 
@@ -173,8 +181,14 @@ def run_pytest():
 
     def run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-                              cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     return run
 

@@ -21,8 +21,10 @@ from agentlab.grading.release import release_student
 
 SECRET = "sk-ant-api03-NOT-A-REAL-KEY-7f3a"
 
-pytestmark = [pytest.mark.timeout(900),
-              pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox")]
+pytestmark = [
+    pytest.mark.timeout(900),
+    pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox"),
+]
 
 STUB_HEADER = "import os, sys, json, glob, gc, atexit, pathlib, time, threading\n"
 EVIDENCE = "EVIDENCE "
@@ -30,7 +32,7 @@ EVIDENCE = "EVIDENCE "
 
 ATTACKS = {
     # replaces the grading worker's verdict function and the plugin's recorder, as the issue's cheat did
-    "patch_verdict": '''
+    "patch_verdict": """
 import agentlab.grading.worker as w, agentlab.grading.plugin as p
 w._verdict = lambda reports: ("passed", "")
 def _record(grade, report, call, *rest):
@@ -38,9 +40,9 @@ def _record(grade, report, call, *rest):
 p._record = _record
 import _pytest.reports as r
 r.TestReport.passed = property(lambda self: True)
-''',
+""",
     # walks its own stack for the per-test secret and the result pipe, writes a forged "passed" everywhere
-    "stack_secret": '''
+    "stack_secret": """
 _hits = []
 f = sys._getframe()
 while f is not None:
@@ -55,9 +57,9 @@ while f is not None:
             except OSError:
                 pass
     f = f.f_back
-''',
+""",
     # registers a pytest hook at run time that turns every failure into a pass
-    "pytest_hook": '''
+    "pytest_hook": """
 import pytest
 class _Cheat:
     @pytest.hookimpl(wrapper=True)
@@ -68,9 +70,9 @@ class _Cheat:
 _configs = [o for o in gc.get_objects() if type(o).__name__ == "Config" and hasattr(o, "pluginmanager")]
 for c in _configs:
     c.pluginmanager.register(_Cheat(), "cheat")
-''',
+""",
     # looks for any other readable copy of the instructor repo on the machine and takes its solutions
-    "other_copy": '''
+    "other_copy": """
 _found = []
 for root in ["/", "/tmp", "/root", "/home", "/work", "/srv", "/opt", COPY, REPO] + [str(pathlib.Path(sys.executable).resolve().parents[i]) for i in range(4)]:
     for pattern in ("exercises/ex01_basics.py", "*/exercises/ex01_basics.py", "*/*/exercises/ex01_basics.py"):
@@ -84,9 +86,9 @@ for root in ["/", "/tmp", "/root", "/home", "/work", "/srv", "/opt", COPY, REPO]
             pass
 if _found:
     raise ImportError("EVIDENCE " + json.dumps(_found))
-''',
+""",
     # a double-forked, setsid process that outlives the test and keeps trying to write the CSV
-    "survivor": '''
+    "survivor": """
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
@@ -97,9 +99,9 @@ if os.fork() == 0:
                 pass
             time.sleep(0.1)
     os._exit(0)
-''',
+""",
     # reads every environment it can find: its own, /proc/self, every process's
-    "env_reader": '''
+    "env_reader": """
 _seen = [json.dumps(dict(os.environ))]
 for pid in ["self"] + [str(p) for p in range(1, 1 << 16) if os.path.exists(f"/proc/{p}/environ")]:
     try:
@@ -108,9 +110,9 @@ for pid in ["self"] + [str(p) for p in range(1, 1 << 16) if os.path.exists(f"/pr
         pass
 _all = "\\n".join(_seen)
 raise ImportError("EVIDENCE " + json.dumps({"environments": len(_seen), "path": "PATH" in _all, "key": "sk-ant" in _all, "token": "TOKEN" in _all}))
-''',
+""",
     # fills every writable place it can reach
-    "disk_fill": '''
+    "disk_fill": """
 _written = 0
 for folder in {"/tmp", os.getcwd(), os.environ.get("HOME", "/tmp"), os.environ.get("TMPDIR", "/tmp"), REPO, os.path.dirname(CSV)}:
     for n in range(8):
@@ -122,7 +124,7 @@ for folder in {"/tmp", os.getcwd(), os.environ.get("HOME", "/tmp"), os.environ.g
         except (OSError, ValueError):
             pass
 raise ImportError("EVIDENCE " + json.dumps({"written_mib": _written >> 20}))
-''',
+""",
 }
 
 THREADED = '''"""Warm-up exercises, answered by the reference from a thread pool."""
@@ -178,11 +180,17 @@ def graded(tmp_path_factory, course_template):
     course = Path(shutil.copytree(course_template, tmp / "course"))
     # a reference the exercise 1 tests forbid, for the thread attack
     (course / "agentlab" / "reference.py").write_text(
-        "def add(a, b):\n    return a + b\n\n\ndef count_words(text):\n    return len(text.split())\n")
+        "def add(a, b):\n    return a + b\n\n\ndef count_words(text):\n    return len(text.split())\n"
+    )
     test01 = course / "exercises" / "tests" / "test_ex01_basics.py"
-    test01.write_text(test01.read_text().replace(
-        "import pytest\n", "import pytest\n\npytestmark = pytest.mark.forbids('agentlab.reference.add', "
-        "'agentlab.reference.count_words', why='write it yourself')\n", 1))
+    test01.write_text(
+        test01.read_text().replace(
+            "import pytest\n",
+            "import pytest\n\npytestmark = pytest.mark.forbids('agentlab.reference.add', "
+            "'agentlab.reference.count_words', why='write it yourself')\n",
+            1,
+        )
+    )
     copy = Path(tempfile.mkdtemp(prefix="agentlab-copy-"))  # another readable copy of the instructor repo
     shutil.copytree(course, copy / "course-copy")
     for folder in [copy, *copy.rglob("*")]:
@@ -195,7 +203,9 @@ def graded(tmp_path_factory, course_template):
     for attack in ATTACKS:
         for variant in ("", "_and_loop"):  # each attack on its own, and once more with an honest ex02 beside it
             (klass / f"{attack}{variant}").mkdir(parents=True)
-            (klass / f"{attack}{variant}" / "ex01_basics.py").write_text(_module(course, attack, tmp / "student", constants))
+            (klass / f"{attack}{variant}" / "ex01_basics.py").write_text(
+                _module(course, attack, tmp / "student", constants)
+            )
             if variant:
                 shutil.copy(course / "exercises/ex02_loop.py", klass / f"{attack}{variant}")
     solved = (course / "exercises/ex01_basics.py").read_text()
@@ -203,28 +213,44 @@ def graded(tmp_path_factory, course_template):
     extras = {
         "threads": {"ex01_basics.py": THREADED, "ex02_loop.py": ex02},
         "processes": {"ex01_basics.py": PROCESSES, "ex02_loop.py": ex02},
-        "always_equal": {"ex01_basics.py": "class _Eq(int):\n    def __eq__(self, other):\n        return True\n\n"
-                                           "def add(a, b):\n    return _Eq(0)\n\ndef count_words(text):\n    return _Eq(0)\n"},
-        "extra_test_module": {"ex01_basics.py": (tmp / "student/exercises/ex01_basics.py").read_text(),
-                              "ex99_test.py": "import pytest\n@pytest.mark.points(100)\ndef test_free():\n    pass\n",
-                              "conftest.py": "raise SystemExit('sabotage')\n",
-                              "tests/test_ex01_basics.py": "def test_add():\n    pass\n"},
-        "os_exit": {"ex01_basics.py": solved.replace("    secret_words = text.split()",
-                                                     "    import os; os._exit(3)\n    secret_words = text.split()"),
-                    "ex02_loop.py": ex02},
-        "kills_its_server": {"ex01_basics.py": solved.replace("    secret_total = a + b",
-                                                              "    import os, signal; os.kill(os.getppid(), signal.SIGKILL)\n    secret_total = a + b"),
-                             "ex02_loop.py": ex02},
-        "memory_hog": {"ex01_basics.py": solved.replace("    secret_total = a + b",
-                                                        "    hog = bytearray(3 << 30)\n    secret_total = a + b"),
-                       "ex02_loop.py": ex02},
+        "always_equal": {
+            "ex01_basics.py": "class _Eq(int):\n    def __eq__(self, other):\n        return True\n\n"
+            "def add(a, b):\n    return _Eq(0)\n\ndef count_words(text):\n    return _Eq(0)\n"
+        },
+        "extra_test_module": {
+            "ex01_basics.py": (tmp / "student/exercises/ex01_basics.py").read_text(),
+            "ex99_test.py": "import pytest\n@pytest.mark.points(100)\ndef test_free():\n    pass\n",
+            "conftest.py": "raise SystemExit('sabotage')\n",
+            "tests/test_ex01_basics.py": "def test_add():\n    pass\n",
+        },
+        "os_exit": {
+            "ex01_basics.py": solved.replace(
+                "    secret_words = text.split()", "    import os; os._exit(3)\n    secret_words = text.split()"
+            ),
+            "ex02_loop.py": ex02,
+        },
+        "kills_its_server": {
+            "ex01_basics.py": solved.replace(
+                "    secret_total = a + b",
+                "    import os, signal; os.kill(os.getppid(), signal.SIGKILL)\n    secret_total = a + b",
+            ),
+            "ex02_loop.py": ex02,
+        },
+        "memory_hog": {
+            "ex01_basics.py": solved.replace(
+                "    secret_total = a + b", "    hog = bytearray(3 << 30)\n    secret_total = a + b"
+            ),
+            "ex02_loop.py": ex02,
+        },
         "honest_alice": {"ex01_basics.py": solved, "ex02_loop.py": ex02},
         "honest_bob": {"ex01_basics.py": solved.replace("text.split()", 'text.split(" ")')},
         "honest_carol": {"ex02_loop.py": ex02},
         "exits_at_import": {"ex01_basics.py": "import os\nos._exit(0)\n", "ex02_loop.py": ex02},
         # and one that imports standard modules the server never loaded: they must be readable
-        "zz_next_student": {"ex01_basics.py": "import colorsys, fractions, wave, tomllib\n" + solved,
-                            "ex02_loop.py": ex02},
+        "zz_next_student": {
+            "ex01_basics.py": "import colorsys, fractions, wave, tomllib\n" + solved,
+            "ex02_loop.py": ex02,
+        },
     }
     for name, files in extras.items():
         for rel, text in files.items():
@@ -259,8 +285,9 @@ def _evidence(graded, student) -> dict | list:
     return json.loads(notes.split(EVIDENCE, 1)[1].split(";")[0].removesuffix("..."))
 
 
-@pytest.mark.parametrize("attack", ["patch_verdict", "stack_secret", "pytest_hook", "other_copy", "env_reader",
-                                    "disk_fill", "survivor"])
+@pytest.mark.parametrize(
+    "attack", ["patch_verdict", "stack_secret", "pytest_hook", "other_copy", "env_reader", "disk_fill", "survivor"]
+)
 def test_an_attack_on_the_grader_scores_zero(graded, attack):
     assert _score(graded, attack) == ("0", "0", "0"), graded["rows"][attack]["notes"]
     assert _score(graded, attack + "_and_loop") == ("0", "0", "3"), graded["rows"][attack + "_and_loop"]["notes"]
@@ -362,15 +389,19 @@ def test_without_root_leftovers_still_die_and_crashes_stay_local(course, tmp_pat
     out = tmp_path / "gradebook.csv"
     survivor = STUB_HEADER + f"CSV = {str(out)!r}\n" + ATTACKS["survivor"]
     klass = tmp_path / "class"
-    for name, files in {"survivor": {"ex01_basics.py": survivor + solved, "ex02_loop.py": ex02},
-                        "os_exit": {"ex01_basics.py": solved.replace("    secret_words = text.split()",
-                                                                     "    import os; os._exit(3)\n    secret_words = text.split()"),
-                                    "ex02_loop.py": ex02}}.items():
+    for name, files in {
+        "survivor": {"ex01_basics.py": survivor + solved, "ex02_loop.py": ex02},
+        "os_exit": {
+            "ex01_basics.py": solved.replace(
+                "    secret_words = text.split()", "    import os; os._exit(3)\n    secret_words = text.split()"
+            ),
+            "ex02_loop.py": ex02,
+        },
+    }.items():
         for rel, text in files.items():
             (klass / name).mkdir(parents=True, exist_ok=True)
             (klass / name / rel).write_text(text)
     gradebook(klass, course, out, test_floor=3, jobs=1, progress=lambda s: None)
-    finished = time.time()
     time.sleep(1.5)
     rows = {r["student"]: r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))}
     assert (rows["survivor"]["total"], rows["os_exit"]["total"]) == ("8", "5"), [r["notes"] for r in rows.values()]

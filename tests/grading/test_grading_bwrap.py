@@ -13,8 +13,9 @@ from agentlab.grading import bwrap
 def command(monkeypatch):
     monkeypatch.setattr(bwrap, "available", lambda: None)  # as where bwrap works, whether or not it is here
     monkeypatch.setattr(bwrap, "python_roots", lambda: ["/tmp/clone/.venv", "/usr/local/python"])
-    cmd, _env, sandboxed = bwrap.sandbox_command(Path("/tmp/stage/lib"), Path("/tmp/stage/homes/s1"), 61001,
-                                                 Path("/tmp/stage/homes/s1-scratch"))
+    cmd, _env, sandboxed = bwrap.sandbox_command(
+        Path("/tmp/stage/lib"), Path("/tmp/stage/homes/s1"), 61001, Path("/tmp/stage/homes/s1-scratch")
+    )
     assert sandboxed
     return cmd
 
@@ -39,7 +40,7 @@ def test_what_lives_under_tmp_is_mounted_after_the_private_tmp_so_it_is_not_hidd
 
 
 def test_the_folders_on_the_way_are_made_traversable_and_only_scratch_is_writable(command):
-    made = {command[i + 1]: command[i - 2:i] for i, a in enumerate(command) if a == "--dir"}
+    made = {command[i + 1]: command[i - 2 : i] for i, a in enumerate(command) if a == "--dir"}
     assert {"/tmp/clone", "/tmp/stage", "/tmp/stage/homes", "/usr/local"} <= set(made)
     assert all(perms == ["--perms", "0755"] for perms in made.values()), made  # bwrap alone would make them 0700
     writable = [command[i + 2] for i, a in enumerate(command) if a == "--bind"]

@@ -26,20 +26,35 @@ def test_release_student_command(course, tmp_path, capsys):
     assert "NotImplementedError" in (tmp_path / "student/exercises/ex02_loop.py").read_text()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["release-student", "{tmp}/out", "--src", "{tmp}/nowhere"],
-     "error: --src {tmp}/nowhere: no such folder; pass the instructor repo"),
-    (["release-student", "{course}/exercises", "--src", "{course}"],
-     "error: OUT_DIR {course}/exercises: already exists and is not an empty folder; pick a new folder"),
-    (["release-student", "{course}/student", "--src", "{course}"],
-     "error: OUT_DIR {course}/student: is inside --src {course}"),
-    (["gradebook", "{tmp}/nowhere", "--out", "{tmp}/g.csv", "--instructor", "{course}"],
-     "error: SUBMISSIONS_DIR {tmp}/nowhere: no such folder"),
-    (["gradebook", "{tmp}", "--out", "{tmp}/g.csv", "--instructor", "{tmp}"],
-     "error: --instructor {tmp}: no exercises/tests/ or agentlab/ there"),
-    (["gradebook", "{tmp}", "--out", "{tmp}/missing/g.csv", "--instructor", "{course}"],
-     "error: --out {tmp}/missing/g.csv: cannot write a CSV there"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["release-student", "{tmp}/out", "--src", "{tmp}/nowhere"],
+            "error: --src {tmp}/nowhere: no such folder; pass the instructor repo",
+        ),
+        (
+            ["release-student", "{course}/exercises", "--src", "{course}"],
+            "error: OUT_DIR {course}/exercises: already exists and is not an empty folder; pick a new folder",
+        ),
+        (
+            ["release-student", "{course}/student", "--src", "{course}"],
+            "error: OUT_DIR {course}/student: is inside --src {course}",
+        ),
+        (
+            ["gradebook", "{tmp}/nowhere", "--out", "{tmp}/g.csv", "--instructor", "{course}"],
+            "error: SUBMISSIONS_DIR {tmp}/nowhere: no such folder",
+        ),
+        (
+            ["gradebook", "{tmp}", "--out", "{tmp}/g.csv", "--instructor", "{tmp}"],
+            "error: --instructor {tmp}: no exercises/tests/ or agentlab/ there",
+        ),
+        (
+            ["gradebook", "{tmp}", "--out", "{tmp}/missing/g.csv", "--instructor", "{course}"],
+            "error: --out {tmp}/missing/g.csv: cannot write a CSV there",
+        ),
+    ],
+)
 def test_bad_input_names_the_argument_and_the_fix(course, tmp_path, capsys, argv, message):
     fill = {"tmp": str(tmp_path), "course": str(course)}
     assert run(*(a.format(**fill) for a in argv)) == 2
@@ -57,7 +72,10 @@ def test_bad_marker_is_reported_without_writing(course, tmp_path, capsys):
 def test_timeout_must_be_positive(capsys):
     with pytest.raises(SystemExit):
         run("gradebook", "subs", "--out", "g.csv", "--timeout", "soon")
-    assert "argument --timeout: 'soon' is not a number of seconds above 0; use e.g. --timeout 60" in capsys.readouterr().err
+    assert (
+        "argument --timeout: 'soon' is not a number of seconds above 0; use e.g. --timeout 60"
+        in capsys.readouterr().err
+    )
 
 
 def test_jobs_must_be_a_whole_number(capsys):

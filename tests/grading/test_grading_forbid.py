@@ -16,7 +16,7 @@ from agentlab.grading.forbid import ForbiddenCall, forbidden
 ROOT = Path(__file__).resolve().parents[2]
 WHY = "Exercise 2.1 asks you to write the loop yourself"
 
-STUDENT = '''
+STUDENT = """
 import agentlab
 import agentlab.loop as L
 from agentlab import run_agent
@@ -29,7 +29,7 @@ def module_alias(): return L.execute_tools([], [])
 def renamed(): return et([], [])
 def kept_reference(): return kept("c", "t", [])
 def through_the_library(): return agentlab.compare("c", "t")
-'''
+"""
 
 
 @pytest.fixture
@@ -45,8 +45,11 @@ def student(tmp_path):
 @pytest.mark.parametrize("route", ["plain", "imported", "module_alias", "renamed", "kept_reference"])
 def test_every_route_to_a_forbidden_function_fails_with_the_reason(student, route):
     with forbidden(["agentlab.loop.run_agent", "agentlab.loop.execute_tools"], WHY):
-        with pytest.raises(ForbiddenCall, match=r"^Exercise 2\.1 asks you to write the loop yourself; "
-                                                r"agentlab\.loop\.(run_agent|execute_tools) is the reference"):
+        with pytest.raises(
+            ForbiddenCall,
+            match=r"^Exercise 2\.1 asks you to write the loop yourself; "
+            r"agentlab\.loop\.(run_agent|execute_tools) is the reference",
+        ):
             getattr(student, route)()
 
 
@@ -65,12 +68,16 @@ def test_a_bad_name_says_how_to_write_it():
 
 
 CHEATS = {
-    "ex01_round_trip.py": ("    ### BEGIN SOLUTION\n",
-                           "    import agentlab\n    return {'role': 'user', 'content': agentlab.execute_tools(content, tools)}\n"
-                           "    ### BEGIN SOLUTION\n"),
-    "ex02_loop.py": ("    ### BEGIN SOLUTION\n    by_name",
-                     "    from agentlab import run_agent\n    return run_agent(client, task, tools, model=model, "
-                     "max_turns=max_turns).messages\n    ### BEGIN SOLUTION\n    by_name"),
+    "ex01_round_trip.py": (
+        "    ### BEGIN SOLUTION\n",
+        "    import agentlab\n    return {'role': 'user', 'content': agentlab.execute_tools(content, tools)}\n"
+        "    ### BEGIN SOLUTION\n",
+    ),
+    "ex02_loop.py": (
+        "    ### BEGIN SOLUTION\n    by_name",
+        "    from agentlab import run_agent\n    return run_agent(client, task, tools, model=model, "
+        "max_turns=max_turns).messages\n    ### BEGIN SOLUTION\n    by_name",
+    ),
 }
 
 
@@ -82,12 +89,25 @@ def test_library_answers_score_nothing_in_the_course(tmp_path):
     for name, (old, new) in CHEATS.items():
         path = repo / "exercises" / name
         path.write_text(path.read_text().replace(old, new, 1))
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "exercises"],
-                            cwd=repo, capture_output=True, text=True, timeout=500)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "exercises"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=500,
+    )
     out = result.stdout
-    table = {line.split()[0]: line.split()[1] for line in out.split("= points =")[1].splitlines()
-             if line[:1].isdigit() and len(line.split()) > 1}
-    assert {ex: table[ex] for ex in ("1.1", "1.2", "2.1", "2.2")} == {"1.1": "0/5", "1.2": "3/3", "2.1": "0/6", "2.2": "3/3"}, out[-3000:]
+    table = {
+        line.split()[0]: line.split()[1]
+        for line in out.split("= points =")[1].splitlines()
+        if line[:1].isdigit() and len(line.split()) > 1
+    }
+    assert {ex: table[ex] for ex in ("1.1", "1.2", "2.1", "2.2")} == {
+        "1.1": "0/5",
+        "1.2": "3/3",
+        "2.1": "0/6",
+        "2.2": "3/3",
+    }, out[-3000:]
     assert "Exercise 1.1 asks you to build the tool_result message yourself; agentlab.loop.execute_tools is the" in out
     assert "Exercise 2.1 asks you to write the loop yourself; agentlab.loop.run_agent is the reference" in out
 
@@ -95,10 +115,20 @@ def test_library_answers_score_nothing_in_the_course(tmp_path):
 def test_a_python_process_started_under_the_guards_refuses_the_reference_and_the_guards_leave_no_trace():
     code = "import agentlab.loop as L; L.execute_tools([], [])"
     with forbidden(["agentlab.loop.execute_tools"], WHY):
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
     assert done.returncode != 0 and f"{WHY}; agentlab.loop.execute_tools is the reference" in done.stderr
     assert "AGENTLAB_FORBIDS" not in os.environ
-    after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    after = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert after.returncode == 0, after.stderr

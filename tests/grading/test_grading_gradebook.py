@@ -10,19 +10,23 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from agentlab.grading.gradebook import gradebook
-from agentlab.grading.table import CsvWriter, Progress, Row
 from agentlab.grading.release import release_student
 from agentlab.grading.submissions import Submission, SubmissionError, choose_modules, copy_modules, find_submissions
+from agentlab.grading.table import CsvWriter, Progress, Row
 
 PER_STUDENT = 120.0  # seconds for all of a student's tests
 FLOOR = 8.0  # seconds each test may take at least: the fake course's tests take milliseconds, but a loaded
 #             2-core machine has been seen to need over 3 s for one (the hangs below cost this much each)
 
-NOISY = ("import atexit, sys\nprint('x' * 3_000_000)\n"
-         "atexit.register(lambda: sys.stdout.write('y' * 3_000_000))  # after pytest: reaches the real stdout\n")
-HANGS = ("import signal\n\n\ndef add(a, b):\n"
-         "    signal.signal(signal.SIGALRM, signal.SIG_IGN)  # dodges the per-test timeout\n"
-         "    while True:\n        pass\n")
+NOISY = (
+    "import atexit, sys\nprint('x' * 3_000_000)\n"
+    "atexit.register(lambda: sys.stdout.write('y' * 3_000_000))  # after pytest: reaches the real stdout\n"
+)
+HANGS = (
+    "import signal\n\n\ndef add(a, b):\n"
+    "    signal.signal(signal.SIGALRM, signal.SIG_IGN)  # dodges the per-test timeout\n"
+    "    while True:\n        pass\n"
+)
 LOOPS = ("    count = 0\n", "    count = 0\n    while count >= 0:  # forever\n        count += 0\n")
 PRINTS = ("    secret_total = a + b", "    print('spam ' * 1_000_000)\n    secret_total = a + b")
 GINA = '2.1: NotImplementedError: Exercise 2.1: call each step until one returns "done"; return how many steps ran.'
@@ -44,22 +48,26 @@ def make_class(course: Path, folder: Path) -> None:
     release_student(course, student)
     stub01 = (student / "exercises/ex01_basics.py").read_text()
     stub02 = (student / "exercises/ex02_loop.py").read_text()
-    write(folder, {
-        "alice/exercises/ex01_basics.py": EX01, "alice/exercises/ex02_loop.py": EX02,
-        # her own tests and conftest are never used:
-        "alice/exercises/tests/test_ex01_basics.py": "import pytest\n@pytest.mark.points(100)\ndef test_free():\n    pass\n",
-        "alice/exercises/conftest.py": "raise SystemExit('sabotage')\n",
-        "bob/ex01_basics.py": EX01.replace("text.split()", 'text.split(" ")'),  # modules directly; no ex02
-        "carol/exercises/ex01_basics.py": EX01.replace("def add(a, b):", "def add(a, b)"),
-        "carol/exercises/ex02_loop.py": EX02,
-        "dave/exercises/ex01_basics.py": EX01,
-        "dave/exercises/ex02_loop.py": EX02.replace(*LOOPS),
-        "erin/exercises/ex01_basics.py": HANGS,
-        "erin/exercises/ex02_loop.py": EX02,
-        "frank/exercises/ex01_basics.py": NOISY + EX01.replace(*PRINTS),
-        "frank/exercises/ex02_loop.py": EX02,
-        "README.txt": "not a submission",
-    })
+    write(
+        folder,
+        {
+            "alice/exercises/ex01_basics.py": EX01,
+            "alice/exercises/ex02_loop.py": EX02,
+            # her own tests and conftest are never used:
+            "alice/exercises/tests/test_ex01_basics.py": "import pytest\n@pytest.mark.points(100)\ndef test_free():\n    pass\n",
+            "alice/exercises/conftest.py": "raise SystemExit('sabotage')\n",
+            "bob/ex01_basics.py": EX01.replace("text.split()", 'text.split(" ")'),  # modules directly; no ex02
+            "carol/exercises/ex01_basics.py": EX01.replace("def add(a, b):", "def add(a, b)"),
+            "carol/exercises/ex02_loop.py": EX02,
+            "dave/exercises/ex01_basics.py": EX01,
+            "dave/exercises/ex02_loop.py": EX02.replace(*LOOPS),
+            "erin/exercises/ex01_basics.py": HANGS,
+            "erin/exercises/ex02_loop.py": EX02,
+            "frank/exercises/ex01_basics.py": NOISY + EX01.replace(*PRINTS),
+            "frank/exercises/ex02_loop.py": EX02,
+            "README.txt": "not a submission",
+        },
+    )
     with zipfile.ZipFile(folder / "gina.zip", "w") as zf:
         zf.writestr("exercises/ex01_basics.py", EX01)
         zf.writestr("exercises/ex02_loop.py", stub02)  # untouched stub
@@ -71,12 +79,29 @@ def make_class(course: Path, folder: Path) -> None:
 def test_gradebook_over_a_class(course, tmp_path):
     make_class(course, tmp_path / "class")
     out, messages = tmp_path / "gradebook.csv", []
-    rows = gradebook(tmp_path / "class", course, out, per_student_timeout=PER_STUDENT, test_floor=FLOOR,
-                     jobs=2, progress=messages.append)
+    rows = gradebook(
+        tmp_path / "class",
+        course,
+        out,
+        per_student_timeout=PER_STUDENT,
+        test_floor=FLOOR,
+        jobs=2,
+        progress=messages.append,
+    )
 
     table = list(csv.DictReader(out.open(newline="", encoding="utf-8")))
-    assert list(table[0]) == ["student", "1.1", "1.1 possible", "1.2", "1.2 possible", "2.1", "2.1 possible",
-                              "total", "possible", "notes"]
+    assert list(table[0]) == [
+        "student",
+        "1.1",
+        "1.1 possible",
+        "1.2",
+        "1.2 possible",
+        "2.1",
+        "2.1 possible",
+        "total",
+        "possible",
+        "notes",
+    ]
     assert {(r["1.1 possible"], r["1.2 possible"], r["2.1 possible"]) for r in table} == {("2", "3", "3")}
     scores = {r["student"]: (r["1.1"], r["1.2"], r["2.1"], r["total"], r["possible"]) for r in table}
     assert scores == {
@@ -109,8 +134,15 @@ def test_gradebook_over_a_class(course, tmp_path):
     assert ", 1 test stopped at a time limit;" in said["dave"] and "time limit" not in said["alice"]
 
     again = tmp_path / "again.csv"
-    gradebook(tmp_path / "class", course, again, per_student_timeout=PER_STUDENT, test_floor=FLOOR, jobs=1,
-              progress=lambda s: None)
+    gradebook(
+        tmp_path / "class",
+        course,
+        again,
+        per_student_timeout=PER_STUDENT,
+        test_floor=FLOOR,
+        jobs=1,
+        progress=lambda s: None,
+    )
     assert again.read_bytes() == out.read_bytes()  # same class, same CSV, whatever the order of work
 
 
@@ -146,7 +178,7 @@ def test_a_student_graded_long_gets_a_line_saying_so_and_what_will_stop_it():
         assert heard.wait(30), said
     finally:
         clock.close()
-    line = next(l for l in said if "still grading" in l)
+    line = next(ln for ln in said if "still grading" in ln)
     assert line.startswith("  erin: still grading after ") and line.endswith("the whole submission at 120 s)")
     clock.end(Row("erin", {"1.1": 0}, 0, 2, "", timed_out=2))
     assert ", 2 tests stopped at a time limit;" in said[-1]
@@ -157,13 +189,25 @@ def test_rows_are_on_disk_as_soon_as_a_student_is_done(tmp_path):
     writer = CsvWriter(path, {"1.1": 2}, [])
     writer.add(Row("=cmd|' /C calc'!A0", {"1.1": 1}, 1, 2, "-2+3"))
     writer.add(Row("\tab", {"1.1": 0}, 0, 2, "@SUM(A1)"))
-    assert path.read_text().splitlines() == ["student,1.1,1.1 possible,total,possible,notes",
-                                             "'=cmd|' /C calc'!A0,1,2,1,2,'-2+3", "'\tab,0,2,0,2,'@SUM(A1)"]
+    assert path.read_text().splitlines() == [
+        "student,1.1,1.1 possible,total,possible,notes",
+        "'=cmd|' /C calc'!A0,1,2,1,2,'-2+3",
+        "'\tab,0,2,0,2,'@SUM(A1)",
+    ]
 
 
 def test_submission_layouts(tmp_path):
-    write(tmp_path, {"s/alice/submitted/exercises/ex01_a.py": "", "s/alice/submitted/exercises/tests/ex09_t.py": "",
-                     "s/bob/ex01_a.py": "", "s/bob/old/ex01_a.py": "x", "s/.hidden/ex01_a.py": "", "s/empty/notes.txt": ""})
+    write(
+        tmp_path,
+        {
+            "s/alice/submitted/exercises/ex01_a.py": "",
+            "s/alice/submitted/exercises/tests/ex09_t.py": "",
+            "s/bob/ex01_a.py": "",
+            "s/bob/old/ex01_a.py": "x",
+            "s/.hidden/ex01_a.py": "",
+            "s/empty/notes.txt": "",
+        },
+    )
     with zipfile.ZipFile(tmp_path / "s" / "carol.zip", "w") as zf:
         zf.writestr("carol/exercises/ex01_a.py", "")
     (tmp_path / "s" / "dan.zip").write_text("not a zip")
@@ -188,9 +232,11 @@ def test_feedback_files_summary_and_plot_next_to_the_csv(tmp_path):
     from agentlab.grading.table import Row
 
     long = "; ".join(f"2.1: reason number {i} " + "x" * 60 for i in range(30))
-    rows = [Row("ann", {"1.1": 2, "2.1": 0}, 2, 5, long[:1000], long),
-            Row("li", {"1.1": 1, "2.1": 3}, 4, 5, "1.1: almost"),
-            Row("zed", {"1.1": 0, "2.1": 0}, 0, 5, "no exNN_*.py exercise modules found")]
+    rows = [
+        Row("ann", {"1.1": 2, "2.1": 0}, 2, 5, long[:1000], long),
+        Row("li", {"1.1": 1, "2.1": 3}, 4, 5, "1.1: almost"),
+        Row("zed", {"1.1": 0, "2.1": 0}, 0, 5, "no exNN_*.py exercise modules found"),
+    ]
     possible = {"1.1": 2, "2.1": 3}
     write_reports(rows, ["1.1", "2.1"], possible, tmp_path / "book.csv", {"li": "zh-CN"})
     ann = (tmp_path / "book-feedback" / "ann.md").read_text("utf-8")

@@ -18,11 +18,13 @@ from pathlib import Path
 import pytest
 from graded_class import evidence, grade_class
 
-pytestmark = [pytest.mark.timeout(600),
-              pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox")]
+pytestmark = [
+    pytest.mark.timeout(600),
+    pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox"),
+]
 
 
-KEEPS = '''import json, os, time
+KEEPS = """import json, os, time
 SEEN = []
 
 
@@ -41,7 +43,7 @@ def count_words(text):
     others = [p for p in os.listdir("/proc")  # zombies too: one would hold a slot of the process limit
               if p.isdigit() and int(p) != os.getpid() and os.stat(f"/proc/{p}").st_uid == os.getuid()]
     raise ValueError("EVIDENCE " + json.dumps({"pid": os.getpid(), "seen": SEEN, "others": len(others)}))
-'''
+"""
 
 EX03 = '''"""Formatting points."""
 
@@ -53,7 +55,7 @@ def show(points):
     ### END SOLUTION
 '''
 
-TEST_EX03 = '''import pytest
+TEST_EX03 = """import pytest
 
 from agentlab.grading import lazy_import
 
@@ -79,19 +81,19 @@ def test_free():
 @pytest.mark.forbids("agentlab.grading.report.fmt_points", why=NOT_YOURS)
 def test_guarded_again():
     assert ex03.show(2.0) == "2"
-'''
+"""
 
-CALLS_THE_LIBRARY = '''from agentlab.grading.report import fmt_points
+CALLS_THE_LIBRARY = """from agentlab.grading.report import fmt_points
 
 
 def show(points):
     return fmt_points(points)
-'''
+"""
 
-IS_THE_LIBRARY = '''from agentlab.grading.report import fmt_points as show  # the test calls the reference itself
-'''
+IS_THE_LIBRARY = """from agentlab.grading.report import fmt_points as show  # the test calls the reference itself
+"""
 
-POOL = '''from concurrent.futures import ThreadPoolExecutor
+POOL = """from concurrent.futures import ThreadPoolExecutor
 
 from agentlab.grading.report import fmt_points
 
@@ -101,16 +103,16 @@ POOL.submit(int).result()  # its thread starts now, at import, in an earlier tes
 
 def show(points):
     return POOL.submit(fmt_points, points).result()
-'''
+"""
 
-LATER = '''import json, os
+LATER = """import json, os
 
 
 def run_until_done(steps):
     from exercises import ex01_basics  # the module test_add imported, if this is still that process
 
     raise ValueError("LATER " + json.dumps({"pid": os.getpid(), "seen": ex01_basics.SEEN}))
-'''
+"""
 
 IMPORTS_EX03 = "import exercises.ex03_points  # noqa: F401 (starts its thread pool now)\n"
 
@@ -129,9 +131,16 @@ def graded(tmp_path_factory, course_template):
     (course / "exercises/tests/test_ex03_points.py").write_text(TEST_EX03)
     keeps = {"ex01_basics.py": KEEPS, "ex02_loop.py": LATER, "ex03_points.py": CALLS_THE_LIBRARY}
     honest_ex01 = (course / "exercises/ex01_basics.py").read_text()
-    return grade_class(course, tmp, {"a_keeps": keeps, "b_next": keeps,  # the same files: only the reset parts them
-                                     "c_alias": {"ex03_points.py": IS_THE_LIBRARY},
-                                     "d_pool": {"ex01_basics.py": IMPORTS_EX03 + honest_ex01, "ex03_points.py": POOL}})
+    return grade_class(
+        course,
+        tmp,
+        {
+            "a_keeps": keeps,
+            "b_next": keeps,  # the same files: only the reset parts them
+            "c_alias": {"ex03_points.py": IS_THE_LIBRARY},
+            "d_pool": {"ex01_basics.py": IMPORTS_EX03 + honest_ex01, "ex03_points.py": POOL},
+        },
+    )
 
 
 def test_the_students_module_state_goes_on_from_test_to_test(graded):

@@ -29,16 +29,25 @@ def test_instructor_edition_gets_full_marks(course, run_pytest):
     assert result.stdout.splitlines()[0] == INSTRUCTOR_EDITION  # a student holding the answers is told so first
     assert result.stdout.splitlines()[-1] == "Total: 8/8 points"
     assert [table_line(result.stdout, ex).split()[:2] for ex in ("1.1", "1.2", "2.1")] == [
-        ["1.1", "2/2"], ["1.2", "3/3"], ["2.1", "3/3"]]
+        ["1.1", "2/2"],
+        ["1.2", "3/3"],
+        ["2.1", "3/3"],
+    ]
     assert "test_not_graded" not in result.stdout.split("points ===")[1]  # ungraded tests stay out of the table
     report = json.loads((course / "out" / "grade.json").read_text())
     assert report["complete"] is True
     assert report["total"] == {"earned": 8, "possible": 8}
-    assert report["exercises"] == {"1.1": {"earned": 2, "possible": 2}, "1.2": {"earned": 3, "possible": 3},
-                                   "2.1": {"earned": 3, "possible": 3}}
+    assert report["exercises"] == {
+        "1.1": {"earned": 2, "possible": 2},
+        "1.2": {"earned": 3, "possible": 3},
+        "2.1": {"earned": 3, "possible": 3},
+    }
     assert [(t["name"], t["outcome"], t["earned"]) for t in report["tests"]] == [
-        ("test_add", "passed", 2), ("test_count_words_simple", "passed", 1),
-        ("test_count_words_extra_spaces", "passed", 2), ("test_stops_at_done", "passed", 3)]
+        ("test_add", "passed", 2),
+        ("test_count_words_simple", "passed", 1),
+        ("test_count_words_extra_spaces", "passed", 2),
+        ("test_stops_at_done", "passed", 3),
+    ]
 
 
 def test_student_edition_gets_zero_with_the_exercise_text(course, tmp_path, run_pytest):
@@ -51,13 +60,14 @@ def test_student_edition_gets_zero_with_the_exercise_text(course, tmp_path, run_
     assert "Traceback" not in result.stdout and "FAILED" not in result.stdout
     expected = {
         "test_add": "NotImplementedError: Exercise 1.1: return the sum of a and b.",
-        "test_count_words_simple":
-            "NotImplementedError: Exercise 1.2: count the words in text, splitting on any whitespace.",
-        "test_stops_at_done":
-            'NotImplementedError: Exercise 2.1: call each step until one returns "done"; return how many steps ran.',
+        "test_count_words_simple": "NotImplementedError: Exercise 1.2: count the words in text, splitting on any whitespace.",
+        "test_stops_at_done": 'NotImplementedError: Exercise 2.1: call each step until one returns "done"; return how many steps ran.',
     }
-    for ex, module in (("1.1", "exercises/ex01_basics.py, notebook 01"), ("1.2", "exercises/ex01_basics.py, notebook 01"),
-                       ("2.1", "exercises/ex02_loop.py, notebook 02")):
+    for ex, module in (
+        ("1.1", "exercises/ex01_basics.py, notebook 01"),
+        ("1.2", "exercises/ex01_basics.py, notebook 01"),
+        ("2.1", "exercises/ex02_loop.py, notebook 02"),
+    ):
         assert table_line(result.stdout, ex).endswith(f"not started: exercise {ex} in {module}")
     report = json.loads((student / "grade.json").read_text())
     assert {ex: v["earned"] for ex, v in report["exercises"].items()} == {"1.1": 0, "1.2": 0, "2.1": 0}
@@ -76,8 +86,9 @@ def test_failure_line_is_the_assertion_message(course, run_pytest):
 
 def test_first_problem_in_full_with_a_traceback_that_stops_in_the_students_code(course, run_pytest):
     (course / "exercises" / "ex02_loop.py").write_text(
-        "import json\n\ndef run_until_done(steps):\n    \"\"\"Exercise 2.1: loop.\"\"\"\n"
-        "    return json.loads('{' + 'x' * 300)\n")
+        'import json\n\ndef run_until_done(steps):\n    """Exercise 2.1: loop."""\n'
+        "    return json.loads('{' + 'x' * 300)\n"
+    )
     result = run_pytest(course, "exercises")
     assert result.returncode == 0
     first = result.stdout.split("= points =")[1].split("\n", 1)[1].split("\n\n")[0]
@@ -94,19 +105,24 @@ def test_grading_that_failed_is_a_non_zero_exit(course, run_pytest):
 
 def test_timeouts_and_load_errors_are_readable(course, run_pytest):
     (course / "exercises" / "ex02_loop.py").write_text(
-        'def run_until_done(steps):\n    """Exercise 2.1: loop."""\n    while True:\n        pass\n')
+        'def run_until_done(steps):\n    """Exercise 2.1: loop."""\n    while True:\n        pass\n'
+    )
     (course / "exercises" / "tests" / "test_eager.py").write_text(
         "import pytest\nfrom exercises.ex01_basics import add\nimport exercises.missing_module\n\n"
-        "@pytest.mark.points(1)\ndef test_x():\n    assert add(1, 1) == 2\n")
-    result = run_pytest(course, "exercises", "--continue-on-collection-errors", "--grade-json", "g.json",
-                        "--grade-floor", "1")
+        "@pytest.mark.points(1)\ndef test_x():\n    assert add(1, 1) == 2\n"
+    )
+    result = run_pytest(
+        course, "exercises", "--continue-on-collection-errors", "--grade-json", "g.json", "--grade-floor", "1"
+    )
     assert failing_line(result.stdout, "test_stops_at_done").endswith(
-        "took longer than 2 s: an endless loop, or a very busy machine; run it again to check")
+        "took longer than 2 s: an endless loop, or a very busy machine; run it again to check"
+    )
     live = result.stdout.split("= points =")[0]  # said while it ran, not only in the table at the end
     assert "exercise 2.1: test_stops_at_done is still running after 1 s; it is stopped at its 2 s limit" in live
     assert "exercise 2.1: test_stops_at_done stopped at its 2 s limit (an endless loop?); the other tests go on" in live
-    assert ("could not load exercises/tests/test_eager.py: ModuleNotFoundError: No module named "
-            "'exercises.missing_module'") in result.stdout
+    assert (
+        "could not load exercises/tests/test_eager.py: ModuleNotFoundError: No module named 'exercises.missing_module'"
+    ) in result.stdout
     report = json.loads((course / "g.json").read_text())
     assert report["load_errors"][0]["nodeid"] == "exercises/tests/test_eager.py"
     assert report["total"] == {"earned": 5, "possible": 8}
@@ -122,7 +138,8 @@ def test_quiet_when_no_graded_test_ran(tmp_path, course, run_pytest):
 
 def test_points_must_be_a_positive_number(course, run_pytest):
     (course / "exercises" / "tests" / "test_bad.py").write_text(
-        "import pytest\n\n@pytest.mark.points('many')\ndef test_bad():\n    pass\n")
+        "import pytest\n\n@pytest.mark.points('many')\ndef test_bad():\n    pass\n"
+    )
     result = run_pytest(course, "exercises/tests/test_bad.py")
     assert result.returncode == 4
     assert "test_bad.py::test_bad: write @pytest.mark.points(n) with a positive number n" in result.stderr
@@ -138,10 +155,15 @@ def test_failure_line_formats():
 def test_an_api_error_reads_as_the_apis_own_message():
     class BadRequestError(Exception):
         status_code = 400
-        body = {"type": "error", "error": {"type": "invalid_request_error", "message": "messages.1: tool_use ids need a tool_result"}}
+        body = {
+            "type": "error",
+            "error": {"type": "invalid_request_error", "message": "messages.1: tool_use ids need a tool_result"},
+        }
 
     err = BadRequestError("Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', ...")
-    assert failure_line(err) == "BadRequestError: 400 invalid_request_error: messages.1: tool_use ids need a tool_result"
+    assert (
+        failure_line(err) == "BadRequestError: 400 invalid_request_error: messages.1: tool_use ids need a tool_result"
+    )
 
 
 def test_the_test_files_get_jsonschema_without_its_iri_grammar(tmp_path, run_pytest):
@@ -153,6 +175,7 @@ def test_the_test_files_get_jsonschema_without_its_iri_grammar(tmp_path, run_pyt
         pytest.skip("rfc3987_syntax is not installed here: nothing to leave out")
     (tmp_path / "test_uses_jsonschema.py").write_text(
         "import sys\nimport jsonschema\n\nGRAMMAR = 'rfc3987_syntax' in sys.modules\n\n\n"
-        "def test_the_grammar_was_not_built():\n    assert not GRAMMAR\n    jsonschema.validate(1, {'type': 'integer'})\n")
+        "def test_the_grammar_was_not_built():\n    assert not GRAMMAR\n    jsonschema.validate(1, {'type': 'integer'})\n"
+    )
     result = run_pytest(tmp_path, "-p", "agentlab.grading.plugin", "test_uses_jsonschema.py")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -9,7 +9,7 @@ import pytest
 from agentlab.grading import precompute, shared
 from agentlab.grading.gradebook import gradebook
 
-TEST_SHARED = '''import os
+TEST_SHARED = """import os
 
 import pytest
 
@@ -38,7 +38,7 @@ def test_the_value_was_computed_by_the_worker_before_this_fork():
 @pytest.mark.points(1)
 def test_a_value_from_student_code_is_the_students_own():
     assert the_students_sum() == 42, f"add(20, 22) gave {the_students_sum()!r}"
-'''
+"""
 
 
 def test_a_shared_value_is_computed_once_per_process():
@@ -72,7 +72,10 @@ def test_a_computation_that_fails_up_front_runs_again_where_it_is_used():
 def test_the_gradebook_computes_shared_values_once_per_worker_and_never_from_student_code(course, tmp_path):
     (course / "exercises" / "tests" / "test_ex03_shared.py").write_text(TEST_SHARED, encoding="utf-8")
     klass, solution = tmp_path / "class", (course / "exercises" / "ex01_basics.py").read_text(encoding="utf-8")
-    for name, ex01 in (("alice", solution), ("bob", solution.replace("secret_total = a + b", "secret_total = a + b + 1"))):
+    for name, ex01 in (
+        ("alice", solution),
+        ("bob", solution.replace("secret_total = a + b", "secret_total = a + b + 1")),
+    ):
         (klass / name).mkdir(parents=True)
         (klass / name / "ex01_basics.py").write_text(ex01, encoding="utf-8")
     out, messages = tmp_path / "gradebook.csv", []

@@ -15,11 +15,13 @@ from pathlib import Path
 import pytest
 from graded_class import evidence, grade_class
 
-pytestmark = [pytest.mark.timeout(600),
-              pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox")]
+pytestmark = [
+    pytest.mark.timeout(600),
+    pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox"),
+]
 
 
-SERVER = '''
+SERVER = """
 import ctypes, os
 _NR = {"x86_64": (248, 250), "aarch64": (217, 219)}.get(os.uname().machine)
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -36,10 +38,13 @@ def _keys(keyring):  # how many keys the keyring holds (KEYCTL_READ gives 4 byte
 def _server():
     ppid = os.getppid()
     return [ppid, open(f"/proc/{ppid}/stat").read().rsplit(")", 1)[1].split()[19]]
-'''
+"""
 
-LEAVES = '''import ctypes, json, os, time
-''' + SERVER + '''
+LEAVES = (
+    """import ctypes, json, os, time
+"""
+    + SERVER
+    + """
 libc = ctypes.CDLL(None, use_errno=True)
 IPC_CREAT = 0o1000
 made = {"shm": libc.shmget(0x5EED, 4096, IPC_CREAT | 0o666), "sem": libc.semget(0x5EED, 1, IPC_CREAT | 0o666),
@@ -54,10 +59,14 @@ if os.fork() == 0:
         time.sleep(120)
     os._exit(0)
 raise ImportError("EVIDENCE " + json.dumps({"server": _server(), "made": made, "mq": mq, "keys": keys}))
-'''
+"""
+)
 
-LOOKS = '''import json, os
-''' + SERVER + '''
+LOOKS = (
+    """import json, os
+"""
+    + SERVER
+    + """
 _ipc = {}
 for _kind in ("shm", "sem", "msg"):
     with open(f"/proc/sysvipc/{_kind}") as _f:
@@ -66,7 +75,8 @@ _procs = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid(
 raise ImportError("EVIDENCE " + json.dumps({"server": _server(), "tmp": sum(os.stat(os.path.join("/tmp", n)).st_uid != 0 for n in os.listdir("/tmp")), "ipc": _ipc,
                                             "procs": len(_procs), "files": len(os.listdir(os.path.dirname(__file__))),
                                             "keys": [_keys(-4), _keys(-5), _keys(-3)]}))
-'''
+"""
+)
 
 
 @pytest.fixture(scope="module")
@@ -75,9 +85,15 @@ def graded(tmp_path_factory, course_template):
     course = Path(shutil.copytree(course_template, tmp / "course"))
     ex02 = (course / "exercises/ex02_loop.py").read_text()
     honest = (course / "exercises/ex01_basics.py").read_text()
-    return grade_class(course, tmp, {"a_leaves": {"ex01_basics.py": LEAVES, "ex02_loop.py": ex02},
-                                     "b_looks": {"ex01_basics.py": LOOKS},
-                                     "c_honest": {"ex01_basics.py": honest, "ex02_loop.py": ex02}})
+    return grade_class(
+        course,
+        tmp,
+        {
+            "a_leaves": {"ex01_basics.py": LEAVES, "ex02_loop.py": ex02},
+            "b_looks": {"ex01_basics.py": LOOKS},
+            "c_honest": {"ex01_basics.py": honest, "ex02_loop.py": ex02},
+        },
+    )
 
 
 def _reused() -> bool:

@@ -14,9 +14,11 @@ from agentlab.grading import rpc
 
 def _make_tools(seats):
     """A student function that builds tools around its argument (exercise 7.1's shape)."""
+
     def book(seat):
         seats.remove(seat)
         return f"Booked {seat}."
+
     return {"book": book, "count": lambda: len(seats)}
 
 
@@ -25,10 +27,14 @@ def _first_long_word(words, texts):
     return next((w for w in words if len(w) > 3 and any(w in t for t in texts)), None)
 
 
-STUDENT = {"make_tools": _make_tools, "first_long_word": _first_long_word,
-           "append": lambda xs, x: xs.append(x), "echo": lambda value: value,
-           "count_with": lambda count, text: count(text),
-           "sandbox_copies": lambda: len(SANDBOX[0].mirrors)}
+STUDENT = {
+    "make_tools": _make_tools,
+    "first_long_word": _first_long_word,
+    "append": lambda xs, x: xs.append(x),
+    "echo": lambda value: value,
+    "count_with": lambda count, text: count(text),
+    "sandbox_copies": lambda: len(SANDBOX[0].mirrors),
+}
 SANDBOX: list = []
 LOOKUPS: list = []
 
@@ -38,8 +44,12 @@ def student():
     """A trusted peer whose module calls run on a sandbox peer in a thread."""
     t_read, s_write = os.pipe()
     s_read, t_write = os.pipe()
-    sandbox = rpc.Peer(os.fdopen(s_read, "rb"), os.fdopen(s_write, "wb"), "s",
-                       handler=lambda module, name, args, kwargs: LOOKUPS.append(name) or STUDENT[name])
+    sandbox = rpc.Peer(
+        os.fdopen(s_read, "rb"),
+        os.fdopen(s_write, "wb"),
+        "s",
+        handler=lambda module, name, args, kwargs: LOOKUPS.append(name) or STUDENT[name],
+    )
     SANDBOX[:] = [sandbox]
     thread = threading.Thread(target=sandbox.serve, daemon=True)
     thread.start()
@@ -81,13 +91,15 @@ def test_what_the_test_changes_after_a_call_is_not_overwritten_by_the_sandbox_co
     assert texts == ["ride tram 28", "a second page"] and words == ["tram", "page"]
 
 
-
-@pytest.mark.parametrize("value", [
-    {"$": "R", "side": "t", "id": 1, "n": "client"},  # a dict that looks like a reference is only data
-    [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, None, True, 1.5, 2 ** 70],
-    {"point": (1, 2), 3: "an int key", "nested": [{"tags": {"a", "b"}}]},  # not plain JSON: tagged, rebuilt exactly
-    [b"bytes", ("tuple",), frozenset({1})],
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"$": "R", "side": "t", "id": 1, "n": "client"},  # a dict that looks like a reference is only data
+        [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, None, True, 1.5, 2**70],
+        {"point": (1, 2), 3: "an int key", "nested": [{"tags": {"a", "b"}}]},  # not plain JSON: tagged, rebuilt exactly
+        [b"bytes", ("tuple",), frozenset({1})],
+    ],
+)
 def test_a_value_crosses_and_comes_back_exactly_as_it_was(student, value):
     back = student("echo")(value)
     assert back == value and type(back) is type(value)

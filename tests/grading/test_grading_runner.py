@@ -12,8 +12,10 @@ import pytest
 from agentlab.grading.pool import Pool
 from agentlab.grading.sandbox import Stage
 
-pytestmark = [pytest.mark.timeout(600),
-              pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading worker")]
+pytestmark = [
+    pytest.mark.timeout(600),
+    pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading worker"),
+]
 
 EX03 = '''"""Exercises that get the grader's own values."""
 
@@ -32,7 +34,7 @@ def describe(box):
     ### END SOLUTION
 '''
 
-TAMPER = '''
+TAMPER = """
 def total(values):
     result = sum(values)
     values.clear()  # in place: synced back to the trusted side
@@ -42,9 +44,9 @@ def total(values):
 def describe(box):
     box.empty()  # a request on the trusted side's own object
     return box.label()
-'''
+"""
 
-TESTS = '''import os
+TESTS = """import os
 import signal
 import time
 
@@ -136,7 +138,7 @@ def test_the_worker_loaded_pytest_timeout_and_no_other_installed_plugin():
 
     assert "pytest_timeout" in sys.modules
     assert [m for m in ("_hypothesis_pytestplugin", "xdist", "anyio.pytest_plugin") if m in sys.modules] == []
-'''
+"""
 
 
 @pytest.fixture(scope="module")

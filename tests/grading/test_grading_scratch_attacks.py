@@ -19,8 +19,10 @@ from agentlab.grading.gradebook import gradebook
 
 SECRET = "instructor-secret-4b1d"
 
-pytestmark = [pytest.mark.timeout(900),
-              pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox")]
+pytestmark = [
+    pytest.mark.timeout(900),
+    pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux grading sandbox"),
+]
 
 EX03 = '''"""Files in a folder the test gives."""
 import os
@@ -46,7 +48,7 @@ def make_files(folder):
     return 3
 '''
 
-TEST_EX03 = '''import pytest
+TEST_EX03 = """import pytest
 
 from agentlab.grading import lazy_import
 
@@ -77,27 +79,31 @@ def test_save_in(tmp_path):
 def test_make_files(tmp_path):
     got = ex03.make_files(str(tmp_path))
     assert got == 3 and len(list(tmp_path.iterdir())) == 3, f"should make 3 files, got {got!r}"
-'''
+"""
 
-LINK_FILE = ("def save_note(folder, text):\n"
-             "    os.symlink(SECRET_FILE, os.path.join(folder, 'note.txt'))\n")
-LINK_FOLDER = ("def save_in(folder):\n"
-               "    os.symlink(os.path.dirname(SECRET_FILE), os.path.join(folder, 'out'))\n")
-MANY_FILES = ("def make_files(folder):\n"
-              "    for n in range(100_000):\n"
-              "        open(os.path.join(folder, f'f{n}'), 'w').close()\n"
-              "    return 3\n")
-BIG_FILES = ("def make_files(folder):\n"
-             "    for n in range(8):  # 16 MB each: under the per-file limit, twice the folder's cap in all\n"
-             "        with open(os.path.join(folder, f'f{n}'), 'wb') as f:\n"
-             "            f.write(b'x' * (16 << 20))\n"
-             "    return 3\n")
-MANY_IN_TMP = ("def make_files(folder):\n"
-               "    for n in range(100_000):\n"
-               "        open(f'/tmp/f{n}', 'w').close()\n"
-               "    for n in range(3):\n"
-               "        open(os.path.join(folder, f'f{n}'), 'w').close()\n"
-               "    return 3\n")
+LINK_FILE = "def save_note(folder, text):\n    os.symlink(SECRET_FILE, os.path.join(folder, 'note.txt'))\n"
+LINK_FOLDER = "def save_in(folder):\n    os.symlink(os.path.dirname(SECRET_FILE), os.path.join(folder, 'out'))\n"
+MANY_FILES = (
+    "def make_files(folder):\n"
+    "    for n in range(100_000):\n"
+    "        open(os.path.join(folder, f'f{n}'), 'w').close()\n"
+    "    return 3\n"
+)
+BIG_FILES = (
+    "def make_files(folder):\n"
+    "    for n in range(8):  # 16 MB each: under the per-file limit, twice the folder's cap in all\n"
+    "        with open(os.path.join(folder, f'f{n}'), 'wb') as f:\n"
+    "            f.write(b'x' * (16 << 20))\n"
+    "    return 3\n"
+)
+MANY_IN_TMP = (
+    "def make_files(folder):\n"
+    "    for n in range(100_000):\n"
+    "        open(f'/tmp/f{n}', 'w').close()\n"
+    "    for n in range(3):\n"
+    "        open(os.path.join(folder, f'f{n}'), 'w').close()\n"
+    "    return 3\n"
+)
 
 
 def _attack(secret_file: Path, override: str) -> str:
@@ -116,8 +122,14 @@ def graded(tmp_path_factory, course_template):
     secret.write_text(SECRET)
     os.chmod(secret, 0o600)
     klass = tmp / "class"
-    students = {"link_file": LINK_FILE, "link_folder": LINK_FOLDER, "many_files": MANY_FILES,
-                "big_files": BIG_FILES, "many_in_tmp": MANY_IN_TMP, "zz_honest": ""}
+    students = {
+        "link_file": LINK_FILE,
+        "link_folder": LINK_FOLDER,
+        "many_files": MANY_FILES,
+        "big_files": BIG_FILES,
+        "many_in_tmp": MANY_IN_TMP,
+        "zz_honest": "",
+    }
     for name, override in students.items():
         (klass / name).mkdir(parents=True)
         (klass / name / "ex03_files.py").write_text(_attack(secret, override) if override else EX03)
@@ -154,4 +166,3 @@ def test_filling_a_writable_folder_fails_only_its_own_test_with_a_readable_reaso
 
 def test_honest_rows_beside_the_attacks_are_untouched(graded):
     assert _score(graded, "zz_honest") == ("1", "1", "1"), graded["rows"]["zz_honest"]["notes"]
-

@@ -52,15 +52,23 @@ def test_a_class_is_graded_with_a_symlinked_venv(course, tmp_path):
         (klass / "alice" / name).write_bytes((course / "exercises" / name).read_bytes())
     # with the venv lost inside the sandbox, its site-packages (the SDK, ...) were not on the path
     site_packages = [os.path.realpath(p) for p in site.getsitepackages() if p.startswith(sys.prefix)]
-    check = (f"import sys\nif not {site_packages!r}[0] in sys.path:\n"
-             "    raise ImportError(f'the venv is not on the path: {sys.path}')\n")
+    check = (
+        f"import sys\nif not {site_packages!r}[0] in sys.path:\n"
+        "    raise ImportError(f'the venv is not on the path: {sys.path}')\n"
+    )
     (klass / "alice" / "ex01_basics.py").write_text(check + (course / "exercises/ex01_basics.py").read_text())
     out = tmp_path / "out" / "gradebook.csv"
     out.parent.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env["PYTHONPATH"] = str(REPO)
-    done = subprocess.run([str(python), "-c", GRADE, str(klass), str(course), str(out)], cwd=tmp_path / "checkout",
-                          env=env, capture_output=True, text=True, timeout=500)
+    done = subprocess.run(
+        [str(python), "-c", GRADE, str(klass), str(course), str(out)],
+        cwd=tmp_path / "checkout",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=500,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     rows = {r["student"]: r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))}
     assert (rows["alice"]["total"], rows["alice"]["notes"]) == ("8", ""), rows["alice"]

@@ -39,14 +39,25 @@ def _fahrenheit():
 
 def _policy(messages: list[dict], request: dict):
     """The scripted model of this project: look the city up, convert, answer."""
-    results = [b for m in messages if m["role"] == "user" and isinstance(m["content"], list)
-               for b in m["content"] if b.get("type") == "tool_result"]
+    results = [
+        b
+        for m in messages
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
     if not results:
         return [{"type": "tool_use", "name": "get_weather", "input": {"city": "Paris"}}]
     if len(results) == 1:
         import json
 
-        return [{"type": "tool_use", "name": "to_fahrenheit", "input": {"celsius": json.loads(results[0]["content"])["temp_c"]}}]
+        return [
+            {
+                "type": "tool_use",
+                "name": "to_fahrenheit",
+                "input": {"celsius": json.loads(results[0]["content"])["temp_c"]},
+            }
+        ]
     return f"It is {results[1]['content']}°F in Paris today."
 
 
@@ -60,7 +71,9 @@ def _record(folder: Path) -> None:
     weather, convert = make_get_weather(0), _fahrenheit()
     client = agentlab.connect("sim", policy=FunctionModel(_policy), quiet=True)
     agentlab.run_agent(client, TASK, [weather, convert], trace=folder / "agent.jsonl")
-    client = agentlab.connect("sim", policy=FunctionModel(lambda messages, request: "It is 65.3°F in Paris."), quiet=True)
+    client = agentlab.connect(
+        "sim", policy=FunctionModel(lambda messages, request: "It is 65.3°F in Paris."), quiet=True
+    )
     with Steps(client, "fahrenheit", trace=folder / "workflow.jsonl") as wf:
         looked = wf.tool("fahrenheit/get_weather", weather, {"city": "Paris"})
         converted = wf.tool("fahrenheit/to_fahrenheit", convert, {"celsius": json.loads(looked.output)["temp_c"]})
@@ -73,18 +86,40 @@ def _answers_for(folder: Path) -> dict:
     out = {"task": TASK}
     for run in ("agent", "workflow"):
         events = read_trace(folder / f"{run}.jsonl")
-        asked = {b["id"] for e in events if e.get("event") == "response" for b in e["content"] if b["type"] == "tool_use"}
-        steps = [{"line": n, "tool": e["name"], "chosen_by": "model" if e.get("id") in asked else "code"}
-                 for n, e in enumerate(events, 1) if e.get("event") in ("tool_call", "code_step")]
-        calls = [{"line": n, "input_tokens": Usage.from_api(e["usage"]).prompt_total,
-                  "output_tokens": Usage.from_api(e["usage"]).output_tokens}
-                 for n, e in enumerate(events, 1) if e.get("event") == "response"]
+        asked = {
+            b["id"] for e in events if e.get("event") == "response" for b in e["content"] if b["type"] == "tool_use"
+        }
+        steps = [
+            {"line": n, "tool": e["name"], "chosen_by": "model" if e.get("id") in asked else "code"}
+            for n, e in enumerate(events, 1)
+            if e.get("event") in ("tool_call", "code_step")
+        ]
+        calls = [
+            {
+                "line": n,
+                "input_tokens": Usage.from_api(e["usage"]).prompt_total,
+                "output_tokens": Usage.from_api(e["usage"]).output_tokens,
+            }
+            for n, e in enumerate(events, 1)
+            if e.get("event") == "response"
+        ]
         total = sum((Usage.from_api(e["usage"]) for e in events if e.get("event") == "response"), Usage())
-        out[run] = {"trace": f"{run}.jsonl", "steps": steps, "calls": calls, "usd": cost_usd(events[0]["model"], total),
-                    "stopped": {"line": len(events), "reason": events[-1]["reason"],
-                                "decided_by": "model" if run == "agent" else "code"}}
+        out[run] = {
+            "trace": f"{run}.jsonl",
+            "steps": steps,
+            "calls": calls,
+            "usd": cost_usd(events[0]["model"], total),
+            "stopped": {
+                "line": len(events),
+                "reason": events[-1]["reason"],
+                "decided_by": "model" if run == "agent" else "code",
+            },
+        }
     cheaper = min(("agent", "workflow"), key=lambda r: out[r]["usd"])
-    out["choice"] = {"pick": cheaper, "because": f"both finished; the {cheaper} cost {out[cheaper]['usd']:.5f} USD, less"}
+    out["choice"] = {
+        "pick": cheaper,
+        "because": f"both finished; the {cheaper} cost {out[cheaper]['usd']:.5f} USD, less",
+    }
     return out
 
 
@@ -129,15 +164,26 @@ def test_right_answers_backed_by_the_trace_get_full_marks(submission):
     assert report.lines()[-1] == f"total: {TOTAL}/{TOTAL}"
 
 
-@pytest.mark.parametrize("change, question, lost", [
-    (lambda a: a["agent"]["steps"][0].update(chosen_by="code"), "agent: who chose each step", 1),
-    (lambda a: a["agent"]["steps"][1].update(line=a["agent"]["steps"][1]["line"] + 1), "agent: who chose each step", 1),
-    (lambda a: a["workflow"]["stopped"].update(decided_by="model"), "workflow: what stopped it", 1),
-    (lambda a: a["agent"]["stopped"].update(line=2), "agent: what stopped it", 1),
-    (lambda a: a["agent"]["calls"][0].update(input_tokens=a["agent"]["calls"][0]["input_tokens"] - 1), "agent: what each call cost", 1),
-    (lambda a: a["workflow"].update(usd=a["workflow"]["usd"] * 1.5), "workflow: what each call cost", 1),
-    (lambda a: a["choice"].update(because="it felt simpler"), "the choice: agent or workflow", 1),
-])
+@pytest.mark.parametrize(
+    "change, question, lost",
+    [
+        (lambda a: a["agent"]["steps"][0].update(chosen_by="code"), "agent: who chose each step", 1),
+        (
+            lambda a: a["agent"]["steps"][1].update(line=a["agent"]["steps"][1]["line"] + 1),
+            "agent: who chose each step",
+            1,
+        ),
+        (lambda a: a["workflow"]["stopped"].update(decided_by="model"), "workflow: what stopped it", 1),
+        (lambda a: a["agent"]["stopped"].update(line=2), "agent: what stopped it", 1),
+        (
+            lambda a: a["agent"]["calls"][0].update(input_tokens=a["agent"]["calls"][0]["input_tokens"] - 1),
+            "agent: what each call cost",
+            1,
+        ),
+        (lambda a: a["workflow"].update(usd=a["workflow"]["usd"] * 1.5), "workflow: what each call cost", 1),
+        (lambda a: a["choice"].update(because="it felt simpler"), "the choice: agent or workflow", 1),
+    ],
+)
 def test_each_wrong_answer_loses_its_point_and_says_which(submission, change, question, lost):
     folder, answers = submission
     answers = copy.deepcopy(answers)
@@ -179,13 +225,16 @@ def test_a_workflow_trace_handed_in_as_the_agent_is_not_accepted(submission):
     assert report.total == 0 and any("kind 'workflow'" in r for r in report.refused)
 
 
-@pytest.mark.parametrize("text, said", [
-    ("task = \n", "not valid TOML"),
-    ("task = 'x'\n[agent]\ntrace = 'missing.jsonl'\n", "no such file"),
-    ("task = 'x'\n[agent]\ntrace = '../outside.jsonl'\n", "outside the answers file's folder"),
-    ("task = 'x'\n", "[agent]: missing"),
-    ("task = 'x'\n[agent]\ntrace = 'agent.jsonl'\nsteps = 3\n", "steps: a list of tables"),
-])
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("task = \n", "not valid TOML"),
+        ("task = 'x'\n[agent]\ntrace = 'missing.jsonl'\n", "no such file"),
+        ("task = 'x'\n[agent]\ntrace = '../outside.jsonl'\n", "outside the answers file's folder"),
+        ("task = 'x'\n", "[agent]: missing"),
+        ("task = 'x'\n[agent]\ntrace = 'agent.jsonl'\nsteps = 3\n", "steps: a list of tables"),
+    ],
+)
 def test_a_broken_answers_file_says_the_field_and_the_fix(submission, text, said):
     folder, _ = submission
     (folder / "answers.toml").write_text(text, "utf-8")

@@ -18,20 +18,42 @@ from agentlab.grading.release import release_student
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = Path(__file__).parent / "sample_class"
-POSSIBLE = str(sum(int(n) for p in (ROOT / "exercises" / "tests").glob("test_ex*.py")
-                   for n in re.findall(r"@pytest\.mark\.points\((\d+)\)", p.read_text())))
+POSSIBLE = str(
+    sum(
+        int(n)
+        for p in (ROOT / "exercises" / "tests").glob("test_ex*.py")
+        for n in re.findall(r"@pytest\.mark\.points\((\d+)\)", p.read_text())
+    )
+)
 """Points possible over every graded test of the course (the sample class only does exercises 1 and 2)."""
 
 pytestmark = pytest.mark.skipif(
     not any("### BEGIN SOLUTION" in p.read_text() for p in (ROOT / "exercises").glob("ex*_*.py")),
-    reason="student edition: the reference solutions these tests grade are not here")
+    reason="student edition: the reference solutions these tests grade are not here",
+)
 
 
 def _grade(repo: Path, tmp_path: Path) -> tuple[dict, subprocess.CompletedProcess]:
     """What `make grade` runs (the Makefile's grade line), plus --grade-json."""
     report = tmp_path / f"grade-{repo.name}.json"
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--tb=short", "-p", "no:cacheprovider", "exercises",
-                           "--grade-json", str(report)], cwd=repo, capture_output=True, text=True, timeout=1500)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "--tb=short",
+            "-p",
+            "no:cacheprovider",
+            "exercises",
+            "--grade-json",
+            str(report),
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
     return json.loads(report.read_text()), done
 
 
@@ -39,7 +61,7 @@ def _solution_lines() -> list[str]:
     lines = []
     for path in (ROOT / "exercises").glob("ex*_*.py"):
         for region in re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", path.read_text(), re.S):
-            lines += [l.strip() for l in region.splitlines() if len(l.strip()) > 25]
+            lines += [ln.strip() for ln in region.splitlines() if len(ln.strip()) > 25]
     return lines
 
 
@@ -76,7 +98,9 @@ def test_student_edition_scores_zero_with_a_reason_per_exercise(student, tmp_pat
 
 
 def _text(repo: Path, strip_solutions: bool = False) -> str:
-    files = [p for p in repo.rglob("*") if p.is_file() and p.suffix in (".py", ".ipynb", ".md") and ".venv" not in p.parts]
+    files = [
+        p for p in repo.rglob("*") if p.is_file() and p.suffix in (".py", ".ipynb", ".md") and ".venv" not in p.parts
+    ]
     text = "\n".join(p.read_text(errors="ignore") for p in files)
     return re.sub(r"### BEGIN SOLUTION\n.*?### END SOLUTION", "", text, flags=re.S) if strip_solutions else text
 
@@ -85,10 +109,10 @@ def test_student_edition_holds_no_solution_text(student):
     # lines that also stand outside solution regions (agentlab/loop.py is a loop too; docstrings give
     # hints) are not secrets
     library = _text(ROOT, strip_solutions=True)
-    lines = [l for l in _solution_lines() if l not in library]
+    lines = [ln for ln in _solution_lines() if ln not in library]
     assert len(lines) >= 5
     text = _text(student)
-    leaked = [l for l in lines if l in text]
+    leaked = [ln for ln in lines if ln in text]
     assert not leaked, f"solution lines found in the student edition: {leaked[:3]}"
 
 
@@ -97,7 +121,11 @@ def test_sample_class_grades_into_the_expected_csv(student, tmp_path):
     klass = tmp_path / "class"
     shutil.copytree(SAMPLE, klass, ignore=shutil.ignore_patterns("README.md"))
     (klass / "README.md").unlink(missing_ok=True)
-    shutil.copytree(ROOT / "exercises", klass / "alice_correct", ignore=shutil.ignore_patterns("tests", "conftest.py", "__pycache__"))
+    shutil.copytree(
+        ROOT / "exercises",
+        klass / "alice_correct",
+        ignore=shutil.ignore_patterns("tests", "conftest.py", "__pycache__"),
+    )
     (klass / "bob_partial").mkdir()
     shutil.copy(student / "exercises" / "ex01_round_trip.py", klass / "bob_partial")
     shutil.copy(ROOT / "exercises" / "ex02_loop.py", klass / "bob_partial")

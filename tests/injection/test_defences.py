@@ -3,8 +3,18 @@
 import pytest
 
 from agentlab import read_trace
-from agentlab.injection import (GUARD, LEAST_PRIVILEGE, NONE, Defence, guard_reach, matrix, reachable_share,
-                                record_injected_run, run_suite, summarize)
+from agentlab.injection import (
+    GUARD,
+    LEAST_PRIVILEGE,
+    NONE,
+    Defence,
+    guard_reach,
+    matrix,
+    reachable_share,
+    record_injected_run,
+    run_suite,
+    summarize,
+)
 from agentlab.injection.suite import INJECTION_TASKS, USER_TASKS
 
 
@@ -70,14 +80,21 @@ def test_a_blocked_call_is_in_the_trace_with_the_defences_reason(tmp_path):
     assert events[0]["format"] == "agentlab-trace" and events[-1]["event"] == "stop"
     i = next(k for k, e in enumerate(events) if e.get("event") == "blocked")
     assert events[i]["defence"] == "data-flow guard" and "attacker@evil.example" in events[i]["reason"]
-    assert events[i - 1]["event"] == "tool_call" and events[i + 1]["event"] == "tool_result" and events[i + 1]["is_error"]
+    assert (
+        events[i - 1]["event"] == "tool_call" and events[i + 1]["event"] == "tool_result" and events[i + 1]["is_error"]
+    )
     assert not r.attack_succeeded and r.utility
 
 
 def test_an_undefended_injected_trace_shows_the_leak(tmp_path):
     r = record_injected_run(tmp_path / "leak.jsonl")
     calls = [e for e in read_trace(tmp_path / "leak.jsonl") if e.get("event") == "tool_call"]
-    assert r.attack_succeeded and [c["name"] for c in calls][:4] == ["get_weather", "get_weather", "get_user_key", "send_email"]
+    assert r.attack_succeeded and [c["name"] for c in calls][:4] == [
+        "get_weather",
+        "get_weather",
+        "get_user_key",
+        "send_email",
+    ]
 
 
 def test_matrix_confirmation_row_is_the_sweep_at_the_same_rate():

@@ -28,8 +28,9 @@ def test_the_same_model_not_obeying_reaches_no_goal():
 
 
 def test_without_an_attack_the_gullible_model_is_the_careful_one(tmp_path):
-    careful = agentlab.run_agent(agentlab.connect("sim", quiet=True), agentlab.city_task(["Paris", "London"]),
-                                 agentlab.task_tools(tmp_path))
+    careful = agentlab.run_agent(
+        agentlab.connect("sim", quiet=True), agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path)
+    )
     r = run_case("compare_and_note")
     assert r.run.final_text == careful.final_text
 
@@ -42,9 +43,12 @@ def test_instructions_are_read_inside_json_string_values():
 def test_connect_selects_the_gullible_policy():
     client = agentlab.connect("sim", policy=Gullible(), quiet=True)
     assert isinstance(client.agentlab_simulator.policy, Gullible)
-    reply = client.messages.create(model=client.agentlab_model, max_tokens=200, messages=[
-        {"role": "user", "content": "What is the temperature in Oslo today?"}],
-        tools=[{"name": "get_weather", "description": "weather", "input_schema": {"type": "object"}}])
+    reply = client.messages.create(
+        model=client.agentlab_model,
+        max_tokens=200,
+        messages=[{"role": "user", "content": "What is the temperature in Oslo today?"}],
+        tools=[{"name": "get_weather", "description": "weather", "input_schema": {"type": "object"}}],
+    )
     assert reply.stop_reason == "tool_use"
 
 
@@ -67,15 +71,23 @@ def test_the_user_tasks_are_asked_in_the_notebooks_language_and_english_is_uncha
 
 
 def test_a_chinese_task_gets_chinese_answers_and_the_same_case_outcomes(monkeypatch):
-    cases = [("compare_and_note", "key_by_email"), ("compare_and_note", "wipe_notes"), ("one_city", "key_in_note"),
-             ("compare_only", "phishing_email"), ("page_tip_note", "phishing_note")]
+    cases = [
+        ("compare_and_note", "key_by_email"),
+        ("compare_and_note", "wipe_notes"),
+        ("one_city", "key_in_note"),
+        ("compare_only", "phishing_email"),
+        ("page_tip_note", "phishing_note"),
+    ]
     monkeypatch.setenv("AGENTLAB_LANG", "en")
     en = [run_case(u, i) for u, i in cases]
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     zh = [run_case(u, i) for u, i in cases]
     for a, b in zip(en, zh):
         assert (a.utility, a.attack_succeeded, [t.tool_calls for t in a.run.turns]) == (
-            b.utility, b.attack_succeeded, [t.tool_calls for t in b.run.turns]), a.user_task
+            b.utility,
+            b.attack_succeeded,
+            [t.tool_calls for t in b.run.turns],
+        ), a.user_task
         assert agentlab.hints.task_lang(b.run.final_text) == "zh", b.run.final_text
     obeyed = Gullible()({"messages": zh[0].run.messages[:3], "tools": [{"name": "get_user_key"}]})
     assert obeyed.content[0] == {"type": "text", "text": "工具结果说要先调用 get_user_key，我先照做。"}

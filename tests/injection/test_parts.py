@@ -4,14 +4,28 @@ import base64
 
 import pytest
 
-from agentlab.injection import (Confirmation, DataFlowGuard, GatedExecutor, SeededApprover, World, carries_taint,
-                                injection_task, record_injected_run, spotlight, user_task)
+from agentlab.injection import (
+    Confirmation,
+    DataFlowGuard,
+    GatedExecutor,
+    SeededApprover,
+    World,
+    carries_taint,
+    injection_task,
+    record_injected_run,
+    spotlight,
+    user_task,
+)
 from agentlab.injection.published import missing, published, published_table
 
 
 def test_carries_taint_reports_field_source_and_longest_shared_run():
     sources = [("fetch_page", "Top tip: ride tram 28 before 9 am to skip the queues.")]
-    assert carries_taint({"text": "Note: ride tram 28 before 9 am!"}, sources) == ("text", "fetch_page", ": ride tram 28 before 9 am")
+    assert carries_taint({"text": "Note: ride tram 28 before 9 am!"}, sources) == (
+        "text",
+        "fetch_page",
+        ": ride tram 28 before 9 am",
+    )
     assert carries_taint({"text": "tram 28"}, sources) is None
     assert carries_taint({"a": {"b": ["xx ride tram 28 before"]}}, sources)[0] == "a.b[0]"
 
@@ -32,15 +46,18 @@ def test_spotlight_modes_transform_the_text_only():
     assert base64.b64decode(spotlight(text, "encode")).decode() == text
 
 
-@pytest.mark.parametrize("make, words", [
-    (lambda: SeededApprover(1.5), ["rate", "1.5", "0 to 1"]),
-    (lambda: DataFlowGuard(min_chars=0), ["min_chars", "0", ">= 1"]),
-    (lambda: user_task("nope"), ["nope", "compare_and_note"]),
-    (lambda: injection_task("nope"), ["nope", "key_by_email"]),
-    (lambda: World("/tmp/x").tools(["rm_rf"]), ["rm_rf", "get_weather"]),
-    (lambda: spotlight("x", "bold"), ["bold", "delimit"]),
-    (lambda: record_injected_run("trace.txt"), ["trace.txt", ".jsonl"]),
-])
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda: SeededApprover(1.5), ["rate", "1.5", "0 to 1"]),
+        (lambda: DataFlowGuard(min_chars=0), ["min_chars", "0", ">= 1"]),
+        (lambda: user_task("nope"), ["nope", "compare_and_note"]),
+        (lambda: injection_task("nope"), ["nope", "key_by_email"]),
+        (lambda: World("/tmp/x").tools(["rm_rf"]), ["rm_rf", "get_weather"]),
+        (lambda: spotlight("x", "bold"), ["bold", "delimit"]),
+        (lambda: record_injected_run("trace.txt"), ["trace.txt", ".jsonl"]),
+    ],
+)
 def test_bad_input_names_the_field_the_value_and_the_fix(make, words):
     with pytest.raises(ValueError) as err:
         make()
@@ -61,9 +78,9 @@ def test_every_published_number_names_its_source_version_and_place():
 
 
 def test_figures_are_fully_translated(monkeypatch):
-    from agentlab.views.i18n import untranslated
     from agentlab.injection import approval_sweep, matrix
     from agentlab.injection.plots import plot_approval_sweep, plot_injection_matrix, plot_published_beside_ours
+    from agentlab.views.i18n import untranslated
 
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     frame = matrix()
@@ -80,8 +97,13 @@ def test_agentdojo_rows_are_read_from_a_named_reprint_with_every_metric():
     src = source("agentdojo_results")
     assert src["secondary"] is True and "6042905098590add262ad607c1d74fc014ad2680" in src["read_from"]
     rows = agentdojo_rows("gpt-4o-2024-05-13")
-    assert [r["defence"] for r in rows] == ["none", "tool_filter", "spotlighting_with_delimiting", "repeat_user_prompt",
-                                            "transformers_pi_detector"]
+    assert [r["defence"] for r in rows] == [
+        "none",
+        "tool_filter",
+        "spotlighting_with_delimiting",
+        "repeat_user_prompt",
+        "transformers_pi_detector",
+    ]
     for r in rows:
         assert {"utility %", "utility under attack %", "targeted ASR %"} <= set(r), r
         assert 0 <= r["targeted ASR %"] <= r["utility %"] + 100

@@ -55,7 +55,9 @@ def serve_standin(sim=None, handler=None):
 
         def _answer(self):
             body = self.rfile.read(int(self.headers.get("content-length") or 0))
-            request = httpx2.Request(self.command, f"http://127.0.0.1{self.path}", headers=dict(self.headers), content=body)
+            request = httpx2.Request(
+                self.command, f"http://127.0.0.1{self.path}", headers=dict(self.headers), content=body
+            )
             response = handle(request)
             payload = response.read()
             self.send_response(response.status_code)

@@ -65,17 +65,23 @@ def local_server(refuses=("tool_choice",), sim=None):
                 return _refusal("tool_choice")
         model = body.get("model", "")
         headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
-        inner = httpx2.Request(request.method, request.url, headers=headers,
-                               content=json.dumps({**body, "model": BEHIND}).encode())
+        inner = httpx2.Request(
+            request.method, request.url, headers=headers, content=json.dumps({**body, "model": BEHIND}).encode()
+        )
         answer = simulator.handle(inner)
         raw = answer.read()
-        kept = [(k, v) for k, v in answer.headers.multi_items()
-                if not k.lower().startswith("agentlab-") and k.lower() not in ("content-length", "content-encoding")]
+        kept = [
+            (k, v)
+            for k, v in answer.headers.multi_items()
+            if not k.lower().startswith("agentlab-") and k.lower() not in ("content-length", "content-encoding")
+        ]
         if answer.status_code != 200:
             return httpx2.Response(answer.status_code, headers=kept, content=raw)
         if body.get("stream"):
-            lines = [b"data: " + json.dumps(_strip(json.loads(ln[6:]), model)).encode() if ln.startswith(b"data: ") else ln
-                     for ln in raw.split(b"\n")]
+            lines = [
+                b"data: " + json.dumps(_strip(json.loads(ln[6:]), model)).encode() if ln.startswith(b"data: ") else ln
+                for ln in raw.split(b"\n")
+            ]
             return httpx2.Response(200, headers=kept, content=b"\n".join(lines))
         return httpx2.Response(200, headers=kept, content=json.dumps(_strip(json.loads(raw), model)).encode())
 

@@ -15,19 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-
 from notebook_store import execute, kernel_env
 
 KEY = "sk-ant-api03-" + "Tm9" * 14 + "-replaytail"
 """The key the record pass sends (the stand-in accepts any; the replay pass has none)."""
 
-PARAMETERS = re.compile(r'^MODE, CASSETTE, RECORD, MAX_USD = .*$', re.M)
+PARAMETERS = re.compile(r"^MODE, CASSETTE, RECORD, MAX_USD = .*$", re.M)
 """The parameter cell's assignment line (tests/live/test_notebook_parameters.py checks every notebook has it)."""
 
 MARK = "REPLAY-CHECK "
 """Prefix of the line the last cell of each pass prints: what was recorded, played and blocked."""
 
-OFFLINE = '''\
+OFFLINE = """\
 import os as _os, socket as _socket
 for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
     _os.environ.pop(_name, None)
@@ -40,8 +39,8 @@ def _blocked(self, address, *_rest):
 _unblocked = _socket.socket.connect
 _socket.socket.connect = _blocked
 _socket.socket.connect_ex = lambda self, address: _blocked(self, address) or 0
-'''
-CHECK = '''\
+"""
+CHECK = """\
 import json as _json
 from agentlab.live import cassette as _cassette
 print(%r + _json.dumps({
@@ -49,7 +48,7 @@ print(%r + _json.dumps({
     "played": {str(p): [r.played, len(r.cassette.data), r.refused] for p, r in _cassette._replayers.items()},
     "dialed": globals().get("_dialed", []),
 }))
-'''
+"""
 
 
 @dataclass
@@ -98,8 +97,13 @@ def run_both(path: Path, base_url: str, cassette: Path) -> Passes:
     own = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
     first = [run.cells[i].get("outputs", []) for i in own]
     second = [run.cells[n + 2 + i].get("outputs", []) for i in own if run.cells[n + 2 + i].get("execution_count")]
-    checks = [json.loads(line[len(MARK):]) for c in (run.cells[n], run.cells[-1]) for out in c.get("outputs", [])
-              for line in out.get("text", "").splitlines() if line.startswith(MARK)]
+    checks = [
+        json.loads(line[len(MARK) :])
+        for c in (run.cells[n], run.cells[-1])
+        for out in c.get("outputs", [])
+        for line in out.get("text", "").splitlines()
+        if line.startswith(MARK)
+    ]
     return Passes(first, second, checks, error)
 
 

@@ -20,8 +20,10 @@ def fresh(monkeypatch, tmp_path):
     """An empty tally, no use() left over, a table of two made-up rows, and the notebook unknown."""
     costs.reset_tally()
     monkeypatch.setattr(costs, "TABLE", tmp_path / "live_costs.json")
-    rows = [costs.NotebookCost("cheap_nb", 4, 2000, 100, 0.004, ["claude-x"]),
-            costs.NotebookCost("dear_nb", 150, 400_000, 9000, 0.45, ["claude-x"])]
+    rows = [
+        costs.NotebookCost("cheap_nb", 4, 2000, 100, 0.004, ["claude-x"]),
+        costs.NotebookCost("dear_nb", 150, 400_000, 9000, 0.45, ["claude-x"]),
+    ]
     costs.write_table(rows, "claude-x", "genai-prices (test)")
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     monkeypatch.delenv(costs.CONFIRM_ENV, raising=False)
@@ -54,25 +56,35 @@ def test_count_tokens_requests_of_an_auto_client_are_tallied_free_and_a_sim_clie
 
 
 def test_tally_of_gives_what_one_run_adds_and_leaves_the_process_tally_alone(tmp_path):
-    agentlab.connect(quiet=True).messages.count_tokens(model=agentlab.default_model(), messages=[{"role": "user", "content": "a"}])
+    agentlab.connect(quiet=True).messages.count_tokens(
+        model=agentlab.default_model(), messages=[{"role": "user", "content": "a"}]
+    )
     before = costs.tally()
-    rows = costs.tally_of(lambda: agentlab.run_agent(agentlab.connect(quiet=True), agentlab.city_task(["Paris", "Oslo"]),
-                                                     agentlab.task_tools(tmp_path / "notes")))
+    rows = costs.tally_of(
+        lambda: agentlab.run_agent(
+            agentlab.connect(quiet=True), agentlab.city_task(["Paris", "Oslo"]), agentlab.task_tools(tmp_path / "notes")
+        )
+    )
     assert rows[0]["calls"] > 0 and rows[0]["count_tokens"] == 0 and costs.tally() == before
 
 
 def test_a_client_that_names_its_model_is_tallied_under_that_model(tmp_path):
     model = agentlab.default_model()
-    agentlab.run_agent(agentlab.connect(model=model, quiet=True), agentlab.city_task(["Paris", "Oslo"]),
-                       agentlab.task_tools(tmp_path / "notes"))
+    agentlab.run_agent(
+        agentlab.connect(model=model, quiet=True),
+        agentlab.city_task(["Paris", "Oslo"]),
+        agentlab.task_tools(tmp_path / "notes"),
+    )
     assert [r["model"] for r in costs.tally()] == [model]
 
 
 def test_measure_prices_the_default_at_the_live_default_model_and_a_named_model_at_its_own():
     usage = Usage(input_tokens=10_000, output_tokens=500)
     named = agentlab.default_model()
-    rows = [{"model": None, "batch": False, "calls": 3, "usage": usage.as_api()},
-            {"model": named, "batch": True, "calls": 2, "usage": usage.as_api()}]
+    rows = [
+        {"model": None, "batch": False, "calls": 3, "usage": usage.as_api()},
+        {"model": named, "batch": True, "calls": 2, "usage": usage.as_api()},
+    ]
     cost = costs.measure("nb", rows)
     live = cheapest_model()
     assert (cost.calls, cost.input_tokens, cost.output_tokens) == (5, 20_000, 1000)
@@ -136,8 +148,9 @@ def test_a_notebook_missing_from_the_table_points_to_it_and_is_not_asked(capsys,
     assert "this notebook's live cost is not in the table (docs/en/live_cost.md" in capsys.readouterr().err
 
 
-def test_replay_says_scripted_model_results_describe_the_simulator_in_the_notebooks_language(capsys, monkeypatch,
-                                                                                              tmp_path):
+def test_replay_says_scripted_model_results_describe_the_simulator_in_the_notebooks_language(
+    capsys, monkeypatch, tmp_path
+):
     agentlab.use("replay", cassette=tmp_path / "run.yaml")
     assert capsys.readouterr().err.strip() == costs.SCRIPTED["replay"]
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")

@@ -3,13 +3,13 @@
 import anthropic
 import httpx2
 import pytest
+from live_standin import standin
 
 import agentlab
 from agentlab.cli import main
 from agentlab.client import LIVE_TIMEOUT
 from agentlab.live.errors import explain
 from agentlab.live.keys import clean_key, mask, scrub
-from live_standin import standin
 
 KEY = "sk-ant-api03-" + "Zq7" * 14 + "-SECRETtail\n"
 """A key as a student pastes it: with a trailing newline."""
@@ -49,9 +49,14 @@ def test_the_cli_explains_an_unreachable_api_in_one_line_without_the_key(monkeyp
     assert _scan(tmp_path, out.out, out.err) == []
 
 
-ERRORS = {401: ("authentication_error", "ANTHROPIC_API_KEY"), 403: ("permission_error", "workspace"),
-          404: ("not_found_error", "agentlab models"), 413: ("request_too_large", "32 MB"),
-          429: ("rate_limit_error", "wait a minute"), 529: ("overloaded_error", "try again in a few minutes")}
+ERRORS = {
+    401: ("authentication_error", "ANTHROPIC_API_KEY"),
+    403: ("permission_error", "workspace"),
+    404: ("not_found_error", "agentlab models"),
+    413: ("request_too_large", "32 MB"),
+    429: ("rate_limit_error", "wait a minute"),
+    529: ("overloaded_error", "try again in a few minutes"),
+}
 
 
 @pytest.mark.parametrize("status", sorted(ERRORS))
@@ -59,8 +64,11 @@ def test_each_api_error_is_one_line_saying_what_to_do(status):
     kind, advice = ERRORS[status]
 
     def handle(request):  # an error body that echoes the key back, as a careless proxy might
-        return httpx2.Response(status, headers={"retry-after": "20"},
-                               json={"type": "error", "error": {"type": kind, "message": f"bad: {KEY.strip()}"}})
+        return httpx2.Response(
+            status,
+            headers={"retry-after": "20"},
+            json={"type": "error", "error": {"type": kind, "message": f"bad: {KEY.strip()}"}},
+        )
 
     client = agentlab.connect("live", api_key=KEY, transport=httpx2.MockTransport(handle), quiet=True, max_retries=0)
     with pytest.raises(anthropic.APIStatusError) as e:
@@ -90,8 +98,9 @@ def test_a_misspelt_keyword_names_the_one_meant():
 
 
 def test_the_notice_names_where_calls_go_and_the_cap(capsys):
-    agentlab.connect("live", api_key=KEY, base_url="http://127.0.0.1:9/", transport=httpx2.MockTransport(lambda r: None),
-                     max_usd=0.5)
+    agentlab.connect(
+        "live", api_key=KEY, base_url="http://127.0.0.1:9/", transport=httpx2.MockTransport(lambda r: None), max_usd=0.5
+    )
     err = capsys.readouterr().err
     assert "live calls to http://127.0.0.1:9/" in err and "session cap $0.5" in err and KEY.strip() not in err
 
@@ -117,9 +126,11 @@ def test_in_a_notebook_an_api_error_prints_one_line_not_a_traceback(capsys):
     shell = InteractiveShell.instance()
     try:
         assert install_notebook_handler()
-        shell.run_cell("import anthropic, httpx2\n"
-                       "r = httpx2.Response(401, request=httpx2.Request('POST', 'https://x.invalid/v1/messages'))\n"
-                       "raise anthropic.AuthenticationError('bad key', response=r, body=None)")
+        shell.run_cell(
+            "import anthropic, httpx2\n"
+            "r = httpx2.Response(401, request=httpx2.Request('POST', 'https://x.invalid/v1/messages'))\n"
+            "raise anthropic.AuthenticationError('bad key', response=r, body=None)"
+        )
         out = capsys.readouterr().out
         assert out.strip().startswith("agentlab: the API answered HTTP 401") and "Traceback" not in out
         assert len(out.strip().splitlines()) == 1
@@ -132,7 +143,6 @@ def test_a_notebook_run_live_with_a_padded_key_shows_it_nowhere(monkeypatch, tmp
     from pathlib import Path
 
     import nbformat
-
     from live_standin import serve_standin
     from notebook_store import execute
 
@@ -154,10 +164,13 @@ def test_a_notebook_run_live_with_a_padded_key_shows_it_nowhere(monkeypatch, tmp
 
 
 def test_a_misspelt_model_on_the_live_api_gets_the_close_ids():
-    def handle(request):  # the API's answer to an unknown model, in the shape recorded (pydantic-ai cassette count_tokens_error,
+    def handle(
+        request,
+    ):  # the API's answer to an unknown model, in the shape recorded (pydantic-ai cassette count_tokens_error,
         # which misspelt claude-sonnet-4-5: retired since, so the course no longer suggests it; a misspelt current id here)
-        return httpx2.Response(404, json={"type": "error", "error": {"type": "not_found_error",
-                                                                    "message": "model: claude-sonet-4-6"}})
+        return httpx2.Response(
+            404, json={"type": "error", "error": {"type": "not_found_error", "message": "model: claude-sonet-4-6"}}
+        )
 
     client = agentlab.connect("live", api_key=KEY, transport=httpx2.MockTransport(handle), quiet=True, max_retries=0)
     with pytest.raises(anthropic.NotFoundError) as e:

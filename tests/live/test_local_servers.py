@@ -3,12 +3,12 @@ call is sent twice because of it (the stand-in: tests/live/local_standin.py, off
 
 import anthropic
 import pytest
+from local_standin import counted, local_server, paid
 
 import agentlab
 from agentlab.live.compat import NOT_REPORTED, is_anthropic, is_local, no_token_counting
 from agentlab.live.errors import explain
 from agentlab.views.display import turns_table
-from local_standin import counted, local_server, paid
 
 LOCAL = "http://127.0.0.1:11434"
 """Where Ollama listens by default (https://docs.ollama.com/api/anthropic-compatibility)."""
@@ -16,17 +16,23 @@ LOCAL = "http://127.0.0.1:11434"
 KEY = "sk-ant-api03-" + "Lq4" * 14 + "-LOCALtail"
 """A key that must never be printed, even to a server that ignores it."""
 
-NO_COUNTING = (f"agentlab: the server at {LOCAL} has no token counting (count_tokens answered HTTP 404); input "
-               "tokens are the usage the server reports, not split into parts (Turn.breakdown is None), and the run "
-               "goes on")
-NO_CACHE = (f"agentlab: the server at {LOCAL} reports no cache reads or writes (its usage has no cache fields: it "
-            "ignores cache_control); caching figures show as 'not reported by this server', not as 0 tokens saved")
+NO_COUNTING = (
+    f"agentlab: the server at {LOCAL} has no token counting (count_tokens answered HTTP 404); input "
+    "tokens are the usage the server reports, not split into parts (Turn.breakdown is None), and the run "
+    "goes on"
+)
+NO_CACHE = (
+    f"agentlab: the server at {LOCAL} reports no cache reads or writes (its usage has no cache fields: it "
+    "ignores cache_control); caching figures show as 'not reported by this server', not as 0 tokens saved"
+)
 
 
 def _resent(field):
-    return (f"agentlab: the server at {LOCAL} refused {field} (HTTP 400); sent once more without it, free on this "
-            "machine, and left out of later calls: the model now picks its own tools, and the loop's guards "
-            "(max_turns, Limits) still bound the run")
+    return (
+        f"agentlab: the server at {LOCAL} refused {field} (HTTP 400); sent once more without it, free on this "
+        "machine, and left out of later calls: the model now picks its own tools, and the loop's guards "
+        "(max_turns, Limits) still bound the run"
+    )
 
 
 def _lines(capsys, start="agentlab: the server at"):
@@ -41,9 +47,13 @@ def _connect(transport, base_url=LOCAL, model="qwen3-coder", **options):
 
 def _ask(client, tmp_path, model="qwen3-coder", **options):
     tools = [t.spec() for t in agentlab.task_tools(tmp_path)]
-    return client.messages.create(model=model, max_tokens=200, tools=tools,
-                                  messages=[{"role": "user", "content": agentlab.city_task(["Paris", "London"])}],
-                                  **options)
+    return client.messages.create(
+        model=model,
+        max_tokens=200,
+        tools=tools,
+        messages=[{"role": "user", "content": agentlab.city_task(["Paris", "London"])}],
+        **options,
+    )
 
 
 def test_no_count_tokens_is_said_once_and_asked_no_more_and_every_paid_call_goes_once(tmp_path, capsys):
@@ -65,15 +75,17 @@ def test_a_404_about_the_model_is_not_taken_for_a_missing_endpoint():
         return anthropic.APIStatusError("x", response=response, body=body)
 
     assert no_token_counting(error(404, "404 page not found")) and no_token_counting(error(501, None))
-    assert not no_token_counting(error(404, {"type": "error", "error": {"type": "not_found_error",
-                                                                        "message": "model: claude-sonet-4-5"}}))
+    assert not no_token_counting(
+        error(404, {"type": "error", "error": {"type": "not_found_error", "message": "model: claude-sonet-4-5"}})
+    )
     assert not no_token_counting(error(429, None))
 
 
 def test_a_server_that_ignores_cache_control_shows_caching_as_not_reported(tmp_path, capsys):
     transport, _ = local_server()
-    run = agentlab.run_agent(_connect(transport), agentlab.city_task(["Paris", "London"]),
-                             agentlab.task_tools(tmp_path), cache=True)
+    run = agentlab.run_agent(
+        _connect(transport), agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path), cache=True
+    )
     assert not run.cache_reported and not any(t.cache_reported for t in run.turns)
     table = turns_table(run)
     assert set(table["of which cache reads"]) == {NOT_REPORTED} == set(table["of which cache writes"])
@@ -84,8 +96,12 @@ def test_a_server_that_reports_cache_fields_shows_its_numbers(tmp_path, capsys):
     from live_standin import standin
 
     transport, _ = standin()
-    run = agentlab.run_agent(_connect(transport, model="claude-haiku-5-5"), agentlab.city_task(["Paris", "London"]),
-                             agentlab.task_tools(tmp_path), cache=True)
+    run = agentlab.run_agent(
+        _connect(transport, model="claude-haiku-5-5"),
+        agentlab.city_task(["Paris", "London"]),
+        agentlab.task_tools(tmp_path),
+        cache=True,
+    )
     table = turns_table(run)
     assert run.cache_reported and all(t.cache_reported for t in run.turns) and NOT_REPORTED not in table.to_string()
     assert _lines(capsys) == []
@@ -108,25 +124,32 @@ def test_a_refused_disable_parallel_tool_use_keeps_the_rest_of_tool_choice(tmp_p
     transport, seen = local_server(refuses=("disable_parallel_tool_use",))
     client = _connect(transport)
     _ask(client, tmp_path, tool_choice={"type": "auto", "disable_parallel_tool_use": True})
-    assert [s.get("tool_choice") for s in paid(seen)] == [{"type": "auto", "disable_parallel_tool_use": True},
-                                                          {"type": "auto"}]
+    assert [s.get("tool_choice") for s in paid(seen)] == [
+        {"type": "auto", "disable_parallel_tool_use": True},
+        {"type": "auto"},
+    ]
     assert _lines(capsys) == [_resent("disable_parallel_tool_use")]
 
 
 def test_a_streamed_call_with_a_refused_tool_choice_is_resent_once_too(tmp_path, capsys):
     transport, seen = local_server()
     client = _connect(transport)
-    with client.messages.stream(model="qwen3-coder", max_tokens=200, tool_choice={"type": "any"},
-                                tools=[t.spec() for t in agentlab.task_tools(tmp_path)],
-                                messages=[{"role": "user", "content": agentlab.city_task(["Paris", "Oslo"])}]) as stream:
+    with client.messages.stream(
+        model="qwen3-coder",
+        max_tokens=200,
+        tool_choice={"type": "any"},
+        tools=[t.spec() for t in agentlab.task_tools(tmp_path)],
+        messages=[{"role": "user", "content": agentlab.city_task(["Paris", "Oslo"])}],
+    ) as stream:
         final = stream.get_final_message()
     assert final.stop_reason == "tool_use" and len(paid(seen)) == 2
     assert _lines(capsys) == [_resent("tool_choice")]
     assert not agentlab.meter_of(client).calls[-1].cache_reported
 
 
-@pytest.mark.parametrize("base_url, model", [("https://gpu-box.example.org", "qwen3-coder"),
-                                             (LOCAL, "claude-haiku-5-5")])
+@pytest.mark.parametrize(
+    "base_url, model", [("https://gpu-box.example.org", "qwen3-coder"), (LOCAL, "claude-haiku-5-5")]
+)
 def test_where_a_call_may_be_billed_the_refusal_is_explained_and_nothing_is_resent(tmp_path, capsys, base_url, model):
     """A remote server may bill each call, and a Claude id on localhost may be a proxy to the paid API."""
     transport, seen = local_server()
@@ -145,19 +168,24 @@ def test_the_connect_line_says_a_local_model_is_neither_claude_nor_the_simulator
     transport, _ = local_server()
     _connect(transport)
     said = _lines(capsys, "agentlab: live calls")
-    assert said == [f"agentlab: live calls to {LOCAL} with qwen3-coder, a server that is not Anthropic's API: usage "
-                    "is what it reports, its model is neither Claude nor the simulator; no spending cap "
-                    "(connect(max_usd=...))."]
+    assert said == [
+        f"agentlab: live calls to {LOCAL} with qwen3-coder, a server that is not Anthropic's API: usage "
+        "is what it reports, its model is neither Claude nor the simulator; no spending cap "
+        "(connect(max_usd=...))."
+    ]
 
 
 def test_which_hosts_are_this_machine_and_which_are_anthropic():
-    assert all(map(is_local, ["http://localhost:11434", "http://127.0.0.1:8080", "http://[::1]:8000", "http://127.8.0.1"]))
+    assert all(
+        map(is_local, ["http://localhost:11434", "http://127.0.0.1:8080", "http://[::1]:8000", "http://127.8.0.1"])
+    )
     assert not any(map(is_local, ["https://api.anthropic.com", "http://192.168.1.5:11434", "https://ollama.com", None]))
     assert is_anthropic("https://api.anthropic.com") and not is_anthropic("https://anthropic.com.evil.example")
 
 
-def test_the_notebooks_environment_route_goes_live_to_the_local_server_and_a_cap_says_to_drop_it(monkeypatch, tmp_path,
-                                                                                                 capsys):
+def test_the_notebooks_environment_route_goes_live_to_the_local_server_and_a_cap_says_to_drop_it(
+    monkeypatch, tmp_path, capsys
+):
     """The README's setup for the notebooks: base URL, any key and the model in the environment, MAX_USD = None."""
     from agentlab.live.session import _defaults, use
 

@@ -14,5 +14,7 @@ def test_the_first_code_cell_is_the_parameter_cell(path):
     tagged = [c for c in code if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1 and tagged[0] is code[0], f"{path.name}: one cell tagged parameters, the first code cell"
     lines = [line for line in code[0].source.splitlines() if not line.startswith("#")]
-    assert lines == ['MODE, CASSETTE, RECORD, MAX_USD = "auto", None, None, 0.50',
-                     "from agentlab.client import use; use(MODE, cassette=CASSETTE, record=RECORD, max_usd=MAX_USD)"]
+    assert lines == [
+        'MODE, CASSETTE, RECORD, MAX_USD = "auto", None, None, 0.50',
+        "from agentlab.client import use; use(MODE, cassette=CASSETTE, record=RECORD, max_usd=MAX_USD)",
+    ]

@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from live_standin import serve_standin
 from notebook_replay import KEY, Passes, run_both, shown
 
@@ -25,21 +24,26 @@ NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb")) + sorted(NOTEBOOK_DIR.glob("zh-
 LEFT_OUT: dict[str, str] = {}
 """Notebooks not (yet) in this test by test id, each with the reason (none: every notebook of both editions replays)."""
 DIFFER_BY_DESIGN = {
-    "00_setup_and_your_key": {'print("mode:", client.agentlab_mode':
-                              "it prints the mode and the masked key: live has one, a replay needs none"},
+    "00_setup_and_your_key": {
+        'print("mode:", client.agentlab_mode': "it prints the mode and the masked key: live has one, a replay needs none"
+    },
 }
 """Cells (found by a line of their source) whose output names the mode itself, with why."""
 CLOCKED = {
     "02_the_loop": {"agent, workflow = agentlab.compare(client": "the agent/workflow table's wall-time row"},
-    "03_agent_or_workflow": {'table = side_by_side(client, ["Paris", "London"]': "the comparison's wall-time row",
-                             "slow_table": "a wall-time table"},
-    "04_five_patterns": {"sections = run_sections(": "parallel sections, listed in the order their threads finished",
-                         "speed = speedup_table(": "the speed-up table (measured latencies)",
-                         "fig = plot_speedup(speed)": "its figure",
-                         "orch = run_orchestrator(": "orchestrator workers, listed in the order their threads finished",
-                         "fig = plot_swimlane(orch)": "a swimlane of measured start and end times",
-                         "table = pattern_table(pattern_runs(timed": "the pattern table's wall-time column",
-                         "fig = plot_patterns(table)": "its figure"},
+    "03_agent_or_workflow": {
+        'table = side_by_side(client, ["Paris", "London"]': "the comparison's wall-time row",
+        "slow_table": "a wall-time table",
+    },
+    "04_five_patterns": {
+        "sections = run_sections(": "parallel sections, listed in the order their threads finished",
+        "speed = speedup_table(": "the speed-up table (measured latencies)",
+        "fig = plot_speedup(speed)": "its figure",
+        "orch = run_orchestrator(": "orchestrator workers, listed in the order their threads finished",
+        "fig = plot_swimlane(orch)": "a swimlane of measured start and end times",
+        "table = pattern_table(pattern_runs(timed": "the pattern table's wall-time column",
+        "fig = plot_patterns(table)": "its figure",
+    },
     "07_parallel_vs_serial": {"rows = speedups(": "measured wall times", "fig = plot_speedup(rows)": "their figure"},
 }
 """Cells (found by a line of their source) that show what the clock measured (a replay measures its own run,
@@ -51,8 +55,9 @@ def _cells(path: Path, table: dict[str, dict[str, str]]) -> dict[int, str]:
     """``table``'s entries for this notebook as code-cell index -> why; each source line names one cell."""
     import json
 
-    code = ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
-            if c["cell_type"] == "code"]
+    code = [
+        "".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"
+    ]
     found = {}
     for snippet, why in table.get(path.stem, {}).items():
         hits = [i for i, source in enumerate(code) if snippet in source]
@@ -108,19 +113,25 @@ def test_a_live_run_writes_a_cassette_that_replays_whole_with_the_network_blocke
     passes, cassette, answered = replayed(path)
     live, replay = passes.checks
     recorded = live["recorded"].get(str(cassette.resolve()), 0)
-    assert cassette.is_file() and len(load(cassette).data) == recorded == answered, \
+    assert cassette.is_file() and len(load(cassette).data) == recorded == answered, (
         f"the cassette holds every call the stand-in answered ({recorded} recorded, {answered} answered)"
+    )
     played = replay["played"].get(str(cassette.resolve()))
     if played is not None:  # a notebook that never connects in auto mode never opens its (empty) cassette
         assert played == [recorded, recorded, []], "the replay played every recorded call, refused none"
     else:
         assert recorded == 0
-    assert all(dial in DIALS_BY_DESIGN for dial in replay["dialed"]), f"the replay reached for the network: {replay['dialed']}"
+    assert all(dial in DIALS_BY_DESIGN for dial in replay["dialed"]), (
+        f"the replay reached for the network: {replay['dialed']}"
+    )
     assert KEY not in cassette.read_text() and KEY[-8:] not in cassette.read_text()
 
 
 BEYOND_THE_TABLE = {
-    "01_one_round_trip": (1, "the malformed request of the 'what goes wrong' cell is refused with a 400 (sent, not billed)"),
+    "01_one_round_trip": (
+        1,
+        "the malformed request of the 'what goes wrong' cell is refused with a 400 (sent, not billed)",
+    ),
 }
 """Requests the live run sent beyond its row of the live-cost table, by notebook: how many, and why."""
 
@@ -134,9 +145,10 @@ def test_the_live_run_sent_what_the_live_cost_table_says_its_notebook_sends(path
     _, _, answered = replayed(path)
     row = expected(path.stem)
     beyond = BEYOND_THE_TABLE.get(path.stem, (0, ""))[0]
-    assert answered == row.calls + row.count_tokens + beyond, \
-        f"live: {answered} requests; the table: {row.calls} paid calls + {row.count_tokens} count_tokens calls" + \
-        (f" (+ {beyond} known: {BEYOND_THE_TABLE[path.stem][1]})" if beyond else "")
+    assert answered == row.calls + row.count_tokens + beyond, (
+        f"live: {answered} requests; the table: {row.calls} paid calls + {row.count_tokens} count_tokens calls"
+        + (f" (+ {beyond} known: {BEYOND_THE_TABLE[path.stem][1]})" if beyond else "")
+    )
 
 
 @pytest.mark.parametrize("path", _params())

@@ -2,12 +2,12 @@
 
 import anthropic
 import pytest
+from live_standin import standin
 
 import agentlab
 from agentlab import run_agent
 from agentlab.live.cassette import BadCassette, CassetteMismatch
 from agentlab.live.errors import explain
-from live_standin import standin
 
 KEY = "sk-ant-api03-" + "Rk9" * 14 + "-recordtail "
 TASK = "Which is warmer, Paris or London? Save a note."
@@ -15,24 +15,33 @@ TASK = "Which is warmer, Paris or London? Save a note."
 
 def _record(tmp_path, **options):
     transport, seen = standin()
-    client = agentlab.connect("live", api_key=KEY, transport=transport, record=tmp_path / "run.yaml", quiet=True,
-                              model="claude-sonnet-5-5", **options)
+    client = agentlab.connect(
+        "live",
+        api_key=KEY,
+        transport=transport,
+        record=tmp_path / "run.yaml",
+        quiet=True,
+        model="claude-sonnet-5-5",
+        **options,
+    )
     return client, seen
 
 
 def test_a_recorded_run_replays_offline_into_the_same_run_byte_for_byte(tmp_path):
     live, seen = _record(tmp_path, count_parts=True)
     recorded = run_agent(live, TASK, agentlab.task_tools(tmp_path / "notes"), trace=tmp_path / "live.jsonl")
-    replay = agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True, model="claude-sonnet-5-5",
-                              count_parts=True)
+    replay = agentlab.connect(
+        "replay", cassette=tmp_path / "run.yaml", quiet=True, model="claude-sonnet-5-5", count_parts=True
+    )
     (tmp_path / "notes").rename(tmp_path / "notes-live")
     replayed = run_agent(replay, TASK, agentlab.task_tools(tmp_path / "notes"), trace=tmp_path / "replay.jsonl")
     assert (tmp_path / "live.jsonl").read_bytes() == (tmp_path / "replay.jsonl").read_bytes()
     assert recorded.model_calls >= 3 and replay.agentlab_replayer.played == len(seen)  # count_tokens calls too
     same = ("final_text", "stop_reason", "messages", "tool_results", "model")
     assert {k: getattr(recorded, k) for k in same} == {k: getattr(replayed, k) for k in same}
-    assert [(t.input_tokens, t.output_tokens, t.breakdown) for t in recorded.turns] == \
-           [(t.input_tokens, t.output_tokens, t.breakdown) for t in replayed.turns]
+    assert [(t.input_tokens, t.output_tokens, t.breakdown) for t in recorded.turns] == [
+        (t.input_tokens, t.output_tokens, t.breakdown) for t in replayed.turns
+    ]
     assert recorded.turns[1].breakdown.source == "count_tokens" and not recorded.estimated
     saved = (tmp_path / "run.yaml").read_text()
     assert KEY.strip() not in saved and "authorization" not in saved.lower() and "agentlab-" not in saved
@@ -58,19 +67,22 @@ def test_a_request_that_differs_says_which_field_differs_first(tmp_path):
         replay.messages.create(**{**ask, "messages": [{"role": "user", "content": "Say goodbye."}]})
     assert isinstance(e.value.__cause__, CassetteMismatch)
     line = explain(e.value)
-    assert "interaction 1" in line and "messages[0].content: recorded \"Say hello.\", sent \"Say goodbye.\"" in line
+    assert "interaction 1" in line and 'messages[0].content: recorded "Say hello.", sent "Say goodbye."' in line
     replay.messages.create(**ask)  # the recorded one still plays
     with pytest.raises(anthropic.APIConnectionError) as e:
         replay.messages.create(**ask)
     assert "all were played" in str(e.value.__cause__)
 
 
-@pytest.mark.parametrize("text", [
-    "!!python/object/apply:os.system ['echo pwned']\n",
-    "interactions:\n- request: !!python/object/apply:os.system ['echo pwned']\n  response: {}\n",
-    "requests: [1]\nresponses: [not a response]\n",
-    "{{{ not yaml",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "!!python/object/apply:os.system ['echo pwned']\n",
+        "interactions:\n- request: !!python/object/apply:os.system ['echo pwned']\n  response: {}\n",
+        "requests: [1]\nresponses: [not a response]\n",
+        "{{{ not yaml",
+    ],
+)
 def test_a_hostile_or_broken_cassette_is_refused_without_running_anything(tmp_path, text, capfd):
     path = tmp_path / "evil.yaml"
     path.write_text(text)
@@ -116,15 +128,20 @@ def test_compare_replays_a_recorded_live_comparison_with_every_row_filled(tmp_pa
     agentlab.compare(live, ["Paris", "London"], out / "notes", trace_dir=out)
     (out / "notes").rename(tmp_path / "notes-live")
     capsys.readouterr()
-    assert main(["compare", "--replay", str(tmp_path / "run.yaml"), "--out", str(out), "--png", str(tmp_path / "c.png")]) == 0
+    assert (
+        main(["compare", "--replay", str(tmp_path / "run.yaml"), "--out", str(out), "--png", str(tmp_path / "c.png")])
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "unknown" not in printed and "of which history" in printed
 
 
 def test_requests_sent_out_of_recorded_order_by_threads_each_get_their_own_answer(tmp_path):
     live, _ = _record(tmp_path)
-    asks = [{"model": "claude-sonnet-5-5", "max_tokens": 30, "messages": [{"role": "user", "content": f"Say {w}."}]}
-            for w in ("one", "two")]
+    asks = [
+        {"model": "claude-sonnet-5-5", "max_tokens": 30, "messages": [{"role": "user", "content": f"Say {w}."}]}
+        for w in ("one", "two")
+    ]
     answers = [live.messages.create(**a).content[0].text for a in asks]
     replay = agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True, max_retries=0)
     assert [replay.messages.create(**a).content[0].text for a in reversed(asks)] == answers[::-1]
@@ -146,7 +163,9 @@ def test_a_session_that_sends_nothing_leaves_an_empty_cassette_whose_replay_refu
         replay = agentlab.connect(quiet=True, max_retries=0)
         assert replay.agentlab_replayer.played == 0 and replay.agentlab_replayer.cassette.data == []
         with pytest.raises(anthropic.APIConnectionError) as e:
-            replay.messages.create(model="claude-sonnet-5-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}])
+            replay.messages.create(
+                model="claude-sonnet-5-5", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
+            )
         assert "holds no interactions: the recorded run sent no calls" in str(e.value.__cause__)
         assert "POST /v1/messages" in str(e.value.__cause__)
     finally:
@@ -161,13 +180,17 @@ def test_the_recorder_appends_what_vcrpy_would_write_for_the_whole_cassette(tmp_
     live, _ = _record(tmp_path)
     assert yaml.safe_load((tmp_path / "run.yaml").read_text()) == {"interactions": [], "version": 1}
     for word in ("one", "two", "three"):
-        live.messages.create(model="claude-sonnet-5-5", max_tokens=30, messages=[{"role": "user", "content": f"Say {word}."}])
+        live.messages.create(
+            model="claude-sonnet-5-5", max_tokens=30, messages=[{"role": "user", "content": f"Say {word}."}]
+        )
     from agentlab.live.cassette import _recorders
 
     data = _recorders[(tmp_path / "run.yaml").resolve()].cassette.data
     whole = serialize({"requests": [r for r, _ in data], "responses": [r for _, r in data]}, yamlserializer)
     assert yaml.safe_load((tmp_path / "run.yaml").read_text()) == yaml.safe_load(whole)
-    assert len(agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True).agentlab_replayer.cassette.data) == 3
+    assert (
+        len(agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True).agentlab_replayer.cassette.data) == 3
+    )
 
 
 def test_a_run_recorded_through_agentlab_serve_behind_a_stripping_proxy_replays_byte_for_byte(tmp_path):
@@ -183,8 +206,13 @@ def test_a_run_recorded_through_agentlab_serve_behind_a_stripping_proxy_replays_
     from live_standin import forward_to, serve_standin
 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")])}
-    server = subprocess.Popen([sys.executable, "-m", "agentlab", "serve", "--port", "0"], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, env=env)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "agentlab", "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
     try:
         line, deadline = "", time.monotonic() + 120
         while "http://" not in line and time.monotonic() < deadline and server.poll() is None:
@@ -194,8 +222,15 @@ def test_a_run_recorded_through_agentlab_serve_behind_a_stripping_proxy_replays_
         assert upstream, f"agentlab serve did not say where it listens: {line!r}"
         base, stop = serve_standin(handler=forward_to(upstream.group(0)))
         try:
-            live = agentlab.connect("live", api_key=KEY, base_url=base, record=tmp_path / "run.yaml", quiet=True,
-                                    model="claude-sonnet-5-5", count_parts=True)
+            live = agentlab.connect(
+                "live",
+                api_key=KEY,
+                base_url=base,
+                record=tmp_path / "run.yaml",
+                quiet=True,
+                model="claude-sonnet-5-5",
+                count_parts=True,
+            )
             recorded = run_agent(live, TASK, agentlab.task_tools(tmp_path / "notes"), trace=tmp_path / "live.jsonl")
         finally:
             stop()
@@ -203,9 +238,11 @@ def test_a_run_recorded_through_agentlab_serve_behind_a_stripping_proxy_replays_
         server.terminate()
         server.wait(30)
     assert recorded.stop_reason.value == "end_turn" and not recorded.estimated  # the proxy hid that it was simulated
-    replay = agentlab.connect("replay", cassette=tmp_path / "run.yaml", quiet=True, model="claude-sonnet-5-5", count_parts=True)
+    replay = agentlab.connect(
+        "replay", cassette=tmp_path / "run.yaml", quiet=True, model="claude-sonnet-5-5", count_parts=True
+    )
     (tmp_path / "notes").rename(tmp_path / "notes-live")
-    replayed = run_agent(replay, TASK, agentlab.task_tools(tmp_path / "notes"), trace=tmp_path / "replay.jsonl")
+    run_agent(replay, TASK, agentlab.task_tools(tmp_path / "notes"), trace=tmp_path / "replay.jsonl")
     assert (tmp_path / "live.jsonl").read_bytes() == (tmp_path / "replay.jsonl").read_bytes()
     assert replay.agentlab_replayer.played == len(stop.seen) >= recorded.model_calls >= 2
     saved = (tmp_path / "run.yaml").read_text()

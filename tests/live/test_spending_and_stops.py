@@ -48,8 +48,11 @@ def test_the_city_workflow_stops_typed_at_the_session_cap(tmp_path):
 
 
 def test_upper_bound_prices_a_one_hour_breakpoint_at_the_one_hour_write_rate():
-    body = {"model": "claude-sonnet-4-5", "max_tokens": 100,
-            "messages": [{"role": "user", "content": [{"type": "text", "text": "x " * 500}]}]}
+    body = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "x " * 500}]}],
+    }
     marked = json.loads(json.dumps(body))
     marked["messages"][0]["content"] = [{"type": "text", "text": "x " * 500, "cache_control": {"type": "ephemeral"}}]
     hour = json.loads(json.dumps(marked))
@@ -58,8 +61,12 @@ def test_upper_bound_prices_a_one_hour_breakpoint_at_the_one_hour_write_rate():
 
 
 def test_one_hour_cache_writes_are_counted_at_their_rate_by_the_usd_guard():
-    usage = {"input_tokens": 10, "output_tokens": 10, "cache_creation_input_tokens": 10_000,
-             "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 10_000}}
+    usage = {
+        "input_tokens": 10,
+        "output_tokens": 10,
+        "cache_creation_input_tokens": 10_000,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 10_000},
+    }
     five = {**usage, "cache_creation": {"ephemeral_5m_input_tokens": 10_000, "ephemeral_1h_input_tokens": 0}}
     budget = GuardLimits(max_usd=10.0).start()
     budget.after_call([], usage, "claude-sonnet-5-5")
@@ -77,8 +84,14 @@ def _rewriting(sim, rewrite):
             return response
         calls.append(1)
         body = rewrite(len(calls), response.json())
-        return httpx2.Response(200, json=body, headers=[(k, v) for k, v in response.headers.items()
-                                                        if k.lower() not in ("content-length", "content-encoding")])
+        return httpx2.Response(
+            200,
+            json=body,
+            headers=[
+                (k, v) for k, v in response.headers.items() if k.lower() not in ("content-length", "content-encoding")
+            ],
+        )
+
     return handle
 
 
@@ -131,8 +144,14 @@ def test_an_unknown_stop_reason_ends_typed_after_the_paid_call_instead_of_raisin
     assert "gremlins" in read_trace(tmp_path / "t.jsonl")[-1]["detail"]
 
 
-@pytest.mark.parametrize("said, expected", [("max_tokens", StopReason.MAX_TOKENS), ("refusal", StopReason.REFUSAL),
-                                            ("gremlins", StopReason.UNKNOWN_STOP_REASON)])
+@pytest.mark.parametrize(
+    "said, expected",
+    [
+        ("max_tokens", StopReason.MAX_TOKENS),
+        ("refusal", StopReason.REFUSAL),
+        ("gremlins", StopReason.UNKNOWN_STOP_REASON),
+    ],
+)
 def test_the_city_workflow_reads_the_write_calls_stop_reason_and_saves_no_note(tmp_path, said, expected):
     def change(n, body):
         body["stop_reason"] = said

@@ -34,9 +34,15 @@ def test_reprefill_is_fixed_overhead_plus_history_resent(sim, tools):
 
 
 def test_parts_cover_system_prompt_and_a_chat_without_tools():
-    body = {"model": "claude-sonnet-5-5", "system": "Be brief.", "messages": [
-        {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"},
-        {"role": "user", "content": "How are you?"}]}
+    body = {
+        "model": "claude-sonnet-5-5",
+        "system": "Be brief.",
+        "messages": [
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": "Hello"},
+            {"role": "user", "content": "How are you?"},
+        ],
+    }
     parts = input_parts(body)
     assert parts["system"] > 0 and parts["history"] > 0 and parts["new"] > 0 and parts["tool_prompt"] == 0
     assert sum(parts.values()) == agentlab.sim.tokens.estimate_input_tokens(body)
@@ -47,6 +53,7 @@ def _without_parts(sim):
         response = sim.handle(request)
         response.headers.pop(BREAKDOWN_HEADER, None)  # as the real API: no split in the response
         return response
+
     return handle
 
 
@@ -63,9 +70,16 @@ def test_count_tokens_split_matches_the_simulators_own_parts(tools, model):
     strip = _without_parts(counted.agentlab_simulator)
     counted._client = httpx2.Client(transport=httpx2.MockTransport(lambda r: statuses.append(strip(r)) or statuses[-1]))
     one = {"type": "auto", "disable_parallel_tool_use": True}  # one tool_result per newest message: one placeholder
-    run = agentlab.run_agent(counted, agentlab.city_task(["Paris", "London"]), tools, system="Be careful.", tool_choice=one)
-    plain = agentlab.run_agent(agentlab.connect("sim", model=model, quiet=True),
-                               agentlab.city_task(["Paris", "London"]), tools, system="Be careful.", tool_choice=one)
+    run = agentlab.run_agent(
+        counted, agentlab.city_task(["Paris", "London"]), tools, system="Be careful.", tool_choice=one
+    )
+    plain = agentlab.run_agent(
+        agentlab.connect("sim", model=model, quiet=True),
+        agentlab.city_task(["Paris", "London"]),
+        tools,
+        system="Be careful.",
+        tool_choice=one,
+    )
     prefill = agentlab.sim.profiles.profile(model).prefill
     for c, p in zip(run.turns, plain.turns):
         assert c.breakdown.source == "count_tokens" and c.breakdown.residual == 0
@@ -75,9 +89,9 @@ def test_count_tokens_split_matches_the_simulators_own_parts(tools, model):
             got, want = c.breakdown.parts(), p.breakdown.parts()
             assert got["history"] + got["new"] == want["history"] + want["new"]
             assert want["new"] == 0 or 0 < got["new"] <= want["new"] <= got["new"] + 10  # placeholder framing
-            assert {k: v for k, v in got.items() if k not in ("history", "new")} == \
-                   {k: v for k, v in want.items() if k not in ("history", "new")}
-
+            assert {k: v for k, v in got.items() if k not in ("history", "new")} == {
+                k: v for k, v in want.items() if k not in ("history", "new")
+            }
 
     assert all(r.status_code == 200 for r in statuses)  # no prefix the API refuses: no wasted count
 
@@ -90,8 +104,11 @@ def test_a_failing_count_tokens_never_resends_or_loses_the_paid_call(tools, caps
 
     def handle(request):
         if request.url.path.endswith("count_tokens"):
-            return httpx2.Response(429, json={"type": "error", "error": {"type": "rate_limit_error", "message": "slow"}},
-                                   headers={"retry-after": "0"})
+            return httpx2.Response(
+                429,
+                json={"type": "error", "error": {"type": "rate_limit_error", "message": "slow"}},
+                headers={"retry-after": "0"},
+            )
         paid.append(request)
         return strip(request)
 
@@ -110,6 +127,7 @@ def _tampered(sim):
         if BREAKDOWN_HEADER in response.headers:
             response.headers[BREAKDOWN_HEADER] = '{"task": 1}'
         return response
+
     return handle
 
 
@@ -118,7 +136,9 @@ def test_parts_that_do_not_add_up_fail_the_call(monkeypatch):
     client = agentlab.connect("sim", quiet=True)
     client._client = httpx2.Client(transport=httpx2.MockTransport(_tampered(client.agentlab_simulator)))
     with pytest.raises(PartsMismatch, match="add up to 1, but usage reports"):
-        client.messages.create(model="claude-sonnet-5-5", max_tokens=50, messages=[{"role": "user", "content": "Hello"}])
+        client.messages.create(
+            model="claude-sonnet-5-5", max_tokens=50, messages=[{"role": "user", "content": "Hello"}]
+        )
 
 
 def test_breakdown_names_its_fixed_part():
@@ -134,6 +154,7 @@ def _billing_more(sim, extra):
             body["usage"]["input_tokens"] += extra  # a real model's tokenizer disagrees with the counts
             return httpx2.Response(200, json=body, headers=response.headers)
         return response
+
     return handle
 
 

@@ -14,8 +14,7 @@ MODEL = "claude-sonnet-5-5"
 
 
 def _ask(client, messages):
-    reply = client.messages.create(model=MODEL, max_tokens=200, messages=messages,
-                                   tools=[agentlab.get_weather.spec()])
+    reply = client.messages.create(model=MODEL, max_tokens=200, messages=messages, tools=[agentlab.get_weather.spec()])
     return [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
 
 
@@ -58,33 +57,51 @@ def test_runs_in_parallel_threads_report_the_same_turns_as_alone(tmp_path):
         t.join()
     assert len(meter_of(client).calls) == 4 * solo.model_calls
     for run in runs.values():
-        assert [(t.input_tokens, t.reprefill_tokens) for t in run.turns] == \
-               [(t.input_tokens, t.reprefill_tokens) for t in solo.turns]
+        assert [(t.input_tokens, t.reprefill_tokens) for t in run.turns] == [
+            (t.input_tokens, t.reprefill_tokens) for t in solo.turns
+        ]
 
 
 def _cached_api(request):
     """Canned replies: call 1 writes 100 tokens to the cache, call 2 reads them."""
     body = json.loads(request.content)
     second = len(body["messages"]) > 1
-    usage = ({"input_tokens": 20, "output_tokens": 5, "cache_read_input_tokens": 100,
-              "cache_creation_input_tokens": 0} if second else
-             {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 0,
-              "cache_creation_input_tokens": 100})
-    return httpx2.Response(200, json={
-        "id": "msg_1", "type": "message", "role": "assistant", "model": MODEL,
-        "content": [{"type": "text", "text": "ok" if not second else "done"}],
-        "stop_reason": "end_turn", "stop_sequence": None, "usage": usage})
+    usage = (
+        {"input_tokens": 20, "output_tokens": 5, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 0}
+        if second
+        else {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 100}
+    )
+    return httpx2.Response(
+        200,
+        json={
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": MODEL,
+            "content": [{"type": "text", "text": "ok" if not second else "done"}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": usage,
+        },
+    )
 
 
 def _two_cached_calls() -> agentlab.Meter:
     """A Meter that saw two calls to the canned API, the second reading and writing the prompt cache."""
     meter = agentlab.Meter()
-    client = anthropic.Anthropic(api_key="x", base_url="https://canned.invalid", middleware=[meter],
-                                 http_client=httpx2.Client(transport=httpx2.MockTransport(_cached_api)))
+    client = anthropic.Anthropic(
+        api_key="x",
+        base_url="https://canned.invalid",
+        middleware=[meter],
+        http_client=httpx2.Client(transport=httpx2.MockTransport(_cached_api)),
+    )
     msgs = [{"role": "user", "content": "hi"}]
     client.messages.create(model=MODEL, max_tokens=10, messages=msgs)
-    client.messages.create(model=MODEL, max_tokens=10, messages=msgs + [
-        {"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}])
+    client.messages.create(
+        model=MODEL,
+        max_tokens=10,
+        messages=msgs + [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}],
+    )
     return meter
 
 

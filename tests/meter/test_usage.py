@@ -5,18 +5,24 @@ from __future__ import annotations
 import pytest
 from anthropic.types import Usage as SDKUsage
 
-from agentlab.meter.record import prompt_total
 from agentlab.meter.prices import cost_usd
+from agentlab.meter.record import prompt_total
 from agentlab.meter.usage import Usage
 from agentlab.run import turns_of
 
-API = {"input_tokens": 12, "output_tokens": 30, "cache_read_input_tokens": 500, "cache_creation_input_tokens": 80,
-       "cache_creation": {"ephemeral_5m_input_tokens": 20, "ephemeral_1h_input_tokens": 60}}
+API = {
+    "input_tokens": 12,
+    "output_tokens": 30,
+    "cache_read_input_tokens": 500,
+    "cache_creation_input_tokens": 80,
+    "cache_creation": {"ephemeral_5m_input_tokens": 20, "ephemeral_1h_input_tokens": 60},
+}
 
 
 def test_usage_from_api_reads_every_field_and_the_one_hour_share():
-    assert Usage.from_api(API) == Usage(input_tokens=12, output_tokens=30, cache_read_tokens=500,
-                                        cache_write_tokens=80, cache_write_1h_tokens=60)
+    assert Usage.from_api(API) == Usage(
+        input_tokens=12, output_tokens=30, cache_read_tokens=500, cache_write_tokens=80, cache_write_1h_tokens=60
+    )
 
 
 def test_usage_from_api_treats_missing_fields_as_zero():
@@ -53,7 +59,7 @@ def test_a_usage_is_priced_as_its_api_json():
 
 @pytest.mark.parametrize("bad", [{"input_tokens": -1}, {"output_tokens": "12"}, {"cache_read_tokens": 1.5}])
 def test_a_count_that_is_not_a_whole_number_names_the_field(bad):
-    (name, value), = bad.items()
+    ((name, value),) = bad.items()
     with pytest.raises(ValueError, match=rf"Usage\({name}={value!r}\)"):
         Usage(**bad)
 

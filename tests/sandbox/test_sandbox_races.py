@@ -6,8 +6,8 @@ import threading
 import pytest
 
 from agentlab.context.memory import MemoryPathError, make_memory_tool
-from agentlab.tools import run_tool, toolset
 from agentlab.sandbox import Folder, SandboxPathError
+from agentlab.tools import run_tool, toolset
 from agentlab.weather import make_save_note
 
 ROUNDS = 300  # bounded: every loop below runs a fixed number of times
@@ -55,8 +55,11 @@ def test_concurrent_memory_writers_lose_no_insert(tmp_path):
 
     def write(w):
         for i in range(each):
-            out = run_tool(tools, "memory", {"command": "insert", "path": "/memories/log.md", "insert_line": 0,
-                                             "insert_text": f"w{w} i{i}"})
+            out = run_tool(
+                tools,
+                "memory",
+                {"command": "insert", "path": "/memories/log.md", "insert_line": 0, "insert_text": f"w{w} i{i}"},
+            )
             if out.is_error:
                 failures.append(out.content)
 
@@ -74,7 +77,9 @@ def test_a_planted_symlink_at_the_old_temp_name_redirects_nothing(tmp_path):
     folder, outside = tmp_path / "mem", tmp_path / "outside.md"
     folder.mkdir()
     os.symlink(outside, folder / ".a.md.tmp")  # the fixed temp name the memory tool used to write through
-    out = run_tool(toolset([make_memory_tool(folder)]), "memory", {"command": "create", "path": "/memories/a.md", "file_text": "x"})
+    out = run_tool(
+        toolset([make_memory_tool(folder)]), "memory", {"command": "create", "path": "/memories/a.md", "file_text": "x"}
+    )
     assert not out.is_error and (folder / "a.md").read_text() == "x" and not outside.exists()
 
 
@@ -110,17 +115,20 @@ def test_a_folder_swapped_for_a_symlink_on_the_way_is_refused(tmp_path):
     assert os.listdir(outside) == [], "a memory file escaped the sandbox"
 
 
-@pytest.mark.parametrize("path, words", [
-    ("../escape.md", "leads outside"),
-    ("/etc/passwd", "is absolute"),
-    ("a\x00b.md", "NUL"),
-    ("CON", "device"),
-    ("nul.txt", "device"),
-    ("x" * 300 + ".md", "the limit is 255"),
-    ("/".join(["d"] * 600), "the limit is 1024"),
-    ("a\nb.md", "control character"),
-    (7, "give the path as a string"),
-])
+@pytest.mark.parametrize(
+    "path, words",
+    [
+        ("../escape.md", "leads outside"),
+        ("/etc/passwd", "is absolute"),
+        ("a\x00b.md", "NUL"),
+        ("CON", "device"),
+        ("nul.txt", "device"),
+        ("x" * 300 + ".md", "the limit is 255"),
+        ("/".join(["d"] * 600), "the limit is 1024"),
+        ("a\nb.md", "control character"),
+        (7, "give the path as a string"),
+    ],
+)
 def test_a_bad_name_is_refused_with_a_readable_error(tmp_path, path, words):
     with pytest.raises(SandboxPathError, match=words):
         Folder(tmp_path).parts(path, repr(path))
@@ -133,11 +141,13 @@ def test_memory_refuses_bad_names_and_links_naming_the_problem(tmp_path):
     os.link(tmp_path / "outside.md", folder / "hard.md")
     os.symlink(tmp_path / "outside.md", folder / "soft.md")
     tools = toolset([make_memory_tool(folder)])
-    for inp, words in [({"command": "view", "path": "/memories/hard.md"}, "hard link"),
-                       ({"command": "str_replace", "path": "/memories/hard.md", "old_str": "secret", "new_str": "x"}, "hard link"),
-                       ({"command": "view", "path": "/memories/soft.md"}, "symlink"),
-                       ({"command": "create", "path": "/memories/AUX.md", "file_text": "x"}, "device"),
-                       ({"command": "create", "path": "/memories/a\x00.md", "file_text": "x"}, "NUL")]:
+    for inp, words in [
+        ({"command": "view", "path": "/memories/hard.md"}, "hard link"),
+        ({"command": "str_replace", "path": "/memories/hard.md", "old_str": "secret", "new_str": "x"}, "hard link"),
+        ({"command": "view", "path": "/memories/soft.md"}, "symlink"),
+        ({"command": "create", "path": "/memories/AUX.md", "file_text": "x"}, "device"),
+        ({"command": "create", "path": "/memories/a\x00.md", "file_text": "x"}, "NUL"),
+    ]:
         out = run_tool(tools, "memory", inp)
         assert out.is_error and words in out.content, (inp, out.content)
     assert (tmp_path / "outside.md").read_text() == "secret"

@@ -11,8 +11,14 @@ from agentlab.sim.server import Simulator
 HEADERS = {"anthropic-version": "2026-10-21", "content-type": "application/json"}
 
 
-def post(body: object, *, sim: Simulator | None = None, headers: dict | None = None,
-         path: str = "/v1/messages", raw: bytes | None = None) -> httpx2.Response:
+def post(
+    body: object,
+    *,
+    sim: Simulator | None = None,
+    headers: dict | None = None,
+    path: str = "/v1/messages",
+    raw: bytes | None = None,
+) -> httpx2.Response:
     """POST ``body`` (or ``raw`` bytes) to the simulator and return its response."""
     content = raw if raw is not None else json.dumps(body).encode()
     sent = {k: v for k, v in {**HEADERS, **(headers or {})}.items() if v is not None}  # None: leave the header out
@@ -67,7 +73,9 @@ def raw_http(port: int, data: bytes, *, timeout: float = 10.0) -> tuple[int, dic
 def assert_envelope(status: int, headers: dict, body: bytes) -> dict:
     """An answer with a status and, for an error, the API's envelope naming no file of the package."""
     assert 200 <= status <= 599, (status, body[:200])
-    assert "application/json" in headers.get("content-type", "") or "text/event-stream" in headers.get("content-type", ""), headers
+    assert "application/json" in headers.get("content-type", "") or "text/event-stream" in headers.get(
+        "content-type", ""
+    ), headers
     text = body.decode("utf-8")
     for needle in ("agentlab/", "agentlab\\\\", ".py", "Traceback", "site-packages"):
         assert needle not in text, (needle, text[:300])

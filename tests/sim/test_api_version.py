@@ -41,15 +41,30 @@ def test_2023_06_01_sonnet_5_takes_only_default_sampling_values():
 
 def test_2026_10_21_rejects_a_document_block_in_an_assistant_message():
     doc = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "notes"}}
-    msgs = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [doc]}, {"role": "user", "content": "and?"}]
+    msgs = [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": [doc]},
+        {"role": "user", "content": "and?"},
+    ]
     status, _, message = error(post(body(messages=msgs)))
     assert status == 400 and message.startswith("messages.1.content.0: `document` blocks are not allowed")
     assert post(body(messages=msgs), headers={"anthropic-version": "2023-06-01"}).status_code == 200
 
 
 def test_2026_10_21_rejects_citations_on_user_text():
-    cited = {"type": "text", "text": "Paris is warm.", "citations": [{"type": "char_location", "cited_text": "x",
-                                                                    "document_index": 0, "start_char_index": 0, "end_char_index": 1}]}
+    cited = {
+        "type": "text",
+        "text": "Paris is warm.",
+        "citations": [
+            {
+                "type": "char_location",
+                "cited_text": "x",
+                "document_index": 0,
+                "start_char_index": 0,
+                "end_char_index": 1,
+            }
+        ],
+    }
     status, _, message = error(post(body(messages=[{"role": "user", "content": [cited]}])))
     assert status == 400 and "`citations`" in message
 
@@ -58,10 +73,21 @@ def test_undocumented_top_level_field_is_an_extra_input():
     assert error(post(body(foo=1))) == (400, "invalid_request_error", "foo: Extra inputs are not permitted")
 
 
-@pytest.mark.parametrize("field,value", [
-    ("metadata", {"user_id": "u1"}), ("service_tier", "auto"), ("thinking", {"type": "adaptive"}),
-    ("output_config", {"effort": "low"}), ("context_management", {"edits": []}), ("container", None),
-    ("mcp_servers", []), ("stop_sequences", ["END"]), ("system", "Be brief."), ("inference_geo", "global")])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("metadata", {"user_id": "u1"}),
+        ("service_tier", "auto"),
+        ("thinking", {"type": "adaptive"}),
+        ("output_config", {"effort": "low"}),
+        ("context_management", {"edits": []}),
+        ("container", None),
+        ("mcp_servers", []),
+        ("stop_sequences", ["END"]),
+        ("system", "Be brief."),
+        ("inference_geo", "global"),
+    ],
+)
 def test_documented_top_level_fields_pass(field, value):
     r = post(body(**{field: value}))
     assert r.status_code == 200, r.text
@@ -71,5 +97,9 @@ def test_the_installed_sdk_passes_its_own_version(sim):
     msg = sim.messages.create(model="claude-sonnet-5-5", max_tokens=50, messages=[{"role": "user", "content": "Hello"}])
     assert msg.stop_reason == "end_turn"
     with pytest.raises(anthropic.BadRequestError, match="temperature: Extra inputs are not permitted"):
-        sim.messages.create(model="claude-sonnet-5-5", max_tokens=50, messages=[{"role": "user", "content": "Hi"}],
-                            extra_body={"temperature": 1.0})
+        sim.messages.create(
+            model="claude-sonnet-5-5",
+            max_tokens=50,
+            messages=[{"role": "user", "content": "Hi"}],
+            extra_body={"temperature": 1.0},
+        )

@@ -26,8 +26,9 @@ def _wait(client, seconds):
 
 
 def test_a_batch_is_in_progress_then_ends_on_the_clock_and_its_results_decode(client):
-    batch = client.messages.batches.create(requests=[{"custom_id": "one", "params": _params()},
-                                                     {"custom_id": "two", "params": _params(max_tokens=50)}])
+    batch = client.messages.batches.create(
+        requests=[{"custom_id": "one", "params": _params()}, {"custom_id": "two", "params": _params(max_tokens=50)}]
+    )
     assert batch.processing_status == "in_progress" and batch.results_url is None
     assert batch.request_counts.processing == 2
     with pytest.raises(anthropic.AnthropicError, match="results_url"):  # the SDK's own refusal before the end
@@ -51,12 +52,14 @@ def test_a_batch_answers_each_request_as_the_messages_endpoint_does(client):
 
 
 def test_an_invalid_request_is_an_errored_result_and_the_others_succeed(client):
-    batch = client.messages.batches.create(requests=[
-        {"custom_id": "ok", "params": _params()},
-        {"custom_id": "no-model", "params": _params(model="claude-nope")},
-        {"custom_id": "bad-temp", "params": _params(temperature=7)},
-        {"custom_id": "prewarm", "params": _params(max_tokens=0)},
-    ])
+    batch = client.messages.batches.create(
+        requests=[
+            {"custom_id": "ok", "params": _params()},
+            {"custom_id": "no-model", "params": _params(model="claude-nope")},
+            {"custom_id": "bad-temp", "params": _params(temperature=7)},
+            {"custom_id": "prewarm", "params": _params(max_tokens=0)},
+        ]
+    )
     _wait(client, 3600)
     counts = client.messages.batches.retrieve(batch.id).request_counts
     assert (counts.succeeded, counts.errored) == (1, 3)
@@ -67,13 +70,16 @@ def test_an_invalid_request_is_an_errored_result_and_the_others_succeed(client):
     assert "cache pre-warming" in results["prewarm"].error.error.message
 
 
-@pytest.mark.parametrize("requests, words", [
-    ([], "1 to 100000"),
-    ([{"custom_id": "has space", "params": _params()}], "custom_id"),
-    ([{"custom_id": "a" * 65, "params": _params()}], "custom_id"),
-    ([{"custom_id": "a", "params": _params()}, {"custom_id": "a", "params": _params()}], "used twice"),
-    ([{"custom_id": "a"}], "requests.0.params"),
-])
+@pytest.mark.parametrize(
+    "requests, words",
+    [
+        ([], "1 to 100000"),
+        ([{"custom_id": "has space", "params": _params()}], "custom_id"),
+        ([{"custom_id": "a" * 65, "params": _params()}], "custom_id"),
+        ([{"custom_id": "a", "params": _params()}, {"custom_id": "a", "params": _params()}], "used twice"),
+        ([{"custom_id": "a"}], "requests.0.params"),
+    ],
+)
 def test_a_malformed_batch_is_refused_whole_with_a_400(client, requests, words):
     with pytest.raises(anthropic.BadRequestError, match=words):
         client.messages.batches.create(requests=requests)
@@ -135,8 +141,9 @@ def test_a_plain_sdk_client_runs_a_batch_over_http():
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        client = anthropic.Anthropic(api_key="anything", base_url=f"http://127.0.0.1:{server.server_address[1]}",
-                                     max_retries=0)
+        client = anthropic.Anthropic(
+            api_key="anything", base_url=f"http://127.0.0.1:{server.server_address[1]}", max_retries=0
+        )
         batch = client.messages.batches.create(requests=[{"custom_id": "a", "params": _params()}])
         assert client.messages.batches.retrieve(batch.id).processing_status == "in_progress"
         sim.batches.wait(3600)

@@ -44,11 +44,26 @@ def test_calibrate_prints_per_model_error_on_the_held_out_set(capsys):
 
 
 def test_calibrate_reads_an_instructors_own_cassette(tmp_path, capsys):
-    cassette = {"interactions": [{
-        "request": {"uri": "https://api.anthropic.com/v1/messages", "method": "POST", "parsed_body": {
-            "model": "claude-opus-4-6", "max_tokens": 10, "system": "You are a scientist",
-            "messages": [{"role": "user", "content": "Hello, Claude"}]}},
-        "response": {"status": {"code": 200}, "parsed_body": {"usage": {"input_tokens": 14, "output_tokens": 3}}}}]}
+    cassette = {
+        "interactions": [
+            {
+                "request": {
+                    "uri": "https://api.anthropic.com/v1/messages",
+                    "method": "POST",
+                    "parsed_body": {
+                        "model": "claude-opus-4-6",
+                        "max_tokens": 10,
+                        "system": "You are a scientist",
+                        "messages": [{"role": "user", "content": "Hello, Claude"}],
+                    },
+                },
+                "response": {
+                    "status": {"code": 200},
+                    "parsed_body": {"usage": {"input_tokens": 14, "output_tokens": 3}},
+                },
+            }
+        ]
+    }
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(cassette))
     rows = rows_for([str(path)])
@@ -58,8 +73,14 @@ def test_calibrate_reads_an_instructors_own_cassette(tmp_path, capsys):
 
 
 def test_a_refused_request_is_listed_with_the_reason():
-    rec = {"cassette": "x", "split": "yours", "model": "claude-opus-4-6", "status": 200, "usage": {"input_tokens": 9},
-           "request": {"model": "claude-opus-4-6", "max_tokens": 10, "messages": [{"role": "robot", "content": "hi"}]}}
+    rec = {
+        "cassette": "x",
+        "split": "yours",
+        "model": "claude-opus-4-6",
+        "status": 200,
+        "usage": {"input_tokens": 9},
+        "request": {"model": "claude-opus-4-6", "max_tokens": 10, "messages": [{"role": "robot", "content": "hi"}]},
+    }
     (row,) = replay([rec])
     assert row.refused.startswith("400 ") and "role" in row.refused and row.estimate is None
     assert "refused by the simulator though the API answered 200: 1" in table([row])

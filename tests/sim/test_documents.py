@@ -20,8 +20,10 @@ def _pdf(pages: list[bytes], box: bytes = b"[0 0 595 842]") -> bytes:
 
 
 def _block(raw: bytes) -> dict:
-    return {"type": "document", "source": {"type": "base64", "media_type": "application/pdf",
-                                           "data": base64.b64encode(raw).decode()}}
+    return {
+        "type": "document",
+        "source": {"type": "base64", "media_type": "application/pdf", "data": base64.b64encode(raw).decode()},
+    }
 
 
 def test_each_page_counts_as_an_image_at_the_cap():
@@ -38,14 +40,21 @@ def test_shown_text_adds_its_tokens_literal_and_hex():
 
 def test_a_pdf_the_simulator_cannot_see_counts_one_page_with_no_text():
     page = page_image_tokens(*A4_POINTS)
-    for source in ({"type": "url", "url": "https://example.com/a.pdf"}, {"type": "file", "file_id": "file_1"},
-                   {"type": "base64", "media_type": "application/pdf", "data": "bm90IGEgcGRm"}):
+    for source in (
+        {"type": "url", "url": "https://example.com/a.pdf"},
+        {"type": "file", "file_id": "file_1"},
+        {"type": "base64", "media_type": "application/pdf", "data": "bm90IGEgcGRm"},
+    ):
         assert pdf_tokens({"type": "document", "source": source}) == page + 3  # the block's frame
 
 
 def test_an_inflating_stream_is_read_only_up_to_its_cap():
     bomb = zlib.compress(b"(" + b"a" * (4 * MAX_STREAM_BYTES) + b") Tj", 9)  # 32 MB of text in about 32 KB
-    raw = b"%PDF-1.4\n1 0 obj\n<< /Type /Page >>\nendobj\n2 0 obj\n<< /Filter /FlateDecode >>\nstream\n" + bomb + b"\nendstream\n"
+    raw = (
+        b"%PDF-1.4\n1 0 obj\n<< /Type /Page >>\nendobj\n2 0 obj\n<< /Filter /FlateDecode >>\nstream\n"
+        + bomb
+        + b"\nendstream\n"
+    )
     sizes, text, glyphs = pdf_parts(raw)
     assert sizes == [A4_POINTS] and text == "" and glyphs == 0  # cut before its Tj: nothing shown is counted
 
@@ -59,4 +68,8 @@ def test_recorded_pdfs_come_within_fifteen_percent_of_their_real_usage():
     records = [rec for rec in calibrate.bundled()["records"] if "'application/pdf'" in str(rec["request"])]
     assert len(records) >= 4
     for rec, row in zip(records, calibrate.replay(records)):
-        assert row.estimate is not None and abs(row.estimate - row.real) / row.real < 0.16, (rec["cassette"], row.estimate, row.real)
+        assert row.estimate is not None and abs(row.estimate - row.real) / row.real < 0.16, (
+            rec["cassette"],
+            row.estimate,
+            row.real,
+        )

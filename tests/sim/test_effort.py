@@ -29,28 +29,39 @@ def test_a_model_without_the_parameter_is_a_400_naming_the_model():
     assert status == 400 and "'claude-haiku-4-5'" in message
 
 
-@pytest.mark.parametrize("model, level", [("claude-opus-4-5", "max"), ("claude-opus-4-5", "xhigh"), ("claude-sonnet-4-6", "xhigh")])
+@pytest.mark.parametrize(
+    "model, level", [("claude-opus-4-5", "max"), ("claude-opus-4-5", "xhigh"), ("claude-sonnet-4-6", "xhigh")]
+)
 def test_a_level_the_model_does_not_take_is_a_400_listing_the_ones_it_does(model, level):
     status, _, message = error(post(with_effort(level, model)))
     assert status == 400 and f"'{level}'" in message and "low, medium, high" in message
 
 
 def test_opus_5_5_and_haiku_5_5_default_to_medium_the_others_to_high():
-    assert [default_effort(m) for m in ("claude-opus-5-5", "claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-4-7")] == \
-        ["medium", "medium", "high", "high"]
+    assert [
+        default_effort(m) for m in ("claude-opus-5-5", "claude-haiku-5-5", "claude-sonnet-5-5", "claude-opus-4-7")
+    ] == ["medium", "medium", "high", "high"]
     assert effort_steps(with_effort("high")) == 0 == effort_steps(body()) and effort_steps(with_effort("low")) == -2
 
 
 def _run(tmp_path, level, model="claude-sonnet-5-5"):
     client = agentlab.connect("sim", model=model, quiet=True)
-    return agentlab.run_agent(client, agentlab.city_task(["Paris", "London", "Berlin"], lang="en"),
-                              agentlab.task_tools(tmp_path / str(level)), effort=level)
+    return agentlab.run_agent(
+        client,
+        agentlab.city_task(["Paris", "London", "Berlin"], lang="en"),
+        agentlab.task_tools(tmp_path / str(level)),
+        effort=level,
+    )
 
 
 def test_the_default_level_set_explicitly_is_the_same_run_as_leaving_it_out(tmp_path):
     """The docs: setting high is the same as omitting it (on a model whose default is high)."""
     unset, high = _run(tmp_path, None), _run(tmp_path, "high")
-    assert (unset.model_calls, unset.output_tokens, unset.final_text) == (high.model_calls, high.output_tokens, high.final_text)
+    assert (unset.model_calls, unset.output_tokens, unset.final_text) == (
+        high.model_calls,
+        high.output_tokens,
+        high.final_text,
+    )
 
 
 def test_lower_effort_writes_fewer_output_tokens_in_the_same_calls_higher_costs_a_call_more(tmp_path):

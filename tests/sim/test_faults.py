@@ -19,12 +19,18 @@ def test_a_429_carries_retry_after_and_the_rate_limit_headers():
     assert r.status_code == 429 and r.json()["error"]["type"] == "rate_limit_error"
     assert r.headers["retry-after"] == "1" and r.headers["anthropic-ratelimit-requests-remaining"] == "0"
     assert {h for h in r.headers if h.startswith("anthropic-ratelimit-")} >= {
-        "anthropic-ratelimit-requests-limit", "anthropic-ratelimit-requests-reset",
-        "anthropic-ratelimit-tokens-limit", "anthropic-ratelimit-input-tokens-limit", "anthropic-ratelimit-output-tokens-limit"}
+        "anthropic-ratelimit-requests-limit",
+        "anthropic-ratelimit-requests-reset",
+        "anthropic-ratelimit-tokens-limit",
+        "anthropic-ratelimit-input-tokens-limit",
+        "anthropic-ratelimit-output-tokens-limit",
+    }
 
 
-@pytest.mark.parametrize("code,status,kind,message", [("529", 529, "overloaded_error", "Overloaded"),
-                                                      ("500", 500, "api_error", "Internal server error")])
+@pytest.mark.parametrize(
+    "code,status,kind,message",
+    [("529", 529, "overloaded_error", "Overloaded"), ("500", 500, "api_error", "Internal server error")],
+)
 def test_529_and_500_use_the_api_envelope(code, status, kind, message):
     r = post(body(), sim=Simulator(faults=f"at=1:{code}"))
     assert r.status_code == status and r.json()["error"] == {"type": kind, "message": message}
@@ -47,7 +53,9 @@ def test_spec_strings_and_rates_turn_faults_on():
 
 def test_the_sdk_retries_and_the_meter_marks_the_retry():
     client = agentlab.connect("sim", quiet=True, faults="at=1:429+2:529")
-    msg = client.messages.create(model="claude-sonnet-5-5", max_tokens=50, messages=[{"role": "user", "content": "Hello"}])
+    msg = client.messages.create(
+        model="claude-sonnet-5-5", max_tokens=50, messages=[{"role": "user", "content": "Hello"}]
+    )
     assert msg.stop_reason == "end_turn"
     meter = meter_of(client)
     assert [(a.status, a.retry) for a in meter.attempts] == [(429, False), (529, True), (200, True)]
@@ -64,11 +72,15 @@ def test_without_retries_the_fault_reaches_the_caller_as_the_sdk_error():
 def test_a_run_with_20_percent_faults_completes_with_its_trace_whole(tmp_path):
     client = agentlab.connect("sim", quiet=True, faults={"rates": {"429": 0.1, "529": 0.05, "500": 0.05}, "seed": 7})
     trace = tmp_path / "agent.jsonl"
-    run = agentlab.run_agent(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path), trace=trace)
+    run = agentlab.run_agent(
+        client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path), trace=trace
+    )
     events = [json.loads(line) for line in trace.read_text("utf-8").splitlines()]
     assert run.stop_reason.value == "end_turn" and events[-1]["event"] == "stop"
     meter = meter_of(client)
-    assert sum(a.status >= 400 for a in meter.attempts) >= 1, "seed 7 should inject at least one fault in this run (a 529 and a 500 in its three calls)"
+    assert sum(a.status >= 400 for a in meter.attempts) >= 1, (
+        "seed 7 should inject at least one fault in this run (a 529 and a 500 in its three calls)"
+    )
     assert len(meter.attempts) == len(meter.calls) + sum(a.status >= 400 for a in meter.attempts)
 
 
@@ -86,7 +98,9 @@ def test_serve_with_faults_over_http():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         client = agentlab.connect(base_url=f"http://127.0.0.1:{server.server_address[1]}", quiet=True, max_retries=2)
-        msg = client.messages.create(model="claude-sonnet-5-5", max_tokens=50, messages=[{"role": "user", "content": "Hello"}])
+        msg = client.messages.create(
+            model="claude-sonnet-5-5", max_tokens=50, messages=[{"role": "user", "content": "Hello"}]
+        )
         assert msg.stop_reason == "end_turn" and [a.status for a in meter_of(client).attempts] == [429, 200]
     finally:
         server.shutdown()

@@ -13,7 +13,9 @@ ASK = {"role": "user", "content": "Weather in Paris?"}
 
 
 def _png(w: int, h: int) -> str:
-    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", w, h) + b"\x08\x02\0\0\0").decode()
+    return base64.b64encode(
+        b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", w, h) + b"\x08\x02\0\0\0"
+    ).decode()
 
 
 def test_empty_text_block_is_rejected():
@@ -28,35 +30,50 @@ def test_whitespace_only_text_is_rejected():
 
 def test_trailing_whitespace_in_the_final_assistant_message_is_rejected():
     r = post(body("claude-haiku-4-5", messages=[ASK, {"role": "assistant", "content": "It is "}]))
-    assert error(r) == (400, "invalid_request_error", "messages: final assistant content cannot end with trailing whitespace")
+    assert error(r) == (
+        400,
+        "invalid_request_error",
+        "messages: final assistant content cannot end with trailing whitespace",
+    )
     assert post(body("claude-haiku-4-5", messages=[ASK, {"role": "assistant", "content": "It is"}])).status_code == 200
 
 
 def test_prefill_on_a_model_that_refuses_it():
     r = post(body("claude-sonnet-5-5", messages=[ASK, {"role": "assistant", "content": "It is"}]))
-    assert error(r) == (400, "invalid_request_error", "This model does not support assistant message prefill. "
-                                                      "The conversation must end with a user message.")
+    assert error(r) == (
+        400,
+        "invalid_request_error",
+        "This model does not support assistant message prefill. The conversation must end with a user message.",
+    )
 
 
 def test_more_than_four_cache_breakpoints():
     mark = {"type": "ephemeral"}
     blocks = [{"type": "text", "text": f"part {i}", "cache_control": mark} for i in range(5)]
     r = post(body(messages=[{"role": "user", "content": blocks}]))
-    assert error(r) == (400, "invalid_request_error", "A maximum of 4 blocks with cache_control may be provided. Found 5.")
+    assert error(r) == (
+        400,
+        "invalid_request_error",
+        "A maximum of 4 blocks with cache_control may be provided. Found 5.",
+    )
     assert post(body(messages=[{"role": "user", "content": blocks[:4]}])).status_code == 200
 
 
 def test_image_media_type_must_be_one_the_api_takes():
     img = {"type": "image", "source": {"type": "base64", "media_type": "image/bmp", "data": _png(10, 10)}}
     status, _, message = error(post(body(messages=[{"role": "user", "content": [img, {"type": "text", "text": "?"}]}])))
-    assert status == 400 and message == ("messages.0.content.0.image.source.base64.media_type: Input should be "
-                                         "'image/jpeg', 'image/png', 'image/gif' or 'image/webp'")
+    assert status == 400 and message == (
+        "messages.0.content.0.image.source.base64.media_type: Input should be "
+        "'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"
+    )
 
 
 def test_images_are_counted_by_the_documented_formula_not_their_base64_length():
     def count(w, h):
         img = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _png(w, h)}}
-        return post(body(messages=[{"role": "user", "content": [img]}]), path="/v1/messages/count_tokens").json()["input_tokens"]
+        return post(body(messages=[{"role": "user", "content": [img]}]), path="/v1/messages/count_tokens").json()[
+            "input_tokens"
+        ]
 
     base = count(1, 1) - 1
     assert count(1000, 1000) - base == 1334  # (1000 * 1000) / 750, rounded up
@@ -75,11 +92,44 @@ def test_usage_carries_the_fields_the_api_returns():
     assert usage["service_tier"] == "standard" and usage["cache_read_input_tokens"] == 0
 
 
-VALID = {"model": "claude-sonnet-4-6", "max_tokens": 50, "system": [{"type": "text", "text": "Be brief."}],
-         "tools": [{"name": "get_weather", "description": "w", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}],
-         "messages": [ASK, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"city": "Paris"}}]},
-                      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "18C"}]}]}]}
-JUNK = [None, 0, -1, 1.5, True, "", "x", [], [None], {}, {"type": None}, {"type": "text"}, {"type": "image", "source": {}}]
+VALID = {
+    "model": "claude-sonnet-4-6",
+    "max_tokens": 50,
+    "system": [{"type": "text", "text": "Be brief."}],
+    "tools": [
+        {
+            "name": "get_weather",
+            "description": "w",
+            "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+        }
+    ],
+    "messages": [
+        ASK,
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"city": "Paris"}}],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "18C"}]}],
+        },
+    ],
+}
+JUNK = [
+    None,
+    0,
+    -1,
+    1.5,
+    True,
+    "",
+    "x",
+    [],
+    [None],
+    {},
+    {"type": None},
+    {"type": "text"},
+    {"type": "image", "source": {}},
+]
 
 
 def _paths(node, path=()):

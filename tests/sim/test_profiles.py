@@ -7,6 +7,7 @@ import typing
 import anthropic
 import pytest
 from anthropic.types.model_param import ModelParam
+from sim_http import body, error, post
 
 import agentlab
 from agentlab.meter.prices import models_table, rows
@@ -14,8 +15,6 @@ from agentlab.sim.clock import SimClock
 from agentlab.sim.profiles import profile, profiles
 from agentlab.sim.server import Simulator
 from agentlab.sim.tokens import content_tokens, estimate_input_tokens, tool_prompt_overhead
-
-from sim_http import body, error, post
 
 SDK_IDS = [a for arg in typing.get_args(ModelParam) for a in typing.get_args(arg)]
 TEXT = "The quick brown fox jumps over the lazy dog near the riverbank while the sun sets slowly. " * 20
@@ -44,7 +43,11 @@ def test_newer_tokenizer_counts_about_30_percent_more_for_the_same_text():
 
 
 def test_request_estimates_use_the_model_s_tokenizer_and_tool_prompt():
-    tool = {"name": "get_weather", "description": "Weather for a city", "input_schema": {"type": "object", "properties": {}}}
+    tool = {
+        "name": "get_weather",
+        "description": "Weather for a city",
+        "input_schema": {"type": "object", "properties": {}},
+    }
     req = {"messages": [{"role": "user", "content": TEXT}], "tools": [tool]}
     a = estimate_input_tokens({"model": "claude-opus-4-6", **req}) - tool_prompt_overhead("claude-opus-4-6", None)[0]
     b = estimate_input_tokens({"model": "claude-opus-4-7", **req}) - tool_prompt_overhead("claude-opus-4-7", None)[0]
@@ -75,7 +78,9 @@ def test_max_tokens_above_the_model_maximum_is_the_api_400():
     before_retirement = Simulator(clock=SimClock(day="2026-04-19"))  # Haiku 3 retired on 2026-04-20
     status, _, message = error(post(body("claude-3-haiku-20240307", max_tokens=4097), sim=before_retirement))
     assert (status, message) == (
-        400, "max_tokens: 4097 > 4096, which is the maximum allowed number of output tokens for claude-3-haiku-20240307")
+        400,
+        "max_tokens: 4097 > 4096, which is the maximum allowed number of output tokens for claude-3-haiku-20240307",
+    )
     assert post(body("claude-3-haiku-20240307", max_tokens=4096), sim=before_retirement).status_code == 200
     status, _, message = error(post(body("claude-haiku-4-5", max_tokens=64001)))
     assert status == 400 and message.startswith("max_tokens: 64001 > 64000, which is the maximum")
@@ -83,7 +88,9 @@ def test_max_tokens_above_the_model_maximum_is_the_api_400():
 
 def test_retired_model_is_not_found(sim):
     with pytest.raises(anthropic.NotFoundError, match="model: claude-3-7-sonnet-20250219"):
-        sim.messages.create(model="claude-3-7-sonnet-20250219", max_tokens=5, messages=[{"role": "user", "content": "x"}])
+        sim.messages.create(
+            model="claude-3-7-sonnet-20250219", max_tokens=5, messages=[{"role": "user", "content": "x"}]
+        )
 
 
 def test_connect_refuses_a_retired_model():

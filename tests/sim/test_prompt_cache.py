@@ -14,14 +14,16 @@ LONG = " ".join(f"word{i}" for i in range(700))  # ~700+ tokens: above Opus 5's 
 
 def _client(clock=None):
     sim = Simulator(lambda req: "ok", clock=clock)
-    client = anthropic.Anthropic(api_key="x", base_url="https://sim.invalid", max_retries=0,
-                                 http_client=httpx2.Client(transport=sim.transport()))
+    client = anthropic.Anthropic(
+        api_key="x", base_url="https://sim.invalid", max_retries=0, http_client=httpx2.Client(transport=sim.transport())
+    )
     return client, sim
 
 
 def _ask(client, system, question="Hi?", model=MODEL, **kw):
-    return client.messages.create(model=model, max_tokens=50, system=system,
-                                  messages=[{"role": "user", "content": question}], **kw)
+    return client.messages.create(
+        model=model, max_tokens=50, system=system, messages=[{"role": "user", "content": question}], **kw
+    )
 
 
 def _cached_system(ttl=None):
@@ -30,19 +32,28 @@ def _cached_system(ttl=None):
 
 
 def test_blocks_add_up_to_the_estimated_input_tokens():
-    body = {"model": MODEL, "system": [{"type": "text", "text": "sys"}, {"type": "text", "text": LONG}],
-            "tools": [{"name": "t", "description": "d", "input_schema": {"type": "object", "properties": {}}}],
-            "messages": [{"role": "user", "content": "hello there"},
-                         {"role": "assistant", "content": [{"type": "text", "text": "a"},
-                                                           {"type": "tool_use", "id": "x", "name": "t", "input": {}}]},
-                         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "42"}]}]}
+    body = {
+        "model": MODEL,
+        "system": [{"type": "text", "text": "sys"}, {"type": "text", "text": LONG}],
+        "tools": [{"name": "t", "description": "d", "input_schema": {"type": "object", "properties": {}}}],
+        "messages": [
+            {"role": "user", "content": "hello there"},
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "a"}, {"type": "tool_use", "id": "x", "name": "t", "input": {}}],
+            },
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "42"}]},
+        ],
+    }
     assert sum(b.tokens for b in request_blocks(body)) == estimate_input_tokens(body)
 
 
 def test_first_call_writes_second_reads_and_usage_sums_to_the_total():
     client, _ = _client(SimClock())
     first, second = _ask(client, _cached_system()), _ask(client, _cached_system())
-    total = estimate_input_tokens({"model": MODEL, "system": _cached_system(), "messages": [{"role": "user", "content": "Hi?"}]})
+    total = estimate_input_tokens(
+        {"model": MODEL, "system": _cached_system(), "messages": [{"role": "user", "content": "Hi?"}]}
+    )
     for u in (first.usage, second.usage):
         assert u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens == total
     assert first.usage.cache_creation_input_tokens > 512 and first.usage.cache_read_input_tokens == 0
@@ -98,8 +109,10 @@ def test_more_than_four_breakpoints_is_a_400_naming_the_count():
 
 def test_1h_after_5m_is_rejected():
     client, _ = _client()
-    system = [{"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}},
-              {"type": "text", "text": "b", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]
+    system = [
+        {"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": "b", "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+    ]
     with pytest.raises(anthropic.BadRequestError, match="1h"):
         _ask(client, system)
 

@@ -6,13 +6,22 @@ from agentlab.sim.tokens import estimate_input_tokens
 
 
 def _rec(model, messages, **body):
-    return {"cassette": "t", "split": "yours", "model": model, "status": 200, "usage": {"input_tokens": 1},
-            "request": {"model": model, "max_tokens": 64, "messages": messages, **body}}
+    return {
+        "cassette": "t",
+        "split": "yours",
+        "model": model,
+        "status": 200,
+        "usage": {"input_tokens": 1},
+        "request": {"model": model, "max_tokens": 64, "messages": messages, **body},
+    }
 
 
-SYSTEM_MID = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"},
-              {"role": "user", "content": "Suggest a name"},
-              {"role": "system", "content": [{"type": "text", "text": "Always state the time complexity."}]}]
+SYSTEM_MID = [
+    {"role": "user", "content": "Hi"},
+    {"role": "assistant", "content": "Hello"},
+    {"role": "user", "content": "Suggest a name"},
+    {"role": "system", "content": [{"type": "text", "text": "Always state the time complexity."}]},
+]
 
 
 def test_a_system_message_mid_conversation_is_accepted_where_recorded_and_refused_elsewhere():
@@ -23,11 +32,18 @@ def test_a_system_message_mid_conversation_is_accepted_where_recorded_and_refuse
 
 
 def test_two_assistant_messages_in_a_row_are_merged_before_tool_results_are_paired():
-    messages = [{"role": "user", "content": "Refund order-123"},
-                {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "load", "input": {}}]},
-                {"role": "assistant", "content": [{"type": "tool_use", "id": "b", "name": "search", "input": {}}]},
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "ok"},
-                                             {"type": "tool_result", "tool_use_id": "b", "content": "ok"}]}]
+    messages = [
+        {"role": "user", "content": "Refund order-123"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "load", "input": {}}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "b", "name": "search", "input": {}}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "a", "content": "ok"},
+                {"type": "tool_result", "tool_use_id": "b", "content": "ok"},
+            ],
+        },
+    ]
     tools = [{"name": n, "input_schema": {"type": "object"}} for n in ("load", "search")]
     (row,) = replay([_rec("claude-sonnet-4-5", messages, tools=tools)])
     assert row.refused == ""
@@ -37,12 +53,23 @@ def test_two_assistant_messages_in_a_row_are_merged_before_tool_results_are_pair
 
 
 def test_a_deferred_tool_costs_nothing_until_a_reference_loads_it():
-    deferred = {"name": "lookup_refund_policy", "defer_loading": True, "description": "Refund policy for an order",
-                "input_schema": {"type": "object", "properties": {"order_id": {"type": "string"}}}}
+    deferred = {
+        "name": "lookup_refund_policy",
+        "defer_loading": True,
+        "description": "Refund policy for an order",
+        "input_schema": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+    }
     base = {"model": "claude-sonnet-4-5", "tools": [{"name": "x", "input_schema": {"type": "object"}}]}
     ask = [{"role": "user", "content": "Refund?"}]
-    assert estimate_input_tokens({**base, "messages": ask}) == estimate_input_tokens({**base, "tools": base["tools"] + [deferred], "messages": ask})
-    loaded = ask + [{"role": "system", "content": [{"type": "tool_addition", "tool": {"type": "tool_reference", "name": "lookup_refund_policy"}}]}]
+    assert estimate_input_tokens({**base, "messages": ask}) == estimate_input_tokens(
+        {**base, "tools": base["tools"] + [deferred], "messages": ask}
+    )
+    loaded = ask + [
+        {
+            "role": "system",
+            "content": [{"type": "tool_addition", "tool": {"type": "tool_reference", "name": "lookup_refund_policy"}}],
+        }
+    ]
     without = estimate_input_tokens({**base, "messages": loaded})
     assert estimate_input_tokens({**base, "tools": base["tools"] + [deferred], "messages": loaded}) > without
 

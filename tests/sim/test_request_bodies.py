@@ -4,24 +4,27 @@ import sys
 from pathlib import Path
 
 import pytest
+from sim_http import body, error, post
 
 from agentlab.sim.server import MAX_JSON_DEPTH, Simulator, _lone_surrogate
-from sim_http import body, error, post
 
 sys.path.insert(0, str(Path(__file__).parent))
 OK = b'{"model":"claude-sonnet-5-5","max_tokens":10,"messages":[{"role":"user","content":"hi"}]'
 
 
-@pytest.mark.parametrize("raw, words", [
-    (OK.replace(b"claude-sonnet-5-5", b"\\ud800") + b"}", "no low surrogate in string: line 1 column 11 (char 10)"),
-    (OK.replace(b"hi", b"\\udc00") + b"}", "no low surrogate"),
-    (OK.replace(b"hi", b"\\ud800\\ud800") + b"}", "no low surrogate"),
-    (OK + b',"metadata":' + b"[" * 990 + b"]" * 990 + b"}", "nested"),
-    (OK + b',"metadata":' + b"[" * 5000 + b"]" * 5000 + b"}", "nested"),
-    (OK.replace(b"10", b"9" * 4301) + b"}", "more than 4300 digits"),
-    (OK.replace(b"10", b"NaN") + b"}", "NaN is not a JSON value"),
-    (b"\xff\xfe" + OK + b"}", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "raw, words",
+    [
+        (OK.replace(b"claude-sonnet-5-5", b"\\ud800") + b"}", "no low surrogate in string: line 1 column 11 (char 10)"),
+        (OK.replace(b"hi", b"\\udc00") + b"}", "no low surrogate"),
+        (OK.replace(b"hi", b"\\ud800\\ud800") + b"}", "no low surrogate"),
+        (OK + b',"metadata":' + b"[" * 990 + b"]" * 990 + b"}", "nested"),
+        (OK + b',"metadata":' + b"[" * 5000 + b"]" * 5000 + b"}", "nested"),
+        (OK.replace(b"10", b"9" * 4301) + b"}", "more than 4300 digits"),
+        (OK.replace(b"10", b"NaN") + b"}", "NaN is not a JSON value"),
+        (b"\xff\xfe" + OK + b"}", "not valid JSON"),
+    ],
+)
 def test_a_body_the_parser_cannot_take_is_a_400_that_says_why(raw, words):
     status, kind, message = error(post(None, raw=raw))
     assert (status, kind) == (400, "invalid_request_error") and words in message, message

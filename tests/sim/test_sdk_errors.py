@@ -6,7 +6,10 @@ import pytest
 import agentlab
 
 MODEL = "claude-sonnet-5-5"
-USE = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}]}
+USE = {
+    "role": "assistant",
+    "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}],
+}
 ASK = {"role": "user", "content": "Weather in Paris?"}
 TOOL = {"name": "get_weather", "description": "d", "input_schema": {"type": "object", "properties": {}}}
 
@@ -23,31 +26,52 @@ def test_unanswered_tool_use_is_rejected_with_the_api_text(sim):
     assert e.value.status_code == 400
     assert e.value.body["error"]["message"] == (
         "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. "
-        "Each `tool_use` block must have a corresponding `tool_result` block in the next message.")
+        "Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+    )
     assert e.value.request_id.startswith("req_sim_")
 
 
 def test_tool_result_without_matching_tool_use_is_rejected(sim):
     bad = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "x"}]}
-    with pytest.raises(anthropic.BadRequestError, match=r"messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9"):
+    with pytest.raises(
+        anthropic.BadRequestError,
+        match=r"messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9",
+    ):
         _create(sim, messages=[ASK, {"role": "assistant", "content": "hm"}, bad], tools=[TOOL])
 
 
 def test_text_before_tool_result_is_rejected(sim):
-    bad = {"role": "user", "content": [{"type": "text", "text": "here:"},
-                                       {"type": "tool_result", "tool_use_id": "toolu_1", "content": "18C"}]}
+    bad = {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "here:"},
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "18C"},
+        ],
+    }
     with pytest.raises(anthropic.BadRequestError, match="without `tool_result` blocks immediately after: toolu_1"):
         _create(sim, messages=[ASK, USE, bad], tools=[TOOL])
 
 
-@pytest.mark.parametrize("kw, text", [
-    ({"messages": []}, "messages: at least one message is required"),
-    ({"max_tokens": -1, "messages": [ASK]}, "max_tokens: Input should be greater than or equal to 0"),
-    ({"messages": [ASK], "tools": [TOOL, TOOL]}, "tools: Tool names must be unique."),
-    ({"messages": [ASK], "tools": [{**TOOL, "name": "get weather"}]}, "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"),
-    ({"messages": [ASK], "tools": [{**TOOL, "input_schema": {"type": "string"}}]}, "input_schema.type: Input should be 'object'"),
-    ({"messages": [ASK], "tools": [TOOL], "tool_choice": {"type": "tool", "name": "nope"}}, "Tool 'nope' not found in provided tools"),
-])
+@pytest.mark.parametrize(
+    "kw, text",
+    [
+        ({"messages": []}, "messages: at least one message is required"),
+        ({"max_tokens": -1, "messages": [ASK]}, "max_tokens: Input should be greater than or equal to 0"),
+        ({"messages": [ASK], "tools": [TOOL, TOOL]}, "tools: Tool names must be unique."),
+        (
+            {"messages": [ASK], "tools": [{**TOOL, "name": "get weather"}]},
+            "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+        ),
+        (
+            {"messages": [ASK], "tools": [{**TOOL, "input_schema": {"type": "string"}}]},
+            "input_schema.type: Input should be 'object'",
+        ),
+        (
+            {"messages": [ASK], "tools": [TOOL], "tool_choice": {"type": "tool", "name": "nope"}},
+            "Tool 'nope' not found in provided tools",
+        ),
+    ],
+)
 def test_invalid_requests_get_400_with_api_wording(sim, kw, text):
     with pytest.raises(anthropic.BadRequestError) as e:
         _create(sim, **kw)

@@ -12,7 +12,9 @@ from agentlab.sim.server import Simulator
 
 def test_plain_sdk_client_talks_to_the_local_server(base_url):
     client = anthropic.Anthropic(api_key="anything", base_url=base_url, max_retries=0)
-    msg = client.messages.create(model="claude-haiku-4-5", max_tokens=50, messages=[{"role": "user", "content": "Hello"}])
+    msg = client.messages.create(
+        model="claude-haiku-4-5", max_tokens=50, messages=[{"role": "user", "content": "Hello"}]
+    )
     assert msg.stop_reason == "end_turn" and msg.content[0].text.startswith("Hello")
 
 
@@ -38,13 +40,20 @@ def test_200_simultaneous_clients_are_all_answered(base_url):
     import json as _json
 
     port = int(base_url.rsplit(":", 1)[1])
-    body = _json.dumps({"model": "claude-sonnet-5-5", "max_tokens": 20, "messages": [{"role": "user", "content": "Hello"}]})
+    body = _json.dumps(
+        {"model": "claude-sonnet-5-5", "max_tokens": 20, "messages": [{"role": "user", "content": "Hello"}]}
+    )
     barrier, answered = threading.Barrier(200), []
 
     def one():
         barrier.wait(timeout=60)
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        conn.request("POST", "/v1/messages", body=body, headers={"anthropic-version": "2026-10-21", "content-type": "application/json"})
+        conn.request(
+            "POST",
+            "/v1/messages",
+            body=body,
+            headers={"anthropic-version": "2026-10-21", "content-type": "application/json"},
+        )
         answered.append(conn.getresponse().status)
         conn.close()
 
@@ -59,8 +68,12 @@ def test_200_simultaneous_clients_are_all_answered(base_url):
 def test_a_body_over_32_mb_is_413_over_http(base_url):
     import httpx2
 
-    r = httpx2.post(f"{base_url}/v1/messages", content=b"x" * 32_000_001,
-                    headers={"anthropic-version": "2026-10-21", "content-type": "application/json"}, timeout=120)
+    r = httpx2.post(
+        f"{base_url}/v1/messages",
+        content=b"x" * 32_000_001,
+        headers={"anthropic-version": "2026-10-21", "content-type": "application/json"},
+        timeout=120,
+    )
     assert r.status_code == 413 and r.json()["error"]["type"] == "request_too_large"
 
 

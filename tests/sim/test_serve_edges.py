@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 import pytest
+from sim_http import assert_envelope, raw_http
 
 from agentlab.sim import asgi
-from sim_http import assert_envelope, raw_http
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -17,7 +17,9 @@ HEAD = b"Host: sim\r\nanthropic-version: 2026-10-21\r\ncontent-type: application
 BODY = b'{"model":"claude-sonnet-5-5","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}'
 
 
-def post(body: bytes = BODY, *, target: bytes = b"/v1/messages", extra: bytes = b"", length: bytes | None = None) -> bytes:
+def post(
+    body: bytes = BODY, *, target: bytes = b"/v1/messages", extra: bytes = b"", length: bytes | None = None
+) -> bytes:
     cl = str(len(body)).encode() if length is None else length
     return b"POST " + target + b" HTTP/1.1\r\n" + HEAD + extra + b"Content-Length: " + cl + b"\r\n\r\n" + body
 
@@ -27,35 +29,45 @@ def port(base_url):
     return int(base_url.rsplit(":", 1)[1])
 
 
-@pytest.mark.parametrize("name, request_bytes, status", [
-    ("content-length abc", post(length=b"abc"), 400),
-    ("content-length -5", post(length=b"-5"), 400),
-    ("malformed request line", b"POST/v1/messages HTTP/1.1 x\r\n" + HEAD + b"\r\n", 400),
-    ("70 KB URL", b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n" + HEAD + b"\r\n", 431),  # in one read or in pieces
-    ("header block over 16 KB and unfinished", b"GET / HTTP/1.1\r\n" + HEAD + b"x-pad: " + b"a" * 70_000, 431),
-    ("HTTP/0.9", b"GET /\r\n", 400),
-    ("asterisk target", b"OPTIONS * HTTP/1.1\r\n" + HEAD + b"Content-Length: 0\r\n\r\n", 400),
-    ("no Host header", b"POST /v1/messages HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 400),
-    ("bad chunk", b"POST /v1/messages HTTP/1.1\r\n" + HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
-    ("gzip transfer-encoding", b"POST /v1/messages HTTP/1.1\r\n" + HEAD + b"Transfer-Encoding: gzip\r\n\r\n", 501),
-    ("binary garbage", b"\x00\x01\x02\xff\r\n\r\n", 400),
-    ("lone surrogate in model", post(BODY.replace(b"claude-sonnet-5-5", b"\\ud800")), 400),
-    ("JSON nested 990 deep", post(BODY[:-1] + b',"metadata":' + b"[" * 990 + b"]" * 990 + b"}"), 400),
-    ("an integer of 4,301 digits", post(BODY.replace(b"10", b"9" * 4301)), 400),
-    ("tool name given as a dict", post(BODY[:-1] + b',"tools":[{"name":{"a":1},"input_schema":{"type":"object"}}]}'), 400),
-    ("body over 32 MB by its header", post(b"", length=b"99999999999"), 413),
-])
+@pytest.mark.parametrize(
+    "name, request_bytes, status",
+    [
+        ("content-length abc", post(length=b"abc"), 400),
+        ("content-length -5", post(length=b"-5"), 400),
+        ("malformed request line", b"POST/v1/messages HTTP/1.1 x\r\n" + HEAD + b"\r\n", 400),
+        ("70 KB URL", b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n" + HEAD + b"\r\n", 431),  # in one read or in pieces
+        ("header block over 16 KB and unfinished", b"GET / HTTP/1.1\r\n" + HEAD + b"x-pad: " + b"a" * 70_000, 431),
+        ("HTTP/0.9", b"GET /\r\n", 400),
+        ("asterisk target", b"OPTIONS * HTTP/1.1\r\n" + HEAD + b"Content-Length: 0\r\n\r\n", 400),
+        ("no Host header", b"POST /v1/messages HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 400),
+        ("bad chunk", b"POST /v1/messages HTTP/1.1\r\n" + HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+        ("gzip transfer-encoding", b"POST /v1/messages HTTP/1.1\r\n" + HEAD + b"Transfer-Encoding: gzip\r\n\r\n", 501),
+        ("binary garbage", b"\x00\x01\x02\xff\r\n\r\n", 400),
+        ("lone surrogate in model", post(BODY.replace(b"claude-sonnet-5-5", b"\\ud800")), 400),
+        ("JSON nested 990 deep", post(BODY[:-1] + b',"metadata":' + b"[" * 990 + b"]" * 990 + b"}"), 400),
+        ("an integer of 4,301 digits", post(BODY.replace(b"10", b"9" * 4301)), 400),
+        (
+            "tool name given as a dict",
+            post(BODY[:-1] + b',"tools":[{"name":{"a":1},"input_schema":{"type":"object"}}]}'),
+            400,
+        ),
+        ("body over 32 MB by its header", post(b"", length=b"99999999999"), 413),
+    ],
+)
 def test_a_malformed_request_gets_a_status_and_the_error_envelope(port, name, request_bytes, status):
     got, headers, body = raw_http(port, request_bytes)
     assert got == status, (name, got, body[:300])
     assert_envelope(got, headers, body)
 
 
-@pytest.mark.parametrize("name, request_bytes", [
-    ("content-length '96, 96' (identical values, RFC 9110 8.6)", post(length=b"%d, %d" % (len(BODY), len(BODY)))),
-    ("absolute-URI target", post(target=b"http://sim/v1/messages")),
-    ("non-ASCII byte in a header value", post(extra=b"x-note: caf\xe9\r\n")),
-])
+@pytest.mark.parametrize(
+    "name, request_bytes",
+    [
+        ("content-length '96, 96' (identical values, RFC 9110 8.6)", post(length=b"%d, %d" % (len(BODY), len(BODY)))),
+        ("absolute-URI target", post(target=b"http://sim/v1/messages")),
+        ("non-ASCII byte in a header value", post(extra=b"x-note: caf\xe9\r\n")),
+    ],
+)
 def test_an_unusual_but_valid_request_is_answered(port, name, request_bytes):
     got, headers, body = raw_http(port, request_bytes)
     assert got == 200 and assert_envelope(got, headers, body)["type"] == "message", (name, body[:300])
@@ -136,10 +148,12 @@ def test_the_server_starts_listening_in_a_fresh_interpreter(tmp_path):
     """A fresh interpreter gets a listening port; how fast is a benchmark's figure, not a test's."""
     import subprocess
 
-    code = ("import socket; from agentlab.sim.serve import make_server; "
-            "from agentlab.sim.server import Simulator; s=make_server(Simulator(), port=0); "
-            "port = s.server_address[1]; "
-            "socket.create_connection(('127.0.0.1', port), timeout=10).close(); print(port)")
+    code = (
+        "import socket; from agentlab.sim.serve import make_server; "
+        "from agentlab.sim.server import Simulator; s=make_server(Simulator(), port=0); "
+        "port = s.server_address[1]; "
+        "socket.create_connection(('127.0.0.1', port), timeout=10).close(); print(port)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 0

@@ -9,19 +9,50 @@ import json
 import random
 from concurrent.futures import ThreadPoolExecutor
 
-from agentlab.sim import asgi
 from sim_http import assert_envelope, raw_http
 
+from agentlab.sim import asgi
+
 SEED, RAW, JSON_BODIES = 22, 700, 500
-GOOD = {"model": "claude-sonnet-5-5", "max_tokens": 20, "messages": [{"role": "user", "content": "Hello"}],
-        "tools": [{"name": "get_weather", "description": "d", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}]}
-ODD = [None, True, -1, 0, 10**30, 1.5e308, "", "x" * 5000, "\\ud800", [], {}, [[[]]], {"a": {"b": {}}}, "claude-sonet-5-5",
-       {"type": "tool", "name": {"a": 1}}, "\u0000", "😀", 2**63]
+GOOD = {
+    "model": "claude-sonnet-5-5",
+    "max_tokens": 20,
+    "messages": [{"role": "user", "content": "Hello"}],
+    "tools": [
+        {
+            "name": "get_weather",
+            "description": "d",
+            "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+        }
+    ],
+}
+ODD = [
+    None,
+    True,
+    -1,
+    0,
+    10**30,
+    1.5e308,
+    "",
+    "x" * 5000,
+    "\\ud800",
+    [],
+    {},
+    [[[]]],
+    {"a": {"b": {}}},
+    "claude-sonet-5-5",
+    {"type": "tool", "name": {"a": 1}},
+    "\u0000",
+    "😀",
+    2**63,
+]
 
 
 def frame(body: bytes, path: bytes = b"/v1/messages", method: bytes = b"POST") -> bytes:
-    return (method + b" " + path + b" HTTP/1.1\r\nHost: sim\r\nanthropic-version: 2026-10-21\r\n"
-            b"content-type: application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    return (
+        method + b" " + path + b" HTTP/1.1\r\nHost: sim\r\nanthropic-version: 2026-10-21\r\n"
+        b"content-type: application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
 
 
 def mutate_bytes(rng: random.Random, data: bytes) -> bytes:
@@ -33,13 +64,19 @@ def mutate_bytes(rng: random.Random, data: bytes) -> bytes:
         elif op == 1:
             b[i:i] = bytes([rng.randrange(256)])
         elif op == 2:
-            del b[i:i + rng.randint(1, 20)]
+            del b[i : i + rng.randint(1, 20)]
         elif op == 3:
-            b[i:i] = b[i:i + rng.randint(1, 50)] * rng.randint(1, 3)
+            b[i:i] = b[i : i + rng.randint(1, 50)] * rng.randint(1, 3)
         elif op == 4:
-            b = b.replace(b"Content-Length: ", b"Content-Length: " + rng.choice([b"abc", b"-5", b"96, 96", b"1e3", b" ", b"99999999999"]), 1)
+            b = b.replace(
+                b"Content-Length: ",
+                b"Content-Length: " + rng.choice([b"abc", b"-5", b"96, 96", b"1e3", b" ", b"99999999999"]),
+                1,
+            )
         elif op == 5:
-            b[i:i] = rng.choice([b"\r\n", b"\n", b" ", b"\x00", b"\xff", b"\r\nX-A: \xe9\r\n", b"HTTP/0.9", b"*", b"%00"])
+            b[i:i] = rng.choice(
+                [b"\r\n", b"\n", b" ", b"\x00", b"\xff", b"\r\nX-A: \xe9\r\n", b"HTTP/0.9", b"*", b"%00"]
+            )
         else:
             b = b[:i]
     return bytes(b)
@@ -70,7 +107,9 @@ def test_every_fuzzed_request_gets_a_well_formed_answer_naming_no_package_file(b
     port = int(base_url.rsplit(":", 1)[1])
     rng = random.Random(SEED)
     seeds = [frame(json.dumps(GOOD).encode()), frame(b"{}", b"/v1/messages/count_tokens"), frame(b"", b"/", b"GET")]
-    requests = [mutate_bytes(rng, rng.choice(seeds)) for _ in range(RAW)] + [frame(mutate_json(rng)) for _ in range(JSON_BODIES)]
+    requests = [mutate_bytes(rng, rng.choice(seeds)) for _ in range(RAW)] + [
+        frame(mutate_json(rng)) for _ in range(JSON_BODIES)
+    ]
     assert len(requests) >= 1000
 
     def one(data: bytes) -> tuple[bytes, tuple]:

@@ -12,9 +12,21 @@ from agentlab.sim.asgi_app import SimApp
 from agentlab.sim.models.slow import Latency
 from agentlab.sim.server import Simulator
 
-BODY = json.dumps({"model": "claude-sonnet-4-6", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}).encode()
-SCOPE = {"type": "http", "method": "POST", "raw_path": b"/v1/messages", "query_string": b"",
-         "headers": [(b"host", b"sim"), (b"anthropic-version", b"2026-10-21"), (b"content-type", b"application/json"), (b"content-length", str(len(BODY)).encode())]}
+BODY = json.dumps(
+    {"model": "claude-sonnet-4-6", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
+).encode()
+SCOPE = {
+    "type": "http",
+    "method": "POST",
+    "raw_path": b"/v1/messages",
+    "query_string": b"",
+    "headers": [
+        (b"host", b"sim"),
+        (b"anthropic-version", b"2026-10-21"),
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(BODY)).encode()),
+    ],
+}
 
 
 def answer_n(app: SimApp, n: int) -> list[int]:
@@ -51,7 +63,9 @@ def test_a_policy_that_sleeps_moves_answers_to_the_pool():
 def test_answers_that_are_only_slow_stay_on_the_loop(monkeypatch):
     """Slow in wall time but never blocked (as when preempted on a busy machine): no hand-off to threads."""
     clock = iter(range(0, 10_000_000, 1))
-    monkeypatch.setattr(asgi_app.time, "perf_counter", lambda: next(clock) * asgi_app.WAITING_S * 4)  # every answer "took" long
+    monkeypatch.setattr(
+        asgi_app.time, "perf_counter", lambda: next(clock) * asgi_app.WAITING_S * 4
+    )  # every answer "took" long
     monkeypatch.setattr(asgi_app, "_thread_clock", lambda: (0.0, 7))  # little CPU, no voluntary switch
     app = SimApp(Simulator())
     assert answer_n(app, asgi_app.WAITS_IN_A_ROW + 3) == [200] * (asgi_app.WAITS_IN_A_ROW + 3)

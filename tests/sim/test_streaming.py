@@ -11,8 +11,13 @@ from sim_http import body, post
 import agentlab
 from agentlab.meter.middleware import meter_of
 
-TOOLS = [{"name": "get_weather", "description": "Weather for a city",
-          "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]
+TOOLS = [
+    {
+        "name": "get_weather",
+        "description": "Weather for a city",
+        "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    }
+]
 ASK = [{"role": "user", "content": "Which is warmer, Paris or London?"}]
 
 
@@ -46,8 +51,17 @@ def test_events_come_in_the_api_order_with_every_delta_kind():
     assert events[0][1]["message"]["usage"]["input_tokens"] > 0
     final = events[-2][1]
     assert final["delta"]["stop_reason"] == "tool_use" and final["usage"]["output_tokens"] > 1
-    shown = _events(post(body("claude-sonnet-5-5", messages=ASK, tools=TOOLS, stream=True,
-                              thinking={"type": "adaptive", "display": "summarized"})).content)
+    shown = _events(
+        post(
+            body(
+                "claude-sonnet-5-5",
+                messages=ASK,
+                tools=TOOLS,
+                stream=True,
+                thinking={"type": "adaptive", "display": "summarized"},
+            )
+        ).content
+    )
     assert "thinking_delta" in {d["delta"]["type"] for e, d in shown if e == "content_block_delta"}
     text = _events(post(body("claude-sonnet-4-6", stream=True)).content)
     assert [d["delta"]["type"] for e, d in text if e == "content_block_delta"][0] == "text_delta"
@@ -55,10 +69,13 @@ def test_events_come_in_the_api_order_with_every_delta_kind():
 
 def test_streamed_and_plain_answers_carry_the_same_message(sim):
     plain = sim.messages.create(model="claude-sonnet-5-5", max_tokens=200, messages=ASK, tools=TOOLS)
-    with agentlab.connect("sim", quiet=True).messages.stream(model="claude-sonnet-5-5", max_tokens=200, messages=ASK,
-                                                             tools=TOOLS) as stream:
+    with agentlab.connect("sim", quiet=True).messages.stream(
+        model="claude-sonnet-5-5", max_tokens=200, messages=ASK, tools=TOOLS
+    ) as stream:
         final = stream.get_final_message()
-    assert final.model_dump(exclude={"id"}) == plain.model_dump(exclude={"id"}) | {"content": final.model_dump()["content"]}
+    assert final.model_dump(exclude={"id"}) == plain.model_dump(exclude={"id"}) | {
+        "content": final.model_dump()["content"]
+    }
     assert [b.type for b in final.content] == [b.type for b in plain.content]
     assert final.content[1].input == plain.content[1].input and final.content[0].signature == plain.content[0].signature
 
@@ -71,18 +88,23 @@ def test_create_with_stream_true_yields_raw_events_and_the_meter_meters_it(sim):
 
 
 def test_messages_stream_text_stream_and_meter(sim):
-    with sim.messages.stream(model="claude-sonnet-4-6", max_tokens=100, messages=[{"role": "user", "content": "Hello"}]) as s:
+    with sim.messages.stream(
+        model="claude-sonnet-4-6", max_tokens=100, messages=[{"role": "user", "content": "Hello"}]
+    ) as s:
         text = "".join(s.text_stream)
     assert text.startswith("Hello") and meter_of(sim).calls[-1].usage["input_tokens"] > 0
 
 
 def test_the_sdk_tool_runner_finishes_offline_plain_and_streaming():
     client = agentlab.connect("sim", quiet=True)
-    runner = client.beta.messages.tool_runner(model="claude-sonnet-5-5", max_tokens=500, tools=[get_weather], messages=ASK)
+    runner = client.beta.messages.tool_runner(
+        model="claude-sonnet-5-5", max_tokens=500, tools=[get_weather], messages=ASK
+    )
     last = [m for m in runner][-1]
     assert last.stop_reason == "end_turn" and "Paris" in last.content[-1].text
-    streaming = client.beta.messages.tool_runner(model="claude-sonnet-5-5", max_tokens=500, tools=[get_weather],
-                                                 messages=ASK, stream=True)
+    streaming = client.beta.messages.tool_runner(
+        model="claude-sonnet-5-5", max_tokens=500, tools=[get_weather], messages=ASK, stream=True
+    )
     finals = []
     for stream in streaming:
         finals.append(stream.get_final_message())
@@ -92,7 +114,9 @@ def test_the_sdk_tool_runner_finishes_offline_plain_and_streaming():
 
 def test_a_thread_continued_from_an_unknown_message_is_replayed_by_the_sdk():
     client = agentlab.connect("sim", quiet=True)
-    runner = client.beta.messages.tool_runner(model="claude-sonnet-5-5", max_tokens=500, tools=[get_weather], messages=ASK)
+    runner = client.beta.messages.tool_runner(
+        model="claude-sonnet-5-5", max_tokens=500, tools=[get_weather], messages=ASK
+    )
     first = next(iter(runner))
     client.agentlab_simulator.threads._replies.clear()  # the server lost the thread
     rest = list(runner)

@@ -1,6 +1,5 @@
 from agentlab.views.display import steps_table
 from agentlab.workflows import run_chain
-
 from tests.workflows.test_chaining import _links
 
 

@@ -33,8 +33,9 @@ def test_env_variable_wins_and_bad_values_name_the_choices(monkeypatch):
 def test_localize_rewrites_exact_and_pattern_texts(tmp_path, monkeypatch):
     folder = tmp_path / "xx"
     folder.mkdir()
-    (folder / "t.json").write_text(json.dumps({"exact": {"turn": "轮次"},
-                                               "patterns": [[r"cost \((\w+)\)", r"成本（\1）"]]}), encoding="utf-8")
+    (folder / "t.json").write_text(
+        json.dumps({"exact": {"turn": "轮次"}, "patterns": [[r"cost \((\w+)\)", r"成本（\1）"]]}), encoding="utf-8"
+    )
     monkeypatch.setattr(i18n, "TABLES", tmp_path)
     i18n._table.cache_clear()
     try:

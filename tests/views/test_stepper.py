@@ -9,8 +9,14 @@ from agentlab.views.stepper import turn_frames
 
 def _run(tmp_path, name, **kw):
     client = agentlab.connect("sim", quiet=True)
-    return agentlab.run_agent(client, agentlab.city_task(agentlab.city_names()[:6]), agentlab.task_tools(tmp_path),
-                              max_turns=20, trace=tmp_path / f"{name}.jsonl", **kw)
+    return agentlab.run_agent(
+        client,
+        agentlab.city_task(agentlab.city_names()[:6]),
+        agentlab.task_tools(tmp_path),
+        max_turns=20,
+        trace=tmp_path / f"{name}.jsonl",
+        **kw,
+    )
 
 
 def _in_order(frames, turns) -> bool:

@@ -48,8 +48,9 @@ def test_long_runs_are_collapsed_to_the_first_and_last_steps():
 
 
 def test_plot_says_how_many_steps_it_did_not_draw(sim, tools, tmp_path):
-    run = agentlab.run_agent(sim, agentlab.city_task(agentlab.city_names()[:12]), tools, max_turns=30,
-                             trace=tmp_path / "long.jsonl")
+    run = agentlab.run_agent(
+        sim, agentlab.city_task(agentlab.city_names()[:12]), tools, max_turns=30, trace=tmp_path / "long.jsonl"
+    )
     total = len(swimlane_steps(agentlab.read_trace(run.trace_path)))
     fig = plot_swimlane(run, max_steps=20)
     assert f"({total} steps, {total - 19} collapsed)" in fig.axes[0].get_title()
@@ -69,10 +70,21 @@ def test_a_workflow_pattern_is_drawn_step_by_step_with_its_step_paths(sim, tmp_p
     from agentlab.experiments.patterns import data_line
     from agentlab.workflows import run_orchestrator
 
-    run_orchestrator(sim, "Which is warmer today, Paris, Madrid or Oslo?", worker_system="One sentence.",
-                     synth_system="Combine.", context=lambda s: data_line([s["title"]]), trace=tmp_path / "o.jsonl")
+    run_orchestrator(
+        sim,
+        "Which is warmer today, Paris, Madrid or Oslo?",
+        worker_system="One sentence.",
+        synth_system="Combine.",
+        context=lambda s: data_line([s["title"]]),
+        trace=tmp_path / "o.jsonl",
+    )
     steps = swimlane_steps(agentlab.read_trace(tmp_path / "o.jsonl"))
     asks = [s for s in steps if s.dst == "model"]
     assert [s.src for s in asks] == ["your code"] * len(asks) and len(asks) == 5  # plan, 3 workers, synthesis
     turns = [s.turn for s in asks]  # the three workers run at once: their calls land in the trace in any order
-    assert asks[0].label.startswith("orchestrator/plan") and turns[0] == 1 and turns[-1] == 5 and sorted(turns) == [1, 2, 3, 4, 5]
+    assert (
+        asks[0].label.startswith("orchestrator/plan")
+        and turns[0] == 1
+        and turns[-1] == 5
+        and sorted(turns) == [1, 2, 3, 4, 5]
+    )

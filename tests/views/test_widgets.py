@@ -10,8 +10,8 @@ import pytest
 matplotlib.use("Agg")
 
 import agentlab  # noqa: E402
-from agentlab.views.stepper import messages_html, tokens_html, turn_frames  # noqa: E402
 from agentlab.experiments.city import city_experiment  # noqa: E402
+from agentlab.views.stepper import messages_html, tokens_html, turn_frames  # noqa: E402
 from agentlab.views.widgets import WIDGET_MIME, experiment_controls, lane_figure, trace_stepper, widget_mode  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG"
@@ -41,16 +41,22 @@ def test_a_trace_file_alone_gives_the_same_frames_as_the_run(run):
 def test_new_blocks_are_highlighted_and_old_ones_are_not(run):
     frame = turn_frames(run)[1]
     page = messages_html(frame)
-    new_blocks = sum(1 if isinstance(m["content"], str) else len(m["content"]) for m in frame.messages[frame.new_from:])
+    new_blocks = sum(
+        1 if isinstance(m["content"], str) else len(m["content"]) for m in frame.messages[frame.new_from :]
+    )
     assert page.count("agentlab-block agentlab-new") == new_blocks > 0
     assert page.count('class="agentlab-block"') == sum(
-        1 if isinstance(m["content"], str) else len(m["content"]) for m in frame.messages[: frame.new_from])
+        1 if isinstance(m["content"], str) else len(m["content"]) for m in frame.messages[: frame.new_from]
+    )
 
 
 def test_tokens_show_the_turn_and_the_totals_so_far(run):
     frame = turn_frames(run)[1]
     page = tokens_html(frame, estimated=True)
-    assert f"<td>input tokens so far</td><td style='text-align:right'>{run.turns[0].input_tokens + run.turns[1].input_tokens}<" in page
+    assert (
+        f"<td>input tokens so far</td><td style='text-align:right'>{run.turns[0].input_tokens + run.turns[1].input_tokens}<"
+        in page
+    )
     assert "estimated" in page and "input: " not in page
 
 
@@ -174,15 +180,16 @@ def test_the_city_experiment_reruns_the_simulator_for_more_cities(monkeypatch):
 def test_in_a_kernel_without_a_frontend_the_widgets_leave_a_figure_and_no_error(tmp_path, monkeypatch):
     """nbclient runs a real kernel but no widget frontend: each display keeps its static PNG beside the widget."""
     import nbformat
-
     from notebook_store import execute
 
     monkeypatch.delenv("AGENTLAB_WIDGETS", raising=False)
-    cells = ["import agentlab\nfrom agentlab.views.widgets import trace_stepper, widget_mode\n"
-             f"run = agentlab.run_agent(agentlab.connect('sim', quiet=True), agentlab.city_task(['Paris', 'London']),\n"
-             f"    agentlab.task_tools({str(tmp_path / 'notes')!r}), trace={str(tmp_path / 'a.jsonl')!r})\nprint(widget_mode())",
-             "trace_stepper(run)",
-             "import os\nos.environ['AGENTLAB_WIDGETS'] = 'static'\ntrace_stepper(run)"]
+    cells = [
+        "import agentlab\nfrom agentlab.views.widgets import trace_stepper, widget_mode\n"
+        f"run = agentlab.run_agent(agentlab.connect('sim', quiet=True), agentlab.city_task(['Paris', 'London']),\n"
+        f"    agentlab.task_tools({str(tmp_path / 'notes')!r}), trace={str(tmp_path / 'a.jsonl')!r})\nprint(widget_mode())",
+        "trace_stepper(run)",
+        "import os\nos.environ['AGENTLAB_WIDGETS'] = 'static'\ntrace_stepper(run)",
+    ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     execute(nb, timeout=120)
     outs = [c.outputs for c in nb.cells]

@@ -13,10 +13,13 @@ def schema_of(info):
 @pytest.fixture
 def fake():
     """A simulated client whose model is your function ``fn(prompt, info) -> text``."""
+
     def make(fn):
         def policy(messages, info):
             return fn(messages[-1]["content"], info)
+
         return agentlab.connect("sim", policy=agentlab.FunctionModel(policy), quiet=True)
+
     return make
 
 

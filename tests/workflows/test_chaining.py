@@ -7,9 +7,11 @@ from agentlab.workflows import Link, run_chain
 
 
 def _links(gate=None):
-    return [Link("extract", prompt="{input}", system="Extract the city names.", schema=CITIES_SCHEMA, gate=gate),
-            Link("fetch", code=lambda v: data_line(v["cities"])),
-            Link("write", prompt="Compare. {input}", system="Write a short note.")]
+    return [
+        Link("extract", prompt="{input}", system="Extract the city names.", schema=CITIES_SCHEMA, gate=gate),
+        Link("fetch", code=lambda v: data_line(v["cities"])),
+        Link("write", prompt="Compare. {input}", system="Write a short note."),
+    ]
 
 
 def test_chain_runs_every_link_in_order_and_attributes_each_call_to_its_step(sim, tmp_path):

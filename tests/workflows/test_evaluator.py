@@ -10,8 +10,12 @@ TASK = "Which is warmest? Answer in at most 20 words. " + data_line(["Paris", "M
 def test_evaluator_revises_until_the_critic_accepts(sim):
     run = run_evaluator(sim, TASK, max_rounds=3)
     assert run.stop_reason is StopReason.ACCEPTED and "accepted in round 2" in run.detail
-    assert [s.path for s in run.steps] == ["evaluator/write[1]", "evaluator/critique[1]", "evaluator/write[2]",
-                                           "evaluator/critique[2]"]
+    assert [s.path for s in run.steps] == [
+        "evaluator/write[1]",
+        "evaluator/critique[1]",
+        "evaluator/write[2]",
+        "evaluator/critique[2]",
+    ]
     assert len(run.final_text.split()) <= 20
 
 

@@ -3,8 +3,10 @@ import pytest
 from agentlab import StopReason
 from agentlab.workflows import run_router
 
-ROUTES = {"billing": "You are the billing team. Write a short reply. Offer a refund check within 3 business days.",
-          "technical": "You are the technical team. Write a short reply. Tell them to reinstall the app."}
+ROUTES = {
+    "billing": "You are the billing team. Write a short reply. Offer a refund check within 3 business days.",
+    "technical": "You are the technical team. Write a short reply. Tell them to reinstall the app.",
+}
 FALLBACK = "You are the general help desk. Write a short reply. Promise a human will answer within a day."
 
 

@@ -52,7 +52,9 @@ def _call(name: str, inp: dict, why: str) -> Reply:
 
 def _calls(name: str, cities: list[str], why: str) -> Reply:
     """One turn asking ``name`` for each of ``cities`` (parallel ``tool_use`` blocks after one sentence)."""
-    return Reply([{"type": "text", "text": why}] + [{"type": "tool_use", "name": name, "input": {"city": c}} for c in cities])
+    return Reply(
+        [{"type": "text", "text": why}] + [{"type": "tool_use", "name": name, "input": {"city": c}} for c in cities]
+    )
 
 
 def adaptive_agent(request: dict, parallel: bool = True) -> Reply:
@@ -75,7 +77,11 @@ def adaptive_agent(request: dict, parallel: bool = True) -> Reply:
         return _calls("get_weather", batch, f"Let me look up the weather in {', '.join(batch)}.")
     if not temps:
         return Reply([{"type": "text", "text": "I need two or more cities to compare."}])
-    rainy = [c for c, cond in conditions.items() if "rain" in cond.casefold()] if re.search(r"if it rains", task, re.I) else []
+    rainy = (
+        [c for c, cond in conditions.items() if "rain" in cond.casefold()]
+        if re.search(r"if it rains", task, re.I)
+        else []
+    )
     todo = [c for c in rainy if c not in forecasts]
     if todo and "get_forecast" in tools:
         batch = todo if many else todo[:1]

@@ -25,8 +25,16 @@ from dataclasses import dataclass, field
 
 from agentlab.sim.budgets import budget_left, loop_tokens
 from agentlab.sim.effort import effort_steps
-from agentlab.sim.models.reading import (cities_in, exchanges, is_chinese, read_error, retry_limit, temperature,
-                                        text_of, why_failed)
+from agentlab.sim.models.reading import (
+    cities_in,
+    exchanges,
+    is_chinese,
+    read_error,
+    retry_limit,
+    temperature,
+    text_of,
+    why_failed,
+)
 from agentlab.sim.policy import Reply
 
 _TEMPS = re.compile(r"([^\s:;,，；。：、]+(?: [A-Z][\w-]*)*):\s*(-?\d+(?:\.\d+)?)\s*°C")
@@ -56,19 +64,31 @@ def city_steps(request: dict, parallel: bool = True) -> Reply:
         return Reply([{"type": "text", "text": gave_up(failed, zh, res.retried)}])
     left = budget_left(request)  # a task budget's countdown (budgets.py), None without one
     if pending and temps and left is not None and left < 2 * loop_tokens(messages, request.get("model")) / len(temps):
-        return _wrap_up(temps, pending, saved, "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I), left, zh)
+        return _wrap_up(
+            temps, pending, saved, "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I), left, zh
+        )
     effort = effort_steps(request)  # output_config.effort against the model's default (effort.py)
     if pending:
         # with a task budget it paces itself, one lookup per turn, so it can read the countdown after each
         many = (parallel or effort <= -2) and not choice.get("disable_parallel_tool_use") and left is None
         batch = pending if many else pending[:1]
-        intro = (f"我来查一下{'、'.join(batch)}的天气。" if zh else f"Let me look up the weather in {', '.join(batch)}.")
+        intro = f"我来查一下{'、'.join(batch)}的天气。" if zh else f"Let me look up the weather in {', '.join(batch)}."
         said = [] if effort < 0 else [{"type": "text", "text": intro}]
         return Reply(said + [{"type": "tool_use", "name": "get_weather", "input": {"city": c}} for c in batch])
     top = max(temps, key=temps.get) if temps else ""
-    if effort >= 2 and top and sum(ex.name == "get_weather" and ex.input.get("city") == top for ex in exchanges(messages)) < 2:
-        again = f"我再查一次{top}，核对决定结果的那个数字。" if zh else f"Let me look up {top} once more to check the deciding number."
-        return Reply([{"type": "text", "text": again}, {"type": "tool_use", "name": "get_weather", "input": {"city": top}}])
+    if (
+        effort >= 2
+        and top
+        and sum(ex.name == "get_weather" and ex.input.get("city") == top for ex in exchanges(messages)) < 2
+    ):
+        again = (
+            f"我再查一次{top}，核对决定结果的那个数字。"
+            if zh
+            else f"Let me look up {top} once more to check the deciding number."
+        )
+        return Reply(
+            [{"type": "text", "text": again}, {"type": "tool_use", "name": "get_weather", "input": {"city": top}}]
+        )
     # two levels below the default: the short answer, the warmest city only (every lookup is one turn anyway)
     answer = (compare_text(temps, zh, short=effort <= -2)) + (_CHECKED[zh] if effort >= 1 else "")
     wants_note = "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I)
@@ -81,16 +101,26 @@ def city_steps(request: dict, parallel: bool = True) -> Reply:
 _CHECKED = {False: " I checked each number against its tool result.", True: "我已把每个数字与对应的工具结果核对过。"}
 
 
-def _wrap_up(temps: dict[str, float], pending: list[str], saved: bool, wants_note: object, left: int,
-             zh: bool) -> Reply:
+def _wrap_up(
+    temps: dict[str, float], pending: list[str], saved: bool, wants_note: object, left: int, zh: bool
+) -> Reply:
     """Too little budget left for two more lookups (at what each has cost so far): answer with what it has,
     naming the cities it did not check, and save that partial answer when a note was asked for."""
     answer = compare_text(temps, zh) + (
-        f"（为了不超出任务预算，我没有查{'、'.join(pending)}；还剩 {left} 个令牌。）" if zh else
-        f" (I did not check {', '.join(pending)}, to stay within the task budget: {left} tokens left.)")
+        f"（为了不超出任务预算，我没有查{'、'.join(pending)}；还剩 {left} 个令牌。）"
+        if zh
+        else f" (I did not check {', '.join(pending)}, to stay within the task budget: {left} tokens left.)"
+    )
     if wants_note and not saved:
         return Reply([{"type": "tool_use", "name": "save_note", "input": {"text": answer}}])
-    return Reply([{"type": "text", "text": answer + ("我已保存笔记。" if zh and saved else " I saved a note with this." if saved else "")}])
+    return Reply(
+        [
+            {
+                "type": "text",
+                "text": answer + ("我已保存笔记。" if zh and saved else " I saved a note with this." if saved else ""),
+            }
+        ]
+    )
 
 
 @dataclass
@@ -156,12 +186,19 @@ def compare_text(temps: dict[str, float], zh: bool = False, short: bool = False)
         return f"{top}今天 {t:g}°C。" if zh else f"{top} is at {t:g}°C today."
     ties = [c for c, v in rest if v == t]
     if short and not ties:
-        return f"{top}{'更' if len(rest) == 1 else '最'}暖和：{t:g}°C。" if zh else \
-            f"{top} is {'warmer' if len(rest) == 1 else 'the warmest'} at {t:g}°C."
+        return (
+            f"{top}{'更' if len(rest) == 1 else '最'}暖和：{t:g}°C。"
+            if zh
+            else f"{top} is {'warmer' if len(rest) == 1 else 'the warmest'} at {t:g}°C."
+        )
     if zh:
         if ties:
             return f"{'和'.join([top, *ties])}一样暖和，都是 {t:g}°C。"
-        return f"{top}{'更' if len(rest) == 1 else '最'}暖和：{t:g}°C，" + "，".join(f"{c} {v:g}°C" for c, v in rest) + "。"
+        return (
+            f"{top}{'更' if len(rest) == 1 else '最'}暖和：{t:g}°C，"
+            + "，".join(f"{c} {v:g}°C" for c, v in rest)
+            + "。"
+        )
     if ties:
         return f"{' and '.join([top, *ties])} are equally warm at {t:g}°C."
     word = "warmer" if len(rest) == 1 else "the warmest"
@@ -173,8 +210,16 @@ def _no_tools_answer(task: str, zh: bool) -> str:
     if temps:
         return compare_text(temps, zh)
     if re.fullmatch(r"\s*(hi|hello|hey|你好)[\s,.!，。！]*(claude)?[\s.!]*", task, re.I):
-        return "你好！我能帮你比较城市的温度。" if zh else "Hello! I can compare the temperature of cities if you give me a weather tool."
-    return "我没有可用的工具，无法完成这个任务。" if zh else "I can't do that: no tools were offered and I have no data of my own for it."
+        return (
+            "你好！我能帮你比较城市的温度。"
+            if zh
+            else "Hello! I can compare the temperature of cities if you give me a weather tool."
+        )
+    return (
+        "我没有可用的工具，无法完成这个任务。"
+        if zh
+        else "I can't do that: no tools were offered and I have no data of my own for it."
+    )
 
 
 def _cannot(zh: bool, tools: set) -> str:
@@ -191,6 +236,10 @@ def gave_up(failed: dict[str, str], zh: bool, retried: dict[str, int] | None = N
     if zh:
         again = "".join(f"我把{c}重试了 {n} 次，仍然失败，所以放弃了。" for c, n in tries.items())
         return f"我查不到{'、'.join(failed)}的天气，所以无法比较。{again}错误：{why}"
-    again = "".join(f" I retried {c} {n} time{'s' if n > 1 else ''} and it still failed, so I gave up." for c, n in tries.items())
-    return (f"I couldn't get the weather for {', '.join(failed)}, so I can't compare the temperatures.{again} "
-            f"The error was: {why}")
+    again = "".join(
+        f" I retried {c} {n} time{'s' if n > 1 else ''} and it still failed, so I gave up." for c, n in tries.items()
+    )
+    return (
+        f"I couldn't get the weather for {', '.join(failed)}, so I can't compare the temperatures.{again} "
+        f"The error was: {why}"
+    )

@@ -89,25 +89,33 @@ def report_text(temps: dict[str, float], failed: set[str] = frozenset(), zh: boo
     """The final answer: warmest, coldest, mean, then every temperature (all from ``temps``), in Chinese
     when ``zh``."""
     if not temps:
-        return "我读不到任何气温，所以写不了报告。" if zh else "I could not read any temperature, so there is no report."
+        return (
+            "我读不到任何气温，所以写不了报告。" if zh else "I could not read any temperature, so there is no report."
+        )
     hot, cold = max(temps, key=temps.get), min(temps, key=temps.get)
     mean = sum(temps.values()) / len(temps)
     if zh:
         listed = "；".join(f"{c}：{t:g}°C" for c, t in temps.items())
         miss = f"没有{'、'.join(sorted(failed))}的数据。" if failed else ""
-        return (f"最暖和：{hot}（{temps[hot]:g}°C）。最冷：{cold}（{temps[cold]:g}°C）。"
-                f"平均：{mean:.1f}°C，共 {len(temps)} 个城市。{miss}各城市气温：{listed}。")
+        return (
+            f"最暖和：{hot}（{temps[hot]:g}°C）。最冷：{cold}（{temps[cold]:g}°C）。"
+            f"平均：{mean:.1f}°C，共 {len(temps)} 个城市。{miss}各城市气温：{listed}。"
+        )
     listed = "; ".join(f"{c}: {t:g}°C" for c, t in temps.items())
     miss = f" No data for {', '.join(sorted(failed))}." if failed else ""
-    return (f"Warmest: {hot} ({temps[hot]:g}°C). Coldest: {cold} ({temps[cold]:g}°C). "
-            f"Mean: {mean:.1f}°C over {len(temps)} cities.{miss} Temperatures: {listed}.")
+    return (
+        f"Warmest: {hot} ({temps[hot]:g}°C). Coldest: {cold} ({temps[cold]:g}°C). "
+        f"Mean: {mean:.1f}°C over {len(temps)} cities.{miss} Temperatures: {listed}."
+    )
 
 
 def summary_text(transcript: str) -> str:
     """Our summariser: the task line verbatim, then each ``City: T°C`` found (last value wins); in Chinese,
     with the cities by their Chinese names, when the task line is Chinese."""
-    task = next((ln[ln.index(start):] for ln in transcript.splitlines() for start in TASK_LINE if start in ln),
-                "Task: (not found)")
+    task = next(
+        (ln[ln.index(start) :] for ln in transcript.splitlines() for start in TASK_LINE if start in ln),
+        "Task: (not found)",
+    )
     zh = task.startswith(TASK_LINE[1])
     temps: dict[str, str] = {}
     for name, value in TEMP.findall(transcript) + _JSON_TEMP.findall(transcript):
@@ -129,8 +137,11 @@ class ContextAgent:
         system = system if isinstance(system, str) else text_of(system)
         if not tools and re.search(r"summari[sz]e", system, re.I):
             return Reply([{"type": "text", "text": summary_text(_body({"content": messages[-1]["content"]}))}])
-        task = text_of(messages[0]["content"]) if messages and not isinstance(messages[0]["content"], str) \
+        task = (
+            text_of(messages[0]["content"])
+            if messages and not isinstance(messages[0]["content"], str)
             else (messages[0]["content"] if messages else "")
+        )
         first_line = next((ln for ln in task.splitlines() if ln.startswith(TASK_LINE)), task)
         zh = is_chinese(first_line)
         cities = cities_in(first_line)
@@ -140,8 +151,12 @@ class ContextAgent:
             return self._delegate(request, messages, temps, failed, pending, zh)
         if "memory" in tools and not _viewed(messages):
             look = "先查看我在之前的会话里记下的笔记。" if zh else "First I check my notes from earlier sessions."
-            return Reply([{"type": "text", "text": look},
-                          {"type": "tool_use", "name": "memory", "input": {"command": "view", "path": MEMORY_FILE}}])
+            return Reply(
+                [
+                    {"type": "text", "text": look},
+                    {"type": "tool_use", "name": "memory", "input": {"command": "view", "path": MEMORY_FILE}},
+                ]
+            )
         if not pending or "get_weather" not in tools:
             return Reply([{"type": "text", "text": report_text(temps, failed, zh)}])
         fresh = _latest(messages, temps)
@@ -152,43 +167,65 @@ class ContextAgent:
             text = (note + " " if note else "") + f"Next: {pending[0]}."
         blocks = [{"type": "text", "text": text}]
         if "memory" in tools and fresh:
-            blocks.append({"type": "tool_use", "name": "memory", "input": _memory_write(messages, fresh, temps, first_line, zh)})
+            blocks.append(
+                {"type": "tool_use", "name": "memory", "input": _memory_write(messages, fresh, temps, first_line, zh)}
+            )
         blocks.append({"type": "tool_use", "name": "get_weather", "input": {"city": pending[0]}})
         return Reply(blocks)
 
     def _delegate(self, request, messages, temps, failed, pending, zh=False) -> Reply:
         errors = [_body(b) for _, b in _blocks(messages) if b.get("type") == "tool_result" and b.get("is_error")]
         if errors:
-            text = (f"有一个子智能体失败了，所以报告不完整：{errors[-1]}" if zh
-                    else f"A sub-agent failed, so the report is incomplete: {errors[-1]}")
+            text = (
+                f"有一个子智能体失败了，所以报告不完整：{errors[-1]}"
+                if zh
+                else f"A sub-agent failed, so the report is incomplete: {errors[-1]}"
+            )
             return Reply([{"type": "text", "text": text}])
         if not pending:
             return Reply([{"type": "text", "text": report_text(temps, failed, zh)}])
         spec = next(t for t in request["tools"] if t.get("name") == "research_cities")
         size = int(m.group(1)) if (m := _BATCH.search(spec.get("description", ""))) else 5
-        say = f"我把 {len(pending[:size])} 个城市交给一个子智能体。" if zh else f"I delegate {len(pending[:size])} cities to a sub-agent."
-        return Reply([{"type": "text", "text": say},
-                      {"type": "tool_use", "name": "research_cities", "input": {"cities": pending[:size]}}])
+        say = (
+            f"我把 {len(pending[:size])} 个城市交给一个子智能体。"
+            if zh
+            else f"I delegate {len(pending[:size])} cities to a sub-agent."
+        )
+        return Reply(
+            [
+                {"type": "text", "text": say},
+                {"type": "tool_use", "name": "research_cities", "input": {"cities": pending[:size]}},
+            ]
+        )
 
 
 def _viewed(messages: list[dict]) -> bool:
-    return any(b.get("type") == "tool_use" and b.get("name") == "memory" and (b.get("input") or {}).get("command") == "view"
-               for role, b in _blocks(messages) if role == "assistant")
+    return any(
+        b.get("type") == "tool_use" and b.get("name") == "memory" and (b.get("input") or {}).get("command") == "view"
+        for role, b in _blocks(messages)
+        if role == "assistant"
+    )
 
 
 def _latest(messages: list[dict], temps: dict[str, float]) -> list[str]:
     """Cities whose ``get_weather`` result came in the newest user message (what this turn should note)."""
     newest = [ex for ex in exchanges(messages) if ex.at == len(messages) - 1 and ex.name == "get_weather"]
     calls = [{"type": "tool_use", "id": ex.id, "name": ex.name, "input": ex.input} for ex in newest]
-    now, _ = known_temperatures([{"role": "assistant", "content": calls},
-                                 {"role": "user", "content": [ex.result for ex in newest]}], list(temps))
+    now, _ = known_temperatures(
+        [{"role": "assistant", "content": calls}, {"role": "user", "content": [ex.result for ex in newest]}],
+        list(temps),
+    )
     return [c for c in now if c in temps]
 
 
-def _memory_write(messages: list[dict], fresh: list[str], temps: dict[str, float], task_line: str, zh: bool = False) -> dict:
+def _memory_write(
+    messages: list[dict], fresh: list[str], temps: dict[str, float], task_line: str, zh: bool = False
+) -> dict:
     lines = "\n".join(f"{c}：{temps[c]:g}°C" if zh else f"{c}: {temps[c]:g}°C" for c in fresh)
-    exists = any(b.get("type") == "tool_result" and not b.get("is_error") and "progress.md" in _body(b)
-                 for _, b in _blocks(messages)) or _created(messages)
+    exists = any(
+        b.get("type") == "tool_result" and not b.get("is_error") and "progress.md" in _body(b)
+        for _, b in _blocks(messages)
+    ) or _created(messages)
     if exists:
         return {"command": "insert", "path": MEMORY_FILE, "insert_line": 1, "insert_text": lines + "\n"}
     head = f"# 进度。{task_line}" if zh else f"# Progress. {task_line}"
@@ -196,5 +233,8 @@ def _memory_write(messages: list[dict], fresh: list[str], temps: dict[str, float
 
 
 def _created(messages: list[dict]) -> bool:
-    return any(b.get("type") == "tool_use" and b.get("name") == "memory" and (b.get("input") or {}).get("command") == "create"
-               for role, b in _blocks(messages) if role == "assistant")
+    return any(
+        b.get("type") == "tool_use" and b.get("name") == "memory" and (b.get("input") or {}).get("command") == "create"
+        for role, b in _blocks(messages)
+        if role == "assistant"
+    )

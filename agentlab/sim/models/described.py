@@ -54,8 +54,11 @@ class DescriptionReader:
             return city_steps({**request, "tools": others})
         name, field, shown = _reading(spec)
         cities = cities_in(task)
-        failed = {_city_of(str(ex.input.get(field, "")), cities) for ex in exchanges(messages)
-                  if ex.name == name and ex.is_error}
+        failed = {
+            _city_of(str(ex.input.get(field, "")), cities)
+            for ex in exchanges(messages)
+            if ex.name == name and ex.is_error
+        }
         native = [{"name": "get_weather"} if t is spec else t for t in tools]
         step = city_steps({**request, "tools": native, "messages": _as_native(messages, name, field, cities)})
         out = []
@@ -72,7 +75,7 @@ class DescriptionReader:
     def _draw(self, city: str, salt: str = "") -> float:
         """A number in [0, 1) fixed by the seed, the city and ``salt``."""
         h = hashlib.sha256(f"{self.seed}:{city}:{salt}".encode()).digest()
-        return int.from_bytes(h[:8], "big") / 2 ** 64
+        return int.from_bytes(h[:8], "big") / 2**64
 
 
 def _reading(spec: dict) -> tuple[str, str, bool]:
@@ -98,7 +101,15 @@ def _as_native(messages: list[dict], name: str, field: str, cities: list[str]) -
     for m in messages:
         content = m.get("content")
         if m.get("role") == "assistant" and isinstance(content, list):
-            content = [{**b, "name": "get_weather", "input": {"city": _city_of(str((b.get("input") or {}).get(field, "")), cities)}}
-                       if b.get("type") == "tool_use" and b.get("name") == name else b for b in content]
+            content = [
+                {
+                    **b,
+                    "name": "get_weather",
+                    "input": {"city": _city_of(str((b.get("input") or {}).get(field, "")), cities)},
+                }
+                if b.get("type") == "tool_use" and b.get("name") == name
+                else b
+                for b in content
+            ]
         out.append({**m, "content": content})
     return out

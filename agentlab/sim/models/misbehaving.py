@@ -33,8 +33,12 @@ class Looper:
         self.tool, self.input = tool, tool_input if tool_input is not None else {"city": "Paris"}
 
     def __call__(self, request: dict) -> Reply:
-        return Reply([{"type": "text", "text": "Let me check that once more."},
-                      {"type": "tool_use", "name": self.tool, "input": dict(self.input)}])
+        return Reply(
+            [
+                {"type": "text", "text": "Let me check that once more."},
+                {"type": "tool_use", "name": self.tool, "input": dict(self.input)},
+            ]
+        )
 
 
 class Wanderer:
@@ -45,8 +49,12 @@ class Wanderer:
 
     def __call__(self, request: dict) -> Reply:
         n = sum(1 for m in request.get("messages", []) if m.get("role") == "assistant") + 1
-        return Reply([{"type": "text", "text": "Let me try another place."},
-                      {"type": "tool_use", "name": self.tool, "input": {self.field: f"Place {n}"}}])
+        return Reply(
+            [
+                {"type": "text", "text": "Let me try another place."},
+                {"type": "tool_use", "name": self.tool, "input": {self.field: f"Place {n}"}},
+            ]
+        )
 
 
 class SlowModel:
@@ -76,12 +84,14 @@ class ToolOutsideList:
 
 def _careless(case: str, city: str) -> dict:
     """The wrong first call for ``case``, instead of ``get_weather(city=city)``."""
-    return {"unknown_tool": {"name": "get_wether", "input": {"city": city}},
-            "missing_field": {"name": "get_weather", "input": {"location": city}},
-            "wrong_type": {"name": "get_weather", "input": {"city": [city]}},
-            "exception": {"name": "get_weather", "input": {"city": city + city[-1]}},
-            "oversized": {"name": "get_weather_report", "input": {"city": city}},
-            "timeout": {"name": "get_weather", "input": {"city": city}}}[case]  # timeout: the tool is at fault
+    return {
+        "unknown_tool": {"name": "get_wether", "input": {"city": city}},
+        "missing_field": {"name": "get_weather", "input": {"location": city}},
+        "wrong_type": {"name": "get_weather", "input": {"city": [city]}},
+        "exception": {"name": "get_weather", "input": {"city": city + city[-1]}},
+        "oversized": {"name": "get_weather_report", "input": {"city": city}},
+        "timeout": {"name": "get_weather", "input": {"city": city}},
+    }[case]  # timeout: the tool is at fault
 
 
 CARELESS_CASES = ("unknown_tool", "missing_field", "wrong_type", "exception", "timeout", "oversized")
@@ -120,13 +130,22 @@ class CarelessModel:
             if wanted is None:
                 return plan
             # the first lookup careless, the plan's other calls (the other cities, in parallel) as planned
-            return Reply([{"type": "tool_use", **_careless(self.case, wanted["input"]["city"])} if b is wanted else b
-                          for b in plan.content])
+            return Reply(
+                [
+                    {"type": "tool_use", **_careless(self.case, wanted["input"]["city"])} if b is wanted else b
+                    for b in plan.content
+                ]
+            )
         if len(tries) <= retry_limit("traceback") and (bodies[-1] == _CUT or read_error(bodies[-1]) == "traceback"):
-            return Reply([{"type": "tool_use", **tries[-1]}])  # a blind retry of the same call (the careful model's bound)
+            return Reply(
+                [{"type": "tool_use", **tries[-1]}]
+            )  # a blind retry of the same call (the careful model's bound)
         why = why_failed(bodies[-1])
-        text = (f"这个工具调用失败了，错误没有说明该怎么改，所以我停下来。错误：{why}" if zh else
-                f"The tool call failed and the error does not say what to change, so I am stopping. The error was: {why}")
+        text = (
+            f"这个工具调用失败了，错误没有说明该怎么改，所以我停下来。错误：{why}"
+            if zh
+            else f"The tool call failed and the error does not say what to change, so I am stopping. The error was: {why}"
+        )
         return Reply([{"type": "text", "text": text}])
 
     @staticmethod

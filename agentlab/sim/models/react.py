@@ -81,7 +81,7 @@ class ReactWriter:
     def _draw(self, turn: int, salt: str = "") -> float:
         """A number in [0, 1) fixed by the seed, the turn and ``salt``."""
         h = hashlib.sha256(f"{self.seed}:{turn}:{salt}".encode()).digest()
-        return int.from_bytes(h[:8], "big") / 2 ** 64
+        return int.from_bytes(h[:8], "big") / 2**64
 
 
 def _native(request: dict) -> Reply:
@@ -108,14 +108,29 @@ def _as_native(messages: list[dict]) -> tuple[list[dict], bool]:
                 parsed = None
             pending_id = f"react_{i}" if parsed else None
             if parsed:
-                out.append({"role": "assistant", "content": [{"type": "tool_use", "id": pending_id,
-                                                               "name": parsed[0], "input": parsed[1]}]})
+                out.append(
+                    {
+                        "role": "assistant",
+                        "content": [{"type": "tool_use", "id": pending_id, "name": parsed[0], "input": parsed[1]}],
+                    }
+                )
             continue
         last_error = text.startswith(FORMAT_ERROR)
         if pending_id and text.startswith("Observation:"):
-            body = text[len("Observation:"):].strip()
+            body = text[len("Observation:") :].strip()
             error = body.startswith("Error: ")
-            out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": pending_id,
-                                                     "content": body[7:] if error else body, "is_error": error}]})
+            out.append(
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": pending_id,
+                            "content": body[7:] if error else body,
+                            "is_error": error,
+                        }
+                    ],
+                }
+            )
         pending_id = None
     return out, last_error

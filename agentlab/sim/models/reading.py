@@ -86,15 +86,19 @@ def _cities_in(text: str) -> tuple[str, ...]:
         for m in re.finditer(re.escape(name), lowered):
             s, e = m.span()
             ascii_word = name.isascii()
-            if ascii_word and ((s > 0 and _latin_alnum(lowered[s - 1])) or (e < len(text) and _latin_alnum(lowered[e]))):
+            if ascii_word and (
+                (s > 0 and _latin_alnum(lowered[s - 1])) or (e < len(text) and _latin_alnum(lowered[e]))
+            ):
                 continue
             if not any(taken[s:e]):
                 taken[s:e] = [True] * (e - s)
                 found.append((s, text[s:e]))
     for m in _NEAR_MISS.finditer(text):  # a misspelt city is still a city the user asked about
-        if not any(taken[m.start():m.end()]) and difflib.get_close_matches(m.group().casefold(), names, n=1, cutoff=0.75):
+        if not any(taken[m.start() : m.end()]) and difflib.get_close_matches(
+            m.group().casefold(), names, n=1, cutoff=0.75
+        ):
             found.append((m.start(), m.group()))
-            taken[m.start():m.end()] = [True] * (m.end() - m.start())
+            taken[m.start() : m.end()] = [True] * (m.end() - m.start())
     for m in _LISTED.finditer(text):  # "..., Paris or Atlantis": a name in a list of places, known or not
         s, e = m.span(1)
         if not any(taken[s:e]):
@@ -153,13 +157,20 @@ def exchanges(messages: list[dict]) -> Iterator[Exchange]:
             yield Exchange(name, inp, b, b["tool_use_id"], at)
 
 
-_FIX = re.compile(r"Did you mean|你是不是指|missing required field|缺少必填字段|must be of type|类型必须是|"
-                  r"Available tools|可用的工具|valid fields|有效字段|Ask for less|请求更少")
-_FINAL = re.compile(r"not found|no such|does not exist|doesn't exist|forbidden|permission denied|not allowed|refus|"
-                    r"impossible|not supported|^Unknown city|No forecast for|不存在|找不到|禁止|拒绝|无权|不支持|^未知城市|没有 '",
-                    re.I | re.M)
-_TRANSIENT = re.compile(r"try again|timed? ?out|did not answer within|unavailable|rate.?limit|overloaded|temporar|"
-                        r"再试|超时|没有响应|暂时|不可用|限流|过载", re.I)
+_FIX = re.compile(
+    r"Did you mean|你是不是指|missing required field|缺少必填字段|must be of type|类型必须是|"
+    r"Available tools|可用的工具|valid fields|有效字段|Ask for less|请求更少"
+)
+_FINAL = re.compile(
+    r"not found|no such|does not exist|doesn't exist|forbidden|permission denied|not allowed|refus|"
+    r"impossible|not supported|^Unknown city|No forecast for|不存在|找不到|禁止|拒绝|无权|不支持|^未知城市|没有 '",
+    re.I | re.M,
+)
+_TRANSIENT = re.compile(
+    r"try again|timed? ?out|did not answer within|unavailable|rate.?limit|overloaded|temporar|"
+    r"再试|超时|没有响应|暂时|不可用|限流|过载",
+    re.I,
+)
 
 
 def read_error(body: str) -> str:
@@ -209,5 +220,3 @@ def temperature(body: str) -> float | None:
         m = re.search(r"(-?\d+(?:\.\d+)?)\s*°\s*C", body)
         value = float(m.group(1)) if m else None
     return value if value is not None and math.isfinite(value) else None
-
-

@@ -41,8 +41,10 @@ LEXICON = {
 _WORD_LIMIT = re.compile(r"at most (\d+) words", re.I)
 _CHAR_LIMIT = re.compile(r"最多用?\s*(\d+)\s*个字")
 """A Chinese length limit ("最多用 30 个字"): counted in characters, a number or a Latin word counting as one."""
-_TEMPS = re.compile(r"([A-Z][\w-]*(?: [A-Z][\w-]*)*|[\u4e00-\u9fff]+)[:：]\s*(-?\d+(?:\.\d+)?)\s*°C"
-                    r"(?:(?:,\s*([a-z ]+))|(?:，\s*([\u4e00-\u9fff]+)))?")
+_TEMPS = re.compile(
+    r"([A-Z][\w-]*(?: [A-Z][\w-]*)*|[\u4e00-\u9fff]+)[:：]\s*(-?\d+(?:\.\d+)?)\s*°C"
+    r"(?:(?:,\s*([a-z ]+))|(?:，\s*([\u4e00-\u9fff]+)))?"
+)
 """``City: 18.5°C`` (optionally ``, sunny``) or ``城市：18.5°C``（optionally ``，晴``) in a prompt: the data a
 workflow's code put there."""
 
@@ -141,11 +143,14 @@ def plan(request: dict) -> Reply:
     text = _user(request)
     task = text.split("\n", 1)[0]
     items = cities_in(task) or [s.strip() for s in re.split(r";|\band\b", task) if s.strip()]
-    item_spec = ((output_schema(request)["properties"]["subtasks"].get("items") or {}).get("properties") or {})
+    item_spec = (output_schema(request)["properties"]["subtasks"].get("items") or {}).get("properties") or {}
     subtasks = []
     for item in items:
-        how = (f"用一句话描述{item}今天的天气，并给出气温。" if is_chinese(task)
-               else f"Describe today's weather in {item} in one sentence, with its temperature.")
+        how = (
+            f"用一句话描述{item}今天的天气，并给出气温。"
+            if is_chinese(task)
+            else f"Describe today's weather in {item} in one sentence, with its temperature."
+        )
         sub = {"city": item, "instruction": how}
         subtasks.append({k: sub.get(k, item) for k in item_spec} if item_spec else sub)
     return _json(request, {"subtasks": subtasks})
@@ -164,7 +169,9 @@ def critique(request: dict) -> Reply:
         checks.append((city in draft and f"{t:g}" in draft, f"it should give {city}'s temperature ({t:g}°C)"))
     if temps:
         top = max(temps, key=temps.get)
-        checks.append((re.search(rf"{re.escape(top)}[^.]*warm", draft) is not None, f"it should say that {top} is warmest"))
+        checks.append(
+            (re.search(rf"{re.escape(top)}[^.]*warm", draft) is not None, f"it should say that {top} is warmest")
+        )
     limit = _WORD_LIMIT.search(task)
     if limit:
         n, most = len(draft.split()), int(limit.group(1))
@@ -223,6 +230,5 @@ def write(request: dict) -> Reply:
     promise = [s for s in re.split(r"(?<=\.)\s", system) if re.match(r"(Offer|Promise|Always|Tell)", s)]
     about = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0][:80]
     head = f"{team.group(1).strip().capitalize()} team" if team else "Support"
-    reply = f"{head}: thank you for writing about \"{about}\". " + (promise[0] if promise else "We will look into it.")
+    reply = f'{head}: thank you for writing about "{about}". ' + (promise[0] if promise else "We will look into it.")
     return Reply([{"type": "text", "text": reply}])
-

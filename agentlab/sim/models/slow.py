@@ -18,8 +18,9 @@ from agentlab.sim.policy import Policy, Reply
 class Latency:
     """A policy wrapper that waits before answering (see the module docstring)."""
 
-    def __init__(self, policy: Policy | None = None, seconds: float = 0.05,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self, policy: Policy | None = None, seconds: float = 0.05, sleep: Callable[[float], None] = time.sleep
+    ) -> None:
         if not isinstance(seconds, (int, float)) or seconds < 0:
             raise ValueError(f"Latency(seconds={seconds!r}): a wait in seconds >= 0, e.g. 0.05")
         self.policy = policy if policy is not None else CarefulAgent()

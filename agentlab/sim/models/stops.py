@@ -60,8 +60,12 @@ class Pauser:
     def __call__(self, request: dict) -> Reply:
         paused = [m for m in request.get("messages", []) if m.get("role") == "assistant" and _is_paused(m)]
         if len(paused) < self.pauses:  # a server tool call left without its result: the turn goes on later
-            call = {"type": "server_tool_use", "id": f"srvtoolu_sim_{len(paused):04d}", "name": "web_search",
-                    "input": {"query": "weather forecast"}}
+            call = {
+                "type": "server_tool_use",
+                "id": f"srvtoolu_sim_{len(paused):04d}",
+                "name": "web_search",
+                "input": {"query": "weather forecast"},
+            }
             return Reply([{"type": "text", "text": PAUSED_TEXT}, call], stop_reason="pause_turn")
         kept = [m for m in request.get("messages", []) if not (m.get("role") == "assistant" and _is_paused(m))]
         return self.policy({**request, "messages": kept})  # the resumed turn: the inner model never sees the pause
@@ -70,8 +74,9 @@ class Pauser:
 def _is_paused(message: dict) -> bool:
     """True for an assistant message that is one of the ``Pauser``'s paused turns."""
     content = message.get("content")
-    return isinstance(content, list) and any(b.get("type") == "text" and b.get("text") == PAUSED_TEXT
-                                             for b in content if isinstance(b, dict))
+    return isinstance(content, list) and any(
+        b.get("type") == "text" and b.get("text") == PAUSED_TEXT for b in content if isinstance(b, dict)
+    )
 
 
 class Rambler:
@@ -85,5 +90,10 @@ class Rambler:
         if any(b.get("type") == "tool_use" for b in reply.content):
             return reply
         text = " ".join(b["text"] for b in reply.content if b.get("type") == "text")
-        ramble = RAMBLE_MARK + " While I am here, a few words on climate, seasons and packing lists" + ", and more" * 20 + "."
+        ramble = (
+            RAMBLE_MARK
+            + " While I am here, a few words on climate, seasons and packing lists"
+            + ", and more" * 20
+            + "."
+        )
         return Reply([{"type": "text", "text": text + ramble}], stop_reason=reply.stop_reason)

@@ -8,8 +8,11 @@ TWO_TYPOS = "Which is warmer today, Pariss or Londn? Compare their temperatures,
 
 def _lookups(run, name="get_weather"):
     """The ``name`` calls of each assistant turn that made any."""
-    turns = [[b["input"]["city"] for b in m["content"] if b.get("type") == "tool_use" and b["name"] == name]
-             for m in run.messages if m["role"] == "assistant" and isinstance(m["content"], list)]
+    turns = [
+        [b["input"]["city"] for b in m["content"] if b.get("type") == "tool_use" and b["name"] == name]
+        for m in run.messages
+        if m["role"] == "assistant" and isinstance(m["content"], list)
+    ]
     return [t for t in turns if t]
 
 
@@ -26,8 +29,12 @@ def test_the_same_task_with_the_plain_tools_is_batched_the_same_way(tmp_path):
 
 
 def test_disable_parallel_tool_use_makes_the_adaptive_agent_ask_one_city_per_turn(tmp_path):
-    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), TWO_TYPOS, variant_tools(tmp_path),
-                             tool_choice={"type": "auto", "disable_parallel_tool_use": True})
+    run = agentlab.run_agent(
+        agentlab.connect("sim", quiet=True),
+        TWO_TYPOS,
+        variant_tools(tmp_path),
+        tool_choice={"type": "auto", "disable_parallel_tool_use": True},
+    )
     assert all(len(t) == 1 for t in _lookups(run)) and run.model_calls == 6
 
 

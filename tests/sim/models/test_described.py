@@ -8,9 +8,15 @@ from agentlab.sim.models.described import DescriptionReader
 
 
 def _request(description: str, query_description: str = "The query.", messages=None) -> dict:
-    spec = {"name": "lookup", "description": description,
-            "input_schema": {"type": "object", "properties": {"query": {"type": "string", "description": query_description}},
-                             "required": ["query"]}}
+    spec = {
+        "name": "lookup",
+        "description": description,
+        "input_schema": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": query_description}},
+            "required": ["query"],
+        },
+    }
     task = "Which is warmer today, Paris or London? Compare their temperatures, then save a note with the answer."
     return {"tools": [spec, {"name": "save_note"}], "messages": messages or [{"role": "user", "content": task}]}
 
@@ -26,8 +32,10 @@ def test_a_tool_whose_text_never_says_weather_or_temperature_is_not_used():
 
 
 def test_an_example_in_quotes_gives_the_format_and_without_one_every_guess_can_be_wrong():
-    assert _first_input(DescriptionReader(guess_wrong=1.0)(_request("Weather lookup.", 'A city, e.g. "Paris".'))) == \
-        {"name": "lookup", "query": "Paris"}
+    assert _first_input(DescriptionReader(guess_wrong=1.0)(_request("Weather lookup.", 'A city, e.g. "Paris".'))) == {
+        "name": "lookup",
+        "query": "Paris",
+    }
     guessed = _first_input(DescriptionReader(guess_wrong=1.0)(_request("Weather lookup.")))
     assert guessed["query"] != "Paris" and "Paris" in guessed["query"]
     assert _first_input(DescriptionReader(guess_wrong=0.0)(_request("Weather lookup.")))["query"] == "Paris"
@@ -36,10 +44,26 @@ def test_an_example_in_quotes_gives_the_format_and_without_one_every_guess_can_b
 def test_after_an_error_it_writes_the_bare_name():
     first = _request("Weather lookup.")["messages"]
     history = first + [
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "lookup", "input": {"query": "weather in Paris"}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "is_error": True,
-                                      "content": "Unknown city 'weather in Paris'. Did you mean: Paris?"}]}]
-    assert _first_input(DescriptionReader(guess_wrong=1.0)(_request("Weather lookup.", messages=history)))["query"] == "Paris"
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "lookup", "input": {"query": "weather in Paris"}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "is_error": True,
+                    "content": "Unknown city 'weather in Paris'. Did you mean: Paris?",
+                }
+            ],
+        },
+    ]
+    assert (
+        _first_input(DescriptionReader(guess_wrong=1.0)(_request("Weather lookup.", messages=history)))["query"]
+        == "Paris"
+    )
 
 
 def test_same_seed_same_guesses_and_a_bad_fraction_is_refused_with_the_fix():

@@ -70,8 +70,13 @@ def test_a_named_fix_is_retried_once_with_the_corrected_argument():
     assert run.final_text.startswith("Paris is warmer")
 
 
-@pytest.mark.parametrize("message", ["Access to weather data for Paris is forbidden",
-                                     "Paris: no such station; the city does not exist in this service"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Access to weather data for Paris is forbidden",
+        "Paris: no such station; the city does not exist in this service",
+    ],
+)
 def test_a_not_found_or_forbidden_error_is_not_retried_and_is_reported(message):
     tool, calls = _flaky({"Paris": 99}, message)
     run = _run("Which is warmer today, Paris or London?", [tool])
@@ -88,21 +93,26 @@ def test_a_raw_traceback_is_not_retried_by_meaning():
     assert "TimeoutError: upstream timed out; try again" in run.final_text
 
 
-@pytest.mark.parametrize("body,kind", [
-    ("get_weather is temporarily unavailable; try again", "retry"),
-    ("get_weather did not answer within 5 s and was abandoned; try again.", "retry"),
-    ("Rate limit exceeded for the weather service", "retry"),
-    ("The weather service is overloaded", "retry"),
-    ("get_weather 暂时不可用；请再试一次。", "retry"),
-    ("Unknown city 'Pariss'. Did you mean: Paris? Call get_weather again with one of these names.", "fix"),
-    ("Unknown city 'Atlantis'. Known cities include: Paris, London, ... Call get_weather again with one of these names.",
-     "final"),
-    ("403 Forbidden: this key may not read Paris", "final"),
-    ("Station not found", "final"),
-    ("未知城市 'Atlantis'。已知的城市包括：Paris 等。请用其中一个名字再调用 get_weather。", "final"),
-    ("Traceback (most recent call last):\n  File \"<tool get_weather>\"\nTimeoutError: try again", "traceback"),
-    ("something odd happened", "opaque"),
-])
+@pytest.mark.parametrize(
+    "body,kind",
+    [
+        ("get_weather is temporarily unavailable; try again", "retry"),
+        ("get_weather did not answer within 5 s and was abandoned; try again.", "retry"),
+        ("Rate limit exceeded for the weather service", "retry"),
+        ("The weather service is overloaded", "retry"),
+        ("get_weather 暂时不可用；请再试一次。", "retry"),
+        ("Unknown city 'Pariss'. Did you mean: Paris? Call get_weather again with one of these names.", "fix"),
+        (
+            "Unknown city 'Atlantis'. Known cities include: Paris, London, ... Call get_weather again with one of these names.",
+            "final",
+        ),
+        ("403 Forbidden: this key may not read Paris", "final"),
+        ("Station not found", "final"),
+        ("未知城市 'Atlantis'。已知的城市包括：Paris 等。请用其中一个名字再调用 get_weather。", "final"),
+        ('Traceback (most recent call last):\n  File "<tool get_weather>"\nTimeoutError: try again', "traceback"),
+        ("something odd happened", "opaque"),
+    ],
+)
 def test_an_error_is_read_by_what_it_says(body, kind):
     assert read_error(body) == kind
 
@@ -110,8 +120,11 @@ def test_an_error_is_read_by_what_it_says(body, kind):
 def test_the_retry_bounds_are_data_with_their_sources():
     data = json.loads(resources.files("agentlab.sim").joinpath("data/profiles.json").read_text("utf-8"))
     bounds = data["error_retries"]
-    assert (retry_limit("retry"), retry_limit("fix"), retry_limit("traceback")) == \
-        (bounds["transient"], bounds["fix"], bounds["traceback"]) == (3, 1, 1)
+    assert (
+        (retry_limit("retry"), retry_limit("fix"), retry_limit("traceback"))
+        == (bounds["transient"], bounds["fix"], bounds["traceback"])
+        == (3, 1, 1)
+    )
     assert retry_limit("final") == retry_limit("opaque") == 0
     assert retry_source().startswith("a stand-in, not measured") and "2-3 times" in retry_source()
     recorded = data["sources"][bounds["fix_source"]]
@@ -124,4 +137,9 @@ def test_the_readme_states_the_bounds_the_model_uses():
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text("utf-8")
     para = next(p for p in readme.split("\n\n") if p.startswith("**Tool errors are read by meaning.**"))
     assert f"up to {retry_limit('retry')} times" in para and retry_limit("fix") == retry_limit("traceback") == 1
-    assert "error_retries" in para and "3 is our stand-in" in para and "retry 2-3 times" in para and "not\na measurement" in para
+    assert (
+        "error_retries" in para
+        and "3 is our stand-in" in para
+        and "retry 2-3 times" in para
+        and "not\na measurement" in para
+    )
