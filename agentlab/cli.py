@@ -52,7 +52,7 @@ def _default_model() -> str:
     """The simulator's default model, read from its data file (without importing the SDK)."""
     from importlib import resources
 
-    return json.loads(resources.files("agentlab.sim").joinpath("data/profiles.json").read_text("utf-8"))["default"]
+    return json.loads(resources.files("agentlab.api").joinpath("data/profiles.json").read_text("utf-8"))["default"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -23,13 +23,14 @@ from typing import Any, Literal, Sequence
 import anthropic
 import httpx2
 
+from agentlab.api.profiles import did_you_mean, model_catalog
 from agentlab.live.compat import LocalServer, is_anthropic
 from agentlab.live.errors import install_notebook_handler
 from agentlab.live.keys import clean_key, env_key, remember
 from agentlab.live.session import check_options, session_defaults, use  # noqa: F401  (use: `from agentlab.client import use`)
 from agentlab.meter.middleware import Meter
 from agentlab.sim.policy import Policy
-from agentlab.sim.server import Simulator, did_you_mean, model_catalog
+from agentlab.sim.server import Simulator
 
 SIM_BASE_URL = "https://simulated.agentlab.invalid"
 """Base URL of the in-process simulator (``.invalid``: nothing there can ever be reached)."""

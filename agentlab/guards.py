@@ -41,9 +41,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from agentlab.api.request import TASK_BUDGET_BETA as BETA
+from agentlab.api.request import TASK_BUDGET_MIN as MIN_TOTAL
 from agentlab.meter.usage import Usage
 from agentlab.run import StopReason
-from agentlab.sim.budgets import BETA, MIN_TOTAL
 from agentlab.views.i18n import tr
 
 GUARDS = (

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentlab.api.profiles import did_you_mean
+from agentlab.api.request import EFFORT_LEVELS as EFFORTS
 from agentlab.caching import with_cache_breakpoints
 from agentlab.client import model_of
 from agentlab.executor import Executor, not_run
@@ -31,8 +33,6 @@ from agentlab.interrupts import stop_on_signals
 from agentlab.meter.middleware import meter_of
 from agentlab.protocols import ContextStrategy, ToolRunner
 from agentlab.run import Run, StopReason
-from agentlab.sim.effort import LEVELS as EFFORTS
-from agentlab.sim.server import did_you_mean
 from agentlab.tools import Tool, toolset
 from agentlab.trace import Trace
 

@@ -3,9 +3,9 @@
 ``run_agent`` (``agentlab.loop``) takes two plugs: a **tool runner** (``executor=``) that answers
 each turn's tool calls, and a **context strategy** (``context=``) that may rewrite the history
 before each model call. ``GatedExecutor`` (``agentlab.injection.gates``) takes **gates** that may
-refuse a call before it runs. The simulated model behind the SDK runs a **policy**
-(``agentlab.sim.policy.Policy``, re-exported here: ``sim/`` imports nothing outside itself, so the
-declaration stays there).
+refuse a call before it runs. The simulated model behind the SDK runs a **policy**: that plug is the
+simulator's, declared with it (``agentlab.sim.policy.Policy``), since the harness knows nothing of the
+simulator (``connect()`` plugs it in).
 
 These are :class:`typing.Protocol` classes: anything with the right methods fits, no base class
 needed. They are ``runtime_checkable``, so ``isinstance(x, Gate)`` checks that the methods (and,
@@ -16,21 +16,18 @@ implementation the lab ships fits.
     ToolRunner       run_agent(executor=...)          Executor, GatedExecutor, MarkingExecutor, execute_tools
     ContextStrategy  run_agent(context=...)           Compaction, ClearToolResults, ServerClearing
     Gate             GatedExecutor(gates=[...])       DataFlowGuard, Confirmation
-    Policy           the simulator (sim/server.py)    CarefulAgent, Gullible, ContextAgent, ScriptedModel, ...
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from agentlab.sim.policy import Policy
-
 if TYPE_CHECKING:
     from agentlab.guards import Stopped
     from agentlab.tools import Tool
     from agentlab.trace import Trace
 
-__all__ = ["ContextStrategy", "Gate", "Policy", "ToolRunner"]
+__all__ = ["ContextStrategy", "Gate", "ToolRunner"]
 
 
 @runtime_checkable

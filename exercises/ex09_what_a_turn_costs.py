@@ -5,7 +5,7 @@ Edit the functions below: replace each `raise NotImplementedError(...)` with you
 
 from __future__ import annotations
 
-from agentlab.sim.tokens import MESSAGE_FRAME, content_tokens
+from agentlab.api.tokens import MESSAGE_FRAME, content_tokens
 
 
 def cost_by_hand(usage: dict, prices: dict) -> float:
@@ -45,7 +45,7 @@ def predict_next_input(prev_input_tokens: int, prev_output_tokens: int, tool_res
     turn k-1 wrote (its content counts as `prev_output_tokens`), plus one new user message holding
     `tool_results` (the tool_result blocks the loop appended). The simulator's estimator adds
     `MESSAGE_FRAME` tokens of framing per message and counts a list of blocks with
-    `content_tokens(blocks)` (both imported above from agentlab.sim.tokens). Return the prediction.
+    `content_tokens(blocks)` (both imported above from agentlab.api.tokens). Return the prediction.
     (The tests run a model whose tokenizer factor is 1, e.g. claude-sonnet-4-6; newer models count
     about 30% more tokens for the same text, which `content_tokens(blocks, model=...)` applies.)
     """

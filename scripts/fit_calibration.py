@@ -11,7 +11,7 @@ isolate one figure, and the figure that would remove it (the current figure plus
 - ``structured_output``: ``output_config.format`` (JSON outputs), no tools, one message;
 - ``task_budget``: ``output_config.task_budget``.
 
-Run it, copy the figures it prints into ``agentlab/sim/data/profiles.json`` (``measured``), run it
+Run it, copy the figures it prints into ``agentlab/api/data/profiles.json`` (``measured``), run it
 again: a fitted figure's residual is then about 0. Only core requests (no server-side work) count, and
 never the held-out part, which ``agentlab calibrate`` reports on.
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import statistics
 
+from agentlab.api.profiles import profile
 from agentlab.sim.calibrate import bundled, replay
-from agentlab.sim.profiles import profile
 
 
 def _kinds(body: dict) -> list[str]:

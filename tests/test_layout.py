@@ -34,13 +34,51 @@ def test_the_package_has_no_import_cycles():
     )
 
 
-def test_sim_imports_nothing_outside_sim():
-    leaks = graph.outside_imports(graph.arrows(ROOT), "sim")
+def test_sim_imports_nothing_but_sim_and_api():
+    leaks = {
+        m: {t for t in ts if not t.startswith("agentlab.api")}
+        for m, ts in graph.outside_imports(graph.arrows(ROOT), "sim").items()
+    }
+    leaks = {m: ts for m, ts in leaks.items() if ts}
     assert not leaks, (
         "sim/ is the Messages API and must not know the harness, but "
         + "; ".join(f"{m} imports {', '.join(sorted(t))}" for m, t in sorted(leaks.items()))
-        + ". Put what both sides need inside sim/ (e.g. sim/wire.py) and import it from there"
+        + ". Put what both sides need in api/ (model profiles, the token estimator, wire names) and import it from there"
     )
+
+
+def test_api_imports_nothing_outside_api():
+    leaks = graph.outside_imports(graph.arrows(ROOT), "api")
+    assert not leaks, "api/ is what the harness and the simulator share, and imports neither: " + "; ".join(
+        f"{m} imports {', '.join(sorted(t))}" for m, t in sorted(leaks.items())
+    )
+
+
+HARNESS_PLUGS = {"agentlab.client", "agentlab.cli", "agentlab"}
+"""The modules of the harness allowed to name the simulator: connect() plugs it in, the CLI serves it, the
+public API lists its policies."""
+
+
+def _harness(module: str) -> bool:
+    """A top-level module (not a package), or one of meter/ and live/, other than the plug points."""
+    if module in HARNESS_PLUGS:
+        return False
+    packages = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    return module.startswith(("agentlab.meter", "agentlab.live")) or (
+        module.count(".") == 1 and module.split(".")[1] not in packages
+    )
+
+
+def test_the_harness_imports_nothing_from_the_simulator():
+    arrows = graph.arrows(ROOT)
+    leaks = {m: sorted(t for t in ts if t.startswith("agentlab.sim")) for m, ts in arrows.items() if _harness(m)}
+    leaks = {m: ts for m, ts in leaks.items() if ts}
+    assert not leaks, (
+        "the harness (top-level modules, meter/, live/) knows nothing of the simulator, which connect() plugs in; but "
+        + "; ".join(f"{m} imports {', '.join(t)}" for m, t in leaks.items())
+        + ". Move what both need into api/"
+    )
+    assert _harness("agentlab.loop") and _harness("agentlab.meter.prices") and not _harness("agentlab.client")
 
 
 def test_the_top_level_is_the_harness_in_at_most_16_modules():

@@ -45,7 +45,7 @@ def test_price_table_ordering_writes_above_input_reads_below():
 
 
 def test_first_turn_is_under_the_minimum_the_second_writes_the_prefix_later_turns_read_it(long):
-    from agentlab.sim.tokens import tool_prompt_overhead
+    from agentlab.api.tokens import tool_prompt_overhead
 
     cached = long["cached"].turns
     assert cached[0].cache_write_tokens == cached[0].cache_read_tokens == 0 and cached[0].input_tokens < 512
@@ -145,7 +145,7 @@ def test_offline_numbers_section_held_out_medians_as_stated():
     # on the day before its model's retirement, and a live call to either now gets a 404"
     from datetime import timedelta
 
-    from agentlab.sim.profiles import profile
+    from agentlab.api.profiles import profile
 
     for model in ("claude-sonnet-4-5", "claude-sonnet-4-0"):
         retires = profile(model).retires

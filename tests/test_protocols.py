@@ -7,7 +7,6 @@ import inspect
 
 import pytest
 
-import agentlab.sim.policy
 from agentlab.context import ClearToolResults, Compaction, ServerClearing
 from agentlab.executor import Executor
 from agentlab.injection.confirm import Confirmation, SeededApprover
@@ -15,7 +14,7 @@ from agentlab.injection.gates import GatedExecutor
 from agentlab.injection.guard import DataFlowGuard
 from agentlab.injection.spotlight import MarkingExecutor
 from agentlab.loop import execute_tools
-from agentlab.protocols import ContextStrategy, Gate, Policy, ToolRunner
+from agentlab.protocols import ContextStrategy, Gate, ToolRunner
 from agentlab.sim.clock import SimClock
 from agentlab.sim.models.adaptive import adaptive_agent
 from agentlab.sim.models.careful import CarefulAgent
@@ -24,7 +23,7 @@ from agentlab.sim.models.gullible import Gullible
 from agentlab.sim.models.misbehaving import CarelessModel, Looper, SlowModel, ToolOutsideList, Wanderer
 from agentlab.sim.models.react import ReactWriter
 from agentlab.sim.models.slow import Latency
-from agentlab.sim.policy import FunctionModel, ScriptedModel
+from agentlab.sim.policy import FunctionModel, Policy, ScriptedModel
 
 RUNNERS = [Executor(), Executor(parallel=True), GatedExecutor([DataFlowGuard()]), MarkingExecutor(), execute_tools]
 STRATEGIES = [Compaction(), ClearToolResults(), ServerClearing()]
@@ -88,12 +87,13 @@ def test_protocols_every_shipped_policy_fits(policy):
     assert _takes(policy, {"messages": []})
 
 
-def test_protocols_policy_is_the_simulators_own_and_the_loop_names_the_plugs():
-    """``protocols.Policy`` is re-exported, not a copy (``sim/`` imports nothing outside itself), and
-    ``run_agent``'s options (``AgentOptions``) name the Protocols its plugs must fit."""
+def test_protocols_the_harness_names_its_plugs_and_not_the_simulators():
+    """The harness's plugs are its own; the simulator's policy is declared with the simulator (the harness
+    imports nothing of it), and ``run_agent``'s options (``AgentOptions``) name the Protocols its plugs must fit."""
+    import agentlab.protocols
     from agentlab.harness import AgentOptions
 
-    assert Policy is agentlab.sim.policy.Policy
+    assert not hasattr(agentlab.protocols, "Policy") and Policy is agentlab.sim.policy.Policy
     fields = {f.name: f.type for f in dataclasses.fields(AgentOptions)}
     assert fields["executor"] == "ToolRunner | None"
     assert fields["context"] == "ContextStrategy | None"

@@ -51,7 +51,7 @@ def test_city_task_needs_two_cities():
 
 
 def test_forecast_option_returns_a_few_hundred_tokens_of_stable_forecast():
-    from agentlab.sim.tokens import text_tokens
+    from agentlab.api.tokens import text_tokens
     from agentlab.weather import make_get_weather
 
     tool = make_get_weather(forecast_days=7)

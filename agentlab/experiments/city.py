@@ -23,8 +23,8 @@ PATHS = ["agent and workflow", "agent", "workflow"]
 
 def model_choices() -> list[str]:
     """The default model first, then a few other ids the simulator answers to (prices differ by model)."""
+    from agentlab.api.profiles import model_catalog
     from agentlab.client import default_model
-    from agentlab.sim.server import model_catalog
 
     known = model_catalog()["models"]
     extra = [

@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
+from agentlab.api.tokens import tool_def_tokens, tool_prompt_overhead
 from agentlab.client import connect
 from agentlab.experiments.batching import run_batched
 from agentlab.loop import run_agent
@@ -32,7 +33,6 @@ from agentlab.sim.caching import SimClock
 from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.models.reading import cities_in, is_chinese
 from agentlab.sim.policy import Reply
-from agentlab.sim.tokens import tool_def_tokens, tool_prompt_overhead
 from agentlab.tools import ONE_PER_TURN
 from agentlab.views.i18n import localize, tr
 from agentlab.weather import chinese_name, city_names, city_task, task_tools

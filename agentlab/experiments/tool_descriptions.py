@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import tempfile
 
+from agentlab.api.tokens import tool_def_tokens
 from agentlab.client import connect
 from agentlab.loop import run_agent
 from agentlab.sim.models.described import DescriptionReader
-from agentlab.sim.tokens import tool_def_tokens
 from agentlab.tools import Tool, ToolError, tool
 from agentlab.views.i18n import localize
 from agentlab.weather import city_task, lookup, make_save_note, weather_table

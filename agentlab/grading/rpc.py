@@ -36,7 +36,7 @@ MAX_LINE = 32 << 20
 """Longest message accepted, in bytes."""
 ALLOWED_CLASSES = ("agentlab.", "anthropic.", "pydantic.")
 """Modules whose dataclasses and pydantic models are rebuilt by value."""
-PORTABLE = ("agentlab.sim.tokens:text_tokens", "builtins:len", "agentlab.weather:get_weather.fn")
+PORTABLE = ("agentlab.api.tokens:text_tokens", "builtins:len", "agentlab.weather:get_weather.fn")
 """Pure functions a test may hand the student's code (a token counter, the weather lookup): they cross by
 name, and each side calls its own copy, with no round trip and nothing run in the trusted process for the student."""
 _ONLY_HELD_HERE = 2

@@ -26,8 +26,8 @@ from typing import Any
 
 import httpx2
 
+from agentlab.api.wire import BREAKDOWN_HEADER, LATENCY_HEADER, SIM_HEADER
 from agentlab.live.keys import scrub
-from agentlab.sim.wire import BREAKDOWN_HEADER, LATENCY_HEADER, SIM_HEADER
 
 REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
 """Request headers a cassette keeps (everything else, the key and the SDK's client details, is dropped)."""

@@ -82,7 +82,7 @@ def explain(err: BaseException, base_url: Any = None) -> str | None:
 def _model_hint(asked: str) -> str | None:
     """For the API's 404 ``model: <id>`` (as recorded in pydantic-ai's count_tokens_error cassette): the
     close ids among the models the course knows (``agentlab models``), or None when none is close."""
-    from agentlab.sim.server import did_you_mean
+    from agentlab.api.profiles import did_you_mean
 
     hint = did_you_mean(asked)
     if hint is None:

@@ -18,14 +18,14 @@ from typing import Any
 
 from anthropic import Middleware
 
+from agentlab.api.tokens import estimate_input_tokens
 from agentlab.meter.prices import cost_usd
 from agentlab.meter.usage import Usage
-from agentlab.sim.tokens import estimate_input_tokens
 from agentlab.views.i18n import tr
 
 INPUT_MARGIN = 1.25
 """The token estimator's input estimate times this is taken as the most the input can be (the
-estimator's measured error against real counts is well inside 25%; see ``agentlab/sim/tokens.py``)."""
+estimator's measured error against real counts is well inside 25%; see ``agentlab/api/tokens.py``)."""
 
 
 class SpendRefused(RuntimeError):
@@ -74,8 +74,8 @@ def upper_bound_usd(body: dict) -> float | None:
 def cheapest_model() -> str:
     """The active (not legacy, not retired) model with the lowest known output price: the live default,
     so a first live run costs the least it can (``agentlab models`` shows the table)."""
+    from agentlab.api.profiles import profiles
     from agentlab.meter.prices import price_per_mtok
-    from agentlab.sim.profiles import profiles
 
     priced = []
     for p in {p.id: p for p in profiles().values() if not p.retired and p.status == "active"}.values():

@@ -6,13 +6,13 @@ then for the system prompt and the task, then for the conversation so far. Only 
 
 Two sources for the split:
 
-- **simulator**: the estimator's own parts (``agentlab.sim.tokens.input_parts``), sent in a response
+- **simulator**: the estimator's own parts (``agentlab.api.tokens.input_parts``), sent in a response
   header; they add up to the simulated ``input_tokens`` exactly (``residual == 0``).
 - **count_tokens** (live): the free ``POST /v1/messages/count_tokens`` endpoint
   (https://platform.claude.com/docs/en/build-with-claude/token-counting) on growing prefixes of the
   request (task only; + system; + tools; + history; the whole request). Differences between those
   counts are the parts. The split of the tools' share into tool-use prompt and definitions uses the
-  published tool-use prompt size (``tool_prompt`` in ``agentlab/sim/data/profiles.json``). What the counts do not
+  published tool-use prompt size (``tool_prompt`` in ``agentlab/api/data/profiles.json``). What the counts do not
   explain (the real ``usage`` minus the counted total) is kept as ``residual``, never hidden.
 """
 
@@ -22,8 +22,8 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agentlab.sim.tokens import COMPONENTS, tool_prompt_overhead
-from agentlab.sim.wire import BREAKDOWN_HEADER
+from agentlab.api.tokens import COMPONENTS, tool_prompt_overhead
+from agentlab.api.wire import BREAKDOWN_HEADER
 
 LABELS = {
     "tool_prompt": "tool-use system prompt",
@@ -101,7 +101,7 @@ def count_prefixes(client: Any, body: dict, on_error: Any = None) -> dict[str, i
     """
     from anthropic import AnthropicError
 
-    from agentlab.sim.profiles import profiles
+    from agentlab.api.profiles import profiles
 
     msgs = list(body.get("messages") or [])
     base = {k: body[k] for k in _COUNT_KEYS if k in body and body[k] is not None}

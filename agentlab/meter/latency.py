@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from agentlab.sim.wire import LATENCY_HEADER
+from agentlab.api.wire import LATENCY_HEADER
 
 
 def latency_of(headers: Mapping[str, str]) -> float | None:

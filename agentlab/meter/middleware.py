@@ -31,6 +31,7 @@ from typing import Any
 from anthropic import Middleware
 from anthropic.types import Message
 
+from agentlab.api.wire import LATENCY_HEADER, SIM_HEADER
 from agentlab.live.compat import NOT_REPORTED, cache_reported, marks_cache, no_token_counting, say
 from agentlab.live.costs import add_call, add_count
 from agentlab.meter.breakdown import count_prefixes, from_counts, from_header
@@ -39,7 +40,6 @@ from agentlab.meter.latency import latency_of
 from agentlab.meter.record import CallRecord
 from agentlab.meter.stream import Attempt, record_attempt, tap_stream
 from agentlab.meter.usage import Usage
-from agentlab.sim.wire import LATENCY_HEADER, SIM_HEADER
 from agentlab.trace import current_trace
 
 CHECK_PARTS_ENV = "AGENTLAB_CHECK_PARTS"

@@ -13,8 +13,8 @@ import re
 from functools import lru_cache
 from importlib import metadata, resources
 
+from agentlab.api.profiles import Profile, profiles, read_date
 from agentlab.meter.usage import Usage
-from agentlab.sim.profiles import Profile, profiles, read_date
 
 BATCH = {"processing": "batch"}
 """genai-prices' price context for a call served through the Message Batches API."""
@@ -181,7 +181,7 @@ def models_table(include_retired: bool = False) -> str:
         "",
         *notes,
         "",
-        f"Figures read {read_date()}; each figure's source is in agentlab/sim/data/profiles.json. "
+        f"Figures read {read_date()}; each figure's source is in agentlab/api/data/profiles.json. "
         "Prices from genai-prices (unknown: no price known, never 0). Token counts in the simulator are estimates.",
     ]
     return "\n".join(lines)

@@ -34,12 +34,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from agentlab.api.request import TASK_BUDGET_BETA, TASK_BUDGET_MIN
+from agentlab.api.tokens import content_tokens
 from agentlab.sim.errors import invalid
-from agentlab.sim.tokens import content_tokens
 
-BETA = "task-budgets-2026-03-13"
+BETA = TASK_BUDGET_BETA
 """The beta header value that opts a request in (the SDK lists it in ``AnthropicBetaParam``)."""
-MIN_TOTAL = 20_000
+MIN_TOTAL = TASK_BUDGET_MIN
 """The smallest ``total`` accepted (third-party sources: see the module docstring)."""
 SUPPORTED = (
     "claude-fable-5-1",

@@ -29,9 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from agentlab.sim.clock import SimClock  # noqa: F401  (re-exported: the cache's lifetimes run on it in tests and sweeps)
-from agentlab.sim.errors import invalid
-from agentlab.sim.tokens import (
+from agentlab.api.tokens import (
     MESSAGE_FRAME,
     REQUEST_FRAME,
     SYSTEM_FRAME,
@@ -42,6 +40,8 @@ from agentlab.sim.tokens import (
     tool_def_tokens,
     tool_prompt_overhead,
 )
+from agentlab.sim.clock import SimClock  # noqa: F401  (re-exported: the cache's lifetimes run on it in tests and sweeps)
+from agentlab.sim.errors import invalid
 
 
 @lru_cache(maxsize=1)

@@ -197,12 +197,12 @@ def replay(records: list[dict]) -> list[Row]:
     """Send every record to a fresh simulator; one :class:`Row` per record."""
     import httpx2
 
+    from agentlab.api.profiles import profile
+    from agentlab.api.tokens import estimate_input_tokens, input_parts
     from agentlab.sim.budgets import BETA as BUDGET_BETA
     from agentlab.sim.budgets import task_budget_of
     from agentlab.sim.clock import SimClock
-    from agentlab.sim.profiles import profile
     from agentlab.sim.server import Simulator
-    from agentlab.sim.tokens import estimate_input_tokens, input_parts
 
     rows = []
     for rec in records:
@@ -240,7 +240,7 @@ def replay(records: list[dict]) -> list[Row]:
 def recorded_day(rec: dict, known: object = None) -> date:
     """The day ``rec`` is replayed on: its ``recorded_at``, else (answered 200, model since retired) the day
     before its model's retirement, else today (UTC)."""
-    from agentlab.sim.clock import today
+    from agentlab.api.profiles import today
 
     if rec.get("recorded_at"):
         try:

@@ -62,7 +62,7 @@ def table(rows: list[Row]) -> str:
 
 def unrecorded() -> list[str]:
     """Models the simulator answers for that have no recording in the calibration set (the default first)."""
-    from agentlab.sim.profiles import profile_data, profiles
+    from agentlab.api.profiles import profile_data, profiles
 
     data = profile_data()
     recorded = set(data["measured"]["recorded"])

@@ -9,7 +9,7 @@ seconds it has been moved on, so a test or a replay can put the simulator on any
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, timedelta
 from functools import lru_cache
 from importlib import resources
 
@@ -37,12 +37,6 @@ class SimClock:
         return self.start_day + timedelta(seconds=self.now)
 
 
-def today(clock: object = None) -> date:
-    """The day the simulator plays: the clock's own ``today()`` (a :class:`SimClock`), else the machine's UTC date."""
-    own = getattr(clock, "today", None)
-    return own() if callable(own) else datetime.now(timezone.utc).date()
-
-
 def _as_day(day: str | date) -> date:
     if isinstance(day, date):
         return day
@@ -57,5 +51,5 @@ def _as_day(day: str | date) -> date:
 @lru_cache(maxsize=1)
 def table_day() -> date:
     """The day the profile table (``data/profiles.json``, its ``read`` field) was read: where a SimClock starts by default."""
-    data = json.loads(resources.files("agentlab.sim").joinpath("data/profiles.json").read_text("utf-8"))
+    data = json.loads(resources.files("agentlab.api").joinpath("data/profiles.json").read_text("utf-8"))
     return date.fromisoformat(data["read"])

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import copy
 
-from agentlab.sim.tokens import estimate_input_tokens
+from agentlab.api.tokens import estimate_input_tokens
 
 PLACEHOLDER = "[tool result cleared by context editing]"
 """Text put in place of a cleared result (ours: the API's own wording is not documented)."""

@@ -26,10 +26,11 @@ says it checked its numbers, and two above it first looks the warmest city up a 
 
 from __future__ import annotations
 
+from agentlab.api.request import EFFORT_LEVELS
 from agentlab.sim.errors import invalid
 
-LEVELS = ("low", "medium", "high", "xhigh", "max")
-"""The values ``output_config.effort`` takes, lowest first."""
+LEVELS = EFFORT_LEVELS
+"""The values ``output_config.effort`` takes, lowest first (``agentlab.api.request``)."""
 _ALL = frozenset(LEVELS)
 _NO_XHIGH = _ALL - {"xhigh"}
 _ASSUMED = (

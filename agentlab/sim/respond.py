@@ -5,11 +5,11 @@ Deterministic: ids come from the simulator's counter and a hash of the request; 
 
 from __future__ import annotations
 
+from agentlab.api.profiles import Profile
+from agentlab.api.tokens import estimate_input_tokens, estimate_output_tokens, text_tokens
 from agentlab.sim.policy import Policy, as_reply
-from agentlab.sim.profiles import Profile
 from agentlab.sim.shape import shape
 from agentlab.sim.strict import constrain, strict_schemas
-from agentlab.sim.tokens import estimate_input_tokens, estimate_output_tokens, text_tokens
 
 
 def usage(input_tokens: int, output_tokens: int) -> dict:

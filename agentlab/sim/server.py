@@ -15,7 +15,6 @@ wall-clock time, so the same request sequence gives byte-identical responses.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
@@ -24,15 +23,16 @@ import sys
 import threading
 import time
 import traceback
-from datetime import date
 from typing import Any, Callable
 
 import httpx2
 
+from agentlab.api.profiles import DEFAULT_MODEL, did_you_mean, model_catalog, profiles, today  # noqa: F401  (re-exported)
+from agentlab.api.tokens import estimate_input_tokens, input_parts
+from agentlab.api.wire import BREAKDOWN_HEADER, LATENCY_HEADER, SIM_HEADER
 from agentlab.sim.batches import Batches
 from agentlab.sim.budgets import check_task_budget
 from agentlab.sim.caching import PromptCache
-from agentlab.sim.clock import today
 from agentlab.sim.context_editing import apply_context_management
 from agentlab.sim.effort import check_effort
 from agentlab.sim.errors import SimAPIError, invalid
@@ -40,15 +40,12 @@ from agentlab.sim.faults import Faults, as_faults
 from agentlab.sim.latency import simulated_latency_s
 from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.policy import Policy
-from agentlab.sim.profiles import profile_data, profiles
 from agentlab.sim.respond import build_message
 from agentlab.sim.streaming import sse_body
 from agentlab.sim.threads import Threads
-from agentlab.sim.tokens import estimate_input_tokens, input_parts
 from agentlab.sim.validate import validate_messages_request
 from agentlab.sim.validate_api import check_betas, check_fields, check_sampling, check_version, check_version_content
 from agentlab.sim.validate_model import check_context, check_model_rules, model_profile
-from agentlab.sim.wire import BREAKDOWN_HEADER, LATENCY_HEADER, SIM_HEADER
 
 MAX_BODY_BYTES = 32_000_000
 """Largest request body the Messages API takes: 32 MB (https://platform.claude.com/docs/en/api/overview#request-size-limits,
@@ -57,23 +54,6 @@ MAX_JSON_DEPTH = 128
 """Deepest nesting of arrays and objects a request body may have. A limit of this simulator, not a
 documented API one: without it a body nested about 990 deep breaks the JSON parser's (and every
 validator's) recursion, and we answer 400 where the real API's limit is unknown."""
-DEFAULT_MODEL: str = profile_data()["default"]
-"""The model used when none is given (``data/profiles.json``; ``AGENTLAB_MODEL`` overrides it, see ``client.default_model``)."""
-
-
-def model_catalog(day: date | None = None) -> dict:
-    """The default model and every id the simulator answers to on ``day`` (default: today, UTC): the profiles not retired."""
-    day = day or today()
-    return {"default": DEFAULT_MODEL, "models": sorted(k for k, p in profiles().items() if not p.retired_on(day))}
-
-
-def did_you_mean(asked: str, known=None) -> str | None:
-    """``"did you mean 'a' or 'b'?"`` for the ids close to ``asked`` among ``known`` (default: today's
-    catalog), or None when none is close: the one suggestion that every "no such model" message gives."""
-    close = difflib.get_close_matches(
-        str(asked), sorted(known if known is not None else model_catalog()["models"]), n=3, cutoff=0.6
-    )
-    return f"did you mean {' or '.join(map(repr, close))}?" if close else None
 
 
 def _digest(counter: int, request: httpx2.Request) -> str:

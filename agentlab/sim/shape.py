@@ -23,7 +23,7 @@ signed ``thinking`` block before a server tool call when the request asked for n
 
 from __future__ import annotations
 
-from agentlab.sim.profiles import Profile
+from agentlab.api.profiles import Profile
 from agentlab.sim.validate_model import conversation_key, signature
 
 _PLACEHOLDER = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}

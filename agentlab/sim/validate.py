@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from agentlab.api.profiles import profile
 from agentlab.sim.errors import SimAPIError, invalid
-from agentlab.sim.profiles import profile
 from agentlab.sim.structured import check_output_config
 from agentlab.sim.validate_blocks import validate_blocks
 from agentlab.sim.validate_tools import validate_tool_choice, validate_tools

@@ -21,8 +21,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Mapping
 
+from agentlab.api.profiles import Profile
 from agentlab.sim.errors import invalid
-from agentlab.sim.profiles import Profile
 
 VERSIONS = ("2023-01-01", "2023-06-01", "2026-10-21")
 """API versions the API accepts in ``anthropic-version``."""

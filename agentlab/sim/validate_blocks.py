@@ -9,8 +9,8 @@ else *reconstructed* in pydantic's ``"<path>: <message>"`` form.
 
 from __future__ import annotations
 
+from agentlab.api.images import MEDIA_TYPES
 from agentlab.sim.errors import invalid
-from agentlab.sim.images import MEDIA_TYPES
 
 MAX_CACHE_BREAKPOINTS = 4
 """Blocks with ``cache_control`` one request may carry (https://platform.claude.com/docs/en/build-with-claude/prompt-caching)."""

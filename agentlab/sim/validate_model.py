@@ -22,9 +22,8 @@ import hashlib
 import json
 from datetime import date
 
-from agentlab.sim.clock import today
+from agentlab.api.profiles import Profile, profile, today
 from agentlab.sim.errors import SimAPIError, invalid
-from agentlab.sim.profiles import Profile, profile
 
 
 def model_profile(model: object, day: date | None = None) -> Profile:

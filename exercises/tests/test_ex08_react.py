@@ -130,7 +130,7 @@ def test_a_document_that_does_not_fit_is_skipped_and_smaller_ones_still_go_in():
 @pytest.mark.exercise("8.3")
 @pytest.mark.points(1)
 def test_random_corpora_follow_the_rule(rng):
-    from agentlab.sim.tokens import text_tokens
+    from agentlab.api.tokens import text_tokens
 
     for _ in range(30):
         n = rng.randint(0, 12)

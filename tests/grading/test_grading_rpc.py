@@ -125,7 +125,7 @@ def test_a_student_function_is_looked_up_once_a_test_then_each_call_is_one_round
 
 
 def test_a_pure_lab_function_crosses_by_name_and_runs_in_the_sandbox(student):
-    from agentlab.sim.tokens import text_tokens
+    from agentlab.api.tokens import text_tokens
 
     assert student("echo")(text_tokens) is text_tokens  # back as the trusted side's own function, not a reference
     count_with, trusted = student("count_with"), student.peer
@@ -140,7 +140,7 @@ def test_a_name_outside_the_portable_functions_is_refused():
 
 
 def test_a_spy_a_test_puts_in_place_of_a_portable_function_stays_a_reference(monkeypatch):
-    import agentlab.sim.tokens as tokens
+    import agentlab.api.tokens as tokens
 
     real = tokens.text_tokens
     monkeypatch.setattr(tokens, "text_tokens", lambda text: real(text))  # the test counts the calls through it

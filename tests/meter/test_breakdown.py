@@ -4,10 +4,10 @@ import httpx2
 import pytest
 
 import agentlab
+from agentlab.api.tokens import input_parts, tool_def_tokens, tool_prompt_overhead
+from agentlab.api.wire import BREAKDOWN_HEADER
 from agentlab.meter.breakdown import InputBreakdown
 from agentlab.meter.middleware import PartsMismatch
-from agentlab.sim.tokens import input_parts, tool_def_tokens, tool_prompt_overhead
-from agentlab.sim.wire import BREAKDOWN_HEADER
 
 
 def test_demo_turns_split_into_tool_prompt_definitions_task_history_and_new(sim, tmp_path):
@@ -45,7 +45,7 @@ def test_parts_cover_system_prompt_and_a_chat_without_tools():
     }
     parts = input_parts(body)
     assert parts["system"] > 0 and parts["history"] > 0 and parts["new"] > 0 and parts["tool_prompt"] == 0
-    assert sum(parts.values()) == agentlab.sim.tokens.estimate_input_tokens(body)
+    assert sum(parts.values()) == agentlab.api.tokens.estimate_input_tokens(body)
 
 
 def _without_parts(sim):
@@ -80,7 +80,7 @@ def test_count_tokens_split_matches_the_simulators_own_parts(tools, model):
         system="Be careful.",
         tool_choice=one,
     )
-    prefill = agentlab.sim.profiles.profile(model).prefill
+    prefill = agentlab.api.profiles.profile(model).prefill
     for c, p in zip(run.turns, plain.turns):
         assert c.breakdown.source == "count_tokens" and c.breakdown.residual == 0
         if prefill:

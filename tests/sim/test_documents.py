@@ -3,10 +3,10 @@
 import base64
 import zlib
 
+from agentlab.api.documents import A4_POINTS, MAX_STREAM_BYTES, page_image_tokens, pdf_parts
+from agentlab.api.images import UNKNOWN_SIZE_TOKENS
+from agentlab.api.tokens import content_tokens, pdf_tokens
 from agentlab.sim import calibrate
-from agentlab.sim.documents import A4_POINTS, MAX_STREAM_BYTES, page_image_tokens, pdf_parts
-from agentlab.sim.images import UNKNOWN_SIZE_TOKENS
-from agentlab.sim.tokens import content_tokens, pdf_tokens
 
 
 def _pdf(pages: list[bytes], box: bytes = b"[0 0 595 842]") -> bytes:

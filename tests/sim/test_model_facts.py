@@ -11,11 +11,11 @@ import pytest
 from sim_http import body, error, post
 
 import agentlab
+from agentlab.api.profiles import read_date
 from agentlab.meter.prices import rows
 from agentlab.sim.caching import min_cacheable_tokens
 from agentlab.sim.calibrate import read_cassettes, replay
 from agentlab.sim.clock import SimClock
-from agentlab.sim.profiles import read_date
 from agentlab.sim.server import Simulator, model_catalog
 
 OLD = {"anthropic-version": "2023-06-01"}
@@ -61,9 +61,9 @@ def test_retirement_follows_the_simulators_clock_not_the_machines_date():
 def test_the_model_list_drops_retired_ids_on_the_day_and_the_table_marks_them(monkeypatch):
     assert "claude-sonnet-4-5" in model_catalog(date(2026, 11, 29))["models"]
     assert "claude-sonnet-4-5" not in model_catalog(date(2026, 11, 30))["models"]
-    monkeypatch.setattr("agentlab.sim.profiles.today", lambda: date(2026, 11, 29))
+    monkeypatch.setattr("agentlab.api.profiles.today", lambda: date(2026, 11, 29))
     assert {r["model"]: r["status"] for r in rows()}["claude-sonnet-4-5"] == "deprecated, retires 2026-11-30"
-    monkeypatch.setattr("agentlab.sim.profiles.today", lambda: date(2026, 12, 1))
+    monkeypatch.setattr("agentlab.api.profiles.today", lambda: date(2026, 12, 1))
     table = {r["model"]: r["status"] for r in rows(include_retired=True)}
     assert table["claude-sonnet-4-5"] == "retired 2026-11-30" and "claude-sonnet-4-5" not in {
         r["model"] for r in rows()

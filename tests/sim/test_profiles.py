@@ -10,11 +10,11 @@ from anthropic.types.model_param import ModelParam
 from sim_http import body, error, post
 
 import agentlab
+from agentlab.api.profiles import profile, profiles
+from agentlab.api.tokens import content_tokens, estimate_input_tokens, tool_prompt_overhead
 from agentlab.meter.prices import models_table, rows
 from agentlab.sim.clock import SimClock
-from agentlab.sim.profiles import profile, profiles
 from agentlab.sim.server import Simulator
-from agentlab.sim.tokens import content_tokens, estimate_input_tokens, tool_prompt_overhead
 
 SDK_IDS = [a for arg in typing.get_args(ModelParam) for a in typing.get_args(arg)]
 TEXT = "The quick brown fox jumps over the lazy dog near the riverbank while the sun sets slowly. " * 20
@@ -22,7 +22,7 @@ TEXT = "The quick brown fox jumps over the lazy dog near the riverbank while the
 
 def test_every_model_the_sdk_lists_has_an_exact_profile():
     missing = [m for m in SDK_IDS if profile(m) is None]
-    assert not missing, f"add a profile to agentlab/sim/data/profiles.json for {missing}"
+    assert not missing, f"add a profile to agentlab/api/data/profiles.json for {missing}"
 
 
 def test_a_newer_dated_id_is_not_caught_by_an_older_profile():

@@ -4,9 +4,9 @@ import anthropic
 import httpx2
 import pytest
 
+from agentlab.api.tokens import estimate_input_tokens
 from agentlab.sim.caching import PromptCache, SimClock, min_cacheable_tokens, request_blocks
 from agentlab.sim.server import Simulator
-from agentlab.sim.tokens import estimate_input_tokens
 
 MODEL = "claude-opus-5"  # documented minimum: 512 tokens
 LONG = " ".join(f"word{i}" for i in range(700))  # ~700+ tokens: above Opus 5's minimum

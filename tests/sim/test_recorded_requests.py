@@ -1,8 +1,8 @@
 """Requests the real API answered 200 in the recordings are answered by the simulator too, and counted as recorded."""
 
+from agentlab.api.profiles import profile
+from agentlab.api.tokens import estimate_input_tokens
 from agentlab.sim.calibrate import bundled, refusals, replay
-from agentlab.sim.profiles import profile
-from agentlab.sim.tokens import estimate_input_tokens
 
 
 def _rec(model, messages, **body):
@@ -80,7 +80,7 @@ def test_no_recorded_accepted_request_is_refused_except_for_a_model_retired_sinc
 
 
 def test_a_server_tool_counts_its_measured_hidden_prompt_and_an_unmeasured_one_only_its_definition():
-    from agentlab.sim.tokens import server_tool_prompt
+    from agentlab.api.tokens import server_tool_prompt
 
     ask = {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "News?"}]}
     search = estimate_input_tokens({**ask, "tools": [{"type": "web_search_20250305", "name": "web_search"}]})

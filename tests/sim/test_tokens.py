@@ -1,6 +1,6 @@
 """The estimator on Anthropic's two published token counts (it was fitted on them: a regression guard)."""
 
-from agentlab.sim.tokens import estimate_input_tokens, text_tokens, tool_prompt_overhead
+from agentlab.api.tokens import estimate_input_tokens, text_tokens, tool_prompt_overhead
 
 WEATHER_TOOL = {
     "name": "get_weather",
@@ -68,7 +68,7 @@ def test_every_turn_costs_more_input_as_history_grows():
 
 
 def test_a_deferred_tool_adds_the_measured_deferred_loading_prompt_and_plain_tools_do_not():
-    from agentlab.sim.tokens import input_parts
+    from agentlab.api.tokens import input_parts
 
     tool = {"name": "lookup", "description": "Look up an order.", "input_schema": {"type": "object", "properties": {}}}
     plain = {

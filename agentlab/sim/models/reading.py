@@ -186,7 +186,7 @@ def read_error(body: str) -> str:
 
 @lru_cache(maxsize=1)
 def _retry_data() -> dict:
-    raw = json.loads(resources.files("agentlab.sim").joinpath("data/profiles.json").read_text("utf-8"))
+    raw = json.loads(resources.files("agentlab.api").joinpath("data/profiles.json").read_text("utf-8"))
     return raw["error_retries"]
 
 
@@ -201,7 +201,7 @@ def retry_limit(kind: str) -> int:
 
 def retry_source() -> str:
     """Where the transient-retry bound comes from (the ``sources`` text ``error_retries.transient_source`` names)."""
-    raw = json.loads(resources.files("agentlab.sim").joinpath("data/profiles.json").read_text("utf-8"))
+    raw = json.loads(resources.files("agentlab.api").joinpath("data/profiles.json").read_text("utf-8"))
     return raw["sources"][raw["error_retries"]["transient_source"]]
 
 

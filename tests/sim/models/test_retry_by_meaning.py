@@ -118,7 +118,7 @@ def test_an_error_is_read_by_what_it_says(body, kind):
 
 
 def test_the_retry_bounds_are_data_with_their_sources():
-    data = json.loads(resources.files("agentlab.sim").joinpath("data/profiles.json").read_text("utf-8"))
+    data = json.loads(resources.files("agentlab.api").joinpath("data/profiles.json").read_text("utf-8"))
     bounds = data["error_retries"]
     assert (
         (retry_limit("retry"), retry_limit("fix"), retry_limit("traceback"))

@@ -9,7 +9,7 @@ SIM_HEADER = "agentlab-simulated"
 """Set on every simulated response: its token counts are the simulator's estimates."""
 
 BREAKDOWN_HEADER = "agentlab-input-breakdown"
-"""The parts of the request's input (``agentlab.sim.tokens.input_parts``), as JSON."""
+"""The parts of the request's input (``agentlab.api.tokens.input_parts``), as JSON."""
 
 LATENCY_HEADER = "agentlab-simulated-latency-ms"
 """The simulated latency of the response, in milliseconds (``agentlab.sim.latency``)."""

@@ -29,9 +29,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from agentlab.sim.documents import CHARS_PER_TOKEN, document_parts
-from agentlab.sim.images import image_tokens
-from agentlab.sim.profiles import profile, profile_data
+from agentlab.api.documents import CHARS_PER_TOKEN, document_parts
+from agentlab.api.images import image_tokens
+from agentlab.api.profiles import profile, profile_data
 
 _PIECE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]|[^\W\d_]+|\d{1,3}|[^\w\s]+|_")
 

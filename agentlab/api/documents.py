@@ -28,7 +28,7 @@ import math
 import re
 import zlib
 
-from agentlab.sim.images import scaled_size
+from agentlab.api.images import scaled_size
 
 A4_POINTS = (595, 842)
 """Page size assumed where a page states no ``/MediaBox`` (A4, in points)."""

@@ -8,13 +8,12 @@ validator (limits, forced ``tool_choice``, prefill, sampling, thinking) and the 
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timezone
 from functools import lru_cache
 from importlib import resources
-
-from agentlab.sim.clock import today
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ class Profile:
 @lru_cache(maxsize=1)
 def profile_data() -> dict:
     """The whole of ``data/profiles.json`` (profiles, aliases, the default model, the date read)."""
-    return json.loads(resources.files("agentlab.sim").joinpath("data/profiles.json").read_text("utf-8"))
+    return json.loads(resources.files("agentlab.api").joinpath("data/profiles.json").read_text("utf-8"))
 
 
 def _build(row: dict, rows: dict[str, dict], data: dict) -> Profile:
@@ -190,3 +189,28 @@ def profile(model: str) -> Profile | None:
 def read_date() -> str:
     """When the figures in the profile table were read."""
     return profile_data()["read"]
+
+
+def today(clock: object = None) -> date:
+    """The day the simulator plays: the clock's own ``today()`` (a ``SimClock``), else the machine's UTC date."""
+    own = getattr(clock, "today", None)
+    return own() if callable(own) else datetime.now(timezone.utc).date()
+
+
+DEFAULT_MODEL: str = profile_data()["default"]
+"""The model used when none is given (``data/profiles.json``; ``AGENTLAB_MODEL`` overrides it, see ``client.default_model``)."""
+
+
+def model_catalog(day: date | None = None) -> dict:
+    """The default model and every id the simulator answers to on ``day`` (default: today, UTC): the profiles not retired."""
+    day = day or today()
+    return {"default": DEFAULT_MODEL, "models": sorted(k for k, p in profiles().items() if not p.retired_on(day))}
+
+
+def did_you_mean(asked: str, known=None) -> str | None:
+    """``"did you mean 'a' or 'b'?"`` for the ids close to ``asked`` among ``known`` (default: today's
+    catalog), or None when none is close: the one suggestion that every "no such model" message gives."""
+    close = difflib.get_close_matches(
+        str(asked), sorted(known if known is not None else model_catalog()["models"]), n=3, cutoff=0.6
+    )
+    return f"did you mean {' or '.join(map(repr, close))}?" if close else None
