@@ -129,3 +129,41 @@ def test_the_stop_reason_list_names_every_reason_the_loop_ends_on(edition):
     text = "".join(json.loads((NOTEBOOKS / f"{edition}.ipynb").read_text("utf-8"))["cells"][26]["source"])
     missing = [r for r in sdk if f"`{r}`" not in text]
     assert not missing, f"{where}: the list leaves out {missing}"
+
+
+@pytest.mark.parametrize(
+    "edition, sentence",
+    [
+        (
+            "05_who_decides_done",
+            "SDK's runner let the `Looper` make all 8 calls and stopped at `max_iterations`; `run_agent` stopped it after 3\nidentical requests with `repeated_call`",
+        ),
+        (
+            "zh-CN/05_who_decides_done",
+            "SDK 的运行器让 `Looper` 用完了全部 8 次调用，\n在 `max_iterations` 处停下；`run_agent` 在 3 次相同的请求之后以 `repeated_call` 停下了它",
+        ),
+    ],
+)
+def test_the_sdks_runner_is_the_same_loop_with_the_turn_limit_as_its_only_guard(edition, sentence):
+    from agentlab.experiments.sdk_runner import guards_table, runner_parameters, runner_vs_loop
+    from agentlab.sim.models.misbehaving import Looper
+
+    cells = json.loads((NOTEBOOKS / f"{edition}.ipynb").read_text("utf-8"))["cells"]
+    at = next(
+        i for i, c in enumerate(cells) if "runner_vs_loop(Looper(), max_turns=8, max_repeats=3)" in "".join(c["source"])
+    )
+    where = said(edition, at + 1, sentence)
+    table = runner_vs_loop(Looper(), max_turns=8, max_repeats=3)
+    assert (
+        table.loc["SDK tool_runner", "model calls"] == 8
+        and table.loc["SDK tool_runner", "why it ended"] == "max_iterations=8"
+    ), where
+    assert (table.loc["agentlab run_agent", "model calls"], table.loc["agentlab run_agent", "why it ended"]) == (
+        3,
+        "repeated_call",
+    ), where
+    guards = guards_table()
+    assert list(guards.index[guards["SDK tool_runner"] != "none"]) == ["turn limit"], where
+    assert (
+        "max_iterations" in runner_parameters() and not {"max_wall_s", "max_repeats", "max_usd"} & runner_parameters()
+    )
