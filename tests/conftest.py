@@ -165,13 +165,17 @@ SLOW = (
     "tests/test_live_costs.py",
     "tests/test_build_kit.py",
     "exercises/",
+    "tests/test_benchmark_script.py",
+    "tests/test_parallel_benchmark_script.py",
+    "tests/sim/test_serve_benchmark.py",
 )
 """Where the slow tests are: a browser, the gradebook and its sandbox, a recorded notebook, nbconvert, the graded
-exercises. Any test that reads a notebook's run (the ``notebook_store`` fixture, a kernel) is slow too."""
+exercises, the benchmark scripts run as a user runs them. Any test that reads a notebook's run (the
+``notebook_store`` fixture, a kernel) is slow too."""
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every slow test ``slow``, so ``make check`` (``-m "not slow"``) runs the rest in seconds."""
+    """Mark every slow test ``slow``, so ``make check`` (``-m "not slow"``) runs the rest."""
     root = Path(str(config.rootpath))
     for item in items:
         where = Path(str(item.path)).relative_to(root).as_posix() if str(item.path).startswith(str(root)) else ""
