@@ -9,13 +9,13 @@ from agentlab.views.figures import pyplot
 from agentlab.views.i18n import localize
 
 COLORS = {
-    "plain": "#c0504d",
-    "compaction": "#4f81bd",
-    "clearing (harness)": "#9bbb59",
-    "clearing (API, simulated)": "#2e7d32",
-    "memory (sessions)": "#8064a2",
-    "sub-agents": "#f79646",
-    "just-in-time": "#4bacc6",
+    "plain": "#D55E00",
+    "compaction": "#0072B2",
+    "clearing (harness)": "#009E73",
+    "clearing (API, simulated)": "#009E73",
+    "memory (sessions)": "#CC79A7",
+    "sub-agents": "#E69F00",
+    "just-in-time": "#56B4E9",
 }
 """One color per tactic."""
 

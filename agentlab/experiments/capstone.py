@@ -245,7 +245,7 @@ def plot_call_tokens(traces: dict[str, list[dict]]) -> Any:
         usage = [Usage.from_api(e.get("usage")) for e in events[1:] if e.get("event") == "response"]
         calls = list(range(1, len(usage) + 1))
         values = [u.input_tokens for u in usage]
-        bars = ax.bar(calls, values, color="#4f81bd")
+        bars = ax.bar(calls, values, color="#0072B2")
         for bar, v in zip(bars, values):
             ax.annotate(
                 f"{v:,}",

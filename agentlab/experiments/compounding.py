@@ -194,8 +194,8 @@ def plot_compounding(rows: list[dict], p_step: float = P_STEP):
     table = summary(rows, p_step)
     fig, ax = plt.subplots(figsize=(7.5, 4), constrained_layout=True)
     style = {
-        "stop": ("#c0504d", "-", -13, "stop at the first failed call"),
-        "recover": ("#4f81bd", "--", 7, "readable is_error, the model retries"),
+        "stop": ("#D55E00", "-", -13, "stop at the first failed call"),
+        "recover": ("#0072B2", "--", 7, "readable is_error, the model retries"),
     }
     for arm in dict.fromkeys(r["arm"] for r in table):
         color, line, dy, label = style[arm]

@@ -117,10 +117,11 @@ def plot_coupling(rows: list[dict]):
 
     fig, ax = plt.subplots(figsize=(5, 3.4), constrained_layout=True)
     x = range(len(rows))
-    for off, key, color in ((-0.2, "count told to the user", "#c0504d"), (0.2, "notes stored", "#9bbb59")):
+    for off, key, color in ((-0.2, "count told to the user", "#D55E00"), (0.2, "notes stored", "#009E73")):
         bars = ax.bar([i + off for i in x], [r[key] for r in rows], width=0.4, color=color, label=key)
         ax.bar_label(bars, fontsize=8)
     ax.set_xticks(list(x), [r["executor"] for r in rows])
     ax.set_ylabel("notes (count)")
-    ax.legend(fontsize=8)
+    ax.set_ylim(top=1.6 * max([1] + [r[k] for r in rows for k in ("count told to the user", "notes stored")]))
+    ax.legend(fontsize=8, loc="upper center", ncol=2)  # above the bars and their labels
     return localize(fig)

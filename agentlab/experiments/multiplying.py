@@ -34,7 +34,7 @@ from agentlab.weather import chinese_name, city_task, get_weather, lookup, make_
 
 KINDS = ("chat", "agent", "orchestrator-workers", "multi-agent")
 """The four ways, cheapest first."""
-COLORS = {"chat": "#9bbb59", "agent": "#4f81bd", "orchestrator-workers": "#f79646", "multi-agent": "#c0504d"}
+COLORS = {"chat": "#009E73", "agent": "#0072B2", "orchestrator-workers": "#E69F00", "multi-agent": "#D55E00"}
 WORKER = "Write one sentence on the city's weather."
 SYNTH = "Combine the parts into one short note that names the warmest city."
 ZH = {

@@ -213,7 +213,7 @@ def plot_patterns(table: pd.DataFrame) -> Any:
         ("wall time (s)", "{:.2f}", "wall time (s)"),
     ]
     fig, axes = plt.subplots(1, 4, figsize=(14, 3.6), constrained_layout=True)
-    colors = ["#c0504d" if n == "agent" else "#4f81bd" for n in table.index]
+    colors = ["#D55E00" if n == "agent" else "#0072B2" for n in table.index]
     for ax, (col, fmt, label) in zip(axes, cols):
         bars(ax, list(table.index), [float(v or 0) for v in table[col]], fmt, colors, label)
     fig.suptitle(

@@ -239,10 +239,10 @@ def live_position_check(client: Any, k: int = 20, positions: list[int] | None = 
 SHOWN = ("GPT-3.5-Turbo", "Claude-1.3", "LongChat-13B (16K)", "MPT-30B-Instruct")
 """The models drawn by default (their 16K / 100K twins give nearly the same curves)."""
 COLORS = {
-    "GPT-3.5-Turbo": "#c0504d",
-    "Claude-1.3": "#8064a2",
-    "LongChat-13B (16K)": "#4f81bd",
-    "MPT-30B-Instruct": "#9bbb59",
+    "GPT-3.5-Turbo": "#D55E00",
+    "Claude-1.3": "#CC79A7",
+    "LongChat-13B (16K)": "#0072B2",
+    "MPT-30B-Instruct": "#009E73",
 }
 
 
@@ -305,7 +305,7 @@ def plot_context_rot() -> Any:
     fig, ax = pyplot().subplots(figsize=(6.5, 4.0), constrained_layout=True)
     names = ["focused input", "full input"]
     values = [acc["focused"], acc["full"]]
-    bars = ax.bar([0, 1], values, color=["#4f81bd", "#c0504d"], width=0.55)
+    bars = ax.bar([0, 1], values, color=["#0072B2", "#D55E00"], width=0.55)
     ax.set_xticks([0, 1], [tr(name) for name in names])  # tick texts are redrawn: translate them now
     for bar, key, v in zip(bars, ("focused", "full"), values):
         ax.annotate(

@@ -73,7 +73,7 @@ def plot_styles(rows: list[dict]):
     ]
     fig, axes = plt.subplots(1, 4, figsize=(11, 3.2), constrained_layout=True)
     for ax, (k, label) in zip(axes, keys):
-        bars = ax.bar(list(m), [m[s][k] for s in m], color=["#4f81bd", "#c0504d"][: len(m)])
+        bars = ax.bar(list(m), [m[s][k] for s in m], color=["#0072B2", "#D55E00"][: len(m)])
         ax.bar_label(bars, fmt="%.4f" if k == "cost_usd" else "%.1f", fontsize=8)
         ax.set_ylabel(label)
     fig.suptitle(f"native: 1 run; ReAct: mean of {len(rows) - 1} seeded runs", fontsize=9)

@@ -131,7 +131,7 @@ def plot_recovery(rows: list[dict]):
 
     s = summary(rows)
     fig, axes = plt.subplots(1, 2, figsize=(7, 3.4), constrained_layout=True)
-    styles, colors = list(s), ["#4f81bd", "#c0504d"][: len(s)]
+    styles, colors = list(s), ["#0072B2", "#D55E00"][: len(s)]
     bars = axes[0].bar(styles, [100 * s[k]["success_rate"] for k in styles], color=colors)
     axes[0].bar_label(bars, fmt="%.0f%%", fontsize=8)
     axes[0].set_ylabel("runs that succeed (%)")

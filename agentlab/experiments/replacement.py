@@ -17,6 +17,7 @@ from agentlab.run import Run
 from agentlab.tools import Tool
 from agentlab.views.figures import bars
 from agentlab.views.i18n import localize
+from agentlab.views.style import HEATMAP, text_on
 from agentlab.weather import city_task, task_tools
 from agentlab.workflows import run_workflow
 from agentlab.workflows.city_compare import PROMPTS
@@ -142,13 +143,15 @@ def plot_variants(table: pd.DataFrame) -> Any:
         1, 2, figsize=(9.5, 3.4), constrained_layout=True, gridspec_kw={"width_ratios": [2, 1]}
     )
     wide = table.pivot(index="side", columns="variant", values="success").reindex(columns=table["variant"].unique())
-    grid.imshow(wide.to_numpy(dtype=float), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+    grid.imshow(wide.to_numpy(dtype=float), cmap=HEATMAP, vmin=0, vmax=1, aspect="auto")
     grid.set_xticks(range(wide.shape[1]), wide.columns, rotation=20, fontsize=8)
     grid.set_yticks(range(wide.shape[0]), wide.index)
     for (i, j), ok in pd.DataFrame(wide.to_numpy()).stack().items():
-        grid.text(j, i, "solved" if ok else "failed", ha="center", va="center", fontsize=8)
+        grid.text(
+            j, i, "solved" if ok else "failed", ha="center", va="center", fontsize=9, color=text_on(HEATMAP, float(ok))
+        )
     grid.set_title("task solved? (checked from the saved note)", fontsize=9)
     means = table.groupby("side", sort=False)["cost (USD)"].mean()
-    bars(cost, list(means.index), list(means.values), "${:.4f}", ["#c0504d", "#4f81bd"], "mean cost per task (USD)")
+    bars(cost, list(means.index), list(means.values), "${:.4f}", ["#D55E00", "#0072B2"], "mean cost per task (USD)")
     fig.suptitle("The agent adapts to variants the fixed workflow did not foresee, at a higher cost", fontsize=10)
     return localize(fig)

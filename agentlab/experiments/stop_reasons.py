@@ -25,12 +25,12 @@ CUT_AT = 34
 """``max_tokens`` for the cut-off case: enough for the reply asking for both cities' weather, too few for the
 ``save_note`` call."""
 COLOURS = {
-    "tool_use": "#4f81bd",
-    "end_turn": "#9bbb59",
-    "max_tokens": "#c0504d",
-    "stop_sequence": "#8064a2",
+    "tool_use": "#0072B2",
+    "end_turn": "#009E73",
+    "max_tokens": "#D55E00",
+    "stop_sequence": "#CC79A7",
     "refusal": "#7f7f7f",
-    "pause_turn": "#f79646",
+    "pause_turn": "#E69F00",
 }
 """One colour per ``stop_reason`` in the figure."""
 

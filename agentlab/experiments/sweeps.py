@@ -251,9 +251,9 @@ def batch_rows(
 # Figures for a sweep DataFrame (:func:`agentlab.experiments.sweeps.sweep`): what grows with the number of cities.
 
 VARIANTS = (
-    ("agent", False, "agent", "#c0504d"),
-    ("agent", True, "agent, cached", "#f79646"),
-    ("workflow", False, "workflow", "#4f81bd"),
+    ("agent", False, "agent", "#D55E00"),
+    ("agent", True, "agent, cached", "#E69F00"),
+    ("workflow", False, "workflow", "#0072B2"),
 )
 """(kind, cache, label, colour) of each line."""
 
@@ -289,7 +289,7 @@ def plot_sweep(df: Any, model: str | None = None, long_output: bool = False) -> 
     axes[0, 0].set_ylabel("model calls per run (count)")
     agent = sub[(sub["kind"] == "agent") & (~sub["cache"])].sort_values("cities")
     ax = axes[0, 1]
-    parts = [("tool tokens", "#9bbb59"), ("re-sent history", "#bbbbbb"), ("new tokens", "#4f81bd")]
+    parts = [("tool tokens", "#009E73"), ("re-sent history", "#bbbbbb"), ("new tokens", "#0072B2")]
     ax.stackplot(
         agent["cities"], *[agent[c] for c, _ in parts], labels=[c for c, _ in parts], colors=[c for _, c in parts]
     )

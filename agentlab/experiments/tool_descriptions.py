@@ -134,7 +134,7 @@ def plot_descriptions(rows: list[dict]):
     ]
     fig, axes = plt.subplots(1, len(keys), figsize=(13, 3.2), constrained_layout=True)
     for ax, (k, label, fmt) in zip(axes, keys):
-        bars = ax.bar(list(m), [m[v][k] for v in m], color=["#9bbb59", "#c0504d", "#4f81bd"][: len(m)])
+        bars = ax.bar(list(m), [m[v][k] for v in m], color=["#009E73", "#D55E00", "#0072B2"][: len(m)])
         ax.bar_label(bars, fmt=fmt, fontsize=8)
         ax.set_ylabel(label)
         ax.margins(y=0.15)

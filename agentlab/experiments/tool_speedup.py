@@ -62,7 +62,7 @@ def plot_speedup(rows: list[dict]):
     fig, ax = plt.subplots(figsize=(5, 3.6), constrained_layout=True)
     ns = [r["n"] for r in rows]
     ax.plot(ns, ns, "--", color="#999999", label="ideal (= N)")
-    ax.plot(ns, [r["speedup"] for r in rows], "o-", color="#4f81bd", label="measured")
+    ax.plot(ns, [r["speedup"] for r in rows], "o-", color="#0072B2", label="measured")
     for r in rows:
         ax.annotate(
             f"{r['speedup']:.1f}x",

@@ -67,7 +67,7 @@ def plot_guards(rows: list[dict]):
 
     fig, ax = plt.subplots(figsize=(7, 3.6), constrained_layout=True)
     names = [r["model"] for r in rows]
-    ax.barh(names, [r["model calls"] for r in rows], color="#4f81bd")
+    ax.barh(names, [r["model calls"] for r in rows], color="#0072B2")
     for i, r in enumerate(rows):
         obs = f"{r['observed']:.3g}" if isinstance(r["observed"], float) else r["observed"]
         ax.annotate(

@@ -12,6 +12,7 @@ from agentlab.injection.published import agentdojo_rows, source
 from agentlab.injection.suite import INJECTION_TASKS, USER_TASKS
 from agentlab.views.figures import pyplot
 from agentlab.views.i18n import localize
+from agentlab.views.style import HEATMAP, text_on
 
 METRICS = ("benign utility %", "utility under attack %", "attack success %")
 """The matrix columns drawn as a heatmap (all in percent)."""
@@ -27,13 +28,14 @@ def plot_injection_matrix(frame: Any) -> Any:
     plt = pyplot()
     values = frame[list(METRICS)].to_numpy(dtype=float)
     fig, ax = plt.subplots(figsize=(8.5, 0.6 * len(frame) + 1.8))
-    ax.imshow(values, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
-    ax.imshow(
-        values[:, 2:], cmap="RdYlGn_r", vmin=0, vmax=100, aspect="auto", extent=(1.5, 2.5, len(frame) - 0.5, -0.5)
+    ax.imshow(values, cmap=HEATMAP, vmin=0, vmax=100, aspect="auto")  # higher is better: utility
+    ax.imshow(  # the attack success column, reversed: lower is better
+        values[:, 2:], cmap=HEATMAP + "_r", vmin=0, vmax=100, aspect="auto", extent=(1.5, 2.5, len(frame) - 0.5, -0.5)
     )
     for r in range(values.shape[0]):
         for c in range(values.shape[1]):
-            ax.text(c, r, f"{values[r, c]:.0f}%", ha="center", va="center", fontsize=10)
+            shade = text_on(HEATMAP + ("_r" if c == 2 else ""), values[r, c] / 100)
+            ax.text(c, r, f"{values[r, c]:.0f}%", ha="center", va="center", fontsize=10, color=shade)
     ax.set_xticks(range(len(METRICS)), ["benign utility", "utility under attack", "attack success rate"])
     ax.set_yticks(range(len(frame)), list(frame.index))
     ax.set_xlim(-0.5, 2.5)
@@ -64,8 +66,8 @@ def plot_approval_sweep(frame: Any) -> Any:
     rates = [100 * r for r in frame.index]
     fig, ax = plt.subplots(figsize=(8, 4.2))
     for col, color, label in (
-        ("attack success %", "#c0504d", "attack success rate"),
-        ("benign utility %", "#4f81bd", "benign utility"),
+        ("attack success %", "#D55E00", "attack success rate"),
+        ("benign utility %", "#0072B2", "benign utility"),
     ):
         ys = frame[col].tolist()
         ax.plot(rates, ys, marker="o", color=color, label=label)
@@ -110,7 +112,7 @@ def plot_published_beside_ours(frame: Any) -> Any:
     xs = range(len(groups))
     for off, vals, color, label in (
         (-0.2, undefended, "#a6a6a6", "no defence"),
-        (0.2, defended, "#4f81bd", "with the data-flow defence"),
+        (0.2, defended, "#0072B2", "with the data-flow defence"),
     ):
         bars = ax.bar([x + off for x in xs], vals, width=0.38, color=color, label=label)
         for b, v in zip(bars, vals):
@@ -149,8 +151,8 @@ def _agentdojo_panel(ax: Any, frame: Any) -> None:
     util = [r["utility %"] for r in cited] + [float(frame.loc[n, "benign utility %"]) for n in OURS_BESIDE_AGENTDOJO]
     ys = list(range(len(labels)))
     for off, vals, color, label in (
-        (-0.2, asr, "#c0504d", "attack success rate"),
-        (0.2, util, "#4f81bd", "benign utility"),
+        (-0.2, asr, "#D55E00", "attack success rate"),
+        (0.2, util, "#0072B2", "benign utility"),
     ):
         bars = ax.barh([y + off for y in ys], vals, height=0.38, color=color, label=label)
         for b, v in zip(bars, vals):

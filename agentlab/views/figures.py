@@ -13,15 +13,15 @@ from agentlab.views.fonts import use_cjk_font
 from agentlab.views.i18n import localize
 
 COLORS = {
-    "tool_prompt": "#8064a2",
+    "tool_prompt": "#CC79A7",
     "tool_definitions": "#b3a2c7",
-    "system": "#f79646",
-    "task": "#9bbb59",
+    "system": "#E69F00",
+    "task": "#009E73",
     "history": "#a6a6a6",
-    "new": "#4f81bd",
+    "new": "#0072B2",
 }
 """One color per input part; history is grey (it is what gets re-sent)."""
-RUN_COLORS = ["#c0504d", "#4f81bd", "#9bbb59", "#8064a2"]
+RUN_COLORS = ["#D55E00", "#0072B2", "#009E73", "#CC79A7"]
 
 
 def pyplot():
@@ -77,7 +77,7 @@ def plot_tokens_per_turn(run: Run, title: str | None = None) -> Any:
     ax.set_xlabel("turn (model call number)")
     ax.set_ylabel("input tokens of the call (tokens)")
     ax.set_xticks(turns)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)  # under the axes: no total under it
     totals = [sum(t.prompt_tokens for t in run.turns[:i]) for i in range(1, len(turns) + 1)]
     cum.plot(turns, totals, marker="o", label="measured")
     cum.plot(
@@ -99,7 +99,7 @@ def plot_tokens_per_turn(run: Run, title: str | None = None) -> Any:
     cum.set_xlabel("turn (model call number)")
     cum.set_ylabel("input tokens so far (tokens)")
     cum.set_xticks(turns)
-    cum.legend(fontsize=8, loc="upper left")
+    cum.legend(fontsize=8, loc="lower right")  # the curves climb to the upper right, where the total is written
     est = ", estimated by the simulator" if run.estimated else ""
     fig.suptitle(title or f"{run.kind}: where each turn's input goes ({run.model}{est})", fontsize=11)
     return localize(fig)
@@ -123,7 +123,11 @@ def plot_comparison(runs: list[Run], title: str | None = None, labels: list[str]
     calls.margins(y=0.15)
     _stacked(inputs, names, _input_layers(runs))
     inputs.set_ylabel("input tokens, all calls (tokens)")
-    inputs.legend(fontsize=8, loc="upper right")
+    inputs.set_ylim(
+        top=1.9 * max(r.input_tokens + sum(t.cache_read_tokens + t.cache_write_tokens for t in r.turns) for r in runs)
+        or 1
+    )
+    inputs.legend(fontsize=8, loc="upper right")  # in the headroom above the bars, over no total
     bars = outputs.bar(names, [r.output_tokens for r in runs], color=colors)
     outputs.bar_label(bars, fontsize=9)
     outputs.set_ylabel("output tokens, all calls (tokens)")

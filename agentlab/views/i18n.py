@@ -101,7 +101,12 @@ def _expand(match: re.Match, replacement: str, lang: str) -> str:
 
 
 def localize(fig: Any, lang: str | None = None) -> Any:
-    """Rewrite every text of a matplotlib figure in ``lang`` (default: :func:`language`); returns ``fig``."""
+    """Finish a figure for its notebook: whole-number ticks on its count axes (``views.style``, read from the
+    English labels), then every text in ``lang`` (default: :func:`language`); returns ``fig``."""
+    from agentlab.views.style import whole_number_ticks
+
+    if fig is not None:
+        whole_number_ticks(fig)
     lang = lang or language()
     if lang == "en" or fig is None:
         return fig

@@ -9,7 +9,9 @@ Four lanes, as the course draws the loop:
   decides every step itself.
 - **tools**: what those functions touch: weather data, the notes file, the outside world.
 
-Each trace event becomes one to three arrows (``Step`` s). In an agent run the host application is
+Drawn as a sequence diagram: the lanes are columns, time runs down the page, each step is one horizontal
+arrow with its label on it (9 pt), and a payload too long for its arrow is numbered and written in full
+under the picture. Each trace event becomes one to three arrows (``Step`` s). In an agent run the host application is
 in charge and the model's ``tool_use`` decides what runs next; in a workflow your code calls the
 tools and the model in an order written in advance. A long run is drawn collapsed: the first and
 last steps, and one band that says how many steps in between are not drawn.
@@ -27,8 +29,9 @@ from agentlab.views.i18n import localize
 
 LANES = ("model", "host application", "your code", "tools")
 """The four lanes, top to bottom."""
-MAX_LABEL = 38
-"""Longest arrow label, in characters (longer labels are cut with "...")."""
+MAX_LABEL = 90
+"""Longest payload a step keeps, in characters (longer ones are cut with "..."); the picture cuts its arrow
+labels shorter (``LABEL_MAX``) and writes the rest under it."""
 
 
 @dataclass(frozen=True)
@@ -110,12 +113,29 @@ def collapse_steps(steps: list[Step], max_steps: int) -> tuple[list[Step | None]
     return [*steps[:head], None, *steps[-tail:]], len(steps) - head - tail
 
 
+LABEL_MAX = 28
+"""Longest label drawn on an arrow, per lane it crosses (a step to the next lane: 28 characters, across three
+lanes: 84); a longer payload is cut there and given a number, written in full below the picture."""
+NOTE_MAX = 110
+"""Longest payload written in the notes below the picture, in characters."""
+FONT = 9
+"""Size of every label on the picture, in points: read without squinting, as the course's figure is."""
+
+
+def step_y(position: int) -> float:
+    """Where the ``position``-th drawn step (1-based) sits: time runs down the page, one row a step."""
+    return -float(position)
+
+
 def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None, upto: int | None = None) -> Any:
     """Draw the swim lanes of a run: ``source`` is a trace path, its events, or a ``Run`` with a trace file.
 
-    Runs longer than ``max_steps`` arrows are collapsed, with a note saying how many are not drawn.
-    ``upto=k`` draws the run as it stands after step ``k`` (1-based): later arrows faint and unlabelled,
-    the lane that acts at step ``k`` lit, so a cell can walk a run one step at a time, statically.
+    A sequence diagram: the four lanes are columns, time runs down, each step is one arrow from the lane
+    that acts to the lane it hands over to, labelled horizontally; a payload too long for its arrow is cut
+    and numbered, and written in full in a table under the picture. Runs longer than ``max_steps`` arrows
+    are collapsed, with a row saying how many are not drawn. ``upto=k`` draws the run as it stands after
+    step ``k`` (1-based): later arrows faint and unlabelled, the lane that acts at step ``k`` lit, so a cell
+    can walk a run one step at a time, statically.
     """
     import matplotlib.pyplot as plt
 
@@ -131,40 +151,44 @@ def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None,
         )
     shown, hidden = collapse_steps(steps, max_steps)
     numbers = _numbers(len(steps), len(shown), hidden)
-    y = {lane: len(LANES) - 1 - i for i, lane in enumerate(LANES)}
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.55 * len(shown) + 2.5), 3.8), constrained_layout=True)
+    x = {lane: float(i) for i, lane in enumerate(LANES)}
+    notes: list[str] = []
+    rows = len(shown)
+    fig, ax = plt.subplots(figsize=(10.0, 0.42 * rows + 1.4), constrained_layout=True)
     for lane in LANES:
-        ax.axhline(y[lane], color="#dddddd", lw=8, zorder=0)
-    for x, (step, n) in enumerate(zip(shown, numbers), start=1):
-        if step is not None and upto is not None and n == upto:
-            ax.axhline(y[step.src], color="#ffd54f", lw=8, zorder=0)  # the acting lane lights up
-        if step is not None and upto is not None and n > upto:  # not happened yet: faint, no label
-            y0, y1 = y[step.src], y[step.dst]
-            if y0 == y1:
-                ax.plot([x], [y0], marker="s", color="#e3e3e3", ms=6)
-            else:
-                ax.annotate(
-                    "", xy=(x, y1), xytext=(x, y0), arrowprops={"arrowstyle": "->", "color": "#e3e3e3", "lw": 1.0}
-                )
-            continue
+        lit = upto is not None and steps[upto - 1].src == lane
+        ax.axvline(x[lane], color="#ffd54f" if lit else "#e6e6e6", lw=7, zorder=0)  # the acting lane lights up
+    for position, (step, n) in enumerate(zip(shown, numbers), start=1):
+        y = step_y(position)
         if step is None:
-            ax.axvspan(x - 0.4, x + 0.4, color="#f2f2f2", zorder=0)
-            ax.text(x, 1.5, f"... {hidden} steps\nnot drawn ...", ha="center", va="center", fontsize=7, rotation=90)
+            ax.axhspan(y - 0.4, y + 0.4, color="#f2f2f2", zorder=0)
+            ax.text(1.5, y, f"... {hidden} steps not drawn ...", ha="center", va="center", fontsize=FONT)
             continue
-        color = "#c0504d" if step.error else ("#4f81bd" if step.dst == "model" or step.src == "model" else "#555555")
-        y0, y1 = y[step.src], y[step.dst]
-        if y0 == y1:
-            ax.plot([x], [y0], marker="s", color=color, ms=7)
+        future = upto is not None and n > upto  # not happened yet: faint, no label
+        color = "#d9d9d9" if future else _color(step)
+        x0, x1 = x[step.src], x[step.dst]
+        if x0 == x1:
+            ax.plot([x0], [y], marker="s", color=color, ms=7)
         else:
-            ax.annotate("", xy=(x, y1), xytext=(x, y0), arrowprops={"arrowstyle": "->", "color": color, "lw": 1.4})
-        ax.text(x + 0.08, (y0 + y1) / 2, step.label, fontsize=6.5, rotation=90, va="center", color=color)
-    ax.set_yticks([y[lane] for lane in LANES], LANES)
-    ax.set_xlim(0.3, len(shown) + 0.9)
-    ax.set_ylim(-0.6, len(LANES) - 0.4)
-    ax.set_xticks(range(1, len(shown) + 1), [str(s.turn) if s else "" for s in shown], fontsize=7)
-    ax.set_xlabel("step, in order (tick = the model call it belongs to)")
-    for side in ("top", "right"):
+            arrow = {"arrowstyle": "->", "color": color, "lw": 1.0 if future else 1.5}
+            ax.annotate("", xy=(x1, y), xytext=(x0, y), arrowprops=arrow)
+        if future:
+            continue
+        label, room = step.label, LABEL_MAX * max(1, round(abs(x1 - x0)))
+        if len(label) > room:
+            notes.append(label)
+            label = f"{label[: room - 8].rstrip()}... [{len(notes)}]"
+        at, align = ((x0 + x1) / 2, "center") if x0 != x1 else (x0 + 0.12, "left")
+        ax.text(at, y + 0.08, label, fontsize=FONT, ha=align, va="bottom", color=color)
+    ax.set_xticks([x[lane] for lane in LANES], LANES, fontsize=FONT + 1)
+    ax.xaxis.tick_top()
+    ax.set_xlim(-0.6, len(LANES) - 0.4)
+    ax.set_ylim(step_y(rows) - 0.7, -0.3)
+    ax.set_yticks([step_y(p) for p in range(1, rows + 1)], _row_labels(shown, numbers), fontsize=FONT)
+    ax.set_ylabel("step (model call)")
+    for side in ("right", "bottom"):
         ax.spines[side].set_visible(False)
+    ax.tick_params(axis="x", length=0)
     kind = events[0].get("kind", "run")
     note = f", {hidden} collapsed" if hidden else ""
     if upto is not None:
@@ -173,7 +197,20 @@ def plot_swimlane(source: Any, *, max_steps: int = 24, title: str | None = None,
     else:
         default = f"{kind}: who does what ({len(steps)} steps{note})"
     ax.set_title(title or default, fontsize=10)
+    if notes:  # the payloads cut on their arrows, in full
+        lines = [f"[{i}] {text[:NOTE_MAX]}{'...' if len(text) > NOTE_MAX else ''}" for i, text in enumerate(notes, 1)]
+        fig.set_figheight(fig.get_figheight() + 0.22 * len(lines))
+        ax.set_xlabel("\n".join(lines), fontsize=FONT, loc="left", labelpad=8)
     return localize(fig)
+
+
+def _color(step: Step) -> str:
+    """Red for a failed tool call, blue for what goes to or comes from the model, grey for the rest."""
+    return "#D55E00" if step.error else ("#0072B2" if "model" in (step.src, step.dst) else "#555555")
+
+
+def _row_labels(shown: list[Step | None], numbers: list[int | None]) -> list[str]:
+    return ["" if s is None else f"{n} ({s.turn})" for s, n in zip(shown, numbers)]
 
 
 def _numbers(total: int, shown: int, hidden: int) -> list[int | None]:

@@ -142,14 +142,14 @@ class TraceStepper(_StaticCopy, w.VBox):
 
 def lane_figure(events: list[dict], turn: int, max_steps: int = 24) -> Any:
     """``plot_swimlane`` with the steps of model call ``turn`` shaded, or a note if they are collapsed."""
-    from agentlab.views.swimlane import collapse_steps, plot_swimlane, swimlane_steps
+    from agentlab.views.swimlane import collapse_steps, plot_swimlane, step_y, swimlane_steps
 
     fig = plot_swimlane(events, max_steps=max_steps)
     ax = fig.axes[0]
     shown, _ = collapse_steps(swimlane_steps(events), max_steps)
-    xs = [x for x, s in enumerate(shown, start=1) if s is not None and s.turn == turn]
-    if xs:
-        ax.axvspan(min(xs) - 0.45, max(xs) + 0.45, color="#ffd54f", alpha=0.35, zorder=0)
+    ys = [step_y(p) for p, s in enumerate(shown, start=1) if s is not None and s.turn == turn]
+    if ys:
+        ax.axhspan(min(ys) - 0.45, max(ys) + 0.45, color="#ffd54f", alpha=0.35, zorder=0)
         where = "shaded"
     else:
         where = "inside the collapsed band"
@@ -216,7 +216,7 @@ class ExperimentControls(_StaticCopy, w.VBox):
             failed = tr(
                 f"run({_args(values)}) failed: {type(e).__name__}: {e}; the figure below is from the last good run"
             )
-            self.status.value = f"<span style='color:#c0504d'>{html.escape(failed)}</span>"
+            self.status.value = f"<span style='color:#D55E00'>{html.escape(failed)}</span>"
             return
         self.runs += 1
         self.figure.value = png
