@@ -1,7 +1,8 @@
 """Every figure a notebook draws, read as a student reads it: text large enough, counts in whole numbers,
 no legend over a value, one colour-blind-safe palette (``agentlab.views.style``).
 
-The figures are the ones ``tests/i18n_cases.py`` rebuilds for each figure function the notebooks call.
+The figures are the ones ``tests/i18n_cases.py`` rebuilds for each figure function the notebooks call;
+each is drawn once, read into plain data, and closed.
 """
 
 from __future__ import annotations
@@ -21,77 +22,82 @@ MIN_PT = 7.0
 COUNT = re.compile(r"\((count|N)\)\s*$|number\)\s*$")
 
 
-@pytest.fixture(scope="module")
-def figures(tmp_path_factory) -> dict:
-    """name -> the figures its case draws (each built once for the module)."""
-    made = {}
-    for name, build in FIGURE_CASES.items():
-        out = build(tmp_path_factory.mktemp(name))
-        out = list(out.values()) if isinstance(out, dict) else list(out)
-        made[name] = [f for f in out if hasattr(f, "findobj")]
-        for fig in made[name]:
-            fig.canvas.draw()
-    return made
-
-
-def _renderer(fig):
-    """The figure's renderer (a figure made without pyplot gets an Agg canvas first)."""
-    if not hasattr(fig.canvas, "get_renderer"):
+def _read(fig) -> dict:
+    """What the checks need of one drawn figure, as plain data."""
+    if not hasattr(fig.canvas, "get_renderer"):  # a figure made without pyplot: give it an Agg canvas
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        FigureCanvasAgg(fig).draw()
-    return fig.canvas.get_renderer()
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    counts, covered = {}, []
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            label = axis.get_label().get_text()
+            if COUNT.search(label):
+                counts[label] = [
+                    t.get_text() for t in axis.get_ticklabels() if t.get_visible() and t.get_text().strip()
+                ]
+        legend = ax.get_legend()
+        if legend is not None:
+            box = legend.get_window_extent(renderer)
+            covered += [
+                t.get_text()
+                for t in ax.texts
+                if t.get_visible() and t.get_text().strip() and t.get_window_extent(renderer).overlaps(box)
+            ]
+    return {
+        "small": sorted({(t.get_text()[:30], t.get_fontsize()) for t in texts if t.get_fontsize() < MIN_PT}),
+        "counts": counts,
+        "covered": covered,
+        "on_axes": [
+            (t.get_text()[:30], t.get_fontsize(), t.get_rotation()) for t in fig.axes[0].texts if t.get_text().strip()
+        ]
+        if fig.axes
+        else [],
+    }
 
 
-def _texts(fig) -> list[Text]:
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+@pytest.fixture(scope="module")
+def figures(tmp_path_factory) -> dict[str, list[dict]]:
+    """name -> what each figure its case draws shows (each figure drawn once, then closed)."""
+    import matplotlib.pyplot as plt
+
+    read = {}
+    for name, build in FIGURE_CASES.items():
+        out = build(tmp_path_factory.mktemp(name))
+        out = [f for f in (list(out.values()) if isinstance(out, dict) else list(out)) if hasattr(f, "findobj")]
+        read[name] = [_read(fig) for fig in out]
+        for fig in out:
+            plt.close(fig)
+    return read
 
 
 @pytest.mark.parametrize("name", sorted(FIGURE_CASES))
 def test_no_text_is_smaller_than_7_points(figures, name):
     for fig in figures[name]:
-        small = sorted({(t.get_text()[:30], t.get_fontsize()) for t in _texts(fig) if t.get_fontsize() < MIN_PT})
-        assert not small, f"{name}: text under {MIN_PT:g} pt: {small[:5]}"
+        assert not fig["small"], f"{name}: text under {MIN_PT:g} pt: {fig['small'][:5]}"
 
 
 @pytest.mark.parametrize("name", sorted(FIGURE_CASES))
 def test_a_counting_axis_has_whole_number_ticks(figures, name):
     for fig in figures[name]:
-        for ax in fig.axes:
-            for axis in (ax.xaxis, ax.yaxis):
-                if not COUNT.search(axis.get_label().get_text()):
-                    continue
-                shown = [t.get_text() for t in axis.get_ticklabels() if t.get_visible() and t.get_text().strip()]
-                whole = [re.fullmatch(r"[-\u2212]?[\d,]+", s) is not None for s in shown]
-                assert shown and all(whole), f"{name}: {axis.get_label().get_text()!r} ticks read {shown}"
+        for label, shown in fig["counts"].items():
+            whole = [re.fullmatch(r"[-\u2212]?[\d,]+", s) is not None for s in shown]
+            assert shown and all(whole), f"{name}: {label!r} ticks read {shown}"
 
 
 @pytest.mark.parametrize("name", sorted(FIGURE_CASES))
 def test_no_legend_covers_a_value_written_on_the_plot(figures, name):
     for fig in figures[name]:
-        renderer = _renderer(fig)
-        for ax in fig.axes:
-            legend = ax.get_legend()
-            if legend is None:
-                continue
-            box = legend.get_window_extent(renderer)
-            under = [
-                t.get_text()
-                for t in ax.texts
-                if t.get_visible() and t.get_text().strip() and t.get_window_extent(renderer).overlaps(box)
-            ]
-            assert not under, f"{name}: the legend covers {under[:4]}"
+        assert not fig["covered"], f"{name}: the legend covers {fig['covered'][:4]}"
 
 
 def test_the_swim_lanes_label_every_arrow_horizontally_at_9_points_or_more(figures):
     for fig in figures["plot_swimlane"] + figures["trace_stepper"]:
-        labels = [t for t in fig.axes[0].texts if t.get_text().strip()]
-        assert labels, "no arrow labels"
-        bad = [
-            (t.get_text()[:30], t.get_fontsize(), t.get_rotation())
-            for t in labels
-            if t.get_fontsize() < 9 or t.get_rotation() not in (0.0, 360.0)
-        ]
+        assert fig["on_axes"], "no arrow labels"
+        bad = [(text, size, turn) for text, size, turn in fig["on_axes"] if size < 9 or turn not in (0.0, 360.0)]
         assert not bad, f"swim-lane labels under 9 pt or turned: {bad[:5]}"
 
 
