@@ -282,3 +282,24 @@ def _notice(note: str) -> None:
 def model_of(client: Any) -> str:
     """The default model a client was connected with (``default_model()`` for plain SDK clients)."""
     return getattr(client, "agentlab_model", None) or default_model()
+
+
+class StandIn:
+    """A client as a loop sees it, with one difference: ``messages.create`` is ``create``. Everything else (its
+    Meter, its model, ``messages.count_tokens``...) is ``client``'s. Message Batches (``experiments.batching``)
+    and message threads (``experiments.threads``) hand one to an ordinary ``run_agent``."""
+
+    def __init__(self, client: Any, create: Any) -> None:
+        self._client = client
+        self.messages = _Messages(client.messages, create)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+class _Messages:
+    def __init__(self, messages: Any, create: Any) -> None:
+        self._messages, self.create = messages, create
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._messages, name)

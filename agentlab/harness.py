@@ -7,7 +7,7 @@ once, and the hooks it calls around each call.
                                                    #   else the request: built once, extended with this turn's history
         content = harness.after_call(reply)        # trace, budgets, context strategy; the reply as the history keeps it
         results = harness.run_tools()              # the executor answers every tool_use (or says why none ran)
-    run = harness.run(messages)                    # the Run, from the replies the loop held
+    run = harness.run(messages)                    # the Run, from the meter's records of the replies
 
 The trace is written as the run goes (``request`` before each call, ``response`` after, the executor's
 ``tool_call`` and ``tool_result``, ``stop`` at the end), so a crash keeps what happened; SIGINT and SIGTERM
@@ -152,8 +152,8 @@ class Harness:
             tools=list(self.tools),
             max_turns=self.budget.limits.max_turns,
         )
-        self.replies: list[Any] = []
-        """Every reply of the run, in order."""
+        self.last_stop: str | None = None
+        """The ``stop_reason`` of the latest reply (``None`` before the first)."""
         self.calls: list[Any] = []
         """The meter's record of each reply (and of any call the context strategy made for the run), in order:
         the run's turns."""
@@ -175,7 +175,8 @@ class Harness:
     def __exit__(self, *exc: Any) -> None:
         try:
             if exc[1] is None:
-                self.trace.stop(self.stop_reason().value, turns=self.turn, final_text=self.text, **self._stop_fields())
+                stop, fields = self.ending()
+                self.trace.stop(stop.value, turns=self.turn, final_text=self.text, **fields)
         finally:
             try:
                 self._signals.__exit__(*exc)
@@ -230,7 +231,7 @@ class Harness:
         said = " ".join(b["text"] for b in content if b["type"] == "text").strip()
         self.text = said if reply.stop_reason == "refusal" else said or self.text
         self.budget.after_call(content, usage, reply.model)
-        self.replies.append(reply)
+        self.last_stop = reply.stop_reason
         self._content = content
         return content
 
@@ -249,20 +250,14 @@ class Harness:
         self.stopped = late
         return results
 
-    def stop_reason(self) -> StopReason:
-        """Why the run ended: the guard's reason, else the model's last ``stop_reason``."""
-        if self.stopped is not None:
-            return self.stopped.reason
-        return model_stop(self.replies[-1].stop_reason if self.replies else None)[0]
-
-    def _stop_fields(self) -> dict:
-        if self.stopped is not None:
-            return self.stopped.fields()
-        return model_stop(self.replies[-1].stop_reason if self.replies else None)[1]
+    def ending(self) -> tuple[StopReason, dict]:
+        """Why the run ended, and what the trace's ``stop`` event records of it: the guard's reason and
+        figures, else the model's last ``stop_reason`` (with a ``detail`` when it is one this harness does not know)."""
+        return (self.stopped.reason, self.stopped.fields()) if self.stopped else model_stop(self.last_stop)
 
     def run(self, messages: list[dict]) -> Run:
         """The finished run: its turns are the meter's records of the replies held here (``calls``)."""
-        detail = self.stopped.detail if self.stopped else self._stop_fields().get("detail", "")
+        stop, fields = self.ending()
         return Run.finish(
             kind="agent",
             model=self.model,
@@ -270,12 +265,12 @@ class Harness:
             since=self._since,
             started=self._t0,
             calls=self.calls,
-            stop=self.stop_reason(),
+            stop=stop,
             final_text=self.text,
             messages=messages,
             trace=self.options.trace,
             tool_results=_results(self.trace),
-            detail=detail,
+            detail=fields.get("detail", ""),
         )
 
 

@@ -27,6 +27,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from agentlab.client import StandIn
 from agentlab.live.spend import SpendRefused, upper_bound_usd
 from agentlab.meter.middleware import meter_of
 from agentlab.run import Run
@@ -89,7 +90,7 @@ def run_batched(
 
     def go(i: int, run_client: Any, run: Callable[[Any], Run]) -> None:
         try:
-            done[i] = run(_StandIn(run_client, lambda **request: rounds.ask(i, request)))
+            done[i] = run(StandIn(run_client, lambda **request: rounds.ask(i, request)))
         except BaseException as e:  # noqa: BLE001  (the run's trace has recorded it; the other runs go on)
             done[i] = e
         finally:
@@ -191,25 +192,6 @@ class _Rounds:
         with self.cond:
             self.failed = error
             self.cond.notify_all()
-
-
-class _StandIn:
-    """A run's client as the run sees it: the run's own client, except that ``messages.create`` is ``create``."""
-
-    def __init__(self, client: Any, create: Callable[..., Any]) -> None:
-        self._client = client
-        self.messages = _Messages(client.messages, create)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
-
-
-class _Messages:
-    def __init__(self, messages: Any, create: Callable[..., Any]) -> None:
-        self._messages, self.create = messages, create
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._messages, name)
 
 
 def _over_cap(client: Any, pending: dict[int, dict]) -> SpendRefused | None:

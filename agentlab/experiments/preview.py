@@ -56,7 +56,7 @@ def preview(cities: list[str], model: str | None = None, kind: str = "agent", ca
     client.agentlab_simulator.clock = SimClock()  # type: ignore[attr-defined]  # model time from latency rates
     with tempfile.TemporaryDirectory(prefix="agentlab-preview-") as notes:
         run = run_city(client, kind, cities, notes, cache=cache)
-    sent = sum(t.input_tokens + t.cache_read_tokens + t.cache_write_tokens for t in run.turns)
+    sent = sum(t.prompt_tokens for t in run.turns)
     return Preview(
         run.model, kind, run.model_calls, sent, run.output_tokens, run.cost_usd, sum(t.latency_s for t in run.turns)
     )

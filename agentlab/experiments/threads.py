@@ -40,9 +40,9 @@ class TurnWire:
 
 
 class Threaded:
-    """A stand-in for a client that sends the loop's requests over one message thread: the first creates it,
-    each later one continues it with only the messages the server does not hold yet. Everything else is the
-    client itself. Keeps a :class:`TurnWire` per call in ``turns``."""
+    """Sends a loop's requests over one message thread: the first creates it, each later one continues it with
+    only the messages the server does not hold yet (``create``, handed to the loop in a ``client.StandIn``).
+    Keeps a :class:`TurnWire` per call in ``turns``."""
 
     def __init__(self, client: Any, *, thread: bool = True) -> None:
         self.client = client
@@ -51,13 +51,8 @@ class Threaded:
         """False: send every request in full, as ``run_agent`` does (the comparison run)."""
         self.turns: list[TurnWire] = []
         """What each call sent and was billed, in order."""
-        self.messages = _Messages(self)
-        """``messages.create`` sends over the thread; the rest of ``client.messages`` is as it is."""
         self._held = 0  # messages the server's thread already holds
         self._last_id: str | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.client, name)
 
     def body(self, request: dict) -> dict:
         """The request body actually sent for the loop's full ``request``."""
@@ -85,23 +80,16 @@ class Threaded:
         return reply
 
 
-class _Messages:
-    def __init__(self, threaded: Threaded) -> None:
-        self._threaded, self.create = threaded, threaded.create
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._threaded.client.messages, name)
-
-
 def thread_run(
     client: Any, cities: list[str], workdir: str | Path, *, thread: bool, forecast_days: int = 1, max_turns: int = 20
 ) -> tuple[Any, list[TurnWire]]:
     """The city task run by ``agentlab``'s loop, every request answered with or without a thread."""
     import agentlab
+    from agentlab.client import StandIn
 
     threaded = Threaded(client, thread=thread)
     run = agentlab.run_agent(
-        threaded,
+        StandIn(client, threaded.create),
         agentlab.city_task(cities),
         agentlab.task_tools(Path(workdir), forecast_days=forecast_days),
         max_turns=max_turns,

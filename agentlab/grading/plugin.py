@@ -16,6 +16,7 @@ test function is timed (fixtures are not); and a graded test's limit is at least
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -211,19 +212,11 @@ def _limit(item: pytest.Item) -> float | None:
 def _say(tr, line: str) -> None:
     """A line on the terminal now, on a line of its own, even while a test runs (its output is captured)."""
     capture = tr.config.pluginmanager.get_plugin("capturemanager")
-    with capture.global_and_fixture_disabled() if capture else _nothing():
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
         if getattr(tr._tw, "width_of_current_line", 0):  # after the progress dots
             tr.write("\n")
         tr.write_line(line)
         tr.flush()
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc) -> None:
-        return None
 
 
 def _exercise_of(item: pytest.Item) -> str:

@@ -123,10 +123,7 @@ def plot_comparison(runs: list[Run], title: str | None = None, labels: list[str]
     calls.margins(y=0.15)
     _stacked(inputs, names, _input_layers(runs))
     inputs.set_ylabel("input tokens, all calls (tokens)")
-    inputs.set_ylim(
-        top=1.9 * max(r.input_tokens + sum(t.cache_read_tokens + t.cache_write_tokens for t in r.turns) for r in runs)
-        or 1
-    )
+    inputs.set_ylim(top=1.9 * max(sum(t.prompt_tokens for t in r.turns) for r in runs) or 1)
     inputs.legend(fontsize=8, loc="upper right")  # in the headroom above the bars, over no total
     bars = outputs.bar(names, [r.output_tokens for r in runs], color=colors)
     outputs.bar_label(bars, fontsize=9)
