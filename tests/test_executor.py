@@ -1,5 +1,6 @@
 """The executor: concurrency where it is safe, order where state is shared, timeouts as errors, both error styles."""
 
+import os
 import threading
 
 import pytest
@@ -92,6 +93,61 @@ def test_a_hanging_tool_is_answered_as_an_error_after_its_timeout():
         assert "executor.py" not in raw["content"] and "<tool hang>" in raw["content"]
     finally:
         release.set()
+
+
+def test_timed_calls_reuse_kept_worker_threads_instead_of_starting_one_each():
+    local, fresh = threading.local(), []  # a thread's first call finds its thread-local empty
+
+    @tool(timeout=5)
+    def where() -> str:
+        """Which thread ran me."""
+        if not getattr(local, "seen", False):
+            local.seen = True
+            fresh.append(threading.get_ident())
+        return "ok"
+
+    for k in range(50):
+        (result,) = Executor()([{"type": "tool_use", "id": f"t{k}", "name": "where", "input": {}}], [where])
+        assert result["content"] == "ok"
+    assert 1 <= len(fresh) < 10  # kept workers (the idle ones take turns), not a new thread for each of 50 calls
+
+
+def test_an_abandoned_worker_does_not_hold_up_the_next_call():
+    release = threading.Event()
+
+    @tool(timeout=0.01)
+    def hang() -> str:
+        """Never answers in time."""
+        release.wait(10)
+        return "late"
+
+    @tool(timeout=5)
+    def quick() -> str:
+        """Answers at once."""
+        return "ok"
+
+    try:
+        (late,) = Executor()([{"type": "tool_use", "id": "t1", "name": "hang", "input": {}}], [hang])
+        (ok,) = Executor()([{"type": "tool_use", "id": "t2", "name": "quick", "input": {}}], [quick])
+        assert late["is_error"] and ok == {"type": "tool_result", "tool_use_id": "t2", "content": "ok"}
+    finally:
+        release.set()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_runs_timed_tools_on_workers_of_its_own():
+    @tool(timeout=5)
+    def quick() -> str:
+        """Answers at once."""
+        return "ok"
+
+    call = [{"type": "tool_use", "id": "t1", "name": "quick", "input": {}}]
+    assert Executor()(call, [quick])[0]["content"] == "ok"  # the parent now holds an idle worker
+    pid = os.fork()
+    if pid == 0:  # the child has no threads but its own: a parent's idle worker would never answer
+        os._exit(0 if Executor()(call, [quick])[0]["content"] == "ok" else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 def test_raw_style_sends_the_python_traceback_readable_style_says_what_to_fix():
