@@ -46,8 +46,8 @@ EMPTY = "interactions: []\nversion: 1\n"
 """A cassette of a session that sent nothing (vcrpy's format; a notebook that makes no live call)."""
 HEADER = "version: 1\ninteractions:\n"
 """A cassette's first lines once it holds an interaction; each one recorded is appended after them."""
-MATCH_ON = ("method", "path", "query", "body")
-"""What a replayed request must share with the recorded one (vcrpy matchers; JSON bodies compared parsed)."""
+MATCH_ON = ("method", "path", "query")
+"""What a replayed request must share with the recorded one (vcrpy matchers), besides the same body (:func:`same_body`)."""
 
 
 class CassetteMismatch(RuntimeError):
@@ -94,7 +94,52 @@ def _cassette(path: str | Path, mode: str) -> Any:
 def _matchers() -> tuple:
     from vcr import matchers
 
-    return tuple(getattr(matchers, name) for name in MATCH_ON)
+    return (*(getattr(matchers, name) for name in MATCH_ON), same_body)
+
+
+def canonical(body: Any) -> Any:
+    """A Messages request body with the spellings the API reads as one made one, so a request replays against a
+    recording made by other code (the bundled real runs were recorded by pydantic-ai): a string ``content`` is one
+    text block, and ``stream: false`` and a tool result's ``is_error: false`` are their defaults, left out
+    (https://platform.claude.com/docs/en/api/messages). Every other difference still refuses the replay."""
+    if not isinstance(body, dict):
+        return body
+    out = {k: v for k, v in body.items() if not (k == "stream" and v is False)}
+    if isinstance(out.get("messages"), list):
+        out["messages"] = [
+            {**m, "content": _blocks(m.get("content"))} if isinstance(m, dict) else m for m in out["messages"]
+        ]
+    return out
+
+
+def _blocks(content: Any) -> Any:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        return content
+    out = []
+    for b in content:
+        if isinstance(b, dict) and b.get("type") == "tool_result":
+            b = {k: v for k, v in b.items() if not (k == "is_error" and v is False)}
+            if "content" in b:
+                b["content"] = _blocks(b["content"])
+        out.append(b)
+    return out
+
+
+def _json(request: Any) -> Any:
+    body = request.body or b"null"
+    return json.loads(body.decode("utf-8") if isinstance(body, bytes) else body)
+
+
+def same_body(r1: Any, r2: Any) -> None:
+    """vcrpy matcher: the two requests' bodies are the same JSON once :func:`canonical` (raw bytes when not JSON)."""
+    try:
+        same = canonical(_json(r1)) == canonical(_json(r2))
+    except (ValueError, TypeError):
+        same = r1.body == r2.body
+    if not same:
+        raise AssertionError("the request bodies differ")
 
 
 NOWHERE = "https://replay.agentlab.invalid"
@@ -104,8 +149,12 @@ _recorders: dict[Path, "Recorder"] = {}
 _replayers: dict[Path, "Replayer"] = {}
 
 
-def forget() -> None:
-    """Drop the shared recordings and replays (``agentlab.use`` does, so rerunning a notebook starts afresh)."""
+def forget(path: str | Path | None = None) -> None:
+    """Drop the shared recordings and replays (``agentlab.use`` does, so rerunning a notebook starts afresh);
+    with ``path``, only that cassette's replay (its next client plays it from the start)."""
+    if path is not None:
+        _replayers.pop(Path(path).resolve(), None)
+        return
     _recorders.clear()
     _replayers.clear()
 
@@ -326,7 +375,7 @@ class Replayer(httpx2.BaseTransport):
             if getattr(got, field) != getattr(want, field):
                 return f"{field}: recorded {getattr(want, field)!r}, sent {getattr(got, field)!r}"
         try:
-            g, w = json.loads(got.body or b"null"), json.loads(want.body or b"null")
+            g, w = canonical(_json(got)), canonical(_json(want))
         except (ValueError, TypeError):
             return "body (not JSON)"
         return first_difference(g, w) or "body"

@@ -67,7 +67,7 @@ def test_a_request_that_differs_says_which_field_differs_first(tmp_path):
         replay.messages.create(**{**ask, "messages": [{"role": "user", "content": "Say goodbye."}]})
     assert isinstance(e.value.__cause__, CassetteMismatch)
     line = explain(e.value)
-    assert "interaction 1" in line and 'messages[0].content: recorded "Say hello.", sent "Say goodbye."' in line
+    assert "interaction 1" in line and 'messages[0].content[0].text: recorded "Say hello.", sent "Say goodbye."' in line
     replay.messages.create(**ask)  # the recorded one still plays
     with pytest.raises(anthropic.APIConnectionError) as e:
         replay.messages.create(**ask)
