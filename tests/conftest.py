@@ -168,10 +168,13 @@ SLOW = (
     "tests/test_benchmark_script.py",
     "tests/test_parallel_benchmark_script.py",
     "tests/sim/test_serve_benchmark.py",
+    "tests/views/test_figure_style.py",
+    "tests/test_i18n_figures.py",
 )
 """Where the slow tests are: a browser, the gradebook and its sandbox, a recorded notebook, nbconvert, the graded
-exercises, the benchmark scripts run as a user runs them. Any test that reads a notebook's run (the
-``notebook_store`` fixture, a kernel) is slow too."""
+exercises, the benchmark scripts run as a user runs them, every figure of the course drawn (the style check, about
+20 s a worker; both editions' text, about 55 s in all). Any test that reads a notebook's run (the ``notebook_store``
+fixture, a kernel) is slow too."""
 
 
 def pytest_collection_modifyitems(config, items):
