@@ -127,7 +127,7 @@ _RULES: list[tuple[str, str, str]] = [
     (
         r"^Not run: the harness stopped the run \((\w+) (\S+) over the limit (\S+)\)\.$",
         r"Not run: the harness stopped the run (\1 \2 over the limit \3).",
-        r"未运行：外壳程序已停止这次运行（\1 为 \2，超过了上限 \3）。",
+        r"未运行：harness 已停止这次运行（\1 为 \2，超过了上限 \3）。",
     ),
     (
         r"^\[truncated: (\d+) of (\d+) characters shown\]$",

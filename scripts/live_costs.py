@@ -64,10 +64,10 @@ TEXT = {
         "intro": (
             "由 `scripts/live_costs.py` 在模拟器上测得：每个笔记本离线运行一遍，统计它的实时路径会发出的每一次调用"
             '（设置了 `ANTHROPIC_API_KEY` 后会转为实时的每个 `connect()`；实验自己的 `connect("sim")` 始终离线），'
-            "再按实时价格计价。令牌数是模拟器的估计值，所以金额也是估计值；真实的 Claude 可能多走或少走几轮。"
+            "再按实时价格计价。token 数是模拟器的估计值，所以金额也是估计值；真实的 Claude 可能多走或少走几轮。"
             '调用次数为 0 的笔记本在任何模式下都用脚本化的模拟模型（`connect("sim", policy=...)`）运行实验；'
             "只在设置了密钥时才运行的单元格（`08_react_vs_native` 的 `live_position_check`）计入所在笔记本的那一行，"
-            "测量方法是在模拟器上走同一条实时代码路径运行它。**count_tokens 调用**发往免费的令牌计数端点"
+            "测量方法是在模拟器上走同一条实时代码路径运行它。**count_tokens 调用**发往免费的 token 计数端点"
             "（`connect(count_parts=True)` 在每次付费调用前最多发五次）：不收费，但按使用层级限制每分钟请求数（第 1 层为 100 次），"
             "与付费调用的限额分开计算（https://platform.claude.com/docs/zh-CN/build-with-claude/token-counting）；"
             "在低层级下，发出几百次的笔记本可能有一些被拒绝（429），agentlab 会让那次调用的输入不拆分。"
@@ -79,7 +79,7 @@ TEXT = {
             "会先请你输入 `yes` 再发送任何请求；`use(..., confirm=True)` 或 `AGENTLAB_CONFIRM=1` 可事先确认。"
             "会话上限 `MAX_USD` 仍会在越过上限的那次调用之前停下。"
         ),
-        "head": "| 笔记本 | 付费调用 | count_tokens 调用 | 输入令牌 | 输出令牌 | 美元 | 计价模型 |",
+        "head": "| 笔记本 | 付费调用 | count_tokens 调用 | 输入 token | 输出 token | 美元 | 计价模型 |",
         "total": "| **全部笔记本** | {calls:,} | {counts:,} | {inp:,} | {out:,} | {usd} | |",
     },
 }

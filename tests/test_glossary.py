@@ -48,7 +48,33 @@ def test_the_chinese_figure_labels_use_no_rejected_variant():
 
 def test_a_rejected_variant_would_be_caught():
     variant, term = next((v, t) for v, t in REJECTED if t["en"] == "guard")
-    assert variant in "数据流" + variant and term["zh"] == "护栏"
+    assert variant in "数据流" + variant and term["zh"] == "guard"
+
+
+COURSE_TEXT = ROOT.parent / "shared" / "course-text"
+
+
+def test_the_course_texts_own_words_win_each_quote_uses_the_term_and_no_variant_is_rejected():
+    """The zh term is the course text's word: each ``course`` quote (a few words of it) uses the term, a term kept in
+    English is one the course text keeps in English, and the course text uses no variant the glossary rejects."""
+    quoted = [t for t in GLOSSARY if "course" in t]
+    assert len(quoted) >= 20, "the glossary quotes the course text for most terms"
+    for t in quoted:
+        assert t["zh"] in t["course"] and not any(v in t["course"] for v in t["rejected"]), t
+    english = [t for t in GLOSSARY if t["zh"].isascii() and t["en"] not in ("Finding.", "Limits.")]
+    assert {t["en"] for t in english} >= {"agent", "harness", "guard", "token"}, (
+        "the course text keeps these in English"
+    )
+    assert all("course" in t for t in english), [t["en"] for t in english if "course" not in t]
+
+
+@pytest.mark.skipif(not COURSE_TEXT.is_dir(), reason=f"the course text is not beside the repository ({COURSE_TEXT})")
+def test_every_quote_is_in_the_course_text_and_no_rejected_variant_is():
+    text = "\n".join(p.read_text("utf-8") for p in sorted(COURSE_TEXT.glob("*.txt")))
+    missing = [t["en"] for t in GLOSSARY if "course" in t and t["course"] not in text]
+    assert not missing, f"quotes not found in the course text: {missing}"
+    used = [(v, t["en"]) for v, t in REJECTED if v in text]
+    assert not used, f"the glossary rejects words the course text uses: {used}"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
@@ -72,3 +98,12 @@ def test_the_harness_messages_chinese_uses_no_rejected_variant():
         text = (ROOT / "agentlab" / name).read_text("utf-8")
         found = [variant for variant, _ in REJECTED if variant in text]
         assert not found, f"agentlab/{name}: rejected variants {found}"
+
+
+def test_the_figures_keep_in_english_exactly_the_words_the_glossary_keeps_in_english():
+    from agentlab.views.i18n import COURSE_ENGLISH
+
+    kept = {t["zh"] for t in GLOSSARY if t["zh"].isascii() and t["en"] not in ("Finding.", "Limits.")}
+    assert set(COURSE_ENGLISH) == kept, (
+        f"agentlab/views/i18n.py COURSE_ENGLISH {sorted(COURSE_ENGLISH)} != {sorted(kept)}"
+    )

@@ -70,7 +70,7 @@ def test_connects_notice_reads_in_chinese_in_the_zh_cn_edition(monkeypatch, caps
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     agentlab.connect("sim", max_usd=0.5)
     assert capsys.readouterr().err.strip() == (
-        "agentlab：模拟的 Claude（claude-sonnet-5-5），离线运行；令牌数是估算值；"
+        "agentlab：模拟的 Claude（claude-sonnet-5-5），离线运行；token 数是估算值；"
         "会话上限 $0.5。设置 ANTHROPIC_API_KEY 即可改用真实 API。"
     )
 

@@ -267,7 +267,7 @@ def test_calls_a_guard_kept_from_running_are_answered_in_the_tasks_language(tmp_
     from agentlab.sim.models.misbehaving import Looper
 
     assert _not_run() == "Not run: the harness stopped the run (max_tokens 2140 over the limit 2000)."
-    assert _not_run("zh") == "未运行：外壳程序已停止这次运行（max_tokens 为 2140，超过了上限 2000）。"
+    assert _not_run("zh") == "未运行：harness 已停止这次运行（max_tokens 为 2140，超过了上限 2000）。"
     for task, lang in (
         (agentlab.city_task(["Paris", "London"], "zh"), "zh"),
         (agentlab.city_task(["Paris", "London"]), "en"),
@@ -278,5 +278,5 @@ def test_calls_a_guard_kept_from_running_are_answered_in_the_tasks_language(tmp_
         )
         last = run.messages[-1]["content"][0]
         assert last["is_error"] and last["content"].startswith(
-            "未运行：外壳程序" if lang == "zh" else "Not run: the harness"
+            "未运行：harness" if lang == "zh" else "Not run: the harness"
         ), last

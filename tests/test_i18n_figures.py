@@ -23,7 +23,10 @@ TABLE = "agentlab/data/i18n/zh-CN/plots.json"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 RUN_DATA = re.compile(r"^(tool_result: |\w+\()")
 """Arrow labels that carry a run's own data (a tool call with its arguments, a tool's result): shown as is."""
-STOP_VALUES = re.compile(r"\b(" + "|".join(s.value for s in StopReason) + r")\b")
+STOP_VALUES = re.compile(
+    r"\b(" + "|".join([s.value for s in StopReason] + [re.escape(w) for w in i18n.COURSE_ENGLISH]) + r")\b"
+)
+"""Stop-reason values and the words the course text keeps in English: shown as they are."""
 
 
 def _english_left(fig) -> list[str]:
@@ -105,16 +108,16 @@ def test_category_tick_labels_are_translated_where_they_are_drawn(monkeypatch):
     lanes.set_yticks([0, 1], ["model", "your code"])
     i18n.localize(fig)
     fig.canvas.draw()
-    assert [t.get_text() for t in bars.get_xticklabels()] == ["智能体", "工作流"]
+    assert [t.get_text() for t in bars.get_xticklabels()] == ["agent", "workflow"]
     assert [t.get_text() for t in lanes.get_yticklabels()] == ["模型", "你的代码"]
     plt.close(fig)
 
 
 def test_captured_parts_of_a_pattern_are_translated_too():
-    assert i18n.tr("agent: who does what (18 steps)", "zh-CN") == "智能体：谁做什么（18 步）"
+    assert i18n.tr("agent: who does what (18 steps)", "zh-CN") == "agent：谁做什么（18 步）"
     assert (
         i18n.tr("2 cities, agent and workflow: claude-opus-5 (tokens estimated by the simulator)", "zh-CN")
-        == "2 个城市，智能体和工作流：claude-opus-5（令牌数由模拟器估算）"
+        == "2 个城市，agent 和 workflow：claude-opus-5（token 数由模拟器估算）"
     )
 
 
@@ -135,7 +138,7 @@ def test_the_trace_stepper_writes_in_the_notebooks_language(tmp_path, monkeypatc
     assert STATIC_NOTE in trace_stepper(run)._repr_mimebundle_()["text/html"]
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     chinese = tokens_html(frame, True)
-    assert "<b>第 2 轮</b>" in chinese and "累计输入令牌" in chinese and "令牌（由模拟器估算）" in chinese
+    assert "<b>第 2 轮</b>" in chinese and "累计输入 token" in chinese and "token（由模拟器估算）" in chinese
     assert "input tokens" not in chinese and " 新</b>" in messages_html(frame)
     assert "静态视图" in trace_stepper(run)._repr_mimebundle_()["text/html"]
 
@@ -145,7 +148,7 @@ def test_the_cost_preview_line_follows_the_notebooks_language(monkeypatch):
 
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     priced, unpriced = (preview(["Paris", "London"], m).line() for m in ("claude-opus-5", "claude-mythos-5"))
-    assert priced.startswith("约 ") and "个输入令牌" in priced and "智能体" in priced and "about" not in priced
+    assert priced.startswith("约 ") and "个输入 token" in priced and "agent" in priced and "about" not in priced
     assert "价格未知" in unpriced and "$0" not in unpriced
     monkeypatch.setenv("AGENTLAB_LANG", "en")
     assert preview(["Paris", "London"], "claude-mythos-5").line().startswith("about ")

@@ -99,7 +99,7 @@ def test_the_zh_cn_edition_prompts_in_chinese_with_english_labels_and_its_run_st
 
     prompt = react_prompt(agentlab.task_tools(ns["workdir"]))  # cell "print(react_prompt(...))"
     assert prompt.startswith("你要一步一步地完成任务。") and "Action Input:" in prompt
-    assert "`Action Input:`" in markdown(NB, "zh") and "外壳程序" in markdown(NB, "zh")
+    assert "`Action Input:`" in markdown(NB, "zh") and "harness" in markdown(NB, "zh")
     result = ns["result"]  # "三个动作，三次格式错误的尝试"
     assert result.parse_failures == 3 and result.run.model_calls == 7
     assert result.run.messages[0]["content"] == "比较巴黎和伦敦的温度，哪个更暖和？然后保存一条笔记。"
@@ -134,6 +134,6 @@ def test_the_takeaway_says_position_costs_nothing_and_length_costs_as_the_token_
     assert short["input tokens"].nunique() == 1 and long["input tokens"].nunique() == 1, "every position costs the same"
     assert long["input tokens"].iloc[0] > short["input tokens"].iloc[0], "more documents, more tokens"
     assert "changes nothing the harness pays; length is what costs" in markdown(NB, "en")
-    assert "不改变外壳程序付出的任何费用；花钱的是长度" in markdown(NB, "zh")
+    assert "不改变 harness 付出的任何费用；花钱的是长度" in markdown(NB, "zh")
     assert "The descriptions showed that the words a model reads change what it does" in _position("en")
     assert "工具描述的实验表明" in _position("zh")

@@ -213,7 +213,7 @@ def test_the_zh_cn_edition_asks_in_chinese_and_its_caching_and_sweep_claims_hold
     for runs in (caching_pair(2, agentlab.default_model(), tmp_path), caching_pair(12, "claude-haiku-5-5", tmp_path)):
         assert saving(runs) == 1.0  # "两者有没有缓存的成本完全一样"
     df = sweep(progress=False, one_per_turn=True)
-    test_sweep_shapes_as_stated(df)  # "智能体需要的调用次数比城市数多两次 ... 比线性更快"
+    test_sweep_shapes_as_stated(df)  # "agent 需要的调用次数比城市数多两次 ... 比线性更快"
     test_caching_bends_opus_down_and_leaves_haiku_unchanged(df)
     client = agentlab.connect("sim", policy=LongAnswers(), quiet=True)
     answer = agentlab.run_agent(client, sweep_task(["Paris", "London"]), agentlab.task_tools(tmp_path)).final_text
@@ -257,7 +257,7 @@ def test_the_price_table_the_notebook_showed_is_genai_prices_base_rates_and_one_
             value = getattr(prices, field)
             assert row[col] == float(value.base if isinstance(value, TieredPrices) else value), (model, col)
     if edition:
-        where = said("zh-CN/09_what_a_turn_costs", 13, "（每百万令牌输入 $0.5、输出 $2.5，是它基础价格的五倍）")
+        where = said("zh-CN/09_what_a_turn_costs", 13, "（每百万 token 输入 $0.5、输出 $2.5，是它基础价格的五倍）")
     else:
         where = said("09_what_a_turn_costs", 13, "($0.5 input and $2.5 output per million tokens, five times its base)")
     haiku = table.loc["claude-haiku-5-5"]

@@ -78,14 +78,14 @@ def test_agent_last_call_sends_more_than_its_first_and_every_call_grows(traces):
     inputs = [r["usage"]["input_tokens"] for r in _kinds(traces["agent"], "response")]
     assert inputs == sorted(inputs) and len(set(inputs)) == len(inputs)
     assert f"last call sent {inputs[-1]} input tokens against {inputs[0]}" in _prose()
-    assert f"{inputs[-1]} 个输入令牌，第一次是 {inputs[0]}" in _prose("zh")
+    assert f"{inputs[-1]} 个输入 token，第一次是 {inputs[0]}" in _prose("zh")
 
 
 def test_workflow_one_call_and_the_looper_grows_like_the_agent(traces):
     wf = [r["usage"]["input_tokens"] for r in _kinds(traces["workflow"], "response")]
     loop = [r["usage"]["input_tokens"] for r in _kinds(traces["looper"], "response")]
     agent = [r["usage"]["input_tokens"] for r in _kinds(traces["agent"], "response")]
-    assert len(wf) == 1 and f"one call of {wf[0]} input tokens" in _prose() and f"输入 {wf[0]} 个令牌" in _prose("zh")
+    assert len(wf) == 1 and f"one call of {wf[0]} input tokens" in _prose() and f"输入 {wf[0]} 个 token" in _prose("zh")
     assert loop == agent[: len(loop)] and loop == sorted(loop)
 
 
@@ -127,19 +127,19 @@ def test_multiples_at_8_cities_as_stated(table, table_zh):
 
 
 def test_the_zh_cn_edition_asks_in_chinese_and_states_its_own_multiples_at_8_cities(table_zh):
-    # "我们的智能体用了聊天的 13.9 倍令牌，多智能体系统用了 51.3 倍；编排者-工作者工作流只用了 7.3 倍。
-    # （智能体……只用 3 次调用；……约为智能体的 3.7 倍。这一版的任务和提示都是中文的……）"
+    # "我们的 agent 用了聊天的 13.9 倍 token，多 agent 系统用了 51.3 倍；编排者-工作者 workflow 只用了 7.3 倍。
+    # （agent……只用 3 次调用；……约为 agent 的 3.7 倍。这一版的任务和提示都是中文的……）"
     r = ratios(table_zh, 8)
     for key, phrase in (
-        ("agent", "智能体用了聊天的 {} 倍令牌"),
-        ("multi-agent", "多智能体系统用了 {} 倍"),
+        ("agent", "agent 用了聊天的 {} 倍 token"),
+        ("multi-agent", "多 agent 系统用了 {} 倍"),
         ("orchestrator-workers", "只用了 {} 倍"),
     ):
         assert phrase.format(r[key]) in _prose("zh"), (key, r[key])
     at8 = table_zh[table_zh["cities"] == 8].set_index("kind")
     multiple = round(at8.loc["multi-agent", "tokens"] / at8.loc["agent", "tokens"], 1)
     assert at8.loc["agent", "model calls"] == 3 and "只用 3 次调用" in _prose("zh")
-    assert f"约为智能体的 {multiple} 倍" in _prose("zh") and "任务和提示都是中文的" in _prose("zh"), multiple
+    assert f"约为 agent 的 {multiple} 倍" in _prose("zh") and "任务和提示都是中文的" in _prose("zh"), multiple
     fan = fan_out(2, tempfile.mkdtemp(prefix="agentlab-12-zh-"), lang="zh")
     assert fan["agent"].messages[0]["content"] == "比较巴黎和伦敦的温度，哪个更暖和？然后保存一条笔记。"
     assert all(is_chinese(run.final_text) for run in fan.values()), {k: r.final_text for k, r in fan.items()}
@@ -187,9 +187,9 @@ def test_the_whole_course_table_as_stated(traces):
         f"{looper['model calls']} calls and ${looper['USD (list price)']:.4f}",
     )
     zh = (
-        f"{wf['model calls']} 次调用、{wf['input tokens']} 个输入令牌、${wf['USD (list price)']:.4f}",
-        f"{agent['model calls']} 次调用、{agent['input tokens']:,} 个输入令牌、${agent['USD (list price)']:.4f}",
-        f"约为工作流花费的 {round(ratio)} 倍",
+        f"{wf['model calls']} 次调用、{wf['input tokens']} 个输入 token、${wf['USD (list price)']:.4f}",
+        f"{agent['model calls']} 次调用、{agent['input tokens']:,} 个输入 token、${agent['USD (list price)']:.4f}",
+        f"约为 workflow 花费的 {round(ratio)} 倍",
         f"{looper['model calls']} 次调用和 ${looper['USD (list price)']:.4f}",
     )
     assert wf["model calls"] == 1

@@ -15,8 +15,8 @@ found in the translation tables: ``agentlab/data/i18n/<lang>/*.json``, each file
 stays English, so a missing entry shows as English, never as an error. One file per area of the
 package (``plots.json``, ``context.json``...) keeps additions from colliding.
 
-A pattern's captured parts are translated too (``"(\\w+): who does what"`` turns ``agent`` into
-智能体 through the exact table), and tick labels that formatters write at draw time (category names,
+A pattern's captured parts are translated too (the name ``"(\\w+): who does what"`` captures goes through
+the exact table), and tick labels that formatters write at draw time (category names,
 labels given to ``set_xticks``) go through the tables as they are drawn. Widget and printed text use
 :func:`tr` directly.
 """
@@ -89,7 +89,7 @@ _GROUP = re.compile(r"\\(\d+)|\\g<(\w+)>")
 
 def _expand(match: re.Match, replacement: str, lang: str) -> str:
     """``replacement`` with ``\\1`` / ``\\g<name>`` filled in, each captured part itself translated when it is
-    shorter than the whole line (so ``"agent: ..."`` can become ``"智能体：..."`` from one pattern)."""
+    shorter than the whole line (so one pattern serves every name it captures)."""
     whole = match.group(0)
 
     def fill(ref: re.Match) -> str:
@@ -187,20 +187,36 @@ PROPER_NAMES = (
 """Names of vendors, benchmarks, papers, venues and models, written as their owners write them in either language."""
 
 
+COURSE_ENGLISH = (
+    "just-in-time retrieval",
+    "stop reason",
+    "re-prefill",
+    "sub-agent",
+    "agent",
+    "workflow",
+    "harness",
+    "guard",
+    "token",
+    "trace",
+)
+"""The words the course text keeps in English inside its Chinese (docs/glossary.json's terms whose ``zh`` is English):
+a Chinese figure shows them as they are."""
+
+
 def untranslated(fig: Any, lang: str = "zh-CN", as_drawn: bool = False) -> list[str]:
     """The texts of a figure that still read as English words in ``lang`` (for tests of the tables).
 
     By default each text is first put through :func:`tr` (does a table know it?); ``as_drawn=True``
     checks the texts as the figure shows them (did :func:`localize` reach them?). The figure is drawn
     first, so tick labels written by formatters are seen too. Model names, API terms and code (see
-    ``_CODE``) do not count as English words."""
+    ``_CODE``) and the words the course text keeps in English (:data:`COURSE_ENGLISH`) do not count as English words."""
     from matplotlib.text import Text
 
     fig.canvas.draw()  # tick labels exist only once the figure is drawn
     words = re.compile(r"[A-Za-z]{3,}")
     keep = re.compile(
         "(" + "|".join(PROPER_NAMES) + r"|claude|sonnet|opus|haiku|USD|tool_use|tool_result|end_turn|"
-        r"max_tokens|get_weather|save_note|JSON|API|ReAct|agent|workflow)",
+        r"max_tokens|get_weather|save_note|JSON|API|ReAct|" + "|".join(map(re.escape, COURSE_ENGLISH)) + ")",
         re.I,
     )
     left = []

@@ -66,7 +66,7 @@ def test_the_call_tokens_figure_labels_every_bar_and_is_translated(monkeypatch):
     zh = plot_call_tokens(traces)
     assert untranslated(zh) == []
     titles = [ax.get_title() for ax in zh.axes]
-    assert titles[:2] == ["智能体：4 次模型调用", "工作流：1 次模型调用"], titles
+    assert titles[:2] == ["agent：4 次模型调用", "workflow：1 次模型调用"], titles
     with pytest.raises(ValueError, match="at least one trace"):
         plot_call_tokens({})
 

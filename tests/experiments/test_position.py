@@ -136,7 +136,7 @@ def test_prose_token_counts_are_the_estimators():
     )
     assert f"same {total:,} input tokens" in _prose() and f"from {first} to {last:,}" in _prose()
     zh = " ".join(_section("zh"))
-    assert f"{total:,} 个令牌" in zh and f"从 {first} 到 {last:,}" in zh
+    assert f"{total:,} 个 token" in zh and f"从 {first} 到 {last:,}" in zh
 
 
 def test_prose_accuracies_are_the_papers():

@@ -100,4 +100,4 @@ def test_a_refused_call_is_explained_in_the_tasks_language(monkeypatch):
 
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     r = run_case("page_tip_note", None, GUARD)
-    assert not r.utility and r.run.final_text.startswith("我没能完成任务：外壳程序拒绝了 save_note。Not run:")
+    assert not r.utility and r.run.final_text.startswith("我没能完成任务：harness 拒绝了 save_note。Not run:")

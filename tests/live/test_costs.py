@@ -170,4 +170,4 @@ def test_the_chinese_preview_and_confirmation_lines_are_translated(monkeypatch):
     counted = costs.NotebookCost("counting_nb", 4, 2000, 100, 0.004, ["claude-x"], count_tokens=1234)
     line = costs.preview_line("counting_nb", counted, 0.5)
     assert "4 paid calls and 1,234 free count_tokens calls, 2,000 input" in line
-    assert "4 次付费调用，另有 1,234 次免费的 count_tokens 调用，2,000 个输入令牌" in tr(line, "zh-CN")
+    assert "4 次付费调用，另有 1,234 次免费的 count_tokens 调用，2,000 个输入 token" in tr(line, "zh-CN")

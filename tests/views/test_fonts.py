@@ -13,7 +13,7 @@ from matplotlib import font_manager  # noqa: E402
 
 from agentlab.views import fonts  # noqa: E402
 
-LABEL = "输入令牌（每轮）"
+LABEL = "输入 token（每轮）"
 
 
 def _draw(label: str) -> list[str]:

@@ -107,7 +107,7 @@ def _wrap_up(
     """Too little budget left for two more lookups (at what each has cost so far): answer with what it has,
     naming the cities it did not check, and save that partial answer when a note was asked for."""
     answer = compare_text(temps, zh) + (
-        f"（为了不超出任务预算，我没有查{'、'.join(pending)}；还剩 {left} 个令牌。）"
+        f"（为了不超出任务预算，我没有查{'、'.join(pending)}；还剩 {left} 个 token。）"
         if zh
         else f" (I did not check {', '.join(pending)}, to stay within the task budget: {left} tokens left.)"
     )

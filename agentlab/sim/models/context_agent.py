@@ -177,7 +177,7 @@ class ContextAgent:
         errors = [_body(b) for _, b in _blocks(messages) if b.get("type") == "tool_result" and b.get("is_error")]
         if errors:
             text = (
-                f"有一个子智能体失败了，所以报告不完整：{errors[-1]}"
+                f"有一个 sub-agent 失败了，所以报告不完整：{errors[-1]}"
                 if zh
                 else f"A sub-agent failed, so the report is incomplete: {errors[-1]}"
             )
@@ -187,7 +187,7 @@ class ContextAgent:
         spec = next(t for t in request["tools"] if t.get("name") == "research_cities")
         size = int(m.group(1)) if (m := _BATCH.search(spec.get("description", ""))) else 5
         say = (
-            f"我把 {len(pending[:size])} 个城市交给一个子智能体。"
+            f"我把 {len(pending[:size])} 个城市交给一个 sub-agent。"
             if zh
             else f"I delegate {len(pending[:size])} cities to a sub-agent."
         )

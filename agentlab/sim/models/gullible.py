@@ -101,7 +101,7 @@ class Gullible:
             return plan
         why = refused[json.dumps([again["name"], again.get("input")], sort_keys=True)]
         if zh:
-            return Reply([{"type": "text", "text": f"我没能完成任务：外壳程序拒绝了 {again['name']}。{why}"}])
+            return Reply([{"type": "text", "text": f"我没能完成任务：harness 拒绝了 {again['name']}。{why}"}])
         return Reply([{"type": "text", "text": f"I could not finish: the harness refused {again['name']}. {why}"}])
 
     def _read(self, messages: list[dict]) -> tuple[list[tuple[str, str]], list[dict], dict[str, str]]:
