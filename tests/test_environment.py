@@ -96,7 +96,8 @@ def test_the_supported_python_range_is_stated_once_and_the_same_everywhere():
     assert f"python={low[0]}.{low[1]}" in deps.ENVIRONMENT.read_text("utf-8")  # Binder builds on the oldest end
     span = f"Python {low[0]}.{low[1]}-{high[0]}.{high[1]}"
     assert span in (ROOT / "README.md").read_text("utf-8"), f"README.md should say the lab needs {span}"
-    assert span in (ROOT / "agentlab" / "grading" / "STUDENT_README.md").read_text("utf-8")
+    for name in ("STUDENT_README.md", "STUDENT_README.zh-CN.md"):
+        assert span in (ROOT / "agentlab" / "grading" / name).read_text("utf-8"), name
 
 
 def _copy_project(tmp_path: Path) -> Path:

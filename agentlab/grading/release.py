@@ -21,6 +21,8 @@ INSTRUCTOR_ONLY = {"answer_key.md"}
 """Names under ``docs/`` that stay with the instructor: the instructor kit's answers to the ungraded questions."""
 STUDENT_README = Path(__file__).with_name("STUDENT_README.md")
 """Replaces the instructor's README.md in the student edition."""
+STUDENT_README_ZH = Path(__file__).with_name("STUDENT_README.zh-CN.md")
+"""The same in Chinese: the student edition's README.zh-CN.md."""
 
 
 def _instructor_only(rel: Path) -> bool:
@@ -69,6 +71,8 @@ def release_student(src_repo: Path, out_dir: Path) -> ReleaseReport:
         new_text, exercises = _transform(src / rel, rel.as_posix())
         if rel.as_posix() == "README.md" and STUDENT_README.is_file():
             new_text = STUDENT_README.read_text("utf-8")
+            if STUDENT_README_ZH.is_file():
+                plan.append((Path("README.zh-CN.md"), STUDENT_README_ZH.read_text("utf-8")))
         plan.append((rel, new_text))
         if exercises:
             report.stubbed[rel.as_posix()] = exercises

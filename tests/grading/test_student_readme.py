@@ -16,6 +16,8 @@ def test_student_edition_has_the_student_readme_and_nothing_generated(tmp_path):
     release_student(src, tmp_path / "student")
     readme = (tmp_path / "student" / "README.md").read_text("utf-8")
     assert "student edition" in readme and "make grade" in readme and "instructor edition" not in readme
+    zh = (tmp_path / "student" / "README.zh-CN.md").read_text("utf-8")
+    assert "学生版" in zh and "make grade" in zh and "README.zh-CN.md" in readme and "README.md" in zh
     student = tmp_path / "student"
     assert not (student / "compare.png").exists()
     stray = [p for p in student.rglob("*.png") if p.relative_to(student).parts[0] != "docs"]
@@ -29,6 +31,21 @@ def test_student_readme_states_the_real_time_limit_and_the_kernel_restart():
     text = " ".join(STUDENT_README.read_text("utf-8").split())
     assert f"longer than {FLOOR_S:g} s" in text
     assert "restart the notebook's kernel" in text and "%autoreload 2" in text
+    from agentlab.grading.release import STUDENT_README_ZH
+
+    zh = STUDENT_README_ZH.read_text("utf-8")
+    assert f"超过 {FLOOR_S:g} 秒" in zh and "重启笔记本的内核" in zh and "%autoreload 2" in zh
+
+
+def test_the_two_student_readmes_give_the_same_commands():
+    import re
+
+    from agentlab.grading.release import STUDENT_README, STUDENT_README_ZH
+
+    def commands(text):
+        return sorted(set(re.findall(r"^(make \w+|\.venv/bin/\S+.*?)\s", text, re.M)))
+
+    assert commands(STUDENT_README.read_text("utf-8")) == commands(STUDENT_README_ZH.read_text("utf-8"))
 
 
 def test_every_notebooks_exercise_section_says_to_restart_the_kernel_in_both_editions():
