@@ -9,8 +9,9 @@ Same variants, transport and clocks as ``loop_overhead.py`` (``_bench_common.py`
   turn; constant means agentlab's own per-turn work does not grow with history;
 - cProfile attribution of agentlab+trace's extra time to its parts (trace events, tool execution,
   Meter, SDK middleware path), and the functions with the most extra own time;
-- what-if, without a profiler: agentlab's costs removed one after the other (the trace file, then the
-  Meter's own work), next to a plain loop with a do-nothing SDK middleware. (Price lookups and a
+- what-if, without a profiler: agentlab's costs removed one after the other (the trace file, the
+  Meter's own work, then the worker thread each timed tool call runs on), next to a plain loop with a
+  do-nothing SDK middleware: the floor for any loop metered by SDK middleware. (Price lookups and a
   jsonschema validator per tool call are no longer what-ifs: agentlab prices lazily on
   ``Turn.cost_usd`` and compiles each tool's validator once, so neither happens in the loop.)
 """
@@ -27,9 +28,23 @@ import tempfile
 import time
 from pathlib import Path
 
-from _bench_common import PassThrough, Variant, agentlab_loop, banner, make_variants, parse_args, plain_loop, warm
+from _bench_common import (
+    MAX_TOKENS,
+    MODEL,
+    TASK,
+    TOOLS,
+    PassThrough,
+    Variant,
+    agentlab_loop,
+    banner,
+    make_variants,
+    parse_args,
+    plain_loop,
+    warm,
+)
 
 import agentlab
+from agentlab.executor import Executor
 
 
 class NullMeter(agentlab.Meter):
@@ -123,9 +138,11 @@ def profile(by: dict[str, Variant], n: int, runs: int) -> None:
         f"  profiled time per turn: plain {per(tot_p):.1f} us, agentlab+trace {per(tot_a):.1f} us, "
         f"difference {per(diff):.1f} us"
     )
-    run_agent, handle = find(sa, "agentlab/loop.py", "run_agent"), find(sa, "agentlab/meter/middleware.py", "handle")
+    handle = find(sa, "agentlab/meter/middleware.py", "handle")
     trace_event, trace_stop = find(sa, "agentlab/trace.py", "event"), find(sa, "agentlab/trace.py", "stop")
-    execute, run_tool = find(sa, "agentlab/loop.py", "execute_tools"), find(sa, "agentlab/tools.py", "run_tool")
+    hook = lambda name: find(sa, "agentlab/harness.py", name)  # noqa: E731
+    executor = find(sa, "agentlab/executor.py", "__call__")  # the tool itself runs on a worker: cProfile sees the wait
+    wave, one = find(sa, "agentlab/executor.py", "_run_wave"), find(sa, "agentlab/executor.py", "_one")
     meter_own = cum(sa, handle) - sum(
         edge(sa, k, handle)
         for k in sa  # minus call_next and the SDK's cached parse
@@ -133,8 +150,20 @@ def profile(by: dict[str, Variant], n: int, runs: int) -> None:
     )
     rows: list[tuple[str, float]] = [
         (
-            "turns_of, end of run (run.py: the Turn list; cost is priced lazily, not here)",
-            cum(sa, find(sa, "agentlab/run.py", "turns_of")),
+            "Harness.before_call (harness.py: guards, the request for this turn) excl. its trace event",
+            cum(sa, hook("before_call")) - edge(sa, trace_event, hook("before_call")),
+        ),
+        (
+            "Harness.after_call (harness.py: the reply as JSON, the meter's record, budgets) excl. its trace event",
+            cum(sa, hook("after_call")) - edge(sa, trace_event, hook("after_call")),
+        ),
+        (
+            "Executor (executor.py: one turn's tool calls) excl. its trace events",
+            cum(sa, executor) - edge(sa, trace_event, executor),
+        ),
+        (
+            "  of which the hand-over to a kept worker thread and the wait (the default timeout needs one)",
+            cum(sa, wave) - edge(sa, one, wave),
         ),
         (
             "Trace.event (trace.py _write: JSON encode + write; flush before request/tool_call)",
@@ -144,20 +173,11 @@ def profile(by: dict[str, Variant], n: int, runs: int) -> None:
             "Trace.__init__ + stop (open, header, stop event, close), once per run",
             cum(sa, find(sa, "agentlab/trace.py", "__init__")) + cum(sa, trace_stop),
         ),
-        ("execute_tools (loop.py) excl. its trace events", cum(sa, execute) - edge(sa, trace_event, execute)),
-        (
-            "  of which run_tool excl. the tool (input checked by the tool's compiled validator)",
-            cum(sa, run_tool) - cum(sa, find(sa, "_bench_common.py", "noop")),
-        ),
+        ("Harness.run (harness.py: the Run from the held records), once per run", cum(sa, hook("run"))),
         (
             "Meter.handle own work (meter/middleware.py; excl. call_next and the SDK's cached response.parse())",
             meter_own,
         ),
-        (
-            "model_dump of content + usage in run_agent (loop.py)",
-            sum(edge(sa, k, run_agent) for k in sa if k[2] == "model_dump"),
-        ),
-        ("_results (loop.py), once per run", cum(sa, find(sa, "agentlab/loop.py", "_results"))),
         (
             "SDK messages.create with middleware vs plain's without (excl. Meter's own work)",
             cum(sa, find(sa, "anthropic/resources/messages/messages.py", "create"))
@@ -182,14 +202,30 @@ def what_if(by: dict[str, Variant], ns: tuple[int, ...], reps: int, clock: str) 
     """Remove agentlab's costs one at a time (cumulatively) and measure again, without a profiler."""
     null_meter = Variant("agentlab(null meter)", lambda c, n: agentlab_loop(c, n, None), [NullMeter()])
     passthrough = Variant("plain+middleware", plain_loop, [PassThrough()])
+    inline = Variant(
+        "agentlab(null meter, tools inline)",
+        lambda c, n: (
+            agentlab.run_agent(
+                c,
+                TASK,
+                TOOLS,
+                model=MODEL,
+                max_turns=n,
+                max_tokens=MAX_TOKENS,
+                executor=Executor(default_timeout_s=None),
+            ).stop_reason.value
+        ),
+        [NullMeter()],
+    )
     steps: list[tuple[str, Variant]] = [
         ("agentlab+trace as is", by["agentlab+trace"]),
         (" - trace file (trace=None)", by["agentlab"]),
         (" - Meter's own work (a Meter that records nothing)", null_meter),
+        (" - the tool's worker thread (no timeout: tools run inline)", inline),
         ("reference: plain loop + a do-nothing SDK middleware", passthrough),
     ]
     for n in ns:
-        null_meter.run(n), passthrough.run(n)  # warm
+        null_meter.run(n), inline.run(n), passthrough.run(n)  # warm
     base: dict[int, list[float]] = {n: [] for n in ns}
     runs: dict[tuple[int, int], list[float]] = {(i, n): [] for i in range(len(steps)) for n in ns}
     order = list(range(len(steps)))

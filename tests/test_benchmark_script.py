@@ -57,10 +57,21 @@ def test_quick_profile_run_exits_0_and_prints_each_diagnostic():
         "agentlab+trace as is",
         " - trace file (trace=None)",
         " - Meter's own work",
+        " - the tool's worker thread",
         "reference: plain loop + a do-nothing SDK middleware",
     ):
         assert re.search(rf"^  {re.escape(step)}.*?( +\d+\.\d+x \( *[+-]\d+\.\d\)){{2}}$", out, re.MULTILINE), (
             f"no what-if row {step!r} with a cell per N in:\n{out}"
+        )
+    for part in (
+        "Harness.before_call",
+        "Harness.after_call",
+        "Executor",
+        "the hand-over to a kept worker",
+        "Meter.handle",
+    ):
+        assert re.search(rf"^ +(of which )?{re.escape(part)}.* +-?\d+\.\d +-?\d+\.\d%", out, re.MULTILINE), (
+            f"no profile row for {part!r} in:\n{out}"
         )
 
 
