@@ -99,7 +99,9 @@ class NotConfirmed(RuntimeError):
 
 def install_notebook_handler() -> bool:
     """In a Jupyter kernel, show SDK errors (and a live run not confirmed) as their one line instead of a
-    traceback; True when installed."""
+    traceback, and a name a cell uses before the cell that defines it has run (cells run out of order) as one
+    line saying to run the cells above; watch the graded exercises for edits the kernel has not seen
+    (:mod:`agentlab.live.notebook`). True when installed."""
     import sys
 
     shell_mod = sys.modules.get("IPython")
@@ -109,8 +111,14 @@ def install_notebook_handler() -> bool:
         return False
     import anthropic
 
+    from agentlab.live.notebook import out_of_order, watch_exercises
+
     def handler(self: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> None:
+        if isinstance(value, NameError):
+            print(out_of_order(value, tb))
+            return
         print(f"agentlab: {explain(value) or scrub(str(value))}")
 
-    shell.set_custom_exc((anthropic.APIError, NotConfirmed), handler)
+    shell.set_custom_exc((anthropic.APIError, NotConfirmed, NameError), handler)
+    watch_exercises(shell)
     return True

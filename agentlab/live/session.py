@@ -64,6 +64,9 @@ def use(
         from agentlab.live.cassette import begin
 
         begin(record)  # a notebook whose every call is simulated still leaves its (empty) cassette
+    from agentlab.live.errors import install_notebook_handler
+
+    install_notebook_handler()  # cells run out of order, an exercise edited unseen: one line each
 
 
 def session_defaults(cassette: Any, record: Any, max_usd: Any) -> tuple[str, Any, Any, Any]:
