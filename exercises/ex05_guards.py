@@ -5,7 +5,9 @@ Edit the functions below: replace each `raise NotImplementedError(...)` with you
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
+
+from agentlab.tools import run_tool, toolset
 
 
 def first_repeat(calls: list[tuple[str, Any]], k: int) -> int | None:
@@ -32,41 +34,57 @@ def first_repeat(calls: list[tuple[str, Any]], k: int) -> int | None:
     ### END SOLUTION
 
 
-ACTIONS = ("run tools", "send back", "check done", "continue", "raise max_tokens", "stop")
-"""What a harness can do after a reply (Exercise 5.2)."""
+def run_guarded(
+    client: Any,
+    task: str,
+    tools: list[Any],
+    model: str,
+    *,
+    max_seconds: float,
+    max_idle_turns: int,
+    clock: Callable[[], float],
+    max_turns: int = 20,
+) -> tuple[list[dict], str]:
+    """Exercise 5.2: your agent loop (exercise 2.1), ended by the harness when the model will not end it.
 
+    A model only decides whether it wants another tool. One that is slow, or keeps asking without getting
+    anywhere, runs until a rule outside it says stop. Give your loop two such rules, plus the turn limit:
 
-def next_action(stop_reason: str, content: list[dict]) -> str:
-    """Exercise 5.2: decide what the harness does next after a reply, from its stop_reason and content.
+    - wall clock: no model call starts once `max_seconds` have passed since the run began. Read the time
+      only from `clock()` (seconds): the tests move it.
+    - no progress: a turn makes progress when one of its tool results is a success (not is_error) whose text
+      the run has not seen before; once `max_idle_turns` turns in a row made none, no model call follows.
+    - never more than `max_turns` model calls.
 
-    `content` is the reply's content blocks as dicts (`{"type": "text", ...}`, `{"type": "tool_use", ...}`).
-    Return one of ACTIONS:
-    - "tool_use": "run tools" (run every tool_use block, then call the model again);
-    - "pause_turn": "send back" (a server tool paused the turn: send the reply back as it is);
-    - "end_turn" and "stop_sequence": "check done" (the model's turn is over; whether the task is
-      done is the harness's to check);
-    - "max_tokens": "raise max_tokens" if the reply was writing a tool call (its last block is a
-      tool_use, whose input may be cut) or holds nothing at all; "continue" if it ends in text;
-    - "refusal" and "model_context_window_exceeded": "stop" (whatever the content holds).
-    Raise ValueError (naming stop_reason and its value) for any other stop_reason.
+    Checks come before each model call (a call already running is never cut short), and the conversation
+    you return stays one the API accepts (every tool_use answered). Return (messages, why): why is the
+    model's own stop_reason when it stopped asking for tools, else "wall_clock", "no_progress" or "max_turns".
+    Write the loop and the guards yourself: agentlab.run_agent and agentlab.guards fail the tests.
     """
     ### BEGIN SOLUTION
-    fixed = {
-        "tool_use": "run tools",
-        "pause_turn": "send back",
-        "end_turn": "check done",
-        "stop_sequence": "check done",
-        "refusal": "stop",
-        "model_context_window_exceeded": "stop",
-    }
-    if isinstance(stop_reason, str) and stop_reason in fixed:
-        return fixed[stop_reason]
-    if stop_reason != "max_tokens":
-        raise ValueError(
-            f"stop_reason={stop_reason!r} is not one this harness knows; expected one of "
-            f"{sorted([*fixed, 'max_tokens'])}"
-        )
-    if not content or content[-1].get("type") == "tool_use":
-        return "raise max_tokens"
-    return "continue"
+    by_name = toolset(tools)
+    messages: list[dict] = [{"role": "user", "content": task}]
+    started, seen, idle = clock(), set(), 0
+    for _ in range(max_turns):
+        if clock() - started >= max_seconds:
+            return messages, "wall_clock"
+        if idle >= max_idle_turns:
+            return messages, "no_progress"
+        reply = client.messages.create(model=model, max_tokens=1024, messages=messages, tools=[t.spec() for t in tools])
+        content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
+        messages.append({"role": "assistant", "content": content})
+        if reply.stop_reason != "tool_use":
+            return messages, reply.stop_reason
+        results, progress = [], False
+        for block in (b for b in content if b["type"] == "tool_use"):
+            out = run_tool(by_name, block["name"], block.get("input"))
+            results.append({"type": "tool_result", "tool_use_id": block["id"], "content": out.content})
+            if out.is_error:
+                results[-1]["is_error"] = True
+            elif out.content not in seen:
+                seen.add(out.content)
+                progress = True
+        messages.append({"role": "user", "content": results})
+        idle = 0 if progress else idle + 1
+    return messages, "max_turns"
     ### END SOLUTION

@@ -2,6 +2,7 @@
 
 import pytest
 
+import agentlab
 from agentlab.grading import lazy_import
 
 pytestmark = pytest.mark.forbids(
@@ -45,44 +46,105 @@ def test_k_1_null_input_and_bad_k():
         assert repr(bad) in str(e.value), f"the error should name the bad value {bad!r}: {e.value}"
 
 
-TEXT, CALL = (
-    {"type": "text", "text": "Let me save the note."},
-    {"type": "tool_use", "id": "t1", "name": "save_note", "input": {}},
+# Exercise 5.2: the student's own loop with a wall clock and a no-progress guard, against models that never stop.
+
+YOUR_OWN_GUARDS = pytest.mark.forbids(
+    "agentlab.loop.run_agent",
+    "agentlab.loop.execute_tools",
+    "agentlab.guards.Limits.start",
+    "agentlab.guards.Budget.check",
+    why="Exercise 5.2 asks you to write the loop and its guards yourself",
 )
+MODEL = "claude-haiku-4-5"
 
 
-@pytest.mark.exercise("5.2")
-@pytest.mark.points(1)
-def test_tool_use_runs_tools_a_pause_is_sent_back_and_an_ended_turn_is_checked():
-    assert ex05.next_action("tool_use", [TEXT, CALL]) == "run tools"
-    assert ex05.next_action("pause_turn", [TEXT]) == "send back", (
-        "a paused turn is not over: send the reply back as it is so the server goes on"
+def _guarded(tmp_path, policy, clock=None, **limits):
+    from agentlab.sim.clock import SimClock
+
+    client = agentlab.connect("sim", policy=policy, quiet=True)
+    clock = clock or SimClock()
+    options = {"max_seconds": 60.0, "max_idle_turns": 100, **limits}
+    messages, why = ex05.run_guarded(
+        client, "Which is warmer, Paris or London?", agentlab.task_tools(tmp_path), MODEL, clock=clock, **options
     )
-    for reason in ("end_turn", "stop_sequence"):
-        got = ex05.next_action(reason, [TEXT])
-        assert got == "check done", f"after {reason} the harness checks whether the task is done; got {got!r}"
+    return messages, why, len(agentlab.meter_of(client).calls)
+
+
+def _answered(messages):
+    """Every tool_use is answered in the next message (the API refuses a conversation that breaks this)."""
+    for i, m in enumerate(messages):
+        ids = [b["id"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
+        if ids and m["role"] == "assistant":
+            nxt = messages[i + 1]["content"] if i + 1 < len(messages) else []
+            if [b.get("tool_use_id") for b in nxt] != ids:
+                return False
+    return True
 
 
 @pytest.mark.exercise("5.2")
+@YOUR_OWN_GUARDS
 @pytest.mark.points(1)
-def test_a_cut_tool_call_asks_for_more_tokens_and_a_refusal_stops():
-    assert ex05.next_action("max_tokens", [TEXT, CALL]) == "raise max_tokens", (
-        "a tool call cut by max_tokens may have a cut input: never run it, ask again with more tokens"
-    )
-    assert ex05.next_action("max_tokens", []) == "raise max_tokens", "nothing was written: more tokens, not 'continue'"
-    assert ex05.next_action("max_tokens", [CALL, TEXT]) == "continue", "the reply was cut in its text: let it go on"
-    for content in ([], [TEXT], [TEXT, CALL]):
-        assert ex05.next_action("refusal", content) == "stop", "a refusal stops, whatever the reply holds"
+def test_the_wall_clock_stops_before_the_call_that_would_start_late(tmp_path):
+    from agentlab.sim.clock import SimClock
+    from agentlab.sim.models.misbehaving import Looper, SlowModel
 
-
-@pytest.mark.exercise("5.2")
-@pytest.mark.points(1)
-def test_a_full_window_stops_and_an_unknown_stop_reason_is_an_error():
-    assert ex05.next_action("model_context_window_exceeded", [TEXT]) == "stop"
-    for bad in ("pause_run", "", None, "END_TURN"):
-        with pytest.raises(ValueError) as e:
-            ex05.next_action(bad, [TEXT])
-        assert "stop_reason" in str(e.value) and repr(bad) in str(e.value), (
-            f"the error should name stop_reason and the value {bad!r}: {e.value}"
+    for latency, calls in ((4.0, 3), (5.0, 2)):  # calls start at 0, 4, 8 (12 is late); at 0, 5 (10 is not before 10)
+        clock = SimClock()
+        messages, why, made = _guarded(tmp_path, SlowModel(clock, latency, Looper()), clock=clock, max_seconds=10.0)
+        assert (why, made) == ("wall_clock", calls), (
+            f"each call takes {latency:g} s and the limit is 10 s: expected {calls} calls then 'wall_clock', "
+            f"got {made} calls and {why!r} (check the clock before each call; reread 'A slow model, on a clock that does not sleep' in notebook 05)"
         )
-    assert set(ex05.ACTIONS) >= {"run tools", "send back", "check done", "continue", "raise max_tokens", "stop"}
+        assert _answered(messages), "the conversation you return must answer every tool_use"
+    messages, why, made = _guarded(tmp_path, Looper(), max_seconds=0.0)
+    assert (why, made) == ("wall_clock", 0), (
+        f"with max_seconds=0 the time is up before the first call: expected no call and 'wall_clock', got {made} "
+        f"calls and {why!r} (the check comes before each call, the first one too)"
+    )
+
+
+@pytest.mark.exercise("5.2")
+@YOUR_OWN_GUARDS
+@pytest.mark.points(1)
+def test_no_progress_counts_errors_and_repeats_as_idle_and_resets_on_news(tmp_path):
+    from agentlab.sim.models.misbehaving import Looper, Wanderer
+
+    cases = (
+        (Wanderer(), 2, "every result is an error (made-up places)"),
+        (Looper(), 3, "the first result is news, every later one repeats it"),
+        (
+            agentlab.FunctionModel(
+                lambda m, info: [
+                    {"type": "tool_use", "name": "get_weather", "input": {"city": ["Paris", "London"][len(m) > 4]}}
+                ]
+            ),
+            5,
+            "Paris twice, then London: the news on turn 3 starts the count again",
+        ),
+    )
+    for policy, calls, why_so in cases:
+        messages, why, made = _guarded(tmp_path, policy, max_idle_turns=2)
+        assert (why, made) == ("no_progress", calls), (
+            f"{why_so}: with max_idle_turns=2 expected {calls} calls then 'no_progress', got {made} and {why!r} "
+            "(a turn makes progress only with a successful result not seen before; reread 'A model that wanders' in notebook 05)"
+        )
+        assert _answered(messages)
+
+
+@pytest.mark.exercise("5.2")
+@YOUR_OWN_GUARDS
+@pytest.mark.points(1)
+def test_a_model_that_stops_ends_the_run_itself_and_max_turns_bounds_the_rest(tmp_path):
+    messages, why, made = _guarded(tmp_path, None)
+    assert why == "end_turn" and messages[-1]["role"] == "assistant", (
+        f"the model answered, so the run ends with its stop_reason 'end_turn'; got {why!r}"
+    )
+    cities = agentlab.city_names()
+    news = agentlab.FunctionModel(
+        lambda m, info: [{"type": "tool_use", "name": "get_weather", "input": {"city": cities[len(m) // 2]}}]
+    )
+    messages, why, made = _guarded(tmp_path, news, max_turns=4, max_idle_turns=1)
+    assert (why, made) == ("max_turns", 4), (
+        f"a new city every turn is progress, so only max_turns=4 stops it: got {made} calls and {why!r}"
+    )
+    assert _answered(messages)
