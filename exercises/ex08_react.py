@@ -8,39 +8,60 @@ from __future__ import annotations
 from typing import Any
 
 
-def parse_call_syntax(text: str) -> tuple[str, dict[str, Any]]:
-    """Exercise 8.1: read an action written as a function call.
+def react_loop(client: Any, task: str, tools: list[Any], model: str, max_turns: int = 8) -> str | None:
+    """Exercise 8.1: write the ReAct loop: the model writes each tool call as text; your code parses, acts, observes.
 
-    `text` is a ReAct turn whose last line is like `Action: get_weather(city='Paris', days=3)`:
-    keyword arguments only, values are Python literals (strings in ' or ", numbers, True/False/None,
-    lists). Return `("get_weather", {"city": "Paris", "days": 3})`. Lines before the Action line
-    (e.g. `Thought: ...`) are ignored. Raise ValueError naming the problem for text with no such
-    Action line, positional arguments, or values that are not literals (never evaluate code).
+    No `tools=` goes to the API. The system prompt (agentlab.react.react_prompt(tools) writes one) asks the model
+    for `Thought: ...`, `Action: <tool name>` and `Action Input: <JSON object>`, then to stop. Your code reads that
+    action, runs the tool (agentlab.run_tool is fine) and answers with a user message starting `Observation: `;
+    a reply with `Final Answer: <text>` ends the task, and that text is what you return.
+
+    A model does not always stop where a prompt says: it may write on, invent the Observation itself and answer
+    from it. Make sure every reply is cut before an Observation the model writes (the API can do it for you). A
+    reply that is neither a well-formed action nor a final answer gets a message back saying what to write, and
+    counts as a turn. Never more than `max_turns` model calls; return None if no final answer came by then.
+    Write the loop and its parsing yourself: agentlab.react.run_react and agentlab.react.parse_action fail the tests.
     """
     ### BEGIN SOLUTION
-    import ast
+    import json
     import re
 
-    m = re.search(r"^Action:\s*(.+?)\s*\Z", text.strip(), re.M | re.S)
-    if not m:
-        raise ValueError("no 'Action: name(...)' line found")
-    try:
-        node = ast.parse(m.group(1), mode="eval").body
-    except SyntaxError as e:
-        raise ValueError(f"the action is not a call: {e.msg}") from None
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-        raise ValueError("the action must be a call such as get_weather(city='Paris')")
-    if node.args:
-        raise ValueError("positional arguments are not allowed; write name=value")
-    out = {}
-    for kw in node.keywords:
-        if kw.arg is None:
-            raise ValueError("**kwargs is not allowed")
-        try:
-            out[kw.arg] = ast.literal_eval(kw.value)
-        except ValueError:
-            raise ValueError(f"the value of {kw.arg} is not a literal") from None
-    return node.func.id, out
+    from agentlab.react import react_prompt
+    from agentlab.tools import run_tool, toolset
+
+    by_name = toolset(tools)
+    messages: list[dict] = [{"role": "user", "content": task}]
+    for _ in range(max_turns):
+        reply = client.messages.create(
+            model=model,
+            max_tokens=1024,
+            system=react_prompt(tools, lang="en"),
+            messages=messages,
+            stop_sequences=["Observation:"],
+        )
+        text = "".join(b.text for b in reply.content if b.type == "text").strip()
+        messages.append({"role": "assistant", "content": text or "(nothing)"})
+        final = re.search(r"^Final Answer:\s*(.+)", text, re.M | re.S)
+        action = re.search(r"^Action:\s*(\S+)\s*\n\s*Action Input:\s*(\{.*\})\s*\Z", text, re.M | re.S)
+        if action:
+            try:
+                tool_input = json.loads(action.group(2))
+            except ValueError:
+                tool_input = None
+            if isinstance(tool_input, dict):
+                out = run_tool(by_name, action.group(1), tool_input)
+                messages.append({"role": "user", "content": f"Observation: {out.content}"})
+                continue
+        if final:
+            return final.group(1).strip()
+        messages.append(
+            {
+                "role": "user",
+                "content": "Format error: write 'Action: <tool name>' and 'Action Input: <a JSON object>' on two "
+                "lines, then stop; or 'Final Answer: <the answer>'.",
+            }
+        )
+    return None
     ### END SOLUTION
 
 

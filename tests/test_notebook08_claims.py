@@ -137,3 +137,28 @@ def test_the_takeaway_says_position_costs_nothing_and_length_costs_as_the_token_
     assert "不改变 harness 付出的任何费用；花钱的是长度" in markdown(NB, "zh")
     assert "The descriptions showed that the words a model reads change what it does" in _position("en")
     assert "工具描述的实验表明" in _position("zh")
+
+
+@pytest.mark.parametrize("edition", ["08_react_vs_native", "zh-CN/08_react_vs_native"])
+def test_run_react_cuts_a_reply_before_an_observation_the_model_invents(edition, tmp_path):
+    from claims import said
+
+    from agentlab.react import run_react
+
+    zh = edition.startswith("zh")
+    where = said(edition, 8, "API 会在那里截断每一次回复" if zh else "the API cuts every reply there")
+    sent: list = []
+
+    def inventing(messages, request):
+        sent.append(request.get("stop_sequences"))
+        if any("Observation:" in str(m["content"]) for m in messages if m["role"] == "user"):
+            return "Thought: I have it.\nFinal Answer: done from the real result"
+        return (
+            'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris"}\n'
+            "Observation: Paris is 35 C.\nFinal Answer: Paris is 35 C."
+        )
+
+    client = agentlab.connect("sim", policy=agentlab.FunctionModel(inventing), quiet=True)
+    run = run_react(client, "How warm is Paris today?", agentlab.task_tools(tmp_path)).run
+    assert sent and all(s == ["\nObservation:"] for s in sent), where
+    assert run.final_text == "done from the real result" and "35" not in str(run.messages[1]), where

@@ -9,41 +9,97 @@ import random
 
 import pytest
 
+import agentlab
 from agentlab.grading import lazy_import
 
-pytestmark = pytest.mark.forbids(
-    "agentlab.react.parse_action", why="Exercise 8.1 asks you to parse the action yourself"
+YOUR_OWN_REACT = pytest.mark.forbids(
+    "agentlab.react.parse_action",
+    "agentlab.react.run_react",
+    "agentlab.loop.run_agent",
+    why="Exercise 8.1 asks you to write the ReAct loop and its parsing yourself",
 )
 
 ex08 = lazy_import("exercises.ex08_react")
+MODEL = "claude-haiku-4-5"
 
 
 @pytest.mark.exercise("8.1")
+@YOUR_OWN_REACT
 @pytest.mark.points(1)
-def test_reads_a_call_with_keyword_arguments():
-    got = ex08.parse_call_syntax("Thought: I need Paris.\nAction: get_weather(city='Paris', days=3)")
-    assert got == ("get_weather", {"city": "Paris", "days": 3}), got
+def test_the_react_loop_does_the_city_task_with_the_simulated_react_model(tmp_path):
+    from agentlab.sim.models.react import ReactWriter
+
+    client = agentlab.connect("sim", policy=ReactWriter(), quiet=True)
+    answer = ex08.react_loop(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path), MODEL)
+    assert isinstance(answer, str) and "Paris" in answer and "London" in answer, (
+        f"the model's Final Answer compares Paris and London; got {answer!r} (reread 'One ReAct run with malformed actions' in notebook 08)"
+    )
+    assert (tmp_path / "notes.md").exists(), "the model's save_note action should have run"
+    sent = [c for c in agentlab.meter_of(client).calls]
+    assert len(sent) >= 3, f"a ReAct run of this task takes several calls; yours made {len(sent)}"
+
+
+def _inventing_model(seen: list):
+    """Writes its action and then, unless cut, an invented Observation and an answer from it."""
+    import agentlab
+
+    def reply(messages, request):
+        seen.append([str(m["content"]) for m in messages if m["role"] == "assistant"])
+        observed = [m["content"] for m in messages if m["role"] == "user" and "Observation:" in str(m["content"])]
+        if observed:
+            return f"Thought: I have the result.\nFinal Answer: {str(observed[-1]).split('Observation:', 1)[1].strip()}"
+        return (
+            'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris"}\n'
+            "Observation: Paris is 35 C and sunny.\nThought: That settles it.\nFinal Answer: Paris is 35 C."
+        )
+
+    return agentlab.FunctionModel(reply)
 
 
 @pytest.mark.exercise("8.1")
+@YOUR_OWN_REACT
 @pytest.mark.points(1)
-def test_reads_literals_of_every_kind_and_no_arguments():
-    got = ex08.parse_call_syntax('Action: f(a="x y", b=-1.5, c=True, d=None, e=[1, "2"])')
-    assert got == ("f", {"a": "x y", "b": -1.5, "c": True, "d": None, "e": [1, "2"]}), got
-    assert ex08.parse_call_syntax("Action: free_seats()") == ("free_seats", {})
+def test_an_observation_the_model_invents_never_reaches_the_answer(tmp_path):
+    seen: list = []
+    client = agentlab.connect("sim", policy=_inventing_model(seen), quiet=True)
+    tools = agentlab.task_tools(tmp_path)
+    answer = ex08.react_loop(client, "How warm is Paris today?", tools, MODEL)
+    real = agentlab.run_tool({t.name: t for t in tools}, "get_weather", {"city": "Paris"}).content
+    assert answer is not None and "35" not in answer and real in answer, (
+        f"the model wrote its own 'Observation: Paris is 35 C' after its action; the answer should come from the "
+        f"tool's real result ({real!r}), got {answer!r}. Cut each reply before 'Observation:' (stop_sequences), "
+        "as run_react does (reread 'The prompt' in notebook 08)"
+    )
+    invented = [text for history in seen for text in history if "Observation:" in text]
+    assert not invented, (
+        f"the conversation you sent back holds the model's own invented Observation: {invented[0]!r}; the API can "
+        "cut each reply before it (stop_sequences), so only your code ever writes an Observation"
+    )
 
 
 @pytest.mark.exercise("8.1")
+@YOUR_OWN_REACT
 @pytest.mark.points(1)
-def test_refuses_what_is_not_a_safe_keyword_call():
-    for bad in (
-        "Thought: hmm",
-        "Action: get_weather('Paris')",
-        "Action: f(x=__import__('os').getcwd())",
-        "Action: get_weather",
-    ):
-        with pytest.raises(ValueError):
-            ex08.parse_call_syntax(bad)
+def test_a_reply_that_is_no_action_gets_a_format_message_and_the_loop_is_bounded(tmp_path):
+    import agentlab
+
+    asked: list = []
+
+    def rambling(messages, request):
+        asked.append((messages[-1]["role"], str(messages[-1]["content"])) if len(messages) > 1 else None)
+        return "I think it is probably sunny somewhere."
+
+    client = agentlab.connect("sim", policy=agentlab.FunctionModel(rambling), quiet=True)
+    answer = ex08.react_loop(client, "How warm is Paris today?", agentlab.task_tools(tmp_path), MODEL, max_turns=3)
+    assert answer is None and len(asked) == 3, (
+        f"a model that never writes an action or a final answer: 3 calls with max_turns=3, then None; "
+        f"got {len(asked)} calls and {answer!r}"
+    )
+    told = asked[1:]
+    assert all(role == "user" and text.strip() and "Observation" not in text for role, text in told), (
+        f"after a reply with no action, your next message tells the model what to write (a user message, not an "
+        f"Observation); the model read {told!r}"
+    )
 
 
 def _runs_with_every_guess_wrong():
