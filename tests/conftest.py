@@ -132,6 +132,8 @@ BROWSER_TESTS = "tests/browser/"
 """Every test under here shares one JupyterLab, one Chromium and one build/ folder: one xdist worker runs them all."""
 REPLAY_TESTS = "tests/live/test_notebooks_replay.py"
 """Its tests of one notebook share that notebook's one record-and-replay run (a module fixture): one worker each."""
+FIGURE_STYLE_TESTS = "tests/views/test_figure_style.py"
+"""Its tests share one drawing of every figure (a module fixture, about 30 s): one worker draws them, not each."""
 
 
 def pytest_xdist_make_scheduler(config, log):
@@ -139,7 +141,7 @@ def pytest_xdist_make_scheduler(config, log):
 
     xdist marks a test's group by appending ``@group`` to its node id, which pytest 9.2's structured
     ids ignore, so ``xdist_group`` marks alone no longer keep a group on one worker. Here the browser
-    tests form one group by their path, and the replay tests one group per notebook; any ``@group`` suffix
+    tests form one group by their path, the figure-style tests another, and the replay tests one group per notebook; any ``@group`` suffix
     xdist does manage to add still counts.
     Tests that read one notebook's run need no group: the notebook store's lock has the second wait.
     """
@@ -153,6 +155,8 @@ def pytest_xdist_make_scheduler(config, log):
                 return "browser"
             if nodeid.startswith(REPLAY_TESTS) and "[" in nodeid:
                 return "replay:" + nodeid.rsplit("[", 1)[-1].rstrip("]")
+            if nodeid.startswith(FIGURE_STYLE_TESTS):
+                return "figure-style"
             return super()._split_scope(nodeid)
 
     return Scheduling(config, log)
