@@ -196,7 +196,7 @@ class Executor:
         running = {}
         for i in wave:
             if len(wave) > 1 or self._limit(by_name, blocks[i]["name"]) is not None:
-                running[i] = _workers.start(lambda i=i: outcomes.__setitem__(i, self._one(by_name, blocks[i])))
+                running[i] = _workers.start(lambda i=i: outcomes.__setitem__(i, self._kept(by_name, blocks[i])))
             else:
                 outcomes[i] = self._one(by_name, blocks[i])
         t0 = time.monotonic()
@@ -204,6 +204,14 @@ class Executor:
             limit = self._limit(by_name, blocks[i]["name"])
             if not done.acquire(timeout=-1 if limit is None else max(0.0, limit - (time.monotonic() - t0))):
                 outcomes[i] = self._timed_out(blocks[i]["name"], limit)
+
+    def _kept(self, by_name: dict[str, Tool], block: dict) -> ToolOutcome:
+        """``_one`` on a kept worker: a tool that ends its thread (``sys.exit()``) is answered as an error, and the
+        worker lives on for the next call."""
+        try:
+            return self._one(by_name, block)
+        except BaseException as e:  # noqa: BLE001 (SystemExit from a tool: a worker must outlive any tool)
+            return ToolOutcome(hint(f"{block['name']} stopped with {type(e).__name__}: {e}", self.lang), True)
 
     def _limit(self, by_name: dict[str, Tool], name: str) -> float | None:
         """Seconds the named tool may take: its own ``timeout=``, else the default (an unknown tool is not run)."""

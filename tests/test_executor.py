@@ -134,6 +134,24 @@ def test_an_abandoned_worker_does_not_hold_up_the_next_call():
         release.set()
 
 
+def test_a_tool_that_exits_its_thread_is_an_error_and_the_worker_serves_the_next_call():
+    @tool(timeout=5)
+    def quits() -> str:
+        """Calls sys.exit."""
+        raise SystemExit(3)
+
+    @tool(timeout=5)
+    def quick() -> str:
+        """Answers at once."""
+        return "ok"
+
+    for _ in range(3):  # every kept worker that ran `quits` must still answer
+        (bad,) = Executor()([{"type": "tool_use", "id": "t1", "name": "quits", "input": {}}], [quits])
+        assert bad["is_error"] and "SystemExit" in bad["content"]
+        (ok,) = Executor()([{"type": "tool_use", "id": "t2", "name": "quick", "input": {}}], [quick])
+        assert ok["content"] == "ok"
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_forked_child_runs_timed_tools_on_workers_of_its_own():
     @tool(timeout=5)
