@@ -98,3 +98,21 @@ def input_shares(turn: Any) -> dict[str, float]:
 def history_overtakes(run: Run) -> int | None:
     """The first turn whose history part is larger than its fixed part, or ``None`` if none is."""
     return next((t.index for t in run.turns if t.breakdown and t.breakdown.history > t.breakdown.fixed), None)
+
+
+def core(pattern: Any) -> str:
+    """The lines of a workflow pattern's ``run_*`` function that run the pattern: the body of its
+    ``with Steps(...) as wf:`` block, read from the module file as it is (the code that runs, not a copy),
+    under one line naming the file. The checks before it (bounds, arguments) and the helpers it calls are left out."""
+    import inspect
+    import textwrap
+
+    fn = inspect.unwrap(pattern)
+    lines = inspect.getsource(fn).splitlines()
+    start = next((i for i, line in enumerate(lines) if line.rstrip().endswith(" as wf:")), None)
+    if start is None:
+        raise ValueError(f"core({fn.__name__}): no `with Steps(...) as wf:` block; give a workflow's run_* function")
+    body = textwrap.dedent("\n".join(lines[start + 1 :]))
+    where = inspect.getsourcefile(fn) or ""
+    where = where[where.rfind("agentlab") :].replace("\\", "/") if "agentlab" in where else where
+    return f"# {where}, {fn.__name__}: the {len(lines) - start - 1} lines inside `with Steps(...) as wf:`\n{body}"

@@ -67,23 +67,31 @@ def run_chain(
         links=[link.name for link in links],
     ) as wf:
         value = first_input
-        for link in links:
+        for link in links:  # the order is fixed in code
             path = f"chain/{link.name}"
-            if link.code is not None:
-                rec = wf.code(path, link.code, value)
-                if rec.status != "ok":
-                    return wf.finish(StopReason.ERROR, "", f"code step {path!r} failed: {rec.error}")
-                value = rec.output
-            else:
-                try:
-                    value = wf.ask(
-                        path, link.prompt.replace("{input}", str(value)), system=link.system, schema=link.schema
-                    )
-                except UnparseableOutput as e:
-                    return wf.finish(StopReason.UNPARSEABLE_OUTPUT, e.raw, str(e))
-            verdict = link.gate(value) if link.gate else None
+            try:
+                value = _step(wf, path, link, value)  # a model call, or a code step
+            except UnparseableOutput as e:
+                return wf.finish(StopReason.UNPARSEABLE_OUTPUT, e.raw, str(e))
+            except CodeStepFailed as e:
+                return wf.finish(StopReason.ERROR, "", str(e))
+            verdict = link.gate(value) if link.gate else None  # code checks the output, not the model
             if verdict is False or isinstance(verdict, str):
                 why = verdict if isinstance(verdict, str) else "the gate returned False"
                 wf.fail(f"{path}/gate", "rejected", why)
                 return wf.finish(StopReason.GATE_FAILED, str(value), f"gate after {link.name!r} failed: {why}")
         return wf.finish(StopReason.COMPLETED, value if isinstance(value, str) else str(value))
+
+
+class CodeStepFailed(RuntimeError):
+    """A chain's code step raised; the message names the step and the error."""
+
+
+def _step(wf: Steps, path: str, link: Link, value: Any) -> Any:
+    """One link's output: its code run on ``value``, or its model call with ``value`` in the prompt."""
+    if link.code is not None:
+        rec = wf.code(path, link.code, value)
+        if rec.status != "ok":
+            raise CodeStepFailed(f"code step {path!r} failed: {rec.error}")
+        return rec.output
+    return wf.ask(path, link.prompt.replace("{input}", str(value)), system=link.system, schema=link.schema)

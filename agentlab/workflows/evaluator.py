@@ -61,7 +61,7 @@ def run_evaluator(
     ) as wf:
         draft = wf.ask("evaluator/write[1]", task, system=writer)
         score, reasons = None, []
-        for rnd in range(1, max_rounds + 1):
+        for rnd in range(1, max_rounds + 1):  # bounded: at most max_rounds critiques
             try:
                 verdict = wf.ask(f"evaluator/critique[{rnd}]", f"{task}\nDraft: {draft}", system=critic, schema=VERDICT)
             except UnparseableOutput as e:
@@ -69,20 +69,19 @@ def run_evaluator(
                     StopReason.UNPARSEABLE_OUTPUT, draft, f"round {rnd}: the critique could not be read: {e}"
                 )
             score, reasons = verdict["score"], verdict["reasons"]
-            if score >= min_score:
+            if score >= min_score:  # the exit is a number checked in code
                 return wf.finish(
                     StopReason.ACCEPTED, draft, f"accepted in round {rnd} with score {score}/10 (needs {min_score})"
                 )
             if rnd < max_rounds:
-                feedback = "; ".join(reasons) or "raise the score"
-                draft = wf.ask(
-                    f"evaluator/write[{rnd + 1}]",
-                    f"{task}\nPrevious draft: {draft}\nFeedback: {feedback}",
-                    system=writer,
-                )
-        return wf.finish(
-            StopReason.MAX_ROUNDS,
-            draft,
-            f"not accepted after max_rounds={max_rounds}: last score "
-            f"{score}/10 (needs {min_score}); still wrong: {'; '.join(reasons) or 'no reason given'}",
-        )
+                revise = f"{task}\nPrevious draft: {draft}\nFeedback: {'; '.join(reasons) or 'raise the score'}"
+                draft = wf.ask(f"evaluator/write[{rnd + 1}]", revise, system=writer)
+        return wf.finish(StopReason.MAX_ROUNDS, draft, _not_accepted(max_rounds, score, min_score, reasons))
+
+
+def _not_accepted(max_rounds: int, score: Any, min_score: int, reasons: list[str]) -> str:
+    """Why a run ended at its round limit: the last score, the bar, and what the critic still found wrong."""
+    return (
+        f"not accepted after max_rounds={max_rounds}: last score "
+        f"{score}/10 (needs {min_score}); still wrong: {'; '.join(reasons) or 'no reason given'}"
+    )

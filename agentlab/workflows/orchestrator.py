@@ -69,28 +69,14 @@ def run_orchestrator(
     check_bound("max_workers", max_workers, 1, MAX_WORKERS)
     check_bound("worker_timeout", worker_timeout, 0.001, 3600, whole=False)
     with Steps(client, "orchestrator", limits=limits, model=model, trace=trace, max_tokens=max_tokens, task=task) as wf:
-        try:
-            subtasks = wf.ask("orchestrator/plan", task, system=PLANNER, schema=PLAN)["subtasks"]
-        except UnparseableOutput as e:
-            return wf.finish(StopReason.UNPARSEABLE_OUTPUT, "", f"the plan could not be read: {e}")
-        titles = [s["title"] for s in subtasks]
-        if len(subtasks) > max_subtasks or len(set(titles)) < len(titles):
-            why = (
-                f"the plan has {len(subtasks)} subtasks, max_subtasks={max_subtasks}"
-                if len(subtasks) > max_subtasks
-                else f"the plan repeats a subtask title: {titles}"
-            )
-            wf.fail("orchestrator/plan/check", "rejected", why)
-            return wf.finish(StopReason.UNPARSEABLE_OUTPUT, "", f"invalid plan: {why}")
-
-        def worker(i: int, sub: dict) -> str:
-            path = f"orchestrator/worker[{i}]"
-            data = context(sub) if context else ""
-            return wf.ask(path, f"{sub['instruction']}\n{data}".strip(), system=worker_system)
-
+        subtasks, why = _plan(wf, task, max_subtasks)  # the model writes the plan; code reads and checks it
+        if why:
+            return wf.finish(StopReason.UNPARSEABLE_OUTPUT, "", why)
         paths = [f"orchestrator/worker[{i}]" for i in range(1, len(subtasks) + 1)]
-        jobs = [(p, lambda i=i, s=s: worker(i, s)) for i, (p, s) in enumerate(zip(paths, subtasks), start=1)]
-        out = wf.concurrently(jobs, max_workers=max_workers, timeout=worker_timeout)
+        jobs = [
+            (p, lambda p=p, s=s: wf.ask(p, _brief(s, context), system=worker_system)) for p, s in zip(paths, subtasks)
+        ]
+        out = wf.concurrently(jobs, max_workers=max_workers, timeout=worker_timeout)  # workers run at the same time
         parts = [(s["title"], out[p].output) for p, s in zip(paths, subtasks) if out[p].status == "ok"]
         failed = [s["title"] for p, s in zip(paths, subtasks) if out[p].status != "ok"]
         if not parts:
@@ -98,9 +84,31 @@ def run_orchestrator(
         joined = "\n".join(f"{title}: {text}" if not text.startswith(title) else text for title, text in parts)
         answer = wf.ask("orchestrator/synthesise", f"Task: {task}\nParts:\n{joined}", system=synth_system)
         if failed:
-            return wf.finish(
-                StopReason.WORKER_FAILED,
-                answer,
-                f"workers for {failed} failed or timed out; synthesised from the other {len(parts)}",
-            )
+            why = f"workers for {failed} failed or timed out; synthesised from the other {len(parts)}"
+            return wf.finish(StopReason.WORKER_FAILED, answer, why)
         return wf.finish(StopReason.COMPLETED, answer, f"{len(parts)} workers synthesised")
+
+
+def _plan(wf: Steps, task: str, max_subtasks: int) -> tuple[list[dict], str]:
+    """The planner's subtasks, read and checked in code; ``([], why)`` when the plan cannot be used."""
+    try:
+        subtasks = wf.ask("orchestrator/plan", task, system=PLANNER, schema=PLAN)["subtasks"]
+    except UnparseableOutput as e:
+        return [], f"the plan could not be read: {e}"
+    titles = [s["title"] for s in subtasks]
+    if len(subtasks) > max_subtasks or len(set(titles)) < len(titles):
+        why = (
+            f"the plan has {len(subtasks)} subtasks, max_subtasks={max_subtasks}"
+            if len(subtasks) > max_subtasks
+            else f"the plan repeats a subtask title: {titles}"
+        )
+        wf.fail("orchestrator/plan/check", "rejected", why)
+        return [], f"invalid plan: {why}"
+    return subtasks, ""
+
+
+def _brief(subtask: dict, context: Callable[[dict], str] | None) -> str:
+    """A worker's prompt: its instruction and the data ``context`` (code) fetched for it; if that raises, the
+    worker fails and the others go on."""
+    data = context(subtask) if context else ""
+    return f"{subtask['instruction']}\n{data}".strip()

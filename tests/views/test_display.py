@@ -1,3 +1,5 @@
+import pytest
+
 from agentlab.views.display import steps_table
 from agentlab.workflows import run_chain
 from tests.workflows.test_chaining import _links
@@ -13,3 +15,44 @@ def test_steps_table_has_one_row_per_step_whose_tokens_add_up_to_the_runs(sim):
 def test_steps_table_cuts_a_long_error_to_70_characters(sim):
     table = steps_table(run_chain(sim, "Which is warmer, Paris or Rome?", _links(gate=lambda v: "x" * 200)))
     assert list(table["step"]) == ["chain/extract", "chain/extract/gate"] and list(table["error"].map(len)) == [0, 70]
+
+
+PATTERNS = ("run_chain", "run_router", "run_sections", "run_vote", "run_orchestrator", "run_evaluator")
+
+
+@pytest.mark.parametrize("name", PATTERNS)
+def test_each_patterns_core_is_10_to_20_lines_read_from_its_module(name):
+    import inspect
+
+    import agentlab.workflows as wf
+    from agentlab.views.display import core
+
+    fn = getattr(wf, name)
+    text = core(fn)
+    header, *body = text.splitlines()
+    assert header.startswith("# agentlab/workflows/") and f"{name}: the {len(body)} lines" in header
+    assert 10 <= len(body) <= 20, f"{name}'s core is {len(body)} lines: the page shows 10-20"
+    source = inspect.getsource(inspect.unwrap(fn))
+    assert all(line.strip() in source for line in body), "every line shown is a line of the function that runs"
+
+
+@pytest.mark.parametrize("edition", ["04_five_patterns", "zh-CN/04_five_patterns"])
+def test_notebook_04_prints_each_patterns_core_in_the_cell_that_runs_it(edition):
+    import json
+
+    from claims import NOTEBOOKS, said
+
+    where = said(
+        edition, 4, "所以你读到的就是实际运行的代码" if "zh" in edition else "so what you read is the code that runs"
+    )
+    cells = json.loads((NOTEBOOKS / f"{edition}.ipynb").read_text("utf-8"))["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    for name in PATTERNS:
+        assert any(f"print(core({name}))" in c and f"{name}(client" in c for c in code), (where, name)
+
+
+def test_core_refuses_a_function_without_a_steps_block():
+    from agentlab.views.display import core
+
+    with pytest.raises(ValueError, match="give a workflow's run_\\* function"):
+        core(test_core_refuses_a_function_without_a_steps_block)
