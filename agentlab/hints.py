@@ -43,6 +43,11 @@ _RULES: list[tuple[str, str, str]] = [
         r"未知城市 '\1'。你是不是指：\2？请用其中一个名字再调用 get_weather。",
     ),
     (
+        r"^(\w+) stopped with (\w+): (.*)$",
+        r"\1 stopped with \2: \3",
+        r"\1 以 \2 结束了运行：\3",
+    ),
+    (
         r"^(\w+) did not answer within ([\d.]+) s and was abandoned; try again$",
         r"\1 did not answer within \2 s and was abandoned; try again.",
         r"\1 在 \2 秒内没有响应，已放弃；请再试一次。",

@@ -118,6 +118,17 @@ def _not_run(lang: str = "en") -> str:
     return not_run([{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {}}], stopped, lang)[0]["content"]
 
 
+def _exits() -> str:
+    """What a kept worker answers for a tool that calls sys.exit()."""
+
+    @agentlab.tool(timeout=5)
+    def quits() -> str:
+        """Calls sys.exit."""
+        raise SystemExit(3)
+
+    return Executor()([{"type": "tool_use", "id": "t1", "name": "quits", "input": {}}], [quits])[0]["content"]
+
+
 WORDINGS = {
     "tools.py: Unknown tool ": lambda: run_tool({}, "get_wether", {}).content,
     "tools.py: Invalid input for {name}": lambda: _run(_schema_tool(), {"city": "Oslo", "unit": 3}),
@@ -138,6 +149,7 @@ WORDINGS = {
     "experiments/variants.py: No forecast for ": _no_forecast,
     "experiments/tool_descriptions.py: Unknown city ": lambda: _lookup_refuses("weather in Paris"),
     "executor.py: [truncated: {cap} of {le": lambda: "[truncated: 5 of 56 characters shown]",
+    "executor.py: {block['name']} stopped ": lambda: _exits(),
     "executor.py: {name} did not answer wi": lambda: (
         "get_weather did not answer within 0.5 s and was abandoned; try again"
     ),
