@@ -66,3 +66,15 @@ def test_a_notebook_with_graded_exercises_says_an_edit_needs_a_restart_or_autore
         assert "%autoreload 2" in prose and ("restart the kernel" in prose or "重启内核" in prose), (
             f"{path.name}: say that an edited exercises/exNN_*.py needs a kernel restart or %autoreload"
         )
+
+
+@pytest.mark.parametrize("path", BOTH_EDITIONS, ids=lambda p: str(p.relative_to(NOTEBOOK_DIR)))
+def test_every_notebook_opens_with_its_question_and_two_to_four_learning_goals(path: Path) -> None:
+    first = "".join(json.loads(path.read_text("utf-8"))["cells"][0]["source"])
+    zh = "zh-CN" in path.parts
+    head = "**学习目标。** 学完这本笔记本，你能够：" if zh else "**Learning goals.** After this notebook you can:"
+    assert ("**问题：" if zh else "**Question:") in first and head in first, (
+        f"{path.name}: no question or learning goals"
+    )
+    goals = first.split(head, 1)[1].split("\n\n", 1)[0].strip().splitlines()
+    assert 2 <= len(goals) <= 4 and all(g.startswith("- ") for g in goals), f"{path.name}: {goals}"

@@ -2,9 +2,10 @@
 
 pydantic/pydantic-ai's test suite recorded these against the real API (``scripts/make_real_runs.py`` made the
 cassettes in ``agentlab/data/real_runs/``; ``sources.json`` says where each came from). :func:`replay` plays one
-through the lab's own loop in replay mode: the cassette answers each call, and it refuses any request that is
-not the recorded one (``agentlab.live.cassette``), so the run's turns, tool calls and real ``usage`` are the
-recording's. The tools answer with the results pydantic-ai's tests sent back (a stand-in for a weather
+through the lab's own loop in replay mode: the cassette answers each call, and it refuses any request that asks
+the API anything else than the recorded one did (``agentlab.live.cassette.canonical``: only spellings the API reads
+as the same, such as a string ``content`` for one text block, pass), so the run's turns, tool calls and real
+``usage`` are the recording's. The tools answer with the results pydantic-ai's tests sent back (a stand-in for a weather
 service: the model's side is what is real). The simulator has no run of these exact tasks (its scripted model
 knows the course's task), so :func:`shape` lets a notebook set a real run beside a simulated run of the same
 shape: turns, what each reply held, input and output tokens.
