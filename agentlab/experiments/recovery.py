@@ -44,8 +44,12 @@ def get_weather_report(city: str) -> dict:
     return {"city": rec["city"], "hourly": hourly, "condition": rec["condition"], "temp_c": rec["temp_c"]}
 
 
-def hangs_once(release: threading.Event) -> Tool:
-    """A ``get_weather`` whose first call hangs (until ``release`` is set) and which has a timeout."""
+def hangs_once(release: threading.Event, city: str) -> Tool:
+    """A ``get_weather`` whose first call for ``city`` hangs (until ``release`` is set) and which has a timeout.
+
+    Which call hangs is fixed by its city, not by which call came first: a reply asking for both cities runs
+    them on two threads at once, and "first" would then be whichever thread got there first, another call
+    on each run (and a replay of a recorded run would not match it)."""
     calls = []
 
     @tool(name="get_weather", timeout=TIMEOUT_S)
@@ -56,10 +60,11 @@ def hangs_once(release: threading.Event) -> Tool:
             city: The city's name, e.g. "Paris" or "上海".
         """
         calls.append(city)
-        if len(calls) == 1:
+        if calls.count(hang) == 1 and city == hang:
             release.wait(5)
         return lookup(city)
 
+    hang = city
     return slow_weather
 
 
@@ -68,7 +73,7 @@ def run_case(case: str, style: str, lang: str, notes_dir: str | Path | None = No
     cities, task_lang = TASKS[lang]
     release = threading.Event()
     folder = Path(notes_dir or tempfile.mkdtemp(prefix="agentlab-recovery-"))
-    weather = hangs_once(release) if case == "timeout" else get_weather
+    weather = hangs_once(release, cities[0]) if case == "timeout" else get_weather
     tools = [weather, get_weather_report, make_save_note(folder)]
     client = connect("sim", policy=CarelessModel(case), quiet=True)
     run = run_agent(

@@ -58,3 +58,23 @@ def test_summary_per_style_is_computed_from_the_rows(rows):
 def test_careless_model_refuses_an_unknown_case():
     with pytest.raises(ValueError, match="CarelessModel\\(case='sloppy'\\)"):
         CarelessModel("sloppy")
+
+
+def test_the_timeout_case_hangs_the_first_call_for_its_city_whatever_thread_comes_first():
+    import threading
+
+    from agentlab.experiments.recovery import hangs_once
+
+    release = threading.Event()
+    weather = hangs_once(release, "Paris")
+
+    def call(city):
+        done = threading.Event()
+        threading.Thread(target=lambda: (weather(city=city), done.set()), daemon=True).start()
+        return done
+
+    assert call("London").wait(4), "another city's call never hangs (a hang lasts 5 s)"
+    paris = call("Paris")
+    assert not paris.wait(0.2), "the first Paris call hangs, though a London call came first"
+    release.set()
+    assert paris.wait(5) and call("Paris").wait(4), "released, it answers; a later Paris call never hangs"
