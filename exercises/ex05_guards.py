@@ -58,8 +58,9 @@ def run_guarded(
 
     Checks come before each model call (a call already running is never cut short), and the conversation
     you return stays one the API accepts (every tool_use answered). Return (messages, why): why is the
-    model's own stop_reason when it stopped asking for tools, else "wall_clock", "no_progress" or "max_turns".
-    Write the loop and the guards yourself: agentlab.run_agent and agentlab.guards fail the tests.
+    model's own stop_reason when it stopped asking for tools, else the name notebook 05's runs stop with:
+    "max_wall_time", "no_progress" or "max_turns". Write the loop and the guards yourself: agentlab.run_agent,
+    agentlab.execute_tools and agentlab.guards fail the tests.
     """
     ### BEGIN SOLUTION
     by_name = toolset(tools)
@@ -67,7 +68,7 @@ def run_guarded(
     started, seen, idle = clock(), set(), 0
     for _ in range(max_turns):
         if clock() - started >= max_seconds:
-            return messages, "wall_clock"
+            return messages, "max_wall_time"
         if idle >= max_idle_turns:
             return messages, "no_progress"
         reply = client.messages.create(model=model, max_tokens=1024, messages=messages, tools=[t.spec() for t in tools])

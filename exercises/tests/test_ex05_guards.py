@@ -91,14 +91,15 @@ def test_the_wall_clock_stops_before_the_call_that_would_start_late(tmp_path):
     for latency, calls in ((4.0, 3), (5.0, 2)):  # calls start at 0, 4, 8 (12 is late); at 0, 5 (10 is not before 10)
         clock = SimClock()
         messages, why, made = _guarded(tmp_path, SlowModel(clock, latency, Looper()), clock=clock, max_seconds=10.0)
-        assert (why, made) == ("wall_clock", calls), (
-            f"each call takes {latency:g} s and the limit is 10 s: expected {calls} calls then 'wall_clock', "
-            f"got {made} calls and {why!r} (check the clock before each call; reread 'A slow model, on a clock that does not sleep' in notebook 05)"
+        assert (why, made) == ("max_wall_time", calls), (
+            f"each call takes {latency:g} s and the limit is 10 s: expected {calls} calls then 'max_wall_time', "
+            f"got {made} calls and {why!r}. A call may start only while less than max_seconds have passed: at "
+            "exactly 10 s the time is up (reread 'A slow model, on a clock that does not sleep' in notebook 05)"
         )
         assert _answered(messages), "the conversation you return must answer every tool_use"
     messages, why, made = _guarded(tmp_path, Looper(), max_seconds=0.0)
-    assert (why, made) == ("wall_clock", 0), (
-        f"with max_seconds=0 the time is up before the first call: expected no call and 'wall_clock', got {made} "
+    assert (why, made) == ("max_wall_time", 0), (
+        f"with max_seconds=0 the time is up before the first call: expected no call and 'max_wall_time', got {made} "
         f"calls and {why!r} (the check comes before each call, the first one too)"
     )
 
@@ -136,8 +137,9 @@ def test_no_progress_counts_errors_and_repeats_as_idle_and_resets_on_news(tmp_pa
 @pytest.mark.points(1)
 def test_a_model_that_stops_ends_the_run_itself_and_max_turns_bounds_the_rest(tmp_path):
     messages, why, made = _guarded(tmp_path, None)
-    assert why == "end_turn" and messages[-1]["role"] == "assistant", (
-        f"the model answered, so the run ends with its stop_reason 'end_turn'; got {why!r}"
+    assert why == "end_turn", f"the model answered, so the run ends with its stop_reason 'end_turn'; got {why!r}"
+    assert messages[-1]["role"] == "assistant", (
+        "the conversation you return ends with the model's answer: append its last reply too, as in exercise 2.1"
     )
     cities = agentlab.city_names()
     news = agentlab.FunctionModel(

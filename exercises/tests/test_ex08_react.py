@@ -96,9 +96,11 @@ def test_a_reply_that_is_no_action_gets_a_format_message_and_the_loop_is_bounded
         f"got {len(asked)} calls and {answer!r}"
     )
     told = asked[1:]
-    assert all(role == "user" and text.strip() and "Observation" not in text for role, text in told), (
-        f"after a reply with no action, your next message tells the model what to write (a user message, not an "
-        f"Observation); the model read {told!r}"
+    assert all(
+        role == "user" and text.strip() and not text.lstrip().startswith("Observation:") for role, text in told
+    ), (
+        f"after a reply with no action, your next message (a user message) tells the model what to write; it is no "
+        f"'Observation:', since no tool ran. The model read {told!r}"
     )
 
 
