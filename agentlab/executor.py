@@ -195,13 +195,14 @@ class Executor:
         """Run the calls of one wave, each on a worker thread when concurrent or timed, and wait for each."""
         running = {}
         for i in wave:
-            if len(wave) > 1 or self._limit(by_name, blocks[i]["name"]) is not None:
-                running[i] = _workers.start(lambda i=i: outcomes.__setitem__(i, self._kept(by_name, blocks[i])))
+            limit = self._limit(by_name, blocks[i]["name"])
+            if len(wave) > 1 or limit is not None:
+                done = _workers.start(lambda i=i: outcomes.__setitem__(i, self._kept(by_name, blocks[i])))
+                running[i] = (done, limit)
             else:
                 outcomes[i] = self._one(by_name, blocks[i])
         t0 = time.monotonic()
-        for i, done in running.items():
-            limit = self._limit(by_name, blocks[i]["name"])
+        for i, (done, limit) in running.items():
             if not done.acquire(timeout=-1 if limit is None else max(0.0, limit - (time.monotonic() - t0))):
                 outcomes[i] = self._timed_out(blocks[i]["name"], limit)
 

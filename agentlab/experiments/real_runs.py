@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agentlab.client import connect
-from agentlab.live.cassette import forget
+from agentlab.live.cassette import forget, load
 from agentlab.loop import run_agent
 from agentlab.run import Run
 from agentlab.tools import Tool, ToolError
@@ -63,10 +63,8 @@ class Recording:
 
 def recording(name: str) -> Recording:
     """Read the run ``name``'s task, options and tools from its cassette (its last request holds every result)."""
-    import yaml
-
-    calls = yaml.safe_load(cassette(name).read_text("utf-8"))["interactions"]
-    first, last = (json.loads(calls[i]["request"]["body"]) for i in (0, -1))
+    calls = load(cassette(name)).data  # (request, response) pairs, as the replay reads them
+    first, last = (json.loads(calls[i][0].body) for i in (0, -1))
     asked = {b["id"]: b for m in last["messages"] for b in m["content"] if b.get("type") == "tool_use"}
     answers = {
         (asked[b["tool_use_id"]]["name"], json.dumps(asked[b["tool_use_id"]]["input"], sort_keys=True)): b["content"]

@@ -44,13 +44,13 @@ def get_weather_report(city: str) -> dict:
     return {"city": rec["city"], "hourly": hourly, "condition": rec["condition"], "temp_c": rec["temp_c"]}
 
 
-def hangs_once(release: threading.Event, city: str) -> Tool:
-    """A ``get_weather`` whose first call for ``city`` hangs (until ``release`` is set) and which has a timeout.
+def hangs_once(release: threading.Event, hang_city: str) -> Tool:
+    """A ``get_weather`` whose first call for ``hang_city`` hangs (until ``release`` is set) and which has a timeout.
 
     Which call hangs is fixed by its city, not by which call came first: a reply asking for both cities runs
     them on two threads at once, and "first" would then be whichever thread got there first, another call
     on each run (and a replay of a recorded run would not match it)."""
-    calls = []
+    hung: list[str] = []
 
     @tool(name="get_weather", timeout=TIMEOUT_S)
     def slow_weather(city: str) -> dict:
@@ -59,12 +59,11 @@ def hangs_once(release: threading.Event, city: str) -> Tool:
         Args:
             city: The city's name, e.g. "Paris" or "上海".
         """
-        calls.append(city)
-        if calls.count(hang) == 1 and city == hang:
+        if city == hang_city and not hung:
+            hung.append(city)
             release.wait(5)
         return lookup(city)
 
-    hang = city
     return slow_weather
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agentlab.run import Run, StopReason
-from agentlab.workflows.parallel import MAX_WORKERS
-from agentlab.workflows.step import Steps, UnparseableOutput, check_bound, guarded
+from agentlab.workflows.parallel import check_pool
+from agentlab.workflows.step import Steps, UnparseableOutput, guarded
 
 PLAN = {
     "type": "object",
@@ -65,9 +65,7 @@ def run_orchestrator(
     if it raises, that worker fails and the others go on. A plan longer than ``max_subtasks`` is
     refused; ``max_workers`` workers run at a time.
     """
-    check_bound("max_subtasks", max_subtasks, 1, 64)
-    check_bound("max_workers", max_workers, 1, MAX_WORKERS)
-    check_bound("worker_timeout", worker_timeout, 0.001, 3600, whole=False)
+    check_pool(max_subtasks, max_workers, worker_timeout, "max_subtasks")
     with Steps(client, "orchestrator", limits=limits, model=model, trace=trace, max_tokens=max_tokens, task=task) as wf:
         subtasks, why = _plan(wf, task, max_subtasks)  # the model writes the plan; code reads and checks it
         if why:

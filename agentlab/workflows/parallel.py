@@ -19,7 +19,8 @@ MAX_WORKERS = 16
 """Most threads a parallel pattern may use."""
 
 
-def _check(n: int, max_workers: int, worker_timeout: float, what: str) -> None:
+def check_pool(n: int, max_workers: int, worker_timeout: float, what: str) -> None:
+    """Refuse (ValueError naming the field) a job count, worker count or worker timeout out of bounds."""
     check_bound(what, n, 1, 64)
     check_bound("max_workers", max_workers, 1, MAX_WORKERS)
     check_bound("worker_timeout", worker_timeout, 0.001, 3600, whole=False)
@@ -40,7 +41,7 @@ def run_sections(
     limits: Any = None,
 ) -> Run:
     """Run one model call per section concurrently; ``combine`` (code) joins the parts that succeeded."""
-    _check(len(sections), max_workers, worker_timeout, "len(sections)")
+    check_pool(len(sections), max_workers, worker_timeout, "len(sections)")
     with Steps(
         client, "sectioning", limits=limits, model=model, trace=trace, max_tokens=max_tokens, sections=list(sections)
     ) as wf:
@@ -87,7 +88,7 @@ def run_vote(
 
     A tie goes to the tied choice listed first in ``choices`` (a rule fixed in code), and the run says so.
     """
-    _check(len(voters), max_workers, worker_timeout, "len(voters)")
+    check_pool(len(voters), max_workers, worker_timeout, "len(voters)")
     check_bound("len(choices)", len(choices), 2, 64)
     with Steps(client, "voting", limits=limits, model=model, trace=trace, max_tokens=max_tokens, choices=choices) as wf:
         paths = [f"voting/voter[{i}]" for i in range(1, len(voters) + 1)]
