@@ -9,7 +9,7 @@
   a time, through warm workers (``pool``, ``worker``) that run each instructor test in a trusted fork
   inside a staging folder (``sandbox``), with credentials scrubbed (``credentials``); the student's
   functions run in a bubblewrap sandbox (``bwrap``, ``student_server``) reached only through a JSON
-  channel (``rpc``); feedback files, class summary and plot come from ``summary``.
+  channel where only data crosses (``channel``); feedback files, class summary and plot come from ``summary``.
 - ``lazy_import``: how exercise tests import the student's module; ``shared``: trusted work a test
   needs (the grader's own measurement), computed once per worker before it forks.
 """

@@ -19,8 +19,8 @@ _EXERCISE = re.compile(r"exercises\.(ex\d+_\w*)")
 
 
 remote = None
-"""In the gradebook's trusted test process: the ``rpc.Peer`` of the student's sandbox, where the
-module really lives (``agentlab.grading.worker`` sets it); None for ``make grade``, which imports it here."""
+"""In the gradebook's trusted test process: the ``channel.Peer`` of the student's sandbox, where the
+module really lives (``agentlab.grading.runner`` sets it); None for ``make grade``, which imports it here."""
 
 
 class LazyModule:
@@ -32,24 +32,8 @@ class LazyModule:
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("_"):  # pytest and friends probe dunder/private names: never import for them
             raise AttributeError(attr)
-        if remote is not None:  # a function of the student's is looked up once a test: each call is then one round trip
-            key = (self._lazy_name, attr)
-            if key in remote.module_refs:
-                return remote.module_refs[key]
-            value = remote.request(
-                {
-                    "op": "module_call",
-                    "module": self._lazy_name.rpartition(".")[2],
-                    "name": attr,
-                    "args": [],
-                    "kwargs": {},
-                }
-            )
-            if (
-                type(value).__name__ == "Proxy" and getattr(value, "_name", "") == "function"
-            ):  # not an object it may rebind
-                remote.module_refs[key] = value
-            return value
+        if remote is not None:  # a function of the student's comes back as a handle: each call is one round trip
+            return remote.get(self._lazy_name.rpartition(".")[2], attr)
         return getattr(importlib.import_module(self._lazy_name), attr)
 
     def __repr__(self) -> str:

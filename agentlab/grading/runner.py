@@ -6,14 +6,13 @@ tearing them down at exit) and was half of the grader's own overhead. The worker
 (``{"i": index, "nonce", "limit"}`` on a pipe); the runner answers one JSON line per test. The
 student's functions never run here: as before they run in the student's sandbox
 (``agentlab.grading.bwrap``), in one process of the student's (``student_process.StudentProcess``), reached through
-``agentlab.grading.rpc``.
+``agentlab.grading.channel``, where only data crosses.
 
 Why a runner may run the next test, and when it may not. What the student's code sends back is data
-(rebuilt by value) or references to objects in the sandbox; it cannot run code here. It can change
-this process's state only by (a) asking this side to do something to one of its objects (a request
-on a reference the test handed over, e.g. a simulated client), (b) changing a list or dict the test
-passed in place (synced back), or (c) naming a lab or SDK class this process has not imported yet
-(its module is imported to rebuild the value). ``rpc.Peer.touched`` records each of these. After a
+(rebuilt by value) or handles on functions in the sandbox; it cannot run code here. It can change
+this process's state only by (a) calling a function or a client the test handed over (a tool's function,
+a spy, a simulated client), or (b) changing a list or dict the test passed in place (synced back).
+``channel.Peer.touched`` records each of these. After a
 test in which any happened, the runner is thrown away and the next test gets a fresh fork of the
 worker, as every test did before; so a value the student's code could have reached (a module-level
 table, a ``@shared`` reference value, a client's counters) is never seen changed by a later test.
@@ -34,7 +33,7 @@ import select
 import signal
 import time
 
-from agentlab.grading import bwrap, confine, lazy, mounts, reap, rpc
+from agentlab.grading import bwrap, channel, confine, lazy, mounts, reap
 from agentlab.grading.plugin import BY_ID_KEY, first_line, set_limit
 
 GRACE_S = 5.0
@@ -136,7 +135,7 @@ def _serve(items: list, jail: confine.Jail, cmd_fd: int, out_fd: int, box, modul
 
 def _run_test(item, limit: float, rfile, wfile, modules: dict) -> dict:
     """One graded test: outcome, reason, whether the sandbox was lost, and whether this runner may run another."""
-    peer = rpc.Peer(rfile, wfile, "t")
+    peer = channel.Peer(rfile, wfile, "t")
     try:
         token = peer.token = os.urandom(16).hex()
         markers = list(item.iter_markers("forbids"))

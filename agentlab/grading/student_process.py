@@ -3,7 +3,7 @@
 ``agentlab.grading.student_server`` forks it for a test (``StudentProcess.fork``). It drops to the
 student's uid, caps memory, CPU, files and processes, maps ``exercises.exNN_*`` to the student's files,
 guards the forbidden functions (``agentlab.grading.forbid``) and answers the trusted test's requests
-(``agentlab.grading.rpc``) until the test says ``end``. In a pid namespace of its own it is then kept
+(``agentlab.grading.channel``) until the test says ``end``. In a pid namespace of its own it is then kept
 for the student's next test (the server hands it the next start line); elsewhere it exits after one.
 """
 
@@ -20,7 +20,7 @@ import signal
 import sys
 import time
 
-from agentlab.grading import confine, forbid, lazy, reap, rpc
+from agentlab.grading import channel, confine, forbid, lazy, reap
 
 MEMORY_BYTES = 1 << 30
 """Address space the process running the student's code may add to the warm server's (over all the tests it serves)."""
@@ -208,7 +208,7 @@ def _child(start: dict, uid: int | None, compiled: dict, ctl: int | None = None,
             if served:
                 confine.allow_cpu(float(start.get("limit", 60)) + 6)
                 collect_exited()  # what the server killed after the last test, no zombie holding a slot of RLIMIT_NPROC
-            peer = rpc.Peer(stdin, stdout, "s", handler=_module_get)
+            peer = channel.Peer(stdin, stdout, "s", module=_module)
             names = [str(n) for n in start.get("forbids", [])]
             why = str(start.get("why", "")) or "this exercise asks you to write it yourself"
             with forbid.forbidden(names, why, every_call=True):  # only the student's code runs here
@@ -222,7 +222,7 @@ def _child(start: dict, uid: int | None, compiled: dict, ctl: int | None = None,
             if not line:
                 break
             start = json.loads(line)
-    except rpc.ChannelClosed:
+    except channel.ChannelClosed:
         pass
     except BaseException:  # noqa: BLE001 - a broken sandbox process just ends; the trusted test sees it hang up
         code = 1
@@ -238,11 +238,11 @@ def _short(first_vm: int, seconds: float) -> bool:
     return _vm_size() - first_vm > MEMORY_BYTES // 2 or cpu_left < 2 * seconds
 
 
-def _module_get(module: str, name: str, args: list, kwargs: dict):
-    """``exercises.<module>.<name>``: imported from the student's file on first use."""
+def _module(module: str):
+    """``exercises.<module>``: imported from the student's file on first use."""
     if not re.fullmatch(r"ex\d+_\w*", module):
         raise ModuleNotFoundError(f"No module named 'exercises.{module}'")
-    return getattr(importlib.import_module(f"exercises.{module}"), name)
+    return importlib.import_module(f"exercises.{module}")
 
 
 def _vm_size() -> int:

@@ -6,7 +6,7 @@ channel. It imports the lab once, says ``{"k": "ready"}``, then for each graded 
 ``{"op": "start", "token", "modules", "forbids", "why", "limit"}`` line and hands it to the process that
 runs the student's code: a fork that drops to the student's uid (``--uid``), caps memory, CPU, files and
 processes, maps ``exercises.exNN_*`` to the student's files, guards the forbidden functions
-(``agentlab.grading.forbid``) and answers the trusted test's requests (``agentlab.grading.rpc``)
+(``agentlab.grading.forbid``) and answers the trusted test's requests (``agentlab.grading.channel``)
 until it says ``end``. With ``--pidns`` (a pid namespace of its own) that process is kept from test to
 test of one student (``agentlab.grading.student_process``), as their tests share one process under ``make grade``;
 every other process it started dies after each test. It is killed, and the test lost, after ``limit`` seconds; without

@@ -11,8 +11,8 @@ client) once, then, instead of running them, reads jobs from stdin, one JSON lin
 For each student it forks a *trusted* runner (``agentlab.grading.runner``) that runs the instructor's
 tests one after another, each answered with one JSON line on a private pipe, and is replaced by a
 fresh fork after any test the student's code could have left a mark on, or that timed out or broke
-it; the student's functions never run in it: ``lazy_import`` hands the test proxies
-(``agentlab.grading.rpc``) for functions living in the student's sandbox (``agentlab.grading.bwrap``;
+it; the student's functions never run in it: ``lazy_import`` hands the test handles
+(``agentlab.grading.channel``, data only) for functions living in the student's sandbox (``agentlab.grading.bwrap``;
 one process of the student's kept from test to test in its pid namespace). As root with bubblewrap one warm sandbox goes from student
 to student, emptied between them (``StudentSandbox.recycle``: every process of the uid killed, its IPC
 objects removed, its files, /tmp and test folders emptied); otherwise each student gets a fresh one, the

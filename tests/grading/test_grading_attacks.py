@@ -111,6 +111,24 @@ for pid in ["self"] + [str(p) for p in range(1, 1 << 16) if os.path.exists(f"/pr
 _all = "\\n".join(_seen)
 raise ImportError("EVIDENCE " + json.dumps({"environments": len(_seen), "path": "PATH" in _all, "key": "sk-ant" in _all, "token": "TOKEN" in _all}))
 """,
+    # plants files where the grader writes, points the summary elsewhere, rewrites another student's submission
+    "plant_files": """
+_done = []
+_out = os.path.dirname(CSV)
+for how, path in [("symlink", os.path.join(_out, "gradebook-summary.md")), ("symlink", os.path.join(_out, "gradebook-feedback")),
+                  ("write", os.path.join(_out, "planted.txt")), ("write", os.path.join(KLASS, "zz_next_student", "ex01_basics.py")),
+                  ("write", os.path.join(KLASS, "honest_alice", "ex02_loop.py"))]:
+    try:
+        if how == "symlink":
+            os.symlink("/tmp/agentlab-elsewhere", path)
+        else:
+            with open(path, "w") as f:
+                f.write("def add(a, b):\n    return 0\n")
+        _done.append(path)
+    except OSError:
+        pass
+raise ImportError("EVIDENCE " + json.dumps(_done))
+""",
     # fills every writable place it can reach
     "disk_fill": """
 _written = 0
@@ -126,6 +144,27 @@ for folder in {"/tmp", os.getcwd(), os.environ.get("HOME", "/tmp"), os.environ.g
 raise ImportError("EVIDENCE " + json.dumps({"written_mib": _written >> 20}))
 """,
 }
+
+FORGED = '''"""The loop exercise, answered by asking the grader for whatever its channel might give."""
+import json
+
+
+def run_until_done(steps):
+    """Exercise 2.1: forges every request the old object channel knew, on the handle of a step it was given."""
+    peer, ref = steps[0]._peer, steps[0]._id
+    found = []
+    for op in ("getattr", "getitem", "len", "list", "str", "bool", "contains", "module_call", "get", "http", "call"):
+        for target in (ref, 1, 0):
+            message = {"op": op, "ref": target, "h": target, "args": ["__globals__"], "kwargs": {},
+                       "module": "ex01_basics", "name": "add", "http": {"method": "GET", "url": "/v1/models"}}
+            try:
+                found.append([op, "answered " + repr(peer.request(message))[:40]])
+            except Exception as e:
+                found.append([op, type(e).__name__])
+    refused = sum(kind == "PermissionError" for _op, kind in found)
+    raise RuntimeError("EVIDENCE " + json.dumps({"refused": refused, "other": [f"{op} {kind}" for op, kind in found if kind != "PermissionError"]}))
+'''
+
 
 THREADED = '''"""Warm-up exercises, answered by the reference from a thread pool."""
 import concurrent.futures, threading
@@ -199,7 +238,7 @@ def graded(tmp_path_factory, course_template):
     out = tmp / "out" / "gradebook.csv"
     out.parent.mkdir()
     klass = tmp / "class"
-    constants = f"REPO = {str(course)!r}\nCOPY = {str(copy)!r}\nCSV = {str(out)!r}\n"
+    constants = f"REPO = {str(course)!r}\nCOPY = {str(copy)!r}\nCSV = {str(out)!r}\nKLASS = {str(klass)!r}\n"
     for attack in ATTACKS:
         for variant in ("", "_and_loop"):  # each attack on its own, and once more with an honest ex02 beside it
             (klass / f"{attack}{variant}").mkdir(parents=True)
@@ -213,6 +252,12 @@ def graded(tmp_path_factory, course_template):
     extras = {
         "threads": {"ex01_basics.py": THREADED, "ex02_loop.py": ex02},
         "processes": {"ex01_basics.py": PROCESSES, "ex02_loop.py": ex02},
+        "forged_requests": {"ex02_loop.py": FORGED},
+        "lying_object": {
+            "ex01_basics.py": "class _Yes:\n    def __eq__(self, other):\n        return True\n\n"
+            "class _Str(str):\n    def __eq__(self, other):\n        return True\n\n"
+            "def add(a, b):\n    return _Yes()\n\ndef count_words(text):\n    return _Str('no')\n"
+        },
         "always_equal": {
             "ex01_basics.py": "class _Eq(int):\n    def __eq__(self, other):\n        return True\n\n"
             "def add(a, b):\n    return _Eq(0)\n\ndef count_words(text):\n    return _Eq(0)\n"
@@ -286,7 +331,17 @@ def _evidence(graded, student) -> dict | list:
 
 
 @pytest.mark.parametrize(
-    "attack", ["patch_verdict", "stack_secret", "pytest_hook", "other_copy", "env_reader", "disk_fill", "survivor"]
+    "attack",
+    [
+        "patch_verdict",
+        "stack_secret",
+        "pytest_hook",
+        "other_copy",
+        "env_reader",
+        "disk_fill",
+        "survivor",
+        "plant_files",
+    ],
 )
 def test_an_attack_on_the_grader_scores_zero(graded, attack):
     assert _score(graded, attack) == ("0", "0", "0"), graded["rows"][attack]["notes"]
@@ -406,3 +461,25 @@ def test_without_root_leftovers_still_die_and_crashes_stay_local(course, tmp_pat
     rows = {r["student"]: r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))}
     assert (rows["survivor"]["total"], rows["os_exit"]["total"]) == ("8", "5"), [r["notes"] for r in rows.values()]
     assert "survivor,8" not in out.read_text(), "a double-forked setsid process outlived its test"
+
+
+def test_a_forged_request_on_the_channel_gets_a_refusal_never_an_object(graded):
+    found = _evidence(graded, "forged_requests")
+    assert found == {"refused": 32, "other": ["call TypeError"]}, found  # the test's own step, called with an argument
+    assert _score(graded, "forged_requests") == ("0", "0", "0"), graded["rows"]["forged_requests"]["notes"]
+
+
+def test_a_value_that_lies_about_equality_arrives_as_plain_data_or_not_at_all(graded):
+    notes = graded["rows"]["lying_object"]["notes"]
+    assert _score(graded, "lying_object") == ("0", "0", "0"), notes
+    assert "type _Yes cannot cross" in notes and "got 'no'" in notes, notes
+
+
+def test_nothing_is_planted_where_the_grader_writes_or_in_another_submission(graded):
+    from agentlab.grading.bwrap import available
+
+    if available() is not None:  # without the sandbox the student's code can write what this account can
+        assert _evidence(graded, "plant_files") == []
+    out = graded["out"].parent
+    assert not (out / "planted.txt").exists() and not (out / "gradebook-summary.md").is_symlink()
+    assert _score(graded, "zz_next_student") == ("2", "3", "3") and _score(graded, "honest_alice") == ("2", "3", "3")
