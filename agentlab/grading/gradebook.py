@@ -25,7 +25,7 @@ from agentlab.grading.plugin import FLOOR_S, time_limit
 from agentlab.grading.pool import Pool, Ready, report_of
 from agentlab.grading.report import GradeReport, fmt_points
 from agentlab.grading.sandbox import Stage
-from agentlab.grading.submissions import Submission, SubmissionError, find_submissions, read_modules
+from agentlab.grading.submissions import Submission, Taken, changed, find_submissions, take
 from agentlab.grading.summary import is_zh_cn, write_reports
 from agentlab.grading.table import CsvWriter, Progress, Row, resumable, write_csv
 
@@ -62,6 +62,7 @@ def gradebook(
     submissions = find_submissions(submissions_dir)
     if not submissions:
         raise ValueError(f"no submissions in {submissions_dir}: expected one folder or .zip file per student")
+    taken = {s.student: take(s) for s in submissions}  # every submission read before any student's code runs
     scrub_environment()  # before any worker starts: nothing below inherits a key
     if bwrap.notice():
         progress(bwrap.notice())
@@ -86,7 +87,7 @@ def gradebook(
 
         def one(submission: Submission) -> Row:
             clock.start(submission.student)
-            return _grade(submission, stage, pool, baseline, limits, per_student_timeout)
+            return _grade(submission, taken[submission.student], stage, pool, baseline, limits, per_student_timeout)
 
         try:
             with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo)))) as executor:
@@ -144,13 +145,17 @@ def _baseline(
 
 
 def _grade(
-    submission: Submission, stage: Stage, pool: Pool, baseline: GradeReport, limits: dict[str, float], budget: float
+    submission: Submission,
+    taken: Taken,
+    stage: Stage,
+    pool: Pool,
+    baseline: GradeReport,
+    limits: dict[str, float],
+    budget: float,
 ) -> Row:
-    try:
-        files = read_modules(submission)
-    except SubmissionError as e:
-        return _row(submission.student, baseline, None, [str(e)])
-    notes = []
+    if taken.files is None:
+        return _row(submission.student, baseline, None, [taken.error])
+    files, notes = taken.files, []
     ignored = sorted(set(files) - set(stage.modules))
     files = {k: v for k, v in files.items() if k in stage.modules}
     missing = [m for m in stage.modules if m not in files]
@@ -159,6 +164,11 @@ def _grade(
     if ignored:
         notes.append("ignored " + ", ".join(ignored) + " (not an exercise of this course)")
     results = pool.grade(submission.student, files, limits, budget)
+    if changed(submission, taken):
+        notes.append(
+            "the submission changed on disk while the class was being graded: this grade is for its files as "
+            "they were when grading began"
+        )
     ready = Ready(baseline.tests, baseline.load_errors)
     return _row(submission.student, baseline, report_of(ready, results), notes)
 

@@ -7,6 +7,7 @@ folder holding ``exNN_*.py`` files wins. Nothing else is taken (never the studen
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import zipfile
@@ -73,6 +74,35 @@ def read_modules(submission: Submission) -> dict[str, bytes]:
             return out
     except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as e:
         raise SubmissionError(f"cannot read the zip file: {e}") from e
+
+
+@dataclass
+class Taken:
+    """A submission's exercise modules as the gradebook read them, before any student's code ran."""
+
+    files: dict[str, bytes] | None
+    """File name -> contents; None when the submission could not be read."""
+    error: str
+    """Why it could not be read (empty when it could)."""
+    digest: str
+    """sha256 over the names and contents read (or the error): what ``changed`` compares with."""
+
+
+def take(submission: Submission) -> Taken:
+    """Read ``submission``'s modules now; what is graded is this copy, whatever happens on disk later."""
+    try:
+        files = read_modules(submission)
+    except SubmissionError as e:
+        return Taken(None, str(e), hashlib.sha256(str(e).encode()).hexdigest())
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
+    return Taken(files, "", h.hexdigest())
+
+
+def changed(submission: Submission, taken: Taken) -> bool:
+    """Whether the submission on disk now differs from the copy ``take`` read."""
+    return take(submission).digest != taken.digest
 
 
 def copy_modules(submission: Submission, dest: Path) -> list[str]:

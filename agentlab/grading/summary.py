@@ -11,11 +11,12 @@
 
 from __future__ import annotations
 
+import io
 import statistics
 from pathlib import Path
 
 from agentlab.grading.report import fmt_points
-from agentlab.grading.table import Row
+from agentlab.grading.table import Row, write_file
 
 _TEXT = {
     "en": {
@@ -110,8 +111,10 @@ def plot_totals(rows: list[Row], path: Path) -> Path | None:
     ax.set_ylabel("students")
     ax.set_title("Distribution of totals")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=100)
     plt.close(fig)
+    write_file(path, png.getvalue())
     return path
 
 
@@ -120,13 +123,12 @@ def write_reports(
 ) -> None:
     out_csv = Path(out_csv)
     folder = out_csv.with_name(out_csv.stem + "-feedback")
+    if folder.is_symlink():  # not ours: the feedback never goes where a link points
+        folder.unlink()
     folder.mkdir(exist_ok=True)
     for row in rows:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in row.student) or "_"
-        (folder / f"{safe}.md").write_text(
-            feedback_markdown(row, exercises, possible, languages.get(row.student, "en")), encoding="utf-8"
-        )
-    out_csv.with_name(out_csv.stem + "-summary.md").write_text(
-        class_summary(rows, exercises, possible), encoding="utf-8"
-    )
+        text = feedback_markdown(row, exercises, possible, languages.get(row.student, "en"))
+        write_file(folder / f"{safe}.md", text.encode("utf-8"))
+    write_file(out_csv.with_name(out_csv.stem + "-summary.md"), class_summary(rows, exercises, possible).encode())
     plot_totals(rows, out_csv.with_name(out_csv.stem + "-totals.png"))

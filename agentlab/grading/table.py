@@ -4,11 +4,16 @@ Columns: student; for each exercise its points and its points possible (``1.1``,
 total, possible, notes. Cells a student controls (the folder
 name, the notes) that start with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return get a
 leading ``'`` so a spreadsheet never reads them as a formula.
+
+Every file the gradebook writes goes through ``write_file``: written whole into a fresh file beside its
+place (``O_EXCL | O_NOFOLLOW``: never through a link someone planted), then renamed over it, so a link
+standing at that name is replaced, not followed, and a reader never sees half a file.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import os
 import threading
 import time
@@ -44,15 +49,30 @@ def columns(exercises: list[str]) -> list[str]:
     return ["student", *(c for ex in exercises for c in (ex, f"{ex} possible")), "total", "possible", "notes"]
 
 
+def write_file(path: Path, data: bytes) -> None:
+    """``data`` as the whole of ``path``: into a fresh file beside it, never through a link, then renamed over it."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def write_csv(path: Path, rows: list[Row], possible: dict[str, float]) -> None:
-    """The whole table (``possible``: exercise id -> points possible, in column order); written, then moved in place."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(columns(list(possible)))
-        for r in rows:
-            writer.writerow(_cells(r, possible))
-    os.replace(tmp, path)
+    """The whole table (``possible``: exercise id -> points possible, in column order), by ``write_file``."""
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(columns(list(possible)))
+    for r in rows:
+        writer.writerow(_cells(r, possible))
+    write_file(path, text.getvalue().encode("utf-8"))
 
 
 def _cells(r: Row, possible: dict[str, float]) -> list[str]:
@@ -97,14 +117,23 @@ class CsvWriter:
     """Appends each finished row at once (flushed to disk), after the header and any resumed rows."""
 
     def __init__(self, path: Path, possible: dict[str, float], rows: list[Row]) -> None:
-        self.path, self.possible, self.lock = path, possible, threading.Lock()
+        self.path, self.possible, self.lock, self.rows = path, possible, threading.Lock(), list(rows)
         write_csv(path, rows, possible)
 
     def add(self, row: Row) -> None:
-        with self.lock, open(self.path, "a", newline="", encoding="utf-8") as f:
-            csv.writer(f).writerow(_cells(row, self.possible))
-            f.flush()
-            os.fsync(f.fileno())
+        text = io.StringIO(newline="")
+        csv.writer(text).writerow(_cells(row, self.possible))
+        with self.lock:
+            self.rows.append(row)
+            try:  # appended to the file write_csv made, never through a link put in its place since
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW)
+            except OSError:  # gone, or a link now: the whole table again, in a file of its own
+                write_csv(self.path, self.rows, self.possible)
+                return
+            with os.fdopen(fd, "wb") as f:
+                f.write(text.getvalue().encode("utf-8"))
+                f.flush()
+                os.fsync(f.fileno())
 
 
 class Progress:

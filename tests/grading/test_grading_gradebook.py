@@ -257,6 +257,56 @@ def test_feedback_files_summary_and_plot_next_to_the_csv(tmp_path):
         assert not missing, f"{guide} does not say what the gradebook writes: {missing}"
 
 
+def test_a_link_planted_where_the_gradebook_writes_is_replaced_never_followed(tmp_path):
+    from agentlab.grading.summary import write_reports
+
+    elsewhere, out = tmp_path / "elsewhere", tmp_path / "out"
+    elsewhere.mkdir()
+    out.mkdir()
+    (elsewhere / "victim.md").write_text("keep me")
+    for name in ("book-summary.md", "book-totals.png", "book.csv"):  # what an attacker plants beforehand
+        (out / name).symlink_to(elsewhere / "victim.md")
+    (out / "book-feedback").symlink_to(elsewhere, target_is_directory=True)
+    rows = [Row("ann", {"1.1": 2}, 2, 2, "")]
+    writer = CsvWriter(out / "book.csv", {"1.1": 2}, [])
+    writer.add(rows[0])
+    write_reports(rows, ["1.1"], {"1.1": 2}, out / "book.csv", {})
+    assert (elsewhere / "victim.md").read_text() == "keep me" and sorted(p.name for p in elsewhere.iterdir()) == [
+        "victim.md"
+    ]
+    for name in ("book-summary.md", "book-totals.png", "book.csv", "book-feedback"):
+        assert not (out / name).is_symlink(), name
+    assert (out / "book.csv").read_text().splitlines()[1] == "ann,2,2,2,2,"
+    assert (out / "book-feedback" / "ann.md").is_file() and not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_row_is_never_appended_through_a_link_put_in_the_csvs_place(tmp_path):
+    target = tmp_path / "target.csv"
+    target.write_text("keep me\n")
+    writer = CsvWriter(tmp_path / "g.csv", {"1.1": 2}, [])
+    (tmp_path / "g.csv").unlink()
+    (tmp_path / "g.csv").symlink_to(target)
+    writer.add(Row("ann", {"1.1": 2}, 2, 2, ""))  # the table is written anew in its own file: no row is lost
+    assert target.read_text() == "keep me\n" and not (tmp_path / "g.csv").is_symlink()
+    assert (tmp_path / "g.csv").read_text().splitlines()[1:] == ["ann,2,2,2,2,"]
+
+
+@pytest.mark.timeout(600)
+def test_a_submission_changed_while_the_class_is_graded_is_graded_as_it_was_and_the_row_says_so(course, tmp_path):
+    ex01, ex02 = solutions(course)
+    stub = "def add(a, b):\n    return 0\n\n\ndef count_words(text):\n    return 0\n"
+    write(tmp_path / "class", {"ada/ex01_basics.py": stub, "ada/ex02_loop.py": ex02, "bo/ex01_basics.py": ex01})
+
+    def meddle(line):  # as ada's grading starts, her file is swapped for the solution
+        if "ada" in line:
+            (tmp_path / "class" / "ada" / "ex01_basics.py").write_text(ex01)
+
+    rows = {r.student: r for r in gradebook(tmp_path / "class", course, tmp_path / "g.csv", jobs=1, progress=meddle)}
+    assert rows["ada"].points["1.1"] == 0 and rows["ada"].points["2.1"] == 3, rows["ada"].notes
+    assert "changed on disk while the class was being graded" in rows["ada"].notes
+    assert "changed on disk" not in rows["bo"].notes
+
+
 def test_a_worker_that_cannot_start_reports_what_it_printed(course, tmp_path):
     conftest = course / "exercises" / "conftest.py"
     conftest.write_text(conftest.read_text() + "\nraise RuntimeError('the course conftest is broken: fix it')\n")

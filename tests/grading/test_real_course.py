@@ -117,7 +117,8 @@ def test_student_edition_holds_no_solution_text(student):
 
 
 @pytest.mark.timeout(1800)  # a generous bound on a loaded machine; speed is measured in benchmarks/grade_class.py
-def test_sample_class_grades_into_the_expected_csv(student, tmp_path):
+def test_sample_class_grades_into_the_expected_csv(student, tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-NOT-A-REAL-KEY")  # what mallory looks for
     klass = tmp_path / "class"
     shutil.copytree(SAMPLE, klass, ignore=shutil.ignore_patterns("README.md"))
     (klass / "README.md").unlink(missing_ok=True)
@@ -137,7 +138,16 @@ def test_sample_class_grades_into_the_expected_csv(student, tmp_path):
         "bob_partial": {"1.1": "0", "1.2": "0", "2.1": "6", "2.2": "3", "total": "9", "possible": POSSIBLE},
         "dana_syntax_error": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": POSSIBLE},
         "erin_infinite_loop": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": POSSIBLE},
+        "mallory_digs": {"1.1": "0", "1.2": "0", "2.1": "0", "2.2": "0", "total": "0", "possible": POSSIBLE},
     }
+    found = json.loads(rows["mallory_digs"]["notes"].split("EVIDENCE ", 1)[1].split(" (")[0].split(";")[0])
+    assert found == {  # a real client of the sandbox's own, the tools' functions as call-only handles, no way out
+        "client": "anthropic.Anthropic",
+        "tool_functions": ["Remote", "function"],
+        "grader_frames": 0,
+        "grader_modules": [],
+        "keys": 0,
+    }, found
     assert "SyntaxError" in rows["dana_syntax_error"]["notes"]
     assert "2.2: took longer than " in rows["erin_infinite_loop"]["notes"]  # N: 5 s or 20x the reference's time
     assert "an endless loop, or a very busy machine; run it again to check" in rows["erin_infinite_loop"]["notes"]
