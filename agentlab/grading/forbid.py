@@ -20,12 +20,17 @@ are on (``subprocess``, ``multiprocessing``'s spawn) inherits ``ENV`` and guards
 from the moment it imports ``agentlab``; there every call counts as the student's, since the student
 started the process.
 
-In the gradebook the student's code runs in a sandbox process of its own, where every call of a guarded
-function is refused: a thread the student's code started in an earlier test, or a module attribute that
-is the reference itself (``show = fmt_points``, called by the test through the channel), hides nothing.
+In the gradebook the student's code runs in a sandbox process of its own, which ``seal`` closes for good
+before any of it runs: every call of a guarded function is refused, its original code is dropped, and an
+audit hook refuses to run, wrap or rebuild any code object with the same instructions and names as a
+guarded function's original, or holding one. So a copy of the module loaded under another name, the file
+compiled anew, the function pasted into the student's module, or a function made from a code object found
+in memory is refused like the function itself. A process started by the student's code seals itself the
+same way (``guard_started_process``).
 
-Limit: this grades honest work; code that hides where it comes from (``exec`` with a made-up file
-name and module name, a process started with an emptied environment) is not recognised as the student's.
+Limit: a copy that is changed (a variable renamed, a line moved) is new code, and under ``make grade`` (no
+sandbox) only the stack check runs: code that hides where it comes from (``exec`` with a made-up file
+name and module name) is not recognised as the student's there.
 """
 
 from __future__ import annotations
@@ -43,6 +48,13 @@ from contextlib import contextmanager
 STUDENT_MODULE = re.compile(r"(?:^|[\\/.])ex\d+_\w*(?:\.py)?$")
 """Matches an exercise module's name (``exercises.ex02_loop``) or file (``.../ex02_loop.py``)."""
 
+
+COPY_MIN_BYTES = 40
+"""Bytecode length from which a code object with a guarded function's instructions and names counts as a copy of
+it (shorter ones, ``return a + b``, are what anyone would write)."""
+
+DEFAULT_WHY = "this exercise asks you to write it yourself"
+"""The reason given when a ``forbids`` marker names none."""
 
 ENV = "AGENTLAB_FORBIDS"
 """Set while guards are on (JSON: the names and the why): how a process the student starts inherits them."""
@@ -86,9 +98,9 @@ def from_student(frame: types.FrameType | None) -> bool:
 
 
 @contextmanager
-def forbidden(names: list[str], why: str, every_call: bool = False) -> Iterator[None]:
-    """Guard each named function for the duration of the ``with`` block; with ``every_call`` (the gradebook's
-    sandbox, where only the student's code runs) every call is refused, whatever the stack or the thread."""
+def forbidden(names: list[str], why: str) -> Iterator[None]:
+    """Guard each named function for the duration of the ``with`` block (``make grade``: the student's code and
+    the test share a process, so a call is refused only when the student's code is on the stack)."""
     swapped: list[tuple[types.FunctionType, types.CodeType]] = []
     before = os.environ.get(ENV)
     try:
@@ -97,7 +109,7 @@ def forbidden(names: list[str], why: str, every_call: bool = False) -> Iterator[
             if any(f is func for f, _ in swapped):
                 continue
             swapped.append((func, func.__code__))
-            func.__code__ = _guard_code(func, dotted, why, always=every_call)
+            func.__code__ = _guard_code(func, dotted, why)
         if names:
             os.environ[ENV] = json.dumps({"names": list(names), "why": why})
         with _marked_threads():
@@ -120,24 +132,76 @@ def guard_started_process() -> None:
         names, why = [str(n) for n in spec["names"]], str(spec["why"])
     except (ValueError, TypeError, KeyError):
         return
+    seal(names, why)
+
+
+def seal(names: list[str], why: str) -> None:
+    """For good, in a process where only the student's code runs: each named function refuses every call, its
+    original code is gone, and no copy of that code runs (see the module's docstring). Processes this one starts
+    inherit ``ENV`` and seal themselves."""
+    signatures, named = set(), []
     for dotted in names:
         try:
             func = resolve(dotted)
         except ValueError:
             continue
-        func.__code__ = _guard_code(func, dotted, why, always=True)
+        code = func.__code__
+        if len(code.co_code) >= COPY_MIN_BYTES:
+            signatures.add((code.co_code, code.co_names, code.co_varnames, code.co_argcount))
+            named.append(dotted)
+        func.__code__ = _guard_code(func, dotted, why, always=True)  # the original is held nowhere now
+    os.environ[ENV] = json.dumps({"names": list(names), "why": why})
+    if signatures:
+        sys.addaudithook(
+            _copy_refuser(frozenset(signatures), f"{why}; a copy of {' or '.join(named)} is the reference")
+        )
+
+
+def _copy_refuser(signatures: frozenset, message: str):
+    """An audit hook refusing every code object that is (or holds) one with these signatures. Everything it uses is
+    in its own defaults (an immutable tuple, whose replacement it refuses): no global or builtin someone could swap."""
+
+    def refuse(event, args, _sigs=signatures, _msg=message, _code=types.CodeType, _err=ForbiddenCall, _is=isinstance,
+               _self=None):  # fmt: skip
+        if event == "object.__setattr__":
+            if args[0] is _self:
+                raise _err(_msg)
+            found = [args[2]] if args[1] == "__code__" and _is(args[2], _code) else []
+        elif event in ("exec", "function.__new__"):
+            found = [args[0]] if _is(args[0], _code) else []
+        elif event == "code.__new__":
+            for sig in _sigs:
+                if sig[0] == args[0]:
+                    raise _err(_msg)
+            return
+        else:
+            return
+        while found:  # every code object inside, once each: bounded by how deeply code is nested
+            code = found.pop()
+            if (code.co_code, code.co_names, code.co_varnames, code.co_argcount) in _sigs:
+                raise _err(_msg)
+            found += [c for c in code.co_consts if _is(c, _code)]
+
+    refuse.__defaults__ = refuse.__defaults__[:-1] + (refuse,)
+    return refuse
 
 
 def _guard_code(func: types.FunctionType, dotted: str, why: str, always: bool = False) -> types.CodeType:
     """A code object with the function's free variables that checks the caller, then runs a copy."""
-    real = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
-    real.__kwdefaults__ = func.__kwdefaults__
     message = f"{why}; {dotted} is the reference, not an answer"
+    if always:  # no copy of the original is kept: nothing here can run it
 
-    def check(args: tuple, kwargs: dict):
-        if always or from_student(sys._getframe(2)) or getattr(threading.current_thread(), _MARK, False):
+        def check(args: tuple, kwargs: dict):
             raise ForbiddenCall(message)
-        return real(*args, **kwargs)
+
+    else:
+        real = types.FunctionType(func.__code__, func.__globals__, func.__name__, func.__defaults__, func.__closure__)
+        real.__kwdefaults__ = func.__kwdefaults__
+
+        def check(args: tuple, kwargs: dict):
+            if from_student(sys._getframe(2)) or getattr(threading.current_thread(), _MARK, False):
+                raise ForbiddenCall(message)
+            return real(*args, **kwargs)
 
     freevars = func.__code__.co_freevars
     # The guard must have exactly the original's free variables (a function's closure is fixed);

@@ -2,7 +2,7 @@
 
 ``agentlab.grading.student_server`` forks it for a test (``StudentProcess.fork``). It drops to the
 student's uid, caps memory, CPU, files and processes, maps ``exercises.exNN_*`` to the student's files,
-guards the forbidden functions (``agentlab.grading.forbid``) and answers the trusted test's requests
+seals the forbidden functions before any of the student's code runs (``agentlab.grading.forbid.seal``) and answers the trusted test's requests
 (``agentlab.grading.channel``) until the test says ``end``. In a pid namespace of its own it is then kept
 for the student's next test (the server hands it the next start line); elsewhere it exits after one.
 """
@@ -204,16 +204,15 @@ def _child(start: dict, uid: int | None, compiled: dict, ctl: int | None = None,
         sys.stdin, sys.stdout, sys.stderr = (open(os.devnull, mode) for mode in ("r", "w", "w"))
         stdin, stdout = os.fdopen(channel_in, "rb"), os.fdopen(channel_out, "wb")
         starts = os.fdopen(ctl, "rb") if ctl is not None else None
+        if start.get("forbids"):  # before any of the student's code: this process serves only tests with these forbids
+            forbid.seal([str(n) for n in start["forbids"]], str(start.get("why", "")) or forbid.DEFAULT_WHY)
         for served in range(MAX_TESTS_KEPT):  # bounded; each round is one test
             if served:
                 confine.allow_cpu(float(start.get("limit", 60)) + 6)
                 collect_exited()  # what the server killed after the last test, no zombie holding a slot of RLIMIT_NPROC
             peer = channel.Peer(stdin, stdout, "s", module=_module)
-            names = [str(n) for n in start.get("forbids", [])]
-            why = str(start.get("why", "")) or "this exercise asks you to write it yourself"
-            with forbid.forbidden(names, why, every_call=True):  # only the student's code runs here
-                peer.send({"k": "started", "token": str(start.get("token", ""))})
-                peer.serve()
+            peer.send({"k": "started", "token": str(start.get("token", ""))})
+            peer.serve()
             peer.ended = True  # a reference the student's code kept from this test fails clearly in the next
             if starts is None or served == MAX_TESTS_KEPT - 1 or _short(first_vm, float(start.get("limit", 60)) + 6):
                 break  # it exits; the server forks a fresh one for the next test

@@ -8,7 +8,9 @@ runs the student's code: a fork that drops to the student's uid (``--uid``), cap
 processes, maps ``exercises.exNN_*`` to the student's files, guards the forbidden functions
 (``agentlab.grading.forbid``) and answers the trusted test's requests (``agentlab.grading.channel``)
 until it says ``end``. With ``--pidns`` (a pid namespace of its own) that process is kept from test to
-test of one student (``agentlab.grading.student_process``), as their tests share one process under ``make grade``;
+test of one student while the tests' forbids stay the same (``agentlab.grading.student_process``; a process
+is sealed for its forbids, ``forbid.seal``, and never serves a test without them), as their tests share one
+process under ``make grade``;
 every other process it started dies after each test. It is killed, and the test lost, after ``limit`` seconds; without
 ``--pidns`` every test gets a fresh fork. The student's module files are compiled once by the server
 (``_compile``: compiling runs none of their code) instead of in every process that imports them.
@@ -84,7 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(start, dict) or start.get("op") != "start":
             continue
         code = _compile(start.get("modules"), compiled)
-        key = json.dumps([start.get("modules"), sorted(compiled.get(p, ("",))[0] for p in code)], default=str)
+        # the same files and the same forbids: a process sealed for some forbids never serves a test without them
+        forbids = [sorted(map(str, start.get("forbids") or [])), str(start.get("why", ""))]
+        key = json.dumps([start.get("modules"), sorted(compiled.get(p, ("",))[0] for p in code), forbids], default=str)
         if kept is not None and (kept.key != key or not kept.hand(line)):
             kept = drop(kept)  # other files (or it cannot take the line): a fresh process, and nothing of the old
             _end_the_rest(args.pidns)

@@ -145,6 +145,43 @@ raise ImportError("EVIDENCE " + json.dumps({"written_mib": _written >> 20}))
 """,
 }
 
+REFERENCE = """def add(a, b):
+    total = 0
+    for x in (a, b):
+        total = total + x
+    return int(total)
+
+
+def count_words(text):
+    words = [w for w in text.split() if w]
+    return len(words)
+"""
+"""The lab's own answer to exercise 1, which its tests forbid (long enough that a copy of it is recognised)."""
+
+MODULE_COPY = '''"""Warm-up exercises, answered by the reference loaded again under a name of the student's."""
+import importlib.util
+
+import agentlab.reference as _reference
+
+
+def _copy():
+    spec = importlib.util.spec_from_file_location("my_helpers", _reference.__file__)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def add(a, b):
+    """Exercise 1.1: return the sum of a and b."""
+    return _copy().add(a, b)
+
+
+def count_words(text):
+    """Exercise 1.2: count the words in text, splitting on any whitespace."""
+    return _copy().count_words(text)
+'''
+
+
 FORGED = '''"""The loop exercise, answered by asking the grader for whatever its channel might give."""
 import json
 
@@ -218,9 +255,7 @@ def graded(tmp_path_factory, course_template):
     tmp = tmp_path_factory.mktemp("hostile")
     course = Path(shutil.copytree(course_template, tmp / "course"))
     # a reference the exercise 1 tests forbid, for the thread attack
-    (course / "agentlab" / "reference.py").write_text(
-        "def add(a, b):\n    return a + b\n\n\ndef count_words(text):\n    return len(text.split())\n"
-    )
+    (course / "agentlab" / "reference.py").write_text(REFERENCE)
     test01 = course / "exercises" / "tests" / "test_ex01_basics.py"
     test01.write_text(
         test01.read_text().replace(
@@ -253,6 +288,8 @@ def graded(tmp_path_factory, course_template):
         "threads": {"ex01_basics.py": THREADED, "ex02_loop.py": ex02},
         "processes": {"ex01_basics.py": PROCESSES, "ex02_loop.py": ex02},
         "forged_requests": {"ex02_loop.py": FORGED},
+        "module_copy": {"ex01_basics.py": MODULE_COPY, "ex02_loop.py": ex02},
+        "pasted_reference": {"ex01_basics.py": '"""The reference, pasted."""\n\n\n' + REFERENCE, "ex02_loop.py": ex02},
         "lying_object": {
             "ex01_basics.py": "class _Yes:\n    def __eq__(self, other):\n        return True\n\n"
             "class _Str(str):\n    def __eq__(self, other):\n        return True\n\n"
@@ -363,6 +400,13 @@ def test_forbids_holds_in_threads_the_submission_starts(graded):
     assert _score(graded, "threads") == ("0", "0", "3"), notes
     assert "write it yourself; agentlab.reference.add is the reference" in notes
     assert "1.2: IndexError" in notes  # the refused call raised in the thread, which so returned nothing
+
+
+def test_forbids_holds_for_a_copy_of_the_reference_loaded_or_pasted(graded):
+    for student in ("module_copy", "pasted_reference"):
+        notes = graded["rows"][student]["notes"]
+        assert _score(graded, student) == ("0", "0", "3"), notes
+        assert "write it yourself; a copy of agentlab.reference.add or agentlab.reference.count_words" in notes, notes
 
 
 def test_forbids_holds_in_python_processes_the_submission_starts(graded):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -132,3 +133,57 @@ def test_a_python_process_started_under_the_guards_refuses_the_reference_and_the
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert after.returncode == 0, after.stderr
+
+
+SEALED = r"""
+import gc, importlib.util, inspect, json, sys, textwrap, types
+import agentlab, agentlab.loop
+from agentlab.grading import forbid
+
+source = textwrap.dedent(inspect.getsource(agentlab.loop.run_agent))
+forbid.seal(["agentlab.loop.run_agent"], "write the loop yourself")
+outcomes = {}
+
+def attempt(name, how):
+    try:
+        how()
+        outcomes[name] = "ran"
+    except forbid.ForbiddenCall as e:
+        outcomes[name] = "refused: " + str(e)[:60]
+
+def module_copy():
+    spec = importlib.util.spec_from_file_location("my_own_loop", agentlab.loop.__file__)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+
+def pasted():
+    exec(compile(source, "ex02_loop.py", "exec"), {"__name__": "exercises.ex02_loop", **vars(agentlab.loop)})
+
+def function_code():
+    return next(c for c in compile(source, "x.py", "exec").co_consts if isinstance(c, types.CodeType))
+
+def unseal():
+    hook = next(f for f in gc.get_objects() if isinstance(f, types.FunctionType) and f.__name__ == "refuse")
+    hook.__defaults__ = (frozenset(),) + hook.__defaults__[1:]
+
+attempt("call", lambda: agentlab.run_agent(None, "t", []))
+attempt("module copy", module_copy)
+attempt("pasted", pasted)
+attempt("function from code", lambda: types.FunctionType(function_code(), {}))
+attempt("code rebuilt", lambda: function_code().replace(co_name="other"))
+attempt("unseal", unseal)
+attempt("other lab code", lambda: agentlab.read_trace)
+attempt("the student's own code", lambda: exec(compile("def mine(a, b):\n    return a + b\n", "ex01.py", "exec"), {}))
+print(json.dumps(outcomes))
+"""
+
+
+def test_a_sealed_process_refuses_every_way_back_to_the_reference(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", SEALED], capture_output=True, text=True, timeout=120, cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    outcomes = json.loads(done.stdout.strip().splitlines()[-1])
+    refused = {k for k, v in outcomes.items() if v.startswith("refused: write the loop yourself")}
+    assert refused == {"call", "module copy", "pasted", "function from code", "code rebuilt", "unseal"}, outcomes
+    assert outcomes["other lab code"] == outcomes["the student's own code"] == "ran", outcomes
