@@ -92,8 +92,8 @@ def test_the_turn_limit_control_stops_the_one_tool_per_reply_agent_below_four_tu
 
     from agentlab.experiments.city import city_runs, model_choices
 
-    where = said(edition, 25, sentence)
-    cell = "".join(json.loads((NOTEBOOKS / f"{edition}.ipynb").read_text("utf-8"))["cells"][24]["source"])
+    where = said(edition, 27, sentence)
+    cell = "".join(json.loads((NOTEBOOKS / f"{edition}.ipynb").read_text("utf-8"))["cells"][26]["source"])
     call = next(
         n
         for n in ast.walk(ast.parse(cell))
@@ -123,10 +123,10 @@ def test_the_stop_reason_list_names_every_reason_the_loop_ends_on(edition):
 
     from agentlab.loop import MODEL_STOPS
 
-    where = said(edition, 26, "`model_context_window_exceeded`")
+    where = said(edition, 28, "`model_context_window_exceeded`")
     sdk = set(typing.get_args(StopReason)) - {"tool_use"}
     assert set(MODEL_STOPS) == sdk, f"the loop handles {sorted(MODEL_STOPS)}, the SDK returns {sorted(sdk)}"
-    text = "".join(json.loads((NOTEBOOKS / f"{edition}.ipynb").read_text("utf-8"))["cells"][26]["source"])
+    text = "".join(json.loads((NOTEBOOKS / f"{edition}.ipynb").read_text("utf-8"))["cells"][28]["source"])
     missing = [r for r in sdk if f"`{r}`" not in text]
     assert not missing, f"{where}: the list leaves out {missing}"
 

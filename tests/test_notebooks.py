@@ -78,3 +78,25 @@ def test_every_notebook_opens_with_its_question_and_two_to_four_learning_goals(p
     )
     goals = first.split(head, 1)[1].split("\n\n", 1)[0].strip().splitlines()
     assert 2 <= len(goals) <= 4 and all(g.startswith("- ") for g in goals), f"{path.name}: {goals}"
+
+
+PREDICTING = [p for p in BOTH_EDITIONS if not p.name.startswith("00_")]
+"""Every notebook but the setup one asks for a prediction before its main experiment."""
+
+
+@pytest.mark.parametrize(
+    "path", [pytest.param(p, marks=xdist_group(p), id=str(p.relative_to(NOTEBOOK_DIR))) for p in PREDICTING]
+)
+def test_a_prediction_written_before_the_main_experiment_is_answered_by_that_run(path: Path, notebook_store) -> None:
+    """A code cell sets ``my_guess``, the experiment runs, and a later cell's ``reveal`` prints what the run showed;
+    run headless with no guess, it says so, in the notebook's language."""
+    cells = nbformat.read(path, as_version=4).cells
+    asks = [i for i, c in enumerate(cells) if c.cell_type == "code" and "\nmy_guess =" in "\n" + c.source]
+    answers = [i for i, c in enumerate(cells) if c.cell_type == "code" and "reveal(my_guess" in c.source]
+    assert len(asks) == len(answers) == 1 and asks[0] + 1 < answers[0], f"{path.name}: {asks} then {answers}"
+    assert cells[asks[0] - 1].cell_type == "markdown", f"{path.name}: a sentence before the prediction says what to do"
+    done = notebook_store.get(path)
+    assert not done.error, done.error
+    printed = "".join(o.get("text", "") for o in done.nb.cells[answers[0] + 1].get("outputs", []))
+    say = "上面没有写下猜测；这次运行得到 " if "zh-CN" in path.parts else "no guess written above; this run shows "
+    assert say in printed, f"{path.name}: the answer cell printed {printed!r}"

@@ -116,3 +116,33 @@ def core(pattern: Any) -> str:
     where = inspect.getsourcefile(fn) or ""
     where = where[where.rfind("agentlab") :].replace("\\", "/") if "agentlab" in where else where
     return f"# {where}, {fn.__name__}: the {len(lines) - start - 1} lines inside `with Steps(...) as wf:`\n{body}"
+
+
+def reveal(guess: Any, actual: Any, what: str) -> None:
+    """The answer to a prediction cell: the guess the student wrote before the run, beside what the run showed.
+
+    ``what`` names the quantity in English (the zh-CN edition shows it through the translation tables,
+    ``data/i18n/zh-CN/predict.json``). An empty guess (``""`` or ``None``) gets a line saying the run answered
+    without one."""
+    from agentlab.views.i18n import language, tr
+
+    zh, name = language() == "zh-CN", tr(what)
+    if guess is None or guess == "":
+        text = (
+            f"{name}：上面没有写下猜测；这次运行得到 {actual}。下次先写下你的猜测，再运行。"
+            if zh
+            else f"{name}: no guess written above; this run shows {actual}. Next time write one down first."
+        )
+    elif guess == actual:
+        text = (
+            f"{name}：你猜的是 {guess}，这次运行得到的也是 {actual}。"
+            if zh
+            else f"{name}: you guessed {guess}; this run shows {actual}, as you said."
+        )
+    else:
+        text = (
+            f"{name}：你猜的是 {guess}，这次运行得到 {actual}。"
+            if zh
+            else f"{name}: you guessed {guess}; this run shows {actual}."
+        )
+    print(text)

@@ -91,7 +91,7 @@ def test_01_the_real_second_call_resent_the_first_calls_input_and_output(runs, e
     zh = edition.startswith("zh")
     where = said(
         edition,
-        22,
+        24,
         "713 个 token，正是第一次调用的 612 个输入加 101 个输出"
         if zh
         else "re-sent 713 tokens, the first call's 612 input plus 101 output",
@@ -103,7 +103,7 @@ def test_01_the_real_second_call_resent_the_first_calls_input_and_output(runs, e
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_01_the_real_reply_asks_for_both_tools_at_once_after_a_sentence(runs, edition):
     zh = edition.startswith("zh")
-    where = said(edition, 22, "真实的回复以一句话开头" if zh else "the real reply opens with a sentence")
+    where = said(edition, 24, "真实的回复以一句话开头" if zh else "the real reply opens with a sentence")
     reply = runs["denver"].messages[1]["content"]
     assert [b["type"] for b in reply] == ["text", "tool_use", "tool_use"], where
     assert {b["name"] for b in reply[1:]} == {"get_weather", "get_elevation"}, where
@@ -112,7 +112,7 @@ def test_01_the_real_reply_asks_for_both_tools_at_once_after_a_sentence(runs, ed
 
 @pytest.mark.parametrize("edition", ("06_error_recovery", "zh-CN/06_error_recovery"))
 def test_06_the_real_runs_hold_no_tool_error(edition):
-    where = said(edition, 27, "没有任何工具错误" if edition.startswith("zh") else "hold no tool error")
+    where = said(edition, 29, "没有任何工具错误" if edition.startswith("zh") else "hold no tool error")
     for name in real_runs.RUNS:
         for request, _ in _recorded(name):
             results = [b for m in request["messages"] for b in m["content"] if b.get("type") == "tool_result"]
@@ -123,7 +123,7 @@ def test_06_the_real_runs_hold_no_tool_error(edition):
 def test_07_one_real_run_asks_for_two_independent_tools_in_one_reply(runs, edition):
     zh = edition.startswith("zh")
     where = said(
-        edition, 38, "在一次回复里请求了两个相互独立的工具" if zh else "asks for two independent tools in one reply"
+        edition, 40, "在一次回复里请求了两个相互独立的工具" if zh else "asks for two independent tools in one reply"
     )
     per_reply = {
         n: [len([b for b in m["content"] if b["type"] == "tool_use"]) for m in r.messages[1::2]]
@@ -137,7 +137,7 @@ def test_07_one_real_run_asks_for_two_independent_tools_in_one_reply(runs, editi
 def test_08_every_real_tool_input_is_a_json_object_that_fits_its_schema(runs, edition):
     zh = edition.startswith("zh")
     where = said(
-        edition, 47, "都是符合其模式的 JSON 对象" if zh else "every input in them is a JSON object that fits its schema"
+        edition, 49, "都是符合其模式的 JSON 对象" if zh else "every input in them is a JSON object that fits its schema"
     )
     for name, run in runs.items():
         tools = {t.name: t for t in real_runs.recording(name).tools}
