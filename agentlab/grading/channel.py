@@ -10,9 +10,9 @@ One JSON line per message over a pipe, never pickle. The test asks for a name of
 - **a function, as a handle**: the other side may call it with data and gets data back, nothing else (no
   attribute, item, ``len``, iteration or ``str`` of it). The trusted side hands over only the functions a
   test passes (a tool's function, a clock, a spy), and what they return must be data.
-- **a client, as its API** (``"$": "A"``): inside the sandbox the student's code gets a real
-  ``anthropic.Anthropic`` whose HTTP transport writes each request to the pipe; the trusted side answers it
-  through its own client, so its simulator, Meter and trace see every call the tests read.
+- **a client, as its API** (``"$": "A"``, ``agentlab.grading.api_pipe``): inside the sandbox the student's code
+  gets a real ``anthropic.Anthropic`` whose HTTP transport writes each request to the pipe; the trusted side
+  answers it through its own client, so its simulator, Meter and trace see every call the tests read.
 - a few pure lab functions (``PORTABLE``) cross by name; each side runs its own copy.
 
 Anything else fails that call with a reason the student reads. A list or dict the test passed stays linked
@@ -32,14 +32,14 @@ import threading
 from pathlib import Path, PurePath
 from typing import Any, BinaryIO
 
+from agentlab.grading import api_pipe
+
 MAX_LINE = 32 << 20
 """Longest message accepted, in bytes."""
 ALLOWED_CLASSES = ("agentlab.", "anthropic.", "pydantic.")
 """Modules whose dataclasses and pydantic models are rebuilt by value (only if this side imported them already)."""
 PORTABLE = ("agentlab.api.tokens:text_tokens", "builtins:len", "agentlab.weather:get_weather.fn")
 """Pure functions a test may hand the student's code: they cross by name, and each side calls its own copy."""
-FORWARDED_HEADERS = ("anthropic-beta",)
-"""Request headers of the student's client that reach the trusted client (it sets the others itself)."""
 _ONLY_HELD_HERE = 2
 """``sys.getrefcount`` of a copy held by ``Peer.mirrors`` alone (the dict, and getrefcount's argument)."""
 
@@ -175,7 +175,7 @@ class Peer:
                 return {"$": "C", "c": name, "v": fields}
         if callable(obj) and (portable := _portable_name(obj)) is not None:
             return {"$": "N", "n": portable}
-        if handles and self.side == "t" and _is_client(obj):
+        if handles and self.side == "t" and api_pipe.is_client(obj):
             self.clients[id(obj)] = obj
             return {"$": "A", "id": id(obj), "base_url": str(obj.base_url), "max_retries": int(obj.max_retries)}
         if handles and callable(obj) and not isinstance(obj, type):
@@ -239,7 +239,7 @@ class Peer:
         elif tag == "A":
             if self.side != "s":
                 raise ChannelClosed("a client crosses only into the sandbox")
-            return _sandbox_client(self, data)
+            return api_pipe.sandbox_client(self, int(data["id"]), str(data["base_url"]), int(data["max_retries"]))
         else:
             raise ChannelClosed(f"unknown value tag {tag!r}")
         if "sync" in data and self.side == "s":
@@ -398,7 +398,7 @@ class Peer:
             client = self.clients.get(int(message.get("h", 0)))
             if client is None:
                 raise PermissionError("no client of this test has that number")
-            return _answer_http(client, message.get("http") or {})
+            return api_pipe.answer(client, message.get("http") or {})
         if op == "call":
             fn = self.handles.get(int(message.get("h", 0)))
             if fn is None:
@@ -407,79 +407,6 @@ class Peer:
             kwargs = {str(k): self.decode(v) for k, v in dict(message.get("kwargs", {})).items()}
             return fn(*args, **kwargs)
         raise PermissionError(f"operation {op!r} is not allowed on this side")
-
-
-# -- the client as an API ------------------------------------------------------------------------
-def _is_client(obj: Any) -> bool:
-    anthropic = sys.modules.get("anthropic")
-    return anthropic is not None and isinstance(obj, anthropic.Anthropic)
-
-
-def _sandbox_client(peer: Peer, data: dict) -> Any:
-    """The student's client: a real ``anthropic.Anthropic`` whose every HTTP request goes down the pipe."""
-    import anthropic
-    import httpx2
-
-    ref = int(data["id"])
-
-    class PipeTransport(httpx2.BaseTransport):
-        def handle_request(self, request):
-            body = request.read()
-            answer = peer.request(
-                {
-                    "op": "http",
-                    "h": ref,
-                    "http": {
-                        "method": request.method,
-                        "url": str(request.url),
-                        "headers": {k: v for k, v in request.headers.items() if k.lower() in FORWARDED_HEADERS},
-                        "body": body.decode("utf-8", "replace"),
-                    },
-                }
-            )
-            return httpx2.Response(
-                int(answer["status"]), headers=list(answer["headers"]), content=base64.b64decode(answer["body"])
-            )
-
-    return anthropic.Anthropic(
-        api_key="the-grader-answers",
-        base_url=str(data["base_url"]),
-        max_retries=int(data["max_retries"]),
-        http_client=httpx2.Client(transport=PipeTransport()),
-    )
-
-
-def _answer_http(client: Any, http: dict) -> dict:
-    """One HTTP request of the student's client, made with the test's own client (its Meter and trace see it)."""
-    from urllib.parse import urlsplit
-
-    import anthropic
-
-    method, path = str(http.get("method", "")).upper(), urlsplit(str(http.get("url", ""))).path
-    headers = {
-        str(k): str(v) for k, v in dict(http.get("headers") or {}).items() if str(k).lower() in FORWARDED_HEADERS
-    }
-    options = {"headers": {**headers, "X-Stainless-Raw-Response": "raw"}, "max_retries": 0}
-    body = json.loads(http["body"]) if http.get("body") else None
-    try:
-        if method == "GET":
-            raw = client.get(path, cast_to=object, options=options)
-        elif method == "POST":
-            stream = isinstance(body, dict) and body.get("stream") is True
-            raw = client.post(
-                path, body=body, cast_to=object, options=options, stream=stream, stream_cls=anthropic.Stream
-            )
-        else:
-            raise ValueError(f"the grader's client answers GET and POST, not {method}")
-        response = raw.http_response
-    except anthropic.APIStatusError as e:
-        response = e.response
-    content = response.read()
-    return {
-        "status": response.status_code,
-        "headers": [[k, v] for k, v in response.headers.items() if k.lower() != "content-length"],
-        "body": base64.b64encode(content).decode(),
-    }
 
 
 # -- functions that cross by name, classes rebuilt by value ----------------------------------------
@@ -496,8 +423,8 @@ def _loaded_class(name: Any) -> type | None:
     here for the other side)."""
     module, _, qualname = str(name).partition(":")
     obj: Any = sys.modules.get(module) if _allowed_module(module) else None
-    for part in qualname.split(".") if obj is not None else ():
-        obj = getattr(obj, part, None)
+    for part in qualname.split(".") if obj is not None else ():  # what is defined there: no module __getattr__ runs
+        obj = vars(obj).get(part) if hasattr(obj, "__dict__") else None
     return obj if isinstance(obj, type) else None
 
 

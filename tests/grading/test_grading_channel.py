@@ -253,3 +253,14 @@ def test_a_handle_kept_from_an_earlier_test_fails_with_a_reason():
     peer.ended = True  # its test is over; the student's module kept the tool it was given
     with pytest.raises(channel.StaleHandle, match="came from an earlier test"):
         channel.Remote(peer, 1, "get_weather")("Paris")
+
+
+def test_naming_a_lazy_name_of_the_lab_runs_no_module_getattr_here(monkeypatch):
+    import sys
+
+    asked = []
+    lazy = types.ModuleType("agentlab.lazy_probe")
+    lazy.__getattr__ = lambda name: asked.append(name) or type(name, (), {})  # as agentlab's lazy imports work
+    monkeypatch.setitem(sys.modules, "agentlab.lazy_probe", lazy)
+    back = channel.Peer(None, None, "t").decode({"$": "C", "c": "agentlab.lazy_probe:Budget", "v": {"a": 1}})
+    assert back == {"a": 1} and asked == []  # only what the module defines is rebuilt: its __getattr__ never ran
