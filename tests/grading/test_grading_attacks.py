@@ -182,6 +182,43 @@ def count_words(text):
 '''
 
 
+SABOTAGE = {
+    "ex01_basics.py": """import os, signal
+
+
+def _stop_everyone_else():
+    for pid in [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
+        try:
+            os.kill(pid, signal.SIGSTOP)
+        except OSError:
+            pass
+    try:
+        os.kill(-1, signal.SIGKILL)  # every process this uid may signal, but itself
+    except OSError:
+        pass
+
+
+def add(a, b):
+    _stop_everyone_else()
+    return a + b
+
+
+def count_words(text):
+    _stop_everyone_else()
+    return len(text.split())
+"""
+}
+"""Honest answers, but first a stop and a kill for every process its uid may reach, while the other worker grades
+another student."""
+
+
+def _sandboxed() -> bool:
+    from agentlab.grading import confine
+    from agentlab.grading.bwrap import available
+
+    return available() is None and confine.is_root()
+
+
 FORGED = '''"""The loop exercise, answered by asking the grader for whatever its channel might give."""
 import json
 
@@ -290,6 +327,11 @@ def graded(tmp_path_factory, course_template):
         "forged_requests": {"ex02_loop.py": FORGED},
         "module_copy": {"ex01_basics.py": MODULE_COPY, "ex02_loop.py": ex02},
         "pasted_reference": {"ex01_basics.py": '"""The reference, pasted."""\n\n\n' + REFERENCE, "ex02_loop.py": ex02},
+        "channel_bomb": {
+            "ex01_basics.py": "def add(a, b):\n    return 'x' * (40 << 20)  # longer than a message may be\n\n"
+            "def count_words(text):\n    deep = []\n    for _ in range(200_000):\n        deep = [deep]\n    return deep\n",
+            "ex02_loop.py": ex02,
+        },
         "lying_object": {
             "ex01_basics.py": "class _Yes:\n    def __eq__(self, other):\n        return True\n\n"
             "class _Str(str):\n    def __eq__(self, other):\n        return True\n\n"
@@ -334,6 +376,8 @@ def graded(tmp_path_factory, course_template):
             "ex02_loop.py": ex02,
         },
     }
+    if _sandboxed():  # only in the sandbox: elsewhere its uid is ours, and it would stop this very test run
+        extras["sabotage"] = SABOTAGE | {"ex02_loop.py": ex02}
     for name, files in extras.items():
         for rel, text in files.items():
             (klass / name / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -511,6 +555,19 @@ def test_a_forged_request_on_the_channel_gets_a_refusal_never_an_object(graded):
     found = _evidence(graded, "forged_requests")
     assert found == {"refused": 32, "other": ["call TypeError"]}, found  # the test's own step, called with an argument
     assert _score(graded, "forged_requests") == ("0", "0", "0"), graded["rows"]["forged_requests"]["notes"]
+
+
+def test_signalling_every_process_it_can_reaches_only_its_own(graded):
+    if "sabotage" not in graded["rows"]:
+        pytest.skip("needs the bubblewrap sandbox as root: elsewhere the student's uid is the grader's own")
+    assert _score(graded, "sabotage") == ("2", "3", "3"), graded["rows"]["sabotage"]["notes"]  # nor its own grader
+    assert _score(graded, "honest_alice") == ("2", "3", "3") and _score(graded, "zz_next_student") == ("2", "3", "3")
+
+
+def test_a_channel_bomb_costs_its_own_tests_and_nothing_else(graded):
+    notes = graded["rows"]["channel_bomb"]["notes"]
+    assert _score(graded, "channel_bomb") == ("0", "0", "3"), notes  # the next test, in a fresh sandbox, still runs
+    assert "1.1: ChannelClosed: a message was too long" in notes and "1.2: RecursionError" in notes, notes
 
 
 def test_a_value_that_lies_about_equality_arrives_as_plain_data_or_not_at_all(graded):
