@@ -28,6 +28,11 @@ MAX_WORKERS = 64
 """Most workers one gradebook starts."""
 
 
+TRUSTED_OFFSET = 1 << 30
+"""The trusted test process of worker ``i`` runs as ``student_uids()[i] + TRUSTED_OFFSET``: unprivileged, and
+never the uid of any student's code."""
+
+
 def student_uids(pid: int | None = None) -> range:
     """The uids a gradebook with this pid (default: ours) gives its workers."""
     base = UID_BASE + MAX_WORKERS * (os.getpid() if pid is None else pid)
@@ -84,6 +89,7 @@ class Pool:
         worker = self._idle.get()
         try:
             home, modules = self.stage.home_for(files, worker.uid)
+            trusted_home = self.stage.home_for({}, worker.trusted_uid)[0]  # the trusted test process's HOME
             try:
                 return worker.run(
                     {
@@ -91,6 +97,8 @@ class Pool:
                         "modules": modules,
                         "home": str(home),
                         "uid": worker.uid,
+                        "trusted_uid": worker.trusted_uid,
+                        "trusted_home": str(trusted_home),
                         "hide": self.hide,
                         "reveal": self.reveal,
                         "limits": limits,
@@ -101,6 +109,7 @@ class Pool:
             finally:
                 reap.reap(worker.uid, children=False) if worker.uid is not None else None
                 _remove(home)
+                _remove(trusted_home)
         finally:
             self._idle.put(worker)
 
@@ -108,6 +117,7 @@ class Pool:
 class _Worker:
     def __init__(self, stage: Stage, index: int) -> None:
         self.uid = student_uids()[index] if confine.is_root() else None
+        self.trusted_uid = None if self.uid is None else self.uid + TRUSTED_OFFSET
         read_end, write_end = os.pipe()
         self.log_path = log = stage.root / f"worker-{index}.log"
         self.log = os.fdopen(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb")  # closed in close()

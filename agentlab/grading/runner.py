@@ -3,7 +3,9 @@
 Forking the warm worker afresh for every test cost about 40 ms a test (the fork, copying its pages,
 tearing them down at exit) and was half of the grader's own overhead. The worker
 (``agentlab.grading.worker``) now forks one ``Runner`` per student and sends it one test at a time
-(``{"i": index, "nonce", "limit"}`` on a pipe); the runner answers one JSON line per test. The
+(``{"i": index, "nonce", "limit"}`` on a pipe); the runner answers one JSON line per test. As root it runs as
+an unprivileged uid of its own (``pool.TRUSTED_OFFSET``), in mount and network namespaces where the
+instructor's repository, the submissions and the output folder are covered (``confine.enter``). The
 student's functions never run here: as before they run in the student's sandbox
 (``agentlab.grading.bwrap``), in one process of the student's (``student_process.StudentProcess``), reached through
 ``agentlab.grading.channel``, where only data crosses.
@@ -45,21 +47,23 @@ READ_MAX = 1 << 16
 class Runner:
     """Worker side: one forked trusted test process over ``box``, running ``items`` by index."""
 
-    def __init__(self, items: list, box, modules: dict, home: str, budget: float, test_folders) -> None:
+    def __init__(self, items: list, box, modules: dict, job: dict, test_folders) -> None:
         cmd_read, self._cmd = os.pipe()
         self._answers, answer_write = os.pipe()
         channel = (box.proc.stdout.fileno(), box.proc.stdin.fileno())
-        jail = confine.Jail(
-            home=home,
-            cpu_seconds=int(budget + GRACE_S * len(items)) + 1,
-            uid=None,
+        jail = confine.Jail(  # as root: an unprivileged uid of its own, in mount and network namespaces of its own
+            home=job.get("trusted_home") or job["home"],
+            cpu_seconds=int(job["budget"] + GRACE_S * len(items)) + 1,
+            uid=job.get("trusted_uid"),
+            hide=list(job.get("hide") or []),
+            reveal=list(job.get("reveal") or []),
             keep_fds=(cmd_read, answer_write, *channel),
         )
         self.pid = os.fork()
         if self.pid == 0:  # the runner: never returns
             os.close(self._cmd)
             os.close(self._answers)
-            _serve(items, jail, cmd_read, answer_write, box, modules, test_folders)
+            _serve(items, jail, cmd_read, answer_write, box, modules, test_folders, capped=mounts.enabled())
         os.close(cmd_read)
         os.close(answer_write)
         self._buffer = b""
@@ -112,7 +116,9 @@ def kill(pid: int) -> None:
             pass
 
 
-def _serve(items: list, jail: confine.Jail, cmd_fd: int, out_fd: int, box, modules: dict, test_folders) -> None:
+def _serve(
+    items: list, jail: confine.Jail, cmd_fd: int, out_fd: int, box, modules: dict, test_folders, capped: bool
+) -> None:
     """The runner: confined once, then one test per line read, until the worker closes the pipe or kills it."""
     try:
         confine.enter(jail)
@@ -124,7 +130,7 @@ def _serve(items: list, jail: confine.Jail, cmd_fd: int, out_fd: int, box, modul
             ask = json.loads(line)
             item, nonce, limit = items[int(ask["i"])], str(ask["nonce"]), float(ask["limit"])
             confine.allow_cpu(limit + GRACE_S)  # this test's share; the hard limit was set once
-            answer = {"nonce": nonce, "nodeid": item.nodeid, **_run_test(item, limit, rfile, wfile, modules)}
+            answer = {"nonce": nonce, "nodeid": item.nodeid, **_run_test(item, limit, rfile, wfile, modules, capped)}
             reap.reap(None)  # a process the test started and left running dies with the test
             os.write(out_fd, json.dumps(answer).encode()[: READ_MAX - 1] + b"\n")
             if not answer["reuse"]:
@@ -133,7 +139,7 @@ def _serve(items: list, jail: confine.Jail, cmd_fd: int, out_fd: int, box, modul
         os._exit(0)
 
 
-def _run_test(item, limit: float, rfile, wfile, modules: dict) -> dict:
+def _run_test(item, limit: float, rfile, wfile, modules: dict, capped: bool = False) -> dict:
     """One graded test: outcome, reason, whether the sandbox was lost, and whether this runner may run another."""
     peer = channel.Peer(rfile, wfile, "t")
     try:
@@ -169,7 +175,7 @@ def _run_test(item, limit: float, rfile, wfile, modules: dict) -> dict:
         if outcome != "passed":  # the plugin's reading of the failure is the readable one
             grade = item.config.stash[BY_ID_KEY].get(item.nodeid)
             reason = grade.reason if grade is not None and grade.reason else reason
-        if "No space left on device" in reason and mounts.enabled():
+        if "No space left on device" in reason and capped:  # the worker's folders are capped mounts
             reason = first_line(
                 f"{reason} (the sandbox's /tmp and the test's folders hold at most {mounts.MAX_FILES} "
                 f"files each, {bwrap.TMP_BYTES >> 20} MB and {mounts.SCRATCH_BYTES >> 20} MB)"

@@ -173,7 +173,7 @@ def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]
                 modules = box.put(files)
                 box.ready()
             if trusted is None:  # a fresh fork of this warm worker runs the tests from here on
-                trusted = runner.Runner(items, box, modules, job["home"], job["budget"], _TestFolders)
+                trusted = runner.Runner(items, box, modules, job, _TestFolders)
             result = _run_one(trusted, index, item, limit)  # the whole limit, so its message is the same every run
             box.clear_scratch()  # its files are the test's own: the next test starts with the whole cap
             if not result.pop("reuse"):  # see agentlab.grading.runner: the next test gets a fresh process

@@ -133,6 +133,11 @@ def test_a_hang_costs_only_its_own_test():
 
 
 @pytest.mark.points(1)
+def test_the_trusted_side_runs_unprivileged():
+    assert os.geteuid() != 0 and os.getuid() != 0, f"uid {os.getuid()}, euid {os.geteuid()}"
+
+
+@pytest.mark.points(1)
 def test_the_worker_loaded_pytest_timeout_and_no_other_installed_plugin():
     import sys
 
@@ -170,8 +175,19 @@ def test_a_list_the_student_changed_in_place_is_whole_in_the_next_test(graded):
     assert got["outcome"] == "passed", got
 
 
-def test_an_object_the_student_called_into_is_whole_in_the_next_test(graded):
+def test_an_object_a_test_hands_over_never_crosses_and_stays_whole(graded):
+    got = graded["tamper"]["test_the_student_gets_the_box"]  # an object, neither data nor a function
+    assert got["outcome"] == "failed" and "type Box cannot cross" in got["reason"], got
     got = graded["tamper"]["test_the_box_is_whole_in_the_next_test"]
+    assert got["outcome"] == "passed", got
+
+
+def test_the_trusted_test_process_runs_as_a_uid_of_its_own_when_grading_as_root(graded):
+    from agentlab.grading import confine
+
+    got = graded["honest"]["test_the_trusted_side_runs_unprivileged"]
+    if not confine.is_root():
+        pytest.skip("as an ordinary user the trusted side runs as that user: there is no other uid to take")
     assert got["outcome"] == "passed", got
 
 
