@@ -23,10 +23,11 @@ started the process.
 In the gradebook the student's code runs in a sandbox process of its own, which ``seal`` closes for good
 before any of it runs: every call of a guarded function is refused, its original code is dropped, and an
 audit hook refuses to run, wrap or rebuild any code object with the same instructions and names as a
-guarded function's original, or holding one. So a copy of the module loaded under another name, the file
-compiled anew, the function pasted into the student's module, or a function made from a code object found
-in memory is refused like the function itself. A process started by the student's code seals itself the
-same way (``guard_started_process``).
+guarded function's original (as compiled, or its source compiled at any optimisation level), or holding one,
+and starts no other program. So a copy of the module loaded under another name, the file compiled anew, the
+function pasted into the student's module, a function made from a code object found in memory, the function
+a decorator wraps (``__wrapped__``), or a fresh interpreter that could load a copy before sealing itself, is
+refused like the function itself.
 
 Limit: a copy that is changed (a variable renamed, a line moved) is new code, and under ``make grade`` (no
 sandbox) only the stack check runs: code that hides where it comes from (``exec`` with a made-up file
@@ -36,10 +37,12 @@ name and module name) is not recognised as the student's there.
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import os
 import re
 import sys
+import textwrap
 import threading
 import types
 from collections.abc import Iterator
@@ -105,11 +108,11 @@ def forbidden(names: list[str], why: str) -> Iterator[None]:
     before = os.environ.get(ENV)
     try:
         for dotted in names:
-            func = resolve(dotted)
-            if any(f is func for f, _ in swapped):
-                continue
-            swapped.append((func, func.__code__))
-            func.__code__ = _guard_code(func, dotted, why)
+            for func in _chain(resolve(dotted)):  # a wrapper and what it wraps: __wrapped__ is no way round
+                if any(f is func for f, _ in swapped):
+                    continue
+                swapped.append((func, func.__code__))
+                func.__code__ = _guard_code(func, dotted, why)
         if names:
             os.environ[ENV] = json.dumps({"names": list(names), "why": why})
         with _marked_threads():
@@ -136,33 +139,77 @@ def guard_started_process() -> None:
 
 
 def seal(names: list[str], why: str) -> None:
-    """For good, in a process where only the student's code runs: each named function refuses every call, its
-    original code is gone, and no copy of that code runs (see the module's docstring). Processes this one starts
-    inherit ``ENV`` and seal themselves."""
-    signatures, named = set(), []
+    """For good, in a process where only the student's code runs: each named function (and every function it
+    wraps) refuses every call, its original code is gone, no copy of that code runs, and no other program
+    starts (a fresh interpreter could load a copy before it sealed itself). See the module's docstring."""
+    signatures, named, sealed = set(), [], []
     for dotted in names:
         try:
-            func = resolve(dotted)
+            chain = _chain(resolve(dotted))
         except ValueError:
             continue
-        code = func.__code__
-        if len(code.co_code) >= COPY_MIN_BYTES:
-            signatures.add((code.co_code, code.co_names, code.co_varnames, code.co_argcount))
+        found = _signatures(chain[-1])  # the function itself, not a decorator's wrapper shared with others
+        if found:
+            signatures |= found
             named.append(dotted)
-        func.__code__ = _guard_code(func, dotted, why, always=True)  # the original is held nowhere now
+        for func in chain:
+            if all(func is not f for f in sealed):
+                func.__code__ = _guard_code(func, dotted, why, always=True)  # the original is held nowhere now
+                sealed.append(func)
     os.environ[ENV] = json.dumps({"names": list(names), "why": why})
-    if signatures:
-        sys.addaudithook(
-            _copy_refuser(frozenset(signatures), f"{why}; a copy of {' or '.join(named)} is the reference")
-        )
+    if names:
+        copies = f"{why}; a copy of {' or '.join(named)} is the reference"
+        programs = f"{why}; {names[0]} is the reference, and this test starts no other program (it could run it unseen)"
+        sys.addaudithook(_copy_refuser(frozenset(signatures), copies, programs))
 
 
-def _copy_refuser(signatures: frozenset, message: str):
-    """An audit hook refusing every code object that is (or holds) one with these signatures. Everything it uses is
-    in its own defaults (an immutable tuple, whose replacement it refuses): no global or builtin someone could swap."""
+def _chain(func: types.FunctionType) -> list[types.FunctionType]:
+    """``func`` and every function it wraps (``__wrapped__``, as ``functools.wraps`` leaves it), outermost first."""
+    chain = [func]
+    for _ in range(16):  # bounded: decorators nest a few deep
+        inner = getattr(chain[-1], "__wrapped__", None)
+        if not isinstance(inner, types.FunctionType) or any(inner is f for f in chain):
+            break
+        chain.append(inner)
+    return chain
 
-    def refuse(event, args, _sigs=signatures, _msg=message, _code=types.CodeType, _err=ForbiddenCall, _is=isinstance,
-               _self=None):  # fmt: skip
+
+def _signature(code: types.CodeType) -> tuple:
+    return code.co_code, code.co_names, code.co_varnames, code.co_argcount
+
+
+def _signatures(func: types.FunctionType) -> set[tuple]:
+    """Signatures of ``func``'s code as compiled, and as its source compiles at each optimisation level (``-O``,
+    ``-OO`` drop asserts and the docstring, which changes the bytecode); only code of ``COPY_MIN_BYTES`` or more."""
+    found = [func.__code__]
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError):
+        source = None
+    for level in (0, 1, 2) if source else ():
+        try:
+            module = compile(source, func.__code__.co_filename, "exec", optimize=level, dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        stack = [module]
+        while stack:  # bounded: the nesting of the function's own source
+            code = stack.pop()
+            stack += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+            if code.co_name == func.__code__.co_name:
+                found.append(code)
+    return {_signature(c) for c in found if len(c.co_code) >= COPY_MIN_BYTES}
+
+
+def _copy_refuser(signatures: frozenset, copies: str, programs: str):
+    """An audit hook refusing every code object that is (or holds) one with these signatures, and every new
+    program. Everything it uses is in its own defaults (an immutable tuple, whose replacement it refuses): no
+    global or builtin someone could swap."""
+
+    def refuse(event, args, _sigs=signatures, _msg=copies, _run=programs, _code=types.CodeType, _err=ForbiddenCall,
+               _is=isinstance, _seq=(tuple, frozenset), _new=("subprocess.Popen", "os.exec", "os.posix_spawn",
+               "os.spawn", "os.system", "os.startfile"), _self=None):  # fmt: skip
+        if event in _new:
+            raise _err(_run)
         if event == "object.__setattr__":
             if args[0] is _self:
                 raise _err(_msg)
@@ -176,11 +223,14 @@ def _copy_refuser(signatures: frozenset, message: str):
             return
         else:
             return
-        while found:  # every code object inside, once each: bounded by how deeply code is nested
+        while found:  # every code object inside, tuples of constants too: bounded by how deeply they nest
             code = found.pop()
+            if _is(code, _seq):
+                found += [c for c in code if _is(c, (_code, *_seq))]
+                continue
             if (code.co_code, code.co_names, code.co_varnames, code.co_argcount) in _sigs:
                 raise _err(_msg)
-            found += [c for c in code.co_consts if _is(c, _code)]
+            found += [c for c in code.co_consts if _is(c, (_code, *_seq))]
 
     refuse.__defaults__ = refuse.__defaults__[:-1] + (refuse,)
     return refuse

@@ -185,7 +185,7 @@ def _row(student: str, baseline: GradeReport, report: GradeReport | None, notes:
         if got is not None and got.outcome == "passed":
             points[expected.exercise] += expected.points
             continue
-        timed_out += got is not None and got.reason.startswith(("took longer than", "not run: the "))
+        timed_out += got is not None and got.reason.startswith(("took longer than", "not run: the ", "stopped: the "))
         reason = got.reason if got is not None and got.outcome != "not run" else None
         reason = reason or load_errors.get(expected.nodeid.split("::")[0])
         if reason or not notes:  # a run-wide note already explains tests that never ran

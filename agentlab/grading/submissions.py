@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -58,6 +59,8 @@ def read_modules(submission: Submission) -> dict[str, bytes]:
     if submission.path.is_dir():
         files = {rel: submission.path / rel for rel in _folder_modules(submission.path)}
         for rel in choose_modules(list(files)):
+            if not stat.S_ISREG(files[rel].lstat().st_mode):  # a FIFO or a device would block the whole class
+                raise SubmissionError(f"{rel} is not a regular file")
             if files[rel].stat().st_size > MAX_MODULE_BYTES:
                 raise SubmissionError(f"{rel} is larger than {MAX_MODULE_BYTES >> 20} MiB")
             out[rel.name] = files[rel].read_bytes()

@@ -155,7 +155,8 @@ def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]
     try:
         for index, item in enumerate(items):
             left = job["budget"] - (time.monotonic() - started)
-            limit = min(float(job["limits"].get(item.nodeid, 60)), left)  # no test runs past the budget
+            own = float(job["limits"].get(item.nodeid, 60))
+            limit = min(own, left)  # no test runs past the budget
             if left <= 0:
                 results.append(
                     {
@@ -174,7 +175,9 @@ def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]
                 box.ready()
             if trusted is None:  # a fresh fork of this warm worker runs the tests from here on
                 trusted = runner.Runner(items, box, modules, job, _TestFolders)
-            result = _run_one(trusted, index, item, limit)  # the whole limit, so its message is the same every run
+            result = _run_one(trusted, index, item, limit)
+            if limit < own and result["reason"].startswith("took longer than"):  # the budget stopped it, not its limit
+                result["reason"] = f"stopped: the {job['budget']:g} s time limit for the whole submission ran out"
             box.clear_scratch()  # its files are the test's own: the next test starts with the whole cap
             if not result.pop("reuse"):  # see agentlab.grading.runner: the next test gets a fresh process
                 trusted = _retire(trusted, box, boxes)

@@ -567,7 +567,9 @@ def test_signalling_every_process_it_can_reaches_only_its_own(graded):
 def test_a_channel_bomb_costs_its_own_tests_and_nothing_else(graded):
     notes = graded["rows"]["channel_bomb"]["notes"]
     assert _score(graded, "channel_bomb") == ("0", "0", "3"), notes  # the next test, in a fresh sandbox, still runs
-    assert "1.1: ChannelClosed: a message was too long" in notes and "1.2: RecursionError" in notes, notes
+    # 40 MiB is refused as too long, or (on a loaded machine) its test runs out of time building it first
+    assert "1.1: ChannelClosed: a message was too long" in notes or "1.1: took longer than" in notes, notes
+    assert "1.2: RecursionError" in notes, notes
 
 
 def test_a_value_that_lies_about_equality_arrives_as_plain_data_or_not_at_all(graded):

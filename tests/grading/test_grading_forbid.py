@@ -171,19 +171,75 @@ attempt("pasted", pasted)
 attempt("function from code", lambda: types.FunctionType(function_code(), {}))
 attempt("code rebuilt", lambda: function_code().replace(co_name="other"))
 attempt("unseal", unseal)
+attempt("a new program", lambda: __import__("subprocess").run([sys.executable, "-c", "pass"]))
+attempt("pasted at -OO", lambda: exec(compile(source, "mine.py", "exec", optimize=2), dict(vars(agentlab.loop))))
+
+def in_a_tuple():
+    inner = function_code()
+    outer = compile("f = None", "t.py", "exec").replace(co_consts=((inner,), None))
+    exec(outer, {})
+
+attempt("hidden in a tuple", in_a_tuple)
 attempt("other lab code", lambda: agentlab.read_trace)
 attempt("the student's own code", lambda: exec(compile("def mine(a, b):\n    return a + b\n", "ex01.py", "exec"), {}))
 print(json.dumps(outcomes))
 """
 
 
-def test_a_sealed_process_refuses_every_way_back_to_the_reference(tmp_path):
+def _outcomes(script: str) -> dict:
+    """Run ``script`` in a Python process of its own (a seal lasts for good) and read the JSON it prints last."""
     done = subprocess.run(
-        [sys.executable, "-c", SEALED], capture_output=True, text=True, timeout=120, cwd=ROOT,
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    outcomes = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_sealed_process_refuses_every_way_back_to_the_reference(tmp_path):
+    outcomes = _outcomes(SEALED)
     refused = {k for k, v in outcomes.items() if v.startswith("refused: write the loop yourself")}
-    assert refused == {"call", "module copy", "pasted", "function from code", "code rebuilt", "unseal"}, outcomes
+    assert refused == {
+        "call", "module copy", "pasted", "function from code", "code rebuilt", "unseal", "a new program",
+        "pasted at -OO", "hidden in a tuple",
+    }, outcomes  # fmt: skip
     assert outcomes["other lab code"] == outcomes["the student's own code"] == "ran", outcomes
+
+
+WRAPPED = r"""
+import json
+import agentlab.workflows.routing as routing
+from agentlab.grading import forbid
+
+inner = routing.run_router.__wrapped__
+forbid.seal(["agentlab.workflows.routing.run_router"], "write the router yourself")
+outcomes = {}
+for name, fn in {"the wrapper": routing.run_router, "what it wraps": routing.run_router.__wrapped__, "kept": inner}.items():
+    try:
+        fn(None, "ticket", {"a": "b"}, fallback="f")
+        outcomes[name] = "ran"
+    except forbid.ForbiddenCall as e:
+        outcomes[name] = "refused: " + str(e)[:40]
+    except Exception as e:
+        outcomes[name] = "ran into " + type(e).__name__
+print(json.dumps(outcomes))
+"""
+
+
+def test_a_sealed_decorated_reference_is_refused_through_its_wrapped_function_too():
+    outcomes = _outcomes(WRAPPED)
+    assert set(outcomes.values()) == {"refused: write the router yourself; agentlab.work"}, outcomes
+
+
+def test_under_make_grade_the_wrapped_function_is_guarded_too():
+    import agentlab.workflows.routing as routing
+
+    inner = routing.run_router.__wrapped__
+
+    def from_student():  # a frame of an exercise module's file
+        return inner(None, "ticket", {"a": "b"}, fallback="f")
+
+    from_student.__code__ = from_student.__code__.replace(co_filename="ex04_patterns.py")
+    with forbidden(["agentlab.workflows.routing.run_router"], "write the router yourself"):
+        with pytest.raises(ForbiddenCall, match="write the router yourself"):
+            from_student()
