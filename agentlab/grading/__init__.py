@@ -1,17 +1,31 @@
 """Grading for the exercises: student release, pytest points plugin, class gradebook.
 
-- ``agentlab.grading.release``: ``release_student`` writes the student edition (solutions stubbed).
-- ``agentlab.grading.plugin``: the pytest plugin behind ``make grade`` (points table, ``--grade-json``,
-  warm-up before the first test, body-only time limits, ``@pytest.mark.forbids`` from ``forbid``).
-- ``agentlab.grading.student_view``: what ``make grade`` prints (one line per exercise, the first
-  failure in full with a short traceback, the total last).
-- ``agentlab.grading.gradebook``: ``gradebook`` grades a folder of submissions into a CSV, ``-j N`` at
-  a time, through warm workers (``pool``, ``worker``) that run each instructor test in a trusted fork
-  inside a staging folder (``sandbox``), with credentials scrubbed (``credentials``); the student's
-  functions run in a bubblewrap sandbox (``bwrap``, ``student_server``) reached only through a JSON
-  channel where only data crosses (``channel``); feedback files, class summary and plot come from ``summary``.
-- ``lazy_import``: how exercise tests import the student's module; ``shared``: trusted work a test
-  needs (the grader's own measurement), computed once per worker before it forks.
+The rooms:
+
+- ``release``: ``release_student`` writes the student edition (solutions stubbed).
+- ``plugin`` (with ``student_view``, ``forbid``): what ``make grade`` runs in one process, the student's.
+  It provides the points table, ``--grade-json``, the warm-up, the time limits and
+  ``@pytest.mark.forbids``.
+- ``gradebook`` (with ``submissions``, ``table``, ``summary``, ``credentials``): grades a class into a CSV.
+- The gradebook's processes, each line below one process, and what crosses between them:
+
+  ``agentlab gradebook`` (``gradebook``, ``pool``)
+      reads and hashes every submission, then writes the CSV, the feedback, the summary and the plot.
+      It sends a worker one JSON job per student and gets one JSON line per student back.
+  -> worker (``worker``: warm pytest, the instructor's tests collected; one per ``-j``)
+      forks one trusted runner per student and sends it one test index and nonce per line.
+  -> trusted runner (``runner``)
+      runs the instructor's test. As root it has an unprivileged uid and namespaces of its own
+      (``confine``). Its only channel to the student's code is ``channel``: JSON values, call-only
+      function handles, and the client as its HTTP API (``api_pipe``).
+  -> sandbox (``bwrap``: bubblewrap, the student's uid, ``mounts``)
+      -> ``student_server``: warm, it never runs student code.
+      -> ``student_process``: runs the student's module, sealed by ``forbid.seal`` when the test forbids
+         a reference, and answers the channel.
+
+- ``lazy_import``: how exercise tests import the student's module.
+- ``shared``: trusted work a test needs (the grader's own measurement), computed once per worker before
+  it forks.
 """
 
 from agentlab.grading.lazy import lazy_import
