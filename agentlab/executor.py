@@ -100,7 +100,7 @@ class _Workers:
         return done
 
     def _work(self, inbox: queue.SimpleQueue) -> None:
-        while True:
+        while True:  # a kept daemon worker: one call a round, waiting in between; it ends with the process
             call, done = inbox.get()
             try:
                 call()

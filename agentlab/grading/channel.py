@@ -135,8 +135,6 @@ class Peer:
         kind = type(obj)
         if obj is None or kind in (bool, str, int, float):
             return obj
-        if isinstance(obj, bool):
-            return bool(obj)
         if isinstance(obj, str):
             return str.__str__(obj)
         if isinstance(obj, int):
@@ -254,7 +252,7 @@ class Peer:
             "module": cls.__module__,
             "message": str(e)[:20000],
             "args": [a if isinstance(a, (str, int, float, bool)) or a is None else str(a) for a in e.args][:8],
-            "status": getattr(e, "status_code", None) if isinstance(getattr(e, "status_code", None), int) else None,
+            "status": status if isinstance(status := getattr(e, "status_code", None), int) else None,
         }
 
     def exception(self, info: dict) -> BaseException:
