@@ -153,3 +153,36 @@ def test_the_syllabus_states_the_hours_that_time_md_adds_up_to(lang):
     assert abs(hours - minutes / 60) <= 1, (
         f"{lang} syllabus says about {hours} hours; time.md adds up to {minutes / 60:.1f}"
     )
+
+
+def test_answer_09_forecasts_cost_just_under_twice_and_one_reply_keeps_the_sweep_at_3_calls(tmp_path):
+    from agentlab.experiments.sweeps import sweep
+
+    client = agentlab.connect("sim", quiet=True)
+    task = agentlab.city_task(["Paris", "London"])
+    run = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / "plain"))
+    forecast = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / "forecast", forecast_days=7))
+    assert (round(forecast.cost_usd, 5), round(run.cost_usd, 5)) == (0.00901, 0.00454)
+    assert (run.model_calls, forecast.model_calls, run.output_tokens, forecast.output_tokens) == (3, 3, 100, 100)
+    assert (forecast.input_tokens, run.input_tokens) == (4005, 1770)
+    for one_per_turn, calls, tokens in ((False, {3}, (1609, 3858)), (True, None, (1609, 16497))):
+        df = sweep(one_per_turn=one_per_turn, progress=False)
+        agent = df[(df.kind == "agent") & (df.model == "claude-opus-5") & ~df.cache & ~df["long output"]]
+        assert (agent["input tokens (all)"].iloc[0], agent["input tokens (all)"].iloc[-1]) == tokens
+        if calls:
+            assert set(agent["turns"]) == calls and list(agent["cities"]) == list(range(1, 13))
+            steps = agent["input tokens (all)"].diff().dropna()
+            assert steps.between(195, 210).all(), list(steps)  # "about 200 tokens a city, in a straight line"
+        else:
+            assert agent["turns"].iloc[-1] == 14
+
+
+def test_answer_13_a_1_hour_cache_costs_more_than_the_5_minute_one_on_a_short_run(tmp_path):
+    from agentlab.experiments.turn_costs import caching_pair
+
+    hour, five = caching_pair(12, "claude-opus-5", tmp_path, cache="1h"), caching_pair(12, "claude-opus-5", tmp_path)
+    assert [round(r.cost_usd, 4) for r in (hour["cached"], five["cached"], five["uncached"])] == [
+        0.0579,
+        0.0505,
+        0.1114,
+    ]

@@ -95,39 +95,6 @@ def test_workflow_input_is_under_a_tenth_and_tools_are_over_half_of_the_agents_i
     assert workflow.turns[0].breakdown.tool_prompt == 0
 
 
-def test_with_no_budget_all_12_cities_are_looked_up_in_14_calls(nb):
-    row = nb["budget_table"](nb["budgets"]).loc["no budget (the run above)"]
-    assert (row["stop"], row["model calls"], row["cities looked up"], row["note saved"]) == ("end_turn", 14, 12, True)
-
-
-def test_the_task_budget_run_looks_up_3_cities_saves_a_note_and_names_the_nine_it_skipped(nb):
-    """[scripted model]: the wrap-up is how the simulated model is written."""
-    run = nb["budgets"]["task budget (advisory)"]
-    row = nb["budget_table"](nb["budgets"]).loc["task budget (advisory)"]
-    assert (row["stop"], row["model calls"], row["cities looked up"], row["note saved"]) == ("end_turn", 5, 3, True)
-    looked_up = {r["input"]["city"] for r in run.tool_results if r["name"] == "get_weather"}
-    skipped = [c for c in nb["cities"] if c not in looked_up]
-    assert len(skipped) == 9 and all(c in run.final_text for c in skipped)
-
-
-def test_the_token_guard_ends_its_run_after_8_calls_mid_lookup_with_no_note_and_no_answer(nb):
-    run = nb["budgets"]["Limits(max_tokens=20_000) (enforced)"]
-    row = nb["budget_table"](nb["budgets"]).loc["Limits(max_tokens=20_000) (enforced)"]
-    assert (row["stop"], row["model calls"], row["note saved"], run.final_text) == ("token_budget", 8, False, "")
-    assert row["tokens billed"] > 20_000 and run.turns[-1].tool_calls == ["get_weather"]
-
-
-def test_a_model_that_ignores_the_task_budget_runs_past_zero_until_max_turns(nb):
-    row = nb["budget_table"](nb["budgets"]).loc["task budget, ignored (Looper, sim)"]
-    assert (row["stop"], row["model calls"]) == ("max_turns", 8)
-    assert row["loop tokens (countdown's count)"] > nb["carried"].remaining  # the countdown went below zero
-
-
-def test_the_guard_counts_re_sent_input_so_it_counts_more_than_the_countdown(nb):
-    table = nb["budget_table"](nb["budgets"])
-    assert (table["tokens billed"] > table["loop tokens (countdown's count)"]).all()
-
-
 @pytest.mark.parametrize(
     "edition, cell, sentence",
     [

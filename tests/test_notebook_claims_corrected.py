@@ -231,8 +231,8 @@ def test_both_editions_mark_the_same_cells_as_holding_for_our_scripted_model(nam
     "name,snippet",
     [
         ("01_one_round_trip.ipynb", "A result marked"),
-        ("02_the_loop.ipynb", "it read the countdown and wrapped up"),
-        ("09_what_a_turn_costs.ipynb", "What each level makes the model do here"),
+        ("13_api_features_2026.ipynb", "it read the countdown and wrapped up"),
+        ("13_api_features_2026.ipynb", "What each level makes the model do here"),
         ("03_agent_or_workflow.ipynb", "needed new code"),
         ("06_error_recovery.ipynb", "blind retry, which only helps"),
         ("06_error_recovery.ipynb", "The bound of three retries is how our careful model is written"),

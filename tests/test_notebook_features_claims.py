@@ -1,6 +1,6 @@
 """The claims of the sections on current API features (issue 21, item 3), checked on the notebooks' own code.
 
-Message threads (09), strict tool use (08), task budgets (02) and effort (09): each test runs the
+Message threads (13) and strict tool use (08): each test runs the
 section's code cells (the en edition's, which the zh-CN edition repeats) in a fresh namespace holding
 what they use from earlier cells (``workdir``, ``pd``), and checks the sentence it names.
 """
@@ -42,27 +42,27 @@ def _same_code(name: str, heading: str, zh_heading: str) -> None:
     assert code and code == [_src(c) for c in section(name, zh_heading, "zh") if c["cell_type"] == "code"]
 
 
-# 09: message threads
+# 13: message threads
 
-NB09, THREADS, THREADS_ZH = "09_what_a_turn_costs.ipynb", "## Message threads", "## 消息线程"
+NB13, THREADS, THREADS_ZH = "13_api_features_2026.ipynb", "## Message threads", "## 消息线程"
 
 
 @pytest.fixture(scope="module")
 def threads():
-    return run_section(NB09, THREADS)
+    return run_section(NB13, THREADS)
 
 
-def test_09_threads_section_runs_the_same_code_in_both_editions():
-    _same_code(NB09, THREADS, THREADS_ZH)
+def test_13_threads_section_runs_the_same_code_in_both_editions():
+    _same_code(NB13, THREADS, THREADS_ZH)
 
 
-def test_09_with_a_thread_the_input_tokens_billed_are_the_same_in_every_turn(threads):
+def test_13_with_a_thread_the_input_tokens_billed_are_the_same_in_every_turn(threads):
     table = threads["wire_table"](threads["threads"])
     assert len(table) >= 3
     assert (table["input tokens: thread"] == table["input tokens: full history"]).all()
 
 
-def test_09_without_a_thread_the_body_grows_every_turn_with_one_it_holds_only_the_newest_message(threads):
+def test_13_without_a_thread_the_body_grows_every_turn_with_one_it_holds_only_the_newest_message(threads):
     full, thread = threads["threads"]["full history"], threads["threads"]["thread"]
     sizes = [w.bytes_sent for w in full]
     assert all(b > a for a, b in zip(sizes, sizes[1:]))
@@ -74,7 +74,7 @@ def test_09_without_a_thread_the_body_grows_every_turn_with_one_it_holds_only_th
     assert all(t.bytes_sent < f.bytes_sent for t, f in zip(thread[1:], full[1:]))
 
 
-def test_09_a_continued_thread_may_not_repeat_system_or_tools_and_expires_after_five_minutes():
+def test_13_a_continued_thread_may_not_repeat_system_or_tools_and_expires_after_five_minutes():
     from agentlab.sim import threads as sim_threads
 
     assert sim_threads.CREATE_ONLY == ("system", "tools") and sim_threads.TTL_SECONDS == 300.0
