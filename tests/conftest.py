@@ -132,6 +132,19 @@ BROWSER_TESTS = "tests/browser/"
 """Every test under here shares one JupyterLab, one Chromium and one build/ folder: one xdist worker runs them all."""
 REPLAY_TESTS = "tests/live/test_notebooks_replay.py"
 """Its tests of one notebook share that notebook's one record-and-replay run (a module fixture): one worker each."""
+ONE_GRADEBOOK_RUN = tuple(
+    f"tests/grading/test_{name}.py"
+    for name in (
+        "grading_attacks",
+        "grading_kept_process",
+        "grading_reuse",
+        "grading_runner",
+        "grading_scratch_attacks",
+        "project",
+    )
+)
+"""Modules whose tests read one gradebook run (a module fixture, 5-30 s): one worker each, so it runs once, not
+once per worker that draws one of its tests."""
 FIGURE_STYLE_TESTS = "tests/views/test_figure_style.py"
 """Its tests share one drawing of every figure (a module fixture, about 30 s): one worker draws them, not each."""
 
@@ -141,7 +154,8 @@ def pytest_xdist_make_scheduler(config, log):
 
     xdist marks a test's group by appending ``@group`` to its node id, which pytest 9.2's structured
     ids ignore, so ``xdist_group`` marks alone no longer keep a group on one worker. Here the browser
-    tests form one group by their path, the figure-style tests another, and the replay tests one group per notebook; any ``@group`` suffix
+    tests form one group by their path, the figure-style tests another, each module of ``ONE_GRADEBOOK_RUN`` one,
+    and the replay tests one group per notebook; any ``@group`` suffix
     xdist does manage to add still counts.
     Tests that read one notebook's run need no group: the notebook store's lock has the second wait.
     """
@@ -157,6 +171,8 @@ def pytest_xdist_make_scheduler(config, log):
                 return "replay:" + nodeid.rsplit("[", 1)[-1].rstrip("]")
             if nodeid.startswith(FIGURE_STYLE_TESTS):
                 return "figure-style"
+            if nodeid.startswith(ONE_GRADEBOOK_RUN):
+                return nodeid.split("::", 1)[0]
             return super()._split_scope(nodeid)
 
     return Scheduling(config, log)
