@@ -145,9 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     k.add_argument(
         "--split",
-        choices=["held_out", "fit", "all"],
+        choices=["held_out", "fit", "all", "unseen", "out_of_sample"],
         default="held_out",
-        help="part of the bundled set to report on (default: held_out, the part not fitted on)",
+        help="what to report on: the bundled pydantic-ai set's held_out (default), fit or all part; unseen: the "
+        "other public projects' recordings, never fitted on; out_of_sample: held_out and unseen, by source",
     )
     k.add_argument("--png", default=None, help="also write the figure here")
     k.set_defaults(handler=_calibrate)  # the implementation is imported when the command runs, not on every start

@@ -1,8 +1,9 @@
 """The simulator held against recorded real traffic: its input-token estimate vs the API's real ``usage``.
 
 Each recorded request (the bundled set, ``data/calibration.json.gz``, built by
-``scripts/make_calibration_set.py`` from pydantic/pydantic-ai's cassettes, MIT; or an instructor's own
-vcrpy cassettes) is sent to a fresh :class:`~agentlab.sim.server.Simulator` exactly as recorded, under
+``scripts/make_calibration_set.py`` from pydantic/pydantic-ai's cassettes, MIT, whose ``fit`` half the
+estimator's figures are fitted on; the recordings of other public projects, never fitted on,
+``data/unseen.json.gz``; or an instructor's own vcrpy cassettes) is sent to a fresh :class:`~agentlab.sim.server.Simulator` exactly as recorded, under
 API version 2023-06-01 (cassettes keep no headers). The simulator either refuses it (its status and
 reason are kept) or answers with an estimate; the real figure is the answer's ``input_tokens +
 cache_creation_input_tokens + cache_read_input_tokens`` (the whole prompt, however it was cached).
@@ -63,6 +64,8 @@ class Row:
     """The calendar day (ISO) the simulator was set to for this request (see the module docstring)."""
     parts: dict = field(default_factory=dict)
     """The estimate split by component (``tokens.input_parts``)."""
+    source: str = ""
+    """The project whose recordings it came from (``owner/name``), empty for a cassette given on the command line."""
 
     @property
     def core(self) -> bool:
@@ -80,6 +83,13 @@ class Row:
 def bundled() -> dict:
     """The bundled calibration set: source, commit, licence notice, split rule and records."""
     raw = resources.files("agentlab.sim").joinpath("data/calibration.json.gz").read_bytes()
+    return json.loads(gzip.decompress(raw))
+
+
+def unseen() -> dict:
+    """Recordings from public projects the estimator was not fitted on (``data/unseen.json.gz``, built by
+    ``scripts/make_unseen_set.py``): their provenance (``sources``) and records, each with its ``source``."""
+    raw = resources.files("agentlab.sim").joinpath("data/unseen.json.gz").read_bytes()
     return json.loads(gzip.decompress(raw))
 
 
@@ -223,6 +233,7 @@ def replay(records: list[dict]) -> list[Row]:
             real_tokens(rec.get("usage")) if rec.get("status", 200) == 200 else None,
             groups=groups_of(body),
             replayed_on=clock.start_day.isoformat(),
+            source=str(rec.get("source", "")),
         )
         if response.status_code == 200:
             usage = answer.get("usage") or answer
@@ -274,6 +285,15 @@ def summary(rows: list[Row], *, core_only: bool = True) -> dict[str, dict]:
         if r.error is not None and (r.core or not core_only):
             by.setdefault(r.model, []).append(r.error)
     return {m: _stats(e) for m, e in sorted(by.items(), key=lambda kv: -len(kv[1]))}
+
+
+def by_source(rows: list[Row]) -> dict[tuple[str, str], dict]:
+    """Per (source, model): the error statistics of its core requests."""
+    by: dict[tuple[str, str], list[float]] = {}
+    for r in rows:
+        if r.error is not None and r.core:
+            by.setdefault((r.source, r.model), []).append(r.error)
+    return {k: _stats(v) for k, v in sorted(by.items())}
 
 
 def by_group(rows: list[Row]) -> dict[tuple[str, str], dict]:

@@ -10,8 +10,21 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agentlab.sim.calibrate import GROUPS, Row, bundled, by_group, read_cassettes, refusals, replay, summary
+from agentlab.sim.calibrate import (
+    GROUPS,
+    Row,
+    bundled,
+    by_group,
+    by_source,
+    read_cassettes,
+    refusals,
+    replay,
+    summary,
+    unseen,
+)
 
+FITTED_ON = "pydantic/pydantic-ai"
+"""The project whose recordings (their ``fit`` half) the estimator's figures are fitted on."""
 MIN_N = 5
 """Held-out core requests a model needs before its median is held to the target."""
 TARGET = 0.05
@@ -19,16 +32,24 @@ TARGET = 0.05
 
 
 def rows_for(cassettes: list[str] | None = None, split: str = "held_out") -> list[Row]:
-    """Replayed rows: the given cassettes, or the bundled set's ``split`` (``held_out``, ``fit`` or ``all``)."""
+    """Replayed rows: the given cassettes; or the bundled pydantic-ai set's ``split`` (``held_out``, ``fit`` or
+    ``all``); or ``unseen``, the other projects' recordings; or ``out_of_sample``: ``held_out`` and ``unseen``,
+    every recording the estimator was not fitted on."""
     if cassettes:
         return replay(read_cassettes(cassettes))
-    records = bundled()["records"]
-    return replay([r for r in records if split == "all" or r["split"] == split])
+    records = []
+    if split != "unseen":
+        own = f"{FITTED_ON} (held out)" if split in ("held_out", "out_of_sample") else FITTED_ON
+        keep = {"out_of_sample": "held_out"}.get(split, split)
+        records = [{**r, "source": own} for r in bundled()["records"] if keep == "all" or r["split"] == keep]
+    if split in ("unseen", "out_of_sample"):
+        records += unseen()["records"]
+    return replay(records)
 
 
-def _line(name: str, s: dict, target: bool = False) -> str:
+def _line(name: str, s: dict, target: bool = False, width: int = 30) -> str:
     flag = "  above target" if target and s["n"] >= MIN_N and s["median_abs"] > TARGET else ""
-    return f"{name:30} {s['n']:4} {s['median_abs']:8.1%} {s['p90_abs']:8.1%} {s['bias']:+8.1%}{flag}"
+    return f"{name:{width}} {s['n']:4} {s['median_abs']:8.1%} {s['p90_abs']:8.1%} {s['bias']:+8.1%}{flag}"
 
 
 def table(rows: list[Row]) -> str:
@@ -48,6 +69,15 @@ def table(rows: list[Row]) -> str:
         head,
     ]
     out += [_line(m, s) for m, s in summary(rows, core_only=False).items()]
+    sources = by_source(rows)
+    if len({s for s, _ in sources}) > 1:
+        width = max(len(f"{m} <- {s}") for s, m in sources)
+        out += [
+            "",
+            "by source (core requests; none of these was fitted on)",
+            f"{'model <- source':{width}}" + head[30:],
+        ]
+        out += [_line(f"{m} <- {s}", st, target=True, width=width) for (s, m), st in sources.items()]
     out += ["", "by request kind (a request counts in each kind it carries)", head]
     out += [
         _line(f"{m} {g}", s)
@@ -106,7 +136,13 @@ def run(args: argparse.Namespace) -> int:
     src = (
         "your cassettes"
         if args.cassettes
-        else f"the bundled set ({args.split}; pydantic/pydantic-ai {bundled()['commit'][:12]}, MIT)"
+        else f"the bundled set ({args.split}; {FITTED_ON} {bundled()['commit'][:12]}, MIT"
+        + "".join(
+            f"; {p['repository'][19:]} {p['commit'][:12]}"
+            for p in unseen()["sources"]
+            if args.split in ("unseen", "out_of_sample")
+        )
+        + ")"
     )
     print(f"{len(rows)} recorded requests from {src}\n")
     print(table(rows))

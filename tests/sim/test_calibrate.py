@@ -111,3 +111,40 @@ def test_every_model_with_five_held_out_core_requests_is_within_the_target():
     above = {m: round(s["median_abs"], 3) for m, s in core.items() if s["n"] >= MIN_N and s["median_abs"] > TARGET}
     assert above == {}
     assert core["claude-opus-4-8"]["n"] >= MIN_N  # the model that was above it (stand-in offset on plain tools)
+
+
+def test_the_unseen_set_names_each_source_its_commit_licence_and_what_it_left_out():
+    from agentlab.sim.calibrate import unseen
+
+    data = unseen()
+    names = [s["repository"].removeprefix("https://github.com/") for s in data["sources"]]
+    assert len(names) >= 2 and "pydantic/pydantic-ai" not in names  # never the source the estimator is fitted on
+    for s in data["sources"]:
+        assert len(s["commit"]) == 40 and s["licence"].strip() and s["cassettes"], s["repository"]
+        assert s["kept"] == sum(r["source"] == s["repository"][19:] for r in data["records"])
+        assert {"left_out_no_server_evidence", "left_out_before_claude_4"} <= set(s)
+    text = json.dumps(data["records"])
+    assert "sk-ant" not in text and all("headers" not in r for r in data["records"])
+    assert {r["split"] for r in data["records"]} == {"unseen"}
+    assert not any(str(r["model"]).startswith("claude-3") for r in data["records"])
+
+
+def test_every_request_the_api_answered_in_another_project_is_answered_by_the_simulator():
+    from agentlab.sim.calibrate import unseen
+
+    rows = rows_for(split="unseen")
+    assert rows and {r.source for r in rows} == {s["repository"][19:] for s in unseen()["sources"]}
+    refused = [(r.source, r.cassette, r.refused) for r in rows if r.refused and r.real is not None]
+    assert refused == []
+
+
+def test_out_of_sample_is_the_held_out_half_and_the_other_projects_reported_by_source(capsys):
+    from agentlab.sim.calibrate import by_source
+
+    rows = rows_for(split="out_of_sample")
+    assert len(rows) == len(rows_for()) + len(rows_for(split="unseen"))
+    sources = {s for s, _ in by_source(rows)}
+    assert "pydantic/pydantic-ai (held out)" in sources and len(sources) >= 3
+    assert main(["calibrate", "--split", "out_of_sample"]) == 0
+    out = capsys.readouterr().out
+    assert "by source (core requests; none of these was fitted on)" in out and "<- posit-dev/chatlas" in out
