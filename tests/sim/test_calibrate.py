@@ -148,3 +148,12 @@ def test_out_of_sample_is_the_held_out_half_and_the_other_projects_reported_by_s
     assert main(["calibrate", "--split", "out_of_sample"]) == 0
     out = capsys.readouterr().out
     assert "by source (core requests; none of these was fitted on)" in out and "<- posit-dev/chatlas" in out
+
+
+def test_every_request_the_api_refused_in_any_source_is_refused_with_the_same_status():
+    from agentlab.sim.calibrate import unseen
+
+    refused = [r for r in unseen()["records"] + bundled()["records"] if r.get("status", 200) != 200]
+    assert refused, "the sources hold the API's own refusals (a misspelt model, an effort the model does not take)"
+    got = [row.refused.split(" ", 1)[0] for row in replay(refused)]
+    assert got == [str(r["status"]) for r in refused], [(r["cassette"], r["status"]) for r in refused]
