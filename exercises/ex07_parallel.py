@@ -41,35 +41,45 @@ def booking_tools(seats: list[str]) -> list[Tool]:
     ### END SOLUTION
 
 
-def crossings(events: list[dict]) -> list[tuple[str, str]]:
-    """Exercise 7.2: list what crosses between the swim lanes of an agent run, in order.
+def run_turn(calls: list[dict], tools: list[Tool]) -> list[dict]:
+    """Exercise 7.2: run one turn's tool calls at the same time where that is safe, in order where it is not.
 
-    `events` is a trace's events as `agentlab.read_trace(path)` returns them (the header first).
-    Return one `(lane, what)` pair per crossing, in the order of the events:
-
-    - a "request" event: `("host application", "request")` (the host sends the whole history);
-    - a "response" event: `("model", "tool_use")` for each tool_use block of its `content`, in order,
-      or `("model", "text")` once when it has no tool_use block (the final reply);
-    - a "tool_call" event: `("your code", "call")` (your function runs and calls the tool);
-    - a "tool_result" event: `("tools", "tool_result")` (failed or not);
-    - the "stop" event: `("host application", "stop")`.
-
-    Skip the header and every other kind of event.
+    `calls` are the tool_use blocks of one reply ({"type", "id", "name", "input"}), in the order the model
+    wrote them. Two calls conflict when one writes state that the other reads or writes (each tool's `reads`
+    and `writes`). A call may run beside the others unless it conflicts with an earlier call of the turn; then
+    it must see that call's effect, as if the turn had run in the model's order (no stale read). Return one
+    tool_result block per call, in the calls' order: {"type": "tool_result", "tool_use_id": ..., "content": ...},
+    with "is_error": True when the call failed. Run each call with agentlab.tools.run_tool and schedule them
+    yourself, with threads: agentlab.execute_tools and agentlab.executor fail the tests.
     """
     ### BEGIN SOLUTION
-    out: list[tuple[str, str]] = []
-    for e in events[1:]:
-        kind = e.get("event")
-        if kind == "request":
-            out.append(("host application", "request"))
-        elif kind == "response":
-            uses = [b for b in e.get("content", []) if b.get("type") == "tool_use"]
-            out += [("model", "tool_use")] * len(uses) if uses else [("model", "text")]
-        elif kind == "tool_call":
-            out.append(("your code", "call"))
-        elif kind == "tool_result":
-            out.append(("tools", "tool_result"))
-        elif kind == "stop":
-            out.append(("host application", "stop"))
-    return out
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agentlab.tools import run_tool, toolset
+
+    by_name = toolset(tools)
+
+    def conflict(a: dict, b: dict) -> bool:
+        ta, tb = by_name.get(a["name"]), by_name.get(b["name"])
+        if ta is None or tb is None:
+            return False
+        return bool(ta.writes & (tb.reads | tb.writes) or tb.writes & ta.reads)
+
+    wave: list[int] = []
+    for i, call in enumerate(calls):
+        wave.append(max((wave[j] + 1 for j in range(i) if conflict(calls[j], call)), default=0))
+    results: list[dict] = [{} for _ in calls]
+    with ThreadPoolExecutor(max_workers=max(1, len(calls))) as pool:
+        for w in range(max(wave, default=-1) + 1):
+            running = {
+                i: pool.submit(run_tool, by_name, calls[i]["name"], calls[i]["input"])
+                for i in range(len(calls))
+                if wave[i] == w
+            }
+            for i, future in running.items():
+                out = future.result()
+                results[i] = {"type": "tool_result", "tool_use_id": calls[i]["id"], "content": out.content}
+                if out.is_error:
+                    results[i]["is_error"] = True
+    return results
     ### END SOLUTION

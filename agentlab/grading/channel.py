@@ -13,7 +13,7 @@ One JSON line per message over a pipe, never pickle. The test asks for a name of
 - **a client, as its API** (``"$": "A"``, ``agentlab.grading.api_pipe``): inside the sandbox the student's code
   gets a real ``anthropic.Anthropic`` whose HTTP transport writes each request to the pipe; the trusted side
   answers it through its own client, so its simulator, Meter and trace see every call the tests read.
-- a few pure lab functions (``PORTABLE``) cross by name; each side runs its own copy.
+- a few lab functions (``PORTABLE``) cross by name; each side runs its own copy.
 
 Anything else fails that call with a reason the student reads. A list or dict the test passed stays linked
 to its copy in the sandbox: each message from the sandbox carries the copies that changed since, so a
@@ -38,8 +38,16 @@ MAX_LINE = 32 << 20
 """Longest message accepted, in bytes."""
 ALLOWED_CLASSES = ("agentlab.", "anthropic.", "pydantic.")
 """Modules whose dataclasses and pydantic models are rebuilt by value (only if this side imported them already)."""
-PORTABLE = ("agentlab.api.tokens:text_tokens", "builtins:len", "agentlab.weather:get_weather.fn")
-"""Pure functions a test may hand the student's code: they cross by name, and each side calls its own copy."""
+PORTABLE = (
+    "agentlab.api.tokens:text_tokens",
+    "builtins:len",
+    "agentlab.weather:get_weather.fn",
+    "agentlab.experiments.booking:book_seat.fn",
+    "agentlab.experiments.booking:free_seats.fn",
+    "agentlab.experiments.booking:probe.fn",
+)
+"""Lab functions a test may hand the student's code: they cross by name, and each side calls its own copy (the
+booking tools keep their state in the process that calls them, so they run beside each other in the sandbox)."""
 _ONLY_HELD_HERE = 2
 """``sys.getrefcount`` of a copy held by ``Peer.mirrors`` alone (the dict, and getrefcount's argument)."""
 
