@@ -2,7 +2,7 @@
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
 
-Exercises 12.1 to 12.3 get a trace's events (12.4 gets token counts): a list of dicts, the header first, then one dict per event,
+Exercises 12.1 to 12.3 get a trace's events (12.4 gets a client and builds a fan-out): a list of dicts, the header first, then one dict per event,
 the last one the `stop` event. Read a trace file into that list with plain JSON (one
 `json.loads(line)` per line of the file) or with `agentlab.read_trace(path)`, which does only that
 and checks the header. The answers are yours to compute: the lab's helpers that would read them off
@@ -11,6 +11,8 @@ functions) fail these tests when your code calls them.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 def who_chose(events: list[dict]) -> list[dict]:
@@ -110,32 +112,32 @@ def extra_turn_cost(events: list[dict], prices: dict) -> dict:
     ### END SOLUTION
 
 
-SUMMARY_TOKENS = 50
-"""What a sub-agent hands back to the orchestrator (a short answer), in tokens, for exercise 12.4."""
+def fan_out(client: Any, model: str, task: str, parts: list[str]) -> dict:
+    """Exercise 12.4: orchestrator-workers by hand: one worker per part, each in a window of its own, then a join.
 
-
-def fan_out_costs(n_parts: int, shared: int, part: int, overhead: int) -> dict[str, int]:
-    """Exercise 12.4: input tokens of one agent against an orchestrator with one sub-agent per part.
-
-    A job has `n_parts` parts; every agent that works on any part must read the `shared` context
-    (a brief, a codebase, a contract: `shared` tokens); each part brings `part` tokens of tool
-    results; every call also sends `overhead` tokens (tool prompt and definitions). Count input tokens:
-    - "one agent": n_parts + 1 calls in one window; call k (k = 1 .. n_parts + 1) sends
-      overhead + shared + (k - 1) * part (it re-sends every part read so far);
-    - "sub-agents": each of the n_parts sub-agents makes 2 calls in a clean window,
-      overhead + shared, then overhead + shared + part; the orchestrator makes n_parts + 1 calls,
-      call k sending overhead + (k - 1) * SUMMARY_TOKENS (it never reads the shared context itself).
-    Return {"one agent": ..., "sub-agents": ...}. n_parts < 1 or a negative size: raise ValueError
-    naming the argument and its value.
+    Each worker call gets `task` and its one part, and nothing of the other parts: that is what a clean
+    window buys. The join call gets `task` and the workers' answers, in the parts' order. Workers may run at
+    the same time. Return {"answers": [each worker's text, in the parts' order], "final": the join's text,
+    "input_tokens": {"workers": their sum, "join": the join's}}, read from each reply's usage. No parts:
+    raise ValueError naming the argument. (When every part needs the same long `task`, each worker reads it
+    again: compare what the workers sent with one call given every part.)
     """
     ### BEGIN SOLUTION
-    for name, value in (("shared", shared), ("part", part), ("overhead", overhead)):
-        if value < 0:
-            raise ValueError(f"fan_out_costs({name}={value}): token counts cannot be negative")
-    if n_parts < 1:
-        raise ValueError(f"fan_out_costs(n_parts={n_parts}): a job has at least one part")
-    one = sum(overhead + shared + (k - 1) * part for k in range(1, n_parts + 2))
-    subs = n_parts * (2 * (overhead + shared) + part)
-    orchestrator = sum(overhead + (k - 1) * SUMMARY_TOKENS for k in range(1, n_parts + 2))
-    return {"one agent": one, "sub-agents": subs + orchestrator}
+    if not parts:
+        raise ValueError(f"fan_out(parts={parts!r}): give at least one part")
+    from concurrent.futures import ThreadPoolExecutor
+
+    def ask(text: str) -> tuple[str, int]:
+        reply = client.messages.create(model=model, max_tokens=512, messages=[{"role": "user", "content": text}])
+        return "".join(b.text for b in reply.content if b.type == "text"), reply.usage.input_tokens
+
+    with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+        done = list(pool.map(lambda part: ask(f"{task}\n\n{part}"), parts))
+    answers = [text for text, _ in done]
+    final, join_tokens = ask(task + "\n\n" + "\n\n".join(answers))
+    return {
+        "answers": answers,
+        "final": final,
+        "input_tokens": {"workers": sum(n for _, n in done), "join": join_tokens},
+    }
     ### END SOLUTION

@@ -5,12 +5,13 @@ recorded here, fresh, with cities, limits and pages drawn at random: an answer c
 shipped traces fails the second kind. Expected values come from the runs' own records (``Run``), not
 from the trace, so the tests check your reading of the trace against what happened.
 
-What is forbidden, and why: ``swimlane_steps`` (it labels who did each step), ``stepper.turn_frames``
+What 12.1-12.3 forbid, and why: ``swimlane_steps`` (it labels who did each step), ``stepper.turn_frames``
 (it rebuilds each turn with its tokens), ``capstone.events_table`` (the notebook's view of the events),
 ``capstone.course_table`` (a run's totals: its call count would answer part of 12.3), the price
 functions (``meter.prices.cost_usd``, the ``_price`` it caches, ``usage_cost_usd``; ``Turn.cost_usd`` calls
 them) and ``meter.record.prompt_total`` (a call's input tokens with cache reads and writes): each would
-read an answer off for the student. ``agentlab.read_trace`` stays allowed: it only parses the JSON lines
+read an answer off for the student (12.4, which calls a client, forbids the lab's own fan-outs instead).
+``agentlab.read_trace`` stays allowed: it only parses the JSON lines
 and checks the header, which plain ``json.loads`` per line does as well.
 
 The fresh traces never repeat a shipped one: 3 to 5 cities (the shipped runs have 2), a repeat limit
@@ -19,6 +20,7 @@ harness decided in an agent run), so an answer keyed on the shipped traces fails
 """
 
 import random
+import re
 
 import pytest
 
@@ -26,7 +28,7 @@ import agentlab
 from agentlab.experiments import capstone
 from agentlab.grading import lazy_import
 
-pytestmark = pytest.mark.forbids(
+READ_IT_YOURSELF = pytest.mark.forbids(
     "agentlab.views.swimlane.swimlane_steps",
     "agentlab.views.stepper.turn_frames",
     "agentlab.experiments.capstone.events_table",
@@ -94,6 +96,7 @@ def _chosen(run, kind):
     return [{"name": name, "chosen_by": "model"} for t in run.turns for name in t.tool_calls]
 
 
+@READ_IT_YOURSELF
 @pytest.mark.exercise("12.1")
 @pytest.mark.points(2)
 def test_who_chose_on_the_shipped_traces():
@@ -108,6 +111,7 @@ def test_who_chose_on_the_shipped_traces():
         assert got == want, f"{name}.jsonl: expected {want}, got {got}"
 
 
+@READ_IT_YOURSELF
 @pytest.mark.exercise("12.1")
 @pytest.mark.points(1)
 def test_who_chose_on_fresh_traces_and_a_tool_the_code_ran_itself(fresh):
@@ -136,6 +140,7 @@ def _stopped(run, decided_by, guard=None, observed=None, limit=None):
     }
 
 
+@READ_IT_YOURSELF
 @pytest.mark.exercise("12.2")
 @pytest.mark.points(2)
 def test_what_stopped_on_the_shipped_traces():
@@ -156,6 +161,7 @@ def test_what_stopped_on_the_shipped_traces():
         assert got == want[name], f"{name}.jsonl: expected {want[name]}, got {got}"
 
 
+@READ_IT_YOURSELF
 @pytest.mark.exercise("12.2")
 @pytest.mark.points(1)
 def test_what_stopped_on_fresh_traces(fresh):
@@ -195,6 +201,7 @@ def _expected_cost(run):
     }
 
 
+@READ_IT_YOURSELF
 @pytest.mark.exercise("12.3")
 @pytest.mark.points(2)
 def test_extra_turn_cost_on_the_shipped_traces():
@@ -219,6 +226,7 @@ def test_extra_turn_cost_on_the_shipped_traces():
         assert got == want, f"{name}.jsonl: expected {want}, got {got}"
 
 
+@READ_IT_YOURSELF
 @pytest.mark.exercise("12.3")
 @pytest.mark.points(1)
 def test_extra_turn_cost_on_fresh_and_cached_traces(fresh, tmp_path):
@@ -242,46 +250,84 @@ def test_extra_turn_cost_on_fresh_and_cached_traces(fresh, tmp_path):
         )
 
 
-def _costs(n, shared, part, overhead, summary=50):
-    """Exercise 12.4's stated count, worked out here for the random cases."""
-    one = (n + 1) * (overhead + shared) + part * n * (n + 1) // 2
-    subs = n * (2 * (overhead + shared) + part) + (n + 1) * overhead + summary * n * (n + 1) // 2
-    return {"one agent": one, "sub-agents": subs}
+MODEL = "claude-haiku-4-5"
+PARTS = ["PART-1 Paris: 20.0 C, cloudy.", "PART-2 Oslo: 9.5 C, rain.", "PART-3 Rome: 24.0 C, sunny."]
+YOUR_OWN_FAN_OUT = pytest.mark.forbids(
+    "agentlab.workflows.orchestrator.run_orchestrator",
+    "agentlab.workflows.parallel.run_sections",
+    why="Exercise 12.4 asks you to write the fan-out yourself",
+)
 
 
-@pytest.mark.exercise("12.4")
-@pytest.mark.points(1)
-def test_fan_out_costs_on_a_worked_case_and_bad_input():
-    assert ex12.fan_out_costs(2, 100, 1_000, 500) == {"one agent": 4_800, "sub-agents": 6_050}
-    for bad in ({"n_parts": 0}, {"shared": -1}):
-        args = {"n_parts": 2, "shared": 100, "part": 1_000, "overhead": 500, **bad}
-        with pytest.raises(ValueError, match=next(iter(bad))):
-            ex12.fan_out_costs(**args)
+def _workers_and_join():
+    """A simulated model that answers a worker with its part's number and the join with what it was given;
+    it keeps the text of every request it saw."""
+    seen: list[str] = []
 
-
-@pytest.mark.exercise("12.4")
-@pytest.mark.points(1)
-def test_sub_agents_lose_when_every_agent_needs_the_same_large_context():
-    shared_heavy = ex12.fan_out_costs(4, 20_000, 300, 500)
-    parts_heavy = ex12.fan_out_costs(8, 200, 3_000, 500)
-    assert shared_heavy["sub-agents"] > shared_heavy["one agent"], "each sub-agent re-reads the shared context"
-    assert parts_heavy["sub-agents"] < parts_heavy["one agent"], "clean windows stop re-sending other parts"
-
-
-@pytest.mark.exercise("12.4")
-@pytest.mark.points(1)
-def test_fan_out_costs_on_random_jobs():
-    rng = random.Random()
-    for _ in range(50):
-        n, shared, part, overhead = (
-            rng.randint(1, 12),
-            rng.randint(0, 30_000),
-            rng.randint(0, 5_000),
-            rng.randint(0, 3_000),
+    def fn(messages, info):
+        text = "".join(
+            m["content"] if isinstance(m["content"], str) else "".join(b.get("text", "") for b in m["content"])
+            for m in messages
         )
-        assert ex12.fan_out_costs(n, shared, part, overhead) == _costs(n, shared, part, overhead), (
-            n,
-            shared,
-            part,
-            overhead,
+        seen.append(text)
+        marks = re.findall(r"PART-(\d+)", text)
+        return (
+            f"answer-{marks[0]}"
+            if len(marks) == 1 and "answer-" not in text
+            else "joined: " + ", ".join(re.findall(r"answer-\d+", text))
         )
+
+    return agentlab.connect("sim", policy=agentlab.FunctionModel(fn), quiet=True), seen
+
+
+@YOUR_OWN_FAN_OUT
+@pytest.mark.exercise("12.4")
+@pytest.mark.points(1)
+def test_each_worker_sees_its_own_part_and_the_join_sees_every_answer_in_order():
+    parts = random.sample(PARTS, 3)
+    client, seen = _workers_and_join()
+    out = ex12.fan_out(client, MODEL, "Summarise the weather.", parts)
+    workers, join = seen[:-1], seen[-1]
+    assert len(seen) == len(parts) + 1, f"one call per part and one join: {len(seen)} calls for {len(parts)} parts"
+    assert sorted(len(re.findall(r"PART-\d", w)) for w in workers) == [1] * len(parts), (
+        "each worker's window holds its one part and nothing of the others (a clean window)"
+    )
+    numbers = [p.split()[0][-1] for p in parts]
+    assert out.get("answers") == [f"answer-{n}" for n in numbers], f"the answers, in the parts' order: {out!r}"
+    assert re.findall(r"answer-\d", join) == [f"answer-{n}" for n in numbers], "the join reads every answer, in order"
+    assert out.get("final") == "joined: " + ", ".join(f"answer-{n}" for n in numbers), out
+
+
+@YOUR_OWN_FAN_OUT
+@pytest.mark.exercise("12.4")
+@pytest.mark.points(1)
+def test_the_token_counts_are_the_ones_the_api_reported():
+    from agentlab.run import turns_of
+
+    client, _ = _workers_and_join()
+    meter = agentlab.meter_of(client)
+    start = meter.mark()
+    out = ex12.fan_out(client, MODEL, "Summarise the weather.", PARTS[:2])
+    turns = turns_of(meter, start)
+    assert out.get("input_tokens") == {
+        "workers": sum(t.input_tokens for t in turns[:-1]),
+        "join": turns[-1].input_tokens,
+    }, f"read them from each reply's usage: {out.get('input_tokens')}"
+    with pytest.raises(ValueError, match="parts"):
+        ex12.fan_out(client, MODEL, "Summarise the weather.", [])
+
+
+@YOUR_OWN_FAN_OUT
+@pytest.mark.exercise("12.4")
+@pytest.mark.points(1)
+def test_workers_pay_again_for_a_long_shared_task():
+    client, _ = _workers_and_join()
+    brief = "Read this brief before you answer. " + " ".join(f"Rule {i}: report temperatures in C." for i in range(300))
+    out = ex12.fan_out(client, MODEL, brief, PARTS)
+    one = client.messages.create(
+        model=MODEL, max_tokens=64, messages=[{"role": "user", "content": brief + "\n\n" + "\n\n".join(PARTS)}]
+    )
+    assert out["input_tokens"]["workers"] > 2 * one.usage.input_tokens, (
+        "each of the three workers read the whole brief: together they sent more than twice what one call "
+        f"with every part sends ({out['input_tokens']['workers']} against {one.usage.input_tokens})"
+    )
