@@ -123,6 +123,20 @@ def figure(rows: list[Row]):
     return fig
 
 
+def _sources(args: argparse.Namespace) -> str:
+    """Where the rows came from, each source with its commit and licence."""
+    if args.cassettes:
+        return "your cassettes"
+    named = []
+    if args.split != "unseen":
+        named.append(f"{FITTED_ON} {bundled()['commit'][:12]} ({args.split.replace('out_of_sample', 'held_out')}), MIT")
+    if args.split in ("unseen", "out_of_sample"):
+        for p in unseen()["sources"]:
+            licence = next((line.strip() for line in p["licence"].splitlines() if line.strip()), "licence unknown")
+            named.append(f"{p['repository'].removeprefix('https://github.com/')} {p['commit'][:12]}, {licence}")
+    return "; ".join(named)
+
+
 def run(args: argparse.Namespace) -> int:
     """``agentlab calibrate``: print the table (and write the figure)."""
     try:
@@ -133,18 +147,7 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         print("agentlab calibrate: no POST /v1/messages interaction in the cassettes given", file=sys.stderr)
         return 2
-    src = (
-        "your cassettes"
-        if args.cassettes
-        else f"the bundled set ({args.split}; {FITTED_ON} {bundled()['commit'][:12]}, MIT"
-        + "".join(
-            f"; {p['repository'][19:]} {p['commit'][:12]}"
-            for p in unseen()["sources"]
-            if args.split in ("unseen", "out_of_sample")
-        )
-        + ")"
-    )
-    print(f"{len(rows)} recorded requests from {src}\n")
+    print(f"{len(rows)} recorded requests from {_sources(args)}\n")
     print(table(rows))
     if args.png:
         import matplotlib
