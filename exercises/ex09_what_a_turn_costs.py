@@ -5,7 +5,7 @@ Edit the functions below: replace each `raise NotImplementedError(...)` with you
 
 from __future__ import annotations
 
-from agentlab.api.tokens import MESSAGE_FRAME, content_tokens
+from typing import Any
 
 
 def cost_by_hand(usage: dict, prices: dict) -> float:
@@ -38,18 +38,53 @@ def cost_by_hand(usage: dict, prices: dict) -> float:
     ### END SOLUTION
 
 
-def predict_next_input(prev_input_tokens: int, prev_output_tokens: int, tool_results: list[dict]) -> int:
-    """Exercise 9.2: predict the input tokens of turn k from turn k-1 (simulator, no caching).
+def run_capped(
+    client: Any,
+    task: str,
+    tools: list[Any],
+    model: str,
+    *,
+    max_usd: float,
+    prices: dict,
+    max_tokens: int = 1024,
+    max_turns: int = 20,
+) -> tuple[list[dict], str, float]:
+    """Exercise 9.2: your loop (exercise 2.1), stopped before the call that would cross a dollar budget.
 
-    Turn k re-sends everything turn k-1 sent (`prev_input_tokens`), plus the assistant message
-    turn k-1 wrote (its content counts as `prev_output_tokens`), plus one new user message holding
-    `tool_results` (the tool_result blocks the loop appended). The simulator's estimator adds
-    `MESSAGE_FRAME` tokens of framing per message and counts a list of blocks with
-    `content_tokens(blocks)` (both imported above from agentlab.api.tokens). Return the prediction.
-    (The tests run a model whose tokenizer factor is 1, e.g. claude-sonnet-4-6; newer models count
-    about 30% more tokens for the same text, which `content_tokens(blocks, model=...)` applies.)
+    Money is spent a call at a time, and a call cannot be taken back: so the check comes before each call,
+    against that call's worst case, the input it would send (count it with client.messages.count_tokens)
+    plus `max_tokens` of output, priced at `prices` (USD per million tokens, {"input": ..., "output": ...}).
+    If what was spent so far plus that worst case would pass `max_usd`, make no call. After a call, add
+    what it really cost, its usage at the same prices. Return (messages, why, spent): `why` is the model's
+    stop_reason when it stopped asking for tools, else "max_usd" or "max_turns". The conversation you
+    return stays one the API accepts. Write the loop and the check yourself: agentlab.run_agent,
+    agentlab.execute_tools, agentlab.guards and the lab's price functions fail the tests.
     """
     ### BEGIN SOLUTION
-    new_messages = 2  # the assistant reply and the user message with the results
-    return prev_input_tokens + prev_output_tokens + new_messages * MESSAGE_FRAME + content_tokens(tool_results)
+    from agentlab.tools import run_tool, toolset
+
+    by_name, specs = toolset(tools), [t.spec() for t in tools]
+    messages: list[dict] = [{"role": "user", "content": task}]
+    spent = 0.0
+    for _ in range(max_turns):
+        sending = client.messages.count_tokens(model=model, messages=messages, tools=specs).input_tokens
+        worst = (sending * prices["input"] + max_tokens * prices["output"]) / 1e6
+        if spent + worst > max_usd:
+            return messages, "max_usd", spent
+        reply = client.messages.create(model=model, max_tokens=max_tokens, messages=messages, tools=specs)
+        spent += (reply.usage.input_tokens * prices["input"] + reply.usage.output_tokens * prices["output"]) / 1e6
+        content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
+        messages.append({"role": "assistant", "content": content})
+        if reply.stop_reason != "tool_use":
+            return messages, str(reply.stop_reason), spent
+        results = []
+        for block in content:
+            if block["type"] == "tool_use":
+                out = run_tool(by_name, block["name"], block["input"])
+                results.append(
+                    {"type": "tool_result", "tool_use_id": block["id"], "content": out.content}
+                    | ({"is_error": True} if out.is_error else {})
+                )
+        messages.append({"role": "user", "content": results})
+    return messages, "max_turns", spent
     ### END SOLUTION

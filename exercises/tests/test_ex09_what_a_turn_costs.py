@@ -76,15 +76,90 @@ def test_cost_by_hand_matches_the_meter_on_a_cached_run(tmp_path):
     )
 
 
-@pytest.mark.exercise("9.2")
-@pytest.mark.points(3)
-def test_prediction_matches_every_turn_of_a_run(tmp_path):
-    client = agentlab.connect("sim", model="claude-sonnet-4-6", quiet=True)  # tokenizer factor 1: plain counts
-    run = agentlab.run_agent(
-        client, agentlab.city_task(["Paris", "London", "Oslo", "Cairo"]), agentlab.task_tools(tmp_path)
+YOUR_OWN_CAP = pytest.mark.forbids(
+    "agentlab.loop.run_agent",
+    "agentlab.loop.execute_tools",
+    "agentlab.guards.Limits.start",
+    "agentlab.guards.Budget.check",
+    why="Exercise 9.2 asks you to write the loop and its dollar check yourself",
+)
+CAP_PRICES = {"input": 3.0, "output": 15.0}
+
+
+def _never_stops():
+    """A simulated model that asks for the weather again on every turn."""
+    again = agentlab.FunctionModel(
+        lambda m, i: [{"type": "tool_use", "name": "get_weather", "input": {"city": "Oslo"}}]
     )
-    results = [m["content"] for m in run.messages[2::2]]  # the user messages after each assistant reply
-    for k in range(1, run.model_calls):
-        prev, turn = run.turns[k - 1], run.turns[k]
-        got = ex09.predict_next_input(prev.input_tokens, prev.output_tokens, results[k - 1])
-        assert got == turn.input_tokens, f"turn {k + 1}: the simulator counted {turn.input_tokens}, you predicted {got}"
+    return agentlab.connect("sim", policy=again, quiet=True)
+
+
+def _worst(client, messages, tools, max_tokens):
+    n = client.messages.count_tokens(model=MODEL, messages=messages, tools=[t.spec() for t in tools]).input_tokens
+    return (n * CAP_PRICES["input"] + max_tokens * CAP_PRICES["output"]) / 1e6
+
+
+def _spent(client):
+    calls = agentlab.meter_of(client).calls
+    p = CAP_PRICES
+    return sum(
+        (c.usage["input_tokens"] * p["input"] + c.usage["output_tokens"] * p["output"]) / 1e6 for c in calls
+    ), len(calls)
+
+
+@YOUR_OWN_CAP
+@pytest.mark.exercise("9.2")
+@pytest.mark.points(1)
+def test_a_model_that_never_stops_is_stopped_before_the_call_that_would_cross_the_budget(tmp_path):
+    client, tools = _never_stops(), agentlab.task_tools(tmp_path)
+    messages, why, spent = ex09.run_capped(
+        client, "Keep checking.", tools, MODEL, max_usd=0.1, prices=CAP_PRICES, max_tokens=1000, max_turns=50
+    )
+    real, calls = _spent(client)
+    assert why == "max_usd" and 1 < calls < 50, f"stopped with {why!r} after {calls} calls"
+    assert spent == pytest.approx(real), f"you say ${spent:.6f}; the calls' usage costs ${real:.6f}"
+    assert real <= 0.1, (
+        f"the run spent ${real:.6f}, over the $0.1 budget: check before each call, against its worst case "
+        "(reread the cost preview and the price list of notebook 09)"
+    )
+    assert spent + _worst(client, messages, tools, 1000) > 0.1, (
+        "the next call's worst case still fitted the budget: stop only before a call that could cross it"
+    )
+
+
+@YOUR_OWN_CAP
+@pytest.mark.exercise("9.2")
+@pytest.mark.points(1)
+def test_a_budget_below_the_first_calls_worst_case_makes_no_call(tmp_path):
+    client, tools = _never_stops(), agentlab.task_tools(tmp_path)
+    first = _worst(client, [{"role": "user", "content": "Keep checking."}], tools, 4096)
+    messages, why, spent = ex09.run_capped(
+        client, "Keep checking.", tools, MODEL, max_usd=first * 0.99, prices=CAP_PRICES, max_tokens=4096
+    )
+    assert (why, spent, _spent(client)[1]) == ("max_usd", 0.0, 0), (
+        f"the first call alone could cost ${first:.6f}, over the budget: no call should be made ({why!r}, {spent})"
+    )
+    assert messages == [{"role": "user", "content": "Keep checking."}]
+
+
+@YOUR_OWN_CAP
+@pytest.mark.exercise("9.2")
+@pytest.mark.points(1)
+def test_within_budget_the_model_ends_the_run_and_the_conversation_stays_valid(tmp_path):
+    client, tools = agentlab.connect("sim", quiet=True), agentlab.task_tools(tmp_path)
+    messages, why, spent = ex09.run_capped(
+        client, agentlab.city_task(["Lima", "Quito"]), tools, MODEL, max_usd=5.0, prices=CAP_PRICES
+    )
+    assert why == "end_turn" and spent == pytest.approx(_spent(client)[0]), (why, spent)
+    asked = [b["id"] for m in messages if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"]
+    answered = [
+        b["tool_use_id"]
+        for m in messages
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+    ]
+    assert asked == answered, "every tool_use is answered, in order"
+    _, why, _ = ex09.run_capped(
+        _never_stops(), "Keep checking.", tools, MODEL, max_usd=5.0, prices=CAP_PRICES, max_turns=3
+    )
+    assert why == "max_turns"
