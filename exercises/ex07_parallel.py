@@ -46,11 +46,11 @@ def run_turn(calls: list[dict], tools: list[Tool]) -> list[dict]:
 
     `calls` are the tool_use blocks of one reply ({"type", "id", "name", "input"}), in the order the model
     wrote them. Two calls conflict when one writes state that the other reads or writes (each tool's `reads`
-    and `writes`). A call may run beside the others unless it conflicts with an earlier call of the turn; then
+    and `writes`, sets of names). A call may run beside the others unless it conflicts with an earlier call of the turn; then
     it must see that call's effect, as if the turn had run in the model's order (no stale read). Return one
     tool_result block per call, in the calls' order: {"type": "tool_result", "tool_use_id": ..., "content": ...},
     with "is_error": True when the call failed. Run each call with agentlab.tools.run_tool and schedule them
-    yourself, with threads: agentlab.execute_tools and agentlab.executor fail the tests.
+    yourself, with threads: agentlab.execute_tools and the executor's Executor, waves and conflicts fail the tests.
     """
     ### BEGIN SOLUTION
     from concurrent.futures import ThreadPoolExecutor

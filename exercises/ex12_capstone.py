@@ -2,12 +2,14 @@
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
 
-Exercises 12.1 to 12.3 get a trace's events (12.4 gets a client and builds a fan-out): a list of dicts, the header first, then one dict per event,
+Exercises 12.1 to 12.3 get a trace's events: a list of dicts, the header first, then one dict per event,
 the last one the `stop` event. Read a trace file into that list with plain JSON (one
 `json.loads(line)` per line of the file) or with `agentlab.read_trace(path)`, which does only that
 and checks the header. The answers are yours to compute: the lab's helpers that would read them off
 for you (the swim-lane steps, the turn frames, the run totals of `capstone.course_table`, the price
 functions) fail these tests when your code calls them.
+
+Exercise 12.4 gets a client instead, and builds the fan-out whose cost the notebook's last section measures.
 """
 
 from __future__ import annotations
