@@ -277,8 +277,42 @@ def simulator_pages() -> dict[str, str]:
                 text += f"\n## {path.stem}\n\n" + "".join(
                     f"- {joiner.join(line.strip() for line in p.splitlines())}\n" for p in found
                 )
-        pages[lang] = text
+        pages[lang] = text + _estimate_by_source(lang)
     return pages
+
+
+def _estimate_by_source(lang: str) -> str:
+    """The token estimate's error on recorded real traffic it was not fitted on, per source and model."""
+    from agentlab.sim.calibrate import bundled, by_source, unseen
+    from agentlab.sim.calibrate_report import FITTED_ON, rows_for
+
+    where = {f"{FITTED_ON} (held out)": (bundled()["commit"][:12], "MIT")}
+    for src in unseen()["sources"]:
+        licence = next((line.strip() for line in src["licence"].splitlines() if line.strip()), "")
+        where[src["repository"].removeprefix("https://github.com/")] = (
+            f"{src['commit'][:12]} ({src['committed']})",
+            licence,
+        )
+    head = {
+        "en": (
+            "\n## The token estimate against recorded real traffic, by source\n\n"
+            "`agentlab calibrate --split out_of_sample`: core requests (no server-side work) recorded by public "
+            f"projects, replayed through the simulator. Its figures are fitted on the other half of {FITTED_ON}'s "
+            "recordings, so none of these was fitted on. A negative bias means the simulator counts too few.\n\n"
+            "| source | commit | licence | model | requests | median error | bias |\n|---|---|---|---|---|---|---|\n"
+        ),
+        "zh-CN": (
+            "\n## 按来源：token 估算与录制的真实流量对比\n\n"
+            "`agentlab calibrate --split out_of_sample`：公开项目录制的核心请求（没有服务器端工作），经模拟器重放。"
+            f"估算器的数字是用 {FITTED_ON} 录制的另一半拟合的，所以下面这些都没有参与拟合。bias 为负表示模拟器数少了。\n\n"
+            "| 来源 | 提交 | 许可证 | 模型 | 请求数 | 误差中位数 | bias |\n|---|---|---|---|---|---|---|\n"
+        ),
+    }[lang]
+    rows = by_source(rows_for(split="out_of_sample"))
+    return head + "".join(
+        f"| {src} | {where[src][0]} | {where[src][1]} | {model} | {st['n']} | {st['median_abs']:.1%} | {st['bias']:+.1%} |\n"
+        for (src, model), st in rows.items()
+    )
 
 
 def build_pages(docs: Path = ROOT / "docs") -> list[Path]:

@@ -119,6 +119,7 @@ def records_of(repo: str, gitdir: str, commit: str) -> tuple[list[dict], dict]:
     provenance = {
         "repository": f"https://github.com/{repo}",
         "commit": commit,
+        "committed": git(gitdir, "log", "-1", "--format=%cs", commit).strip(),
         "licence": licence,
         "cassettes": cassettes,
         "kept": len(records),
