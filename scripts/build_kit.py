@@ -283,16 +283,11 @@ def simulator_pages() -> dict[str, str]:
 
 def _estimate_by_source(lang: str) -> str:
     """The token estimate's error on recorded real traffic it was not fitted on, per source and model."""
-    from agentlab.sim.calibrate import bundled, by_source, unseen
-    from agentlab.sim.calibrate_report import FITTED_ON, rows_for
+    from agentlab.sim.calibrate import bundled, by_source
+    from agentlab.sim.calibrate_report import FITTED_ON, rows_for, unseen_sources
 
     where = {f"{FITTED_ON} (held out)": (bundled()["commit"][:12], "MIT")}
-    for src in unseen()["sources"]:
-        licence = next((line.strip() for line in src["licence"].splitlines() if line.strip()), "")
-        where[src["repository"].removeprefix("https://github.com/")] = (
-            f"{src['commit'][:12]} ({src['committed']})",
-            licence,
-        )
+    where |= {name: (f"{p['commit']} ({p['committed']})", p["licence"]) for name, p in unseen_sources().items()}
     head = {
         "en": (
             "\n## The token estimate against recorded real traffic, by source\n\n"

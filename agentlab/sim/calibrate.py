@@ -3,8 +3,8 @@
 Each recorded request (the bundled set, ``data/calibration.json.gz``, built by
 ``scripts/make_calibration_set.py`` from pydantic/pydantic-ai's cassettes, MIT, whose ``fit`` half the
 estimator's figures are fitted on; the recordings of other public projects, never fitted on,
-``data/unseen.json.gz``; or an instructor's own vcrpy cassettes) is sent to a fresh :class:`~agentlab.sim.server.Simulator` exactly as recorded, under
-API version 2023-06-01 (cassettes keep no headers). The simulator either refuses it (its status and
+``data/unseen.json.gz``; or an instructor's own vcrpy cassettes) is sent to a fresh
+:class:`~agentlab.sim.server.Simulator` exactly as recorded, under API version 2023-06-01 (cassettes keep no headers). The simulator either refuses it (its status and
 reason are kept) or answers with an estimate; the real figure is the answer's ``input_tokens +
 cache_creation_input_tokens + cache_read_input_tokens`` (the whole prompt, however it was cached).
 
@@ -82,15 +82,17 @@ class Row:
 
 def bundled() -> dict:
     """The bundled calibration set: source, commit, licence notice, split rule and records."""
-    raw = resources.files("agentlab.sim").joinpath("data/calibration.json.gz").read_bytes()
-    return json.loads(gzip.decompress(raw))
+    return _packaged("calibration.json.gz")
 
 
 def unseen() -> dict:
     """Recordings from public projects the estimator was not fitted on (``data/unseen.json.gz``, built by
     ``scripts/make_unseen_set.py``): their provenance (``sources``) and records, each with its ``source``."""
-    raw = resources.files("agentlab.sim").joinpath("data/unseen.json.gz").read_bytes()
-    return json.loads(gzip.decompress(raw))
+    return _packaged("unseen.json.gz")
+
+
+def _packaged(name: str) -> dict:
+    return json.loads(gzip.decompress(resources.files("agentlab.sim").joinpath("data", name).read_bytes()))
 
 
 def read_cassettes(paths: list[str]) -> list[dict]:

@@ -123,6 +123,18 @@ def figure(rows: list[Row]):
     return fig
 
 
+def unseen_sources() -> dict[str, dict]:
+    """The other projects' recordings by name (``owner/name``): commit, its date, and its licence's first line."""
+    return {
+        src["repository"].removeprefix("https://github.com/"): {
+            "commit": src["commit"][:12],
+            "committed": src.get("committed", ""),
+            "licence": next((line.strip() for line in src["licence"].splitlines() if line.strip()), ""),
+        }
+        for src in unseen()["sources"]
+    }
+
+
 def _sources(args: argparse.Namespace) -> str:
     """Where the rows came from, each source with its commit and licence."""
     if args.cassettes:
@@ -131,9 +143,7 @@ def _sources(args: argparse.Namespace) -> str:
     if args.split != "unseen":
         named.append(f"{FITTED_ON} {bundled()['commit'][:12]} ({args.split.replace('out_of_sample', 'held_out')}), MIT")
     if args.split in ("unseen", "out_of_sample"):
-        for p in unseen()["sources"]:
-            licence = next((line.strip() for line in p["licence"].splitlines() if line.strip()), "licence unknown")
-            named.append(f"{p['repository'].removeprefix('https://github.com/')} {p['commit'][:12]}, {licence}")
+        named += [f"{name} {p['commit']}, {p['licence']}" for name, p in unseen_sources().items()]
     return "; ".join(named)
 
 
