@@ -4,24 +4,65 @@ Edit the functions below: replace each `raise NotImplementedError(...)` with you
 
 Moved: `arrange_context` (it was exercise 10.3) is now exercise 8.3, in `ex08_react.py`, beside the
 position-and-length section it belongs to; if you already wrote it here, copy it there. `plan_window`
-(it was 10.4) is now 10.3.
+(it was 10.4) is now 10.3. Exercise 10.1 was the trigger alone (`compact_now`); it is now the loop
+around it (`run_compacting`).
 """
 
 from __future__ import annotations
 
+from typing import Any
 
-def compact_now(prompt_tokens: list[int], output_tokens: list[int], threshold: int) -> bool:
-    """Exercise 10.1: decide whether to compact before the next call.
 
-    `prompt_tokens[i]` and `output_tokens[i]` are the input tokens (the whole window sent) and the
-    output tokens of call i, in order. The next call will re-send the last call's window plus what
-    it wrote. Return True when that (last prompt + last output) is MORE than `threshold`, False
-    otherwise, and False when there has been no call yet (empty lists).
+def run_compacting(
+    client: Any, task: str, tools: list[Any], model: str, *, threshold: int, max_turns: int = 30
+) -> tuple[list[dict], int]:
+    """Exercise 10.1: your agent loop (exercise 2.1), kept inside a context budget by compaction.
+
+    Every call re-sends the whole history, so a long task outgrows any window. Before each call of the
+    task, look at what the previous task call sent and wrote (its `usage`: input_tokens + output_tokens,
+    as the API reported them). When that is more than `threshold`, compact first: one extra model call
+    with no tools, whose system prompt asks for a summary of the conversation so far (sent as text), and
+    then go on from a single user message that holds the summary. The simulated model answers any
+    system prompt that asks it to summarise; `agentlab.context.compaction.transcript(messages)` renders a
+    conversation as text if you want it.
+
+    Return (messages, compactions): the conversation as your loop holds it at the end (ending with the
+    model's last reply, every tool_use answered) and how many times it compacted. `max_turns` bounds the
+    calls of the task; the summary calls are not turns. Write the loop and the trigger yourself:
+    agentlab.run_agent, agentlab.execute_tools and the lab's Compaction fail the tests.
     """
     ### BEGIN SOLUTION
-    if not prompt_tokens:
-        return False
-    return prompt_tokens[-1] + output_tokens[-1] > threshold
+    from agentlab.context.compaction import SUMMARY_SYSTEM, transcript
+    from agentlab.tools import run_tool, toolset
+
+    by_name, specs = toolset(tools), [t.spec() for t in tools]
+    messages: list[dict] = [{"role": "user", "content": task}]
+    last, compactions = None, 0
+    for _ in range(max_turns):
+        if last is not None and last.input_tokens + last.output_tokens > threshold:
+            summary = client.messages.create(
+                model=model,
+                max_tokens=1024,
+                system=SUMMARY_SYSTEM,
+                messages=[{"role": "user", "content": transcript(messages)}],
+            )
+            text = "".join(b.text for b in summary.content if b.type == "text")
+            messages = [{"role": "user", "content": f"{text}\n\nContinue the task from this summary."}]
+            compactions += 1
+        reply = client.messages.create(model=model, max_tokens=1024, messages=messages, tools=specs)
+        last = reply.usage
+        content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
+        messages.append({"role": "assistant", "content": content})
+        if reply.stop_reason != "tool_use":
+            break
+        results = []
+        for block in (b for b in content if b["type"] == "tool_use"):
+            out = run_tool(by_name, block["name"], block["input"])
+            results.append({"type": "tool_result", "tool_use_id": block["id"], "content": out.content})
+            if out.is_error:
+                results[-1]["is_error"] = True
+        messages.append({"role": "user", "content": results})
+    return messages, compactions
     ### END SOLUTION
 
 

@@ -6,8 +6,9 @@ the exercise states: an answer that looks the fixed cases up fails the random on
 
 What is forbidden, and why: every library function that computes the trigger or clears results
 (``compaction.should_compact`` and ``Compaction.before_call``; ``clearing.clear_tool_results`` and
-``ClearToolResults.before_call``; the simulator's server-side clearing
-``sim.context_editing.clear_tool_uses`` and ``apply_context_management``).
+``ClearToolResults.before_call``; for 10.2, the simulator's server-side clearing
+``sim.context_editing.clear_tool_uses`` and ``apply_context_management``, which the simulator itself
+runs on every request, so 10.1's tests cannot forbid them); for 10.1, the lab's loop.
 """
 
 import copy
@@ -24,9 +25,12 @@ pytestmark = pytest.mark.forbids(
     "agentlab.context.compaction.Compaction.before_call",
     "agentlab.context.clearing.clear_tool_results",
     "agentlab.context.clearing.ClearToolResults.before_call",
+    why="Exercise 10 asks you to write the compaction trigger and the clearing yourself",
+)
+YOUR_OWN_CLEARING = pytest.mark.forbids(  # only where no test talks to the simulator, which applies these itself
     "agentlab.sim.context_editing.clear_tool_uses",
     "agentlab.sim.context_editing.apply_context_management",
-    why="Exercise 10 asks you to write the compaction trigger and the clearing yourself",
+    why="Exercise 10.2 asks you to write the clearing yourself",
 )
 
 ex10 = lazy_import("exercises.ex10_context")
@@ -38,38 +42,146 @@ def rng():
     return random.Random(os.urandom(16))
 
 
-def _random_calls(rng):
-    """Random per-call token counts and a threshold near, at, or away from the last call's size."""
-    n = rng.randint(1, 8)
-    prompts = [rng.randint(100, 50_000) for _ in range(n)]
-    outputs = [rng.randint(1, 4_000) for _ in range(n)]
-    last = prompts[-1] + outputs[-1]
-    threshold = rng.choice([last, last - 1, last + 1, rng.randint(1, 60_000), max(prompts) + max(outputs)])
-    return prompts, outputs, max(threshold, 1)
+YOUR_OWN_LOOP = pytest.mark.forbids(
+    "agentlab.loop.run_agent",
+    "agentlab.loop.execute_tools",
+    why="Exercise 10.1 asks you to write the loop yourself",
+)
+MODEL = "claude-haiku-4-5"
+
+
+class _Recorder:
+    """The report task's simulated model, keeping every request it answers (in order)."""
+
+    def __init__(self):
+        from agentlab.sim.models.context_agent import ContextAgent
+
+        self.agent, self.requests = ContextAgent(), []
+
+    def __call__(self, request):
+        self.requests.append(request)
+        return self.agent(request)
+
+
+def _compacting(n_cities, threshold, forecast_days=7, **options):
+    from agentlab.context.task import report_cities, report_task
+    from agentlab.run import turns_of
+    from agentlab.weather import make_get_weather
+
+    model = _Recorder()
+    client = agentlab.connect("sim", model=MODEL, policy=model, quiet=True)
+    meter = agentlab.meter_of(client)
+    start = meter.mark()
+    cities = report_cities(n_cities)
+    task = report_task(cities, "en")
+    messages, compactions = ex10.run_compacting(
+        client, task, [make_get_weather(forecast_days)], MODEL, threshold=threshold, **options
+    )
+    calls = [(r, t) for r, t in zip(model.requests, turns_of(meter, start))]
+    return messages, compactions, calls, cities, task
+
+
+def _is_summary(request):
+    return not request.get("tools")
+
+
+def _answered(messages):
+    """Every tool_use is answered in the next message (the API refuses a conversation that breaks this)."""
+    for i, m in enumerate(messages):
+        ids = [b["id"] for b in m["content"] if isinstance(m["content"], list) and b.get("type") == "tool_use"]
+        if ids:
+            nxt = messages[i + 1]["content"] if i + 1 < len(messages) else []
+            if not isinstance(nxt, list) or [b.get("tool_use_id") for b in nxt] != ids:
+                return False
+    return True
+
+
+def _final_text(messages):
+    last = messages[-1]
+    assert last["role"] == "assistant", "the conversation you return ends with the model's last reply"
+    return "".join(b.get("text", "") for b in last["content"] if isinstance(b, dict))
 
 
 @pytest.mark.exercise("10.1")
+@YOUR_OWN_LOOP
 @pytest.mark.points(1)
-def test_no_call_yet_means_no_compaction():
-    assert ex10.compact_now([], [], 100) is False
+def test_below_the_threshold_it_is_the_plain_loop():
+    from agentlab.context.task import check_report
+
+    messages, compactions, calls, cities, task = _compacting(5, threshold=10**9, forecast_days=0)
+    assert compactions == 0 and not any(_is_summary(r) for r, _ in calls), (
+        f"no call passed the threshold, so nothing should be compacted: {compactions} compactions, "
+        f"{sum(_is_summary(r) for r, _ in calls)} calls without tools"
+    )
+    assert messages[0] == {"role": "user", "content": task}, "the conversation starts with the task, as in exercise 2.1"
+    assert check_report(_final_text(messages), cities)["correct"], "the run should end with the model's report"
+    assert _answered(messages), "every tool_use in the conversation you return needs its tool_result"
 
 
 @pytest.mark.exercise("10.1")
+@YOUR_OWN_LOOP
+@pytest.mark.points(2)
+def test_it_compacts_exactly_when_the_last_task_call_passed_the_threshold(rng):
+    _, _, plain, _, _ = _compacting(7, threshold=10**9)
+    at_a_call = plain[2][1].input_tokens + plain[2][1].output_tokens  # exactly what call 3 sent and wrote: not past it
+    for n, threshold in [(7, at_a_call)] + [(rng.randint(6, 9), rng.randint(900, 3_500)) for _ in range(3)]:
+        messages, compactions, calls, _, _ = _compacting(n, threshold)
+        previous, between = None, []
+        for request, turn in calls:
+            if _is_summary(request):
+                between.append(request)
+                continue
+            due = previous is not None and previous.input_tokens + previous.output_tokens > threshold
+            sent = previous.input_tokens + previous.output_tokens if previous else 0
+            assert len(between) == int(due), (
+                f"threshold {threshold}: the previous task call sent and wrote {sent} tokens, so "
+                f"{'one summary call' if due else 'no summary call'} should come before the next one; there were "
+                f"{len(between)}. Read the previous TASK call's usage (input + output), not the summary call's "
+                "(reread 'Compaction' in notebook 10)"
+            )
+            if due:
+                system = between[0].get("system") or ""
+                system = system if isinstance(system, str) else " ".join(b.get("text", "") for b in system)
+                assert "summar" in system.lower(), f"the summary call's system prompt asks for a summary: {system!r}"
+                assert len(request["messages"]) == 1 and "Progress so far" in str(request["messages"][0]["content"]), (
+                    "after compacting, the next call goes on from one user message holding the summary"
+                )
+            elif previous is not None:
+                assert len(request["messages"]) > 1, "without compaction the call re-sends the whole conversation"
+            previous, between = turn, []
+        summaries = sum(_is_summary(r) for r, _ in calls)
+        assert compactions == summaries, f"you returned {compactions} compactions but made {summaries} summary calls"
+        assert summaries >= 1, f"with {n} cities and threshold {threshold} at least one call passes it"
+
+
+@pytest.mark.exercise("10.1")
+@YOUR_OWN_LOOP
 @pytest.mark.points(1)
-def test_the_trigger_reads_the_last_call_prompt_plus_output():
-    assert ex10.compact_now([500, 7_900], [50, 200], 8_000) is True
-    assert ex10.compact_now([9_000, 7_000], [50, 200], 8_000) is False, "only the LAST call counts: the history was cut"
-    assert ex10.compact_now([7_800], [200], 8_000) is False, "exactly at the threshold is not past it"
+def test_the_facts_survive_compaction_and_the_report_is_right():
+    from agentlab.context.task import check_report
+
+    messages, compactions, calls, cities, _ = _compacting(10, threshold=1_000)
+    assert compactions >= 3, f"a 1,000-token threshold over 10 cities should compact several times, not {compactions}"
+    report = check_report(_final_text(messages), cities)
+    assert report["correct"], (
+        "after compacting, the report must still give every city's temperature: send the whole conversation "
+        f"(tool results included) to the summary call. The check said {report}"
+    )
+    assert _answered(messages), "every tool_use in the conversation you return needs its tool_result"
 
 
 @pytest.mark.exercise("10.1")
-@pytest.mark.points(3)
-def test_the_trigger_on_random_calls(rng):
-    for _ in range(200):
-        prompts, outputs, threshold = _random_calls(rng)
-        want = prompts[-1] + outputs[-1] > threshold  # the rule the exercise states
-        got = ex10.compact_now(list(prompts), list(outputs), threshold)
-        assert got is want, f"compact_now({prompts}, {outputs}, {threshold}): expected {want}, got {got}"
+@YOUR_OWN_LOOP
+@pytest.mark.points(1)
+def test_max_turns_counts_task_calls_and_the_first_call_never_compacts():
+    messages, compactions, calls, _, task = _compacting(10, threshold=1, max_turns=4)
+    kinds = ["summary" if _is_summary(r) else "task" for r, _ in calls]
+    assert kinds == ["task", "summary", "task", "summary", "task", "summary", "task"], (
+        "with threshold=1 every call after the first is due, and max_turns=4 allows four calls of the task "
+        f"(summaries are not turns); before the first call there is no usage to read. Got {kinds}"
+    )
+    assert calls[0][0]["messages"][0]["content"] == task and compactions == 3
+    assert _answered(messages), "every tool_use in the conversation you return needs its tool_result"
 
 
 def _history(n):
@@ -94,6 +206,7 @@ def _history(n):
 
 
 @pytest.mark.exercise("10.2")
+@YOUR_OWN_CLEARING
 @pytest.mark.points(2)
 def test_all_but_the_newest_results_are_cleared_and_the_input_is_untouched():
     msgs = _history(5)
@@ -157,6 +270,7 @@ def _expected(msgs, keep, placeholder):
 
 
 @pytest.mark.exercise("10.2")
+@YOUR_OWN_CLEARING
 @pytest.mark.points(2)
 def test_random_conversations_are_cleared_by_the_rule(rng):
     for _ in range(100):
@@ -172,6 +286,7 @@ def test_random_conversations_are_cleared_by_the_rule(rng):
 
 
 @pytest.mark.exercise("10.2")
+@YOUR_OWN_CLEARING
 @pytest.mark.points(2)
 def test_the_cleared_history_is_still_a_valid_request_and_costs_fewer_tokens(tmp_path):
     client = agentlab.connect("sim", quiet=True)
