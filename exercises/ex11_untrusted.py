@@ -1,9 +1,14 @@
 """Graded exercises for notebook 11 (untrusted content). Grade them with `make grade`.
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
+
+Changed: exercise 11.2 was `suite_metrics` and 11.3 `reachable_goals` (the notebook computes both);
+11.2 is now `run_with_approval`, your loop with an approval gate, worth the 4 points of the two.
 """
 
 from __future__ import annotations
+
+from typing import Any, Callable
 
 
 def tainted_field(tool_input: dict, untrusted_texts: list[str], min_chars: int = 12) -> str | None:
@@ -30,36 +35,60 @@ def tainted_field(tool_input: dict, untrusted_texts: list[str], min_chars: int =
     ### END SOLUTION
 
 
-def suite_metrics(results: list[dict]) -> dict:
-    """Exercise 11.2: the standard metrics of an attack suite, from its case results.
+def run_with_approval(
+    client: Any,
+    task: str,
+    tools: list[Any],
+    model: str,
+    *,
+    side_effects: set[str],
+    approve: Callable[[str, dict], bool],
+    max_turns: int = 10,
+) -> tuple[list[dict], list[str]]:
+    """Exercise 11.2: your agent loop (exercise 2.1) with a person in it: calls that change the world wait for a yes.
 
-    Each result is a dict with "injection" (the injection task's id, or None for a run without an
-    attack), "utility" (bool: the user's task was done) and "attack_succeeded" (bool). Return
-    {"benign_utility": ..., "utility_under_attack": ..., "asr": ...}, each a share from 0 to 1:
-    benign utility over the runs without an attack, the other two over the runs with one.
-    Raise ValueError if there are no runs without an attack, or none with one.
+    A model that reads a third party's text may have been told to do things by it, and nothing in the
+    model's reply says so. The harness can still decide what runs. Before your loop runs a call of a
+    tool named in `side_effects`, it asks `approve(name, tool_input)`; a call that is not approved does
+    not run, and the model gets an error result for it that says which tool the user did not approve, so
+    it can go on without it. Reading tools run without asking. A gate that cannot get an answer (the
+    approver raises) must not let the call through.
+
+    Return (messages, refused): the conversation (ending with the model's last reply, every tool_use
+    answered, in its order) and the names of the refused calls, in the order they were asked for.
+    Write the loop and the gate yourself: agentlab.run_agent, agentlab.execute_tools and the lab's
+    gates (`GatedExecutor`, `Confirmation`) fail the tests.
     """
     ### BEGIN SOLUTION
-    benign = [r for r in results if r["injection"] is None]
-    attacked = [r for r in results if r["injection"] is not None]
-    if not benign or not attacked:
-        raise ValueError(f"need runs with and without an attack; got {len(benign)} without and {len(attacked)} with")
-    return {
-        "benign_utility": sum(bool(r["utility"]) for r in benign) / len(benign),
-        "utility_under_attack": sum(bool(r["utility"]) for r in attacked) / len(attacked),
-        "asr": sum(bool(r["attack_succeeded"]) for r in attacked) / len(attacked),
-    }
-    ### END SOLUTION
+    from agentlab.tools import run_tool, toolset
 
-
-def reachable_goals(offered: list[str], goals: dict[str, list[str]]) -> list[str]:
-    """Exercise 11.3: the tool list is the permission list: which attack goals can still be reached?
-
-    `offered` is the tool list the harness sends. `goals` maps each attack goal's name to the tools
-    it needs (all of them). Return the names of the goals whose every needed tool is offered, in
-    the order of `goals`.
-    """
-    ### BEGIN SOLUTION
-    allowed = set(offered)
-    return [name for name, needs in goals.items() if set(needs) <= allowed]
+    by_name, specs = toolset(tools), [t.spec() for t in tools]
+    messages: list[dict] = [{"role": "user", "content": task}]
+    refused: list[str] = []
+    for _ in range(max_turns):
+        reply = client.messages.create(model=model, max_tokens=1024, messages=messages, tools=specs)
+        content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
+        messages.append({"role": "assistant", "content": content})
+        if reply.stop_reason != "tool_use":
+            break
+        results = []
+        for block in (b for b in content if b["type"] == "tool_use"):
+            if block["name"] in side_effects:
+                try:
+                    allowed = approve(block["name"], block["input"]) is True
+                except Exception:  # no answer is not a yes: the gate fails closed
+                    allowed = False
+                if not allowed:
+                    refused.append(block["name"])
+                    text = f"The user did not approve {block['name']}; it was not run. Go on without it."
+                    results.append(
+                        {"type": "tool_result", "tool_use_id": block["id"], "content": text, "is_error": True}
+                    )
+                    continue
+            out = run_tool(by_name, block["name"], block["input"])
+            results.append({"type": "tool_result", "tool_use_id": block["id"], "content": out.content})
+            if out.is_error:
+                results[-1]["is_error"] = True
+        messages.append({"role": "user", "content": results})
+    return messages, refused
     ### END SOLUTION

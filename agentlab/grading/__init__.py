@@ -24,11 +24,13 @@ The rooms:
          a reference, and answers the channel.
 
 - ``lazy_import``: how exercise tests import the student's module.
+- ``answered`` (``checks``): whether a conversation a student's loop returned answers every ``tool_use``.
 - ``shared``: trusted work a test needs (the grader's own measurement), computed once per worker before
   it forks.
 """
 
+from agentlab.grading.checks import answered
 from agentlab.grading.lazy import lazy_import
 from agentlab.grading.precompute import shared
 
-__all__ = ["lazy_import", "shared"]
+__all__ = ["answered", "lazy_import", "shared"]

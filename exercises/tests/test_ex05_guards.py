@@ -3,7 +3,7 @@
 import pytest
 
 import agentlab
-from agentlab.grading import lazy_import
+from agentlab.grading import answered, lazy_import
 
 pytestmark = pytest.mark.forbids(
     "agentlab.guards.canonical_call", why="Exercise 5.1 asks you to write repeated-call detection yourself"
@@ -70,17 +70,6 @@ def _guarded(tmp_path, policy, clock=None, **limits):
     return messages, why, len(agentlab.meter_of(client).calls)
 
 
-def _answered(messages):
-    """Every tool_use is answered in the next message (the API refuses a conversation that breaks this)."""
-    for i, m in enumerate(messages):
-        ids = [b["id"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use"]
-        if ids and m["role"] == "assistant":
-            nxt = messages[i + 1]["content"] if i + 1 < len(messages) else []
-            if [b.get("tool_use_id") for b in nxt] != ids:
-                return False
-    return True
-
-
 @pytest.mark.exercise("5.2")
 @YOUR_OWN_GUARDS
 @pytest.mark.points(1)
@@ -96,7 +85,7 @@ def test_the_wall_clock_stops_before_the_call_that_would_start_late(tmp_path):
             f"got {made} calls and {why!r}. A call may start only while less than max_seconds have passed: at "
             "exactly 10 s the time is up (reread 'A slow model, on a clock that does not sleep' in notebook 05)"
         )
-        assert _answered(messages), "the conversation you return must answer every tool_use"
+        assert answered(messages), "the conversation you return must answer every tool_use"
     messages, why, made = _guarded(tmp_path, Looper(), max_seconds=0.0)
     assert (why, made) == ("max_wall_time", 0), (
         f"with max_seconds=0 the time is up before the first call: expected no call and 'max_wall_time', got {made} "
@@ -129,7 +118,7 @@ def test_no_progress_counts_errors_and_repeats_as_idle_and_resets_on_news(tmp_pa
             f"{why_so}: with max_idle_turns=2 expected {calls} calls then 'no_progress', got {made} and {why!r} "
             "(a turn makes progress only with a successful result not seen before; reread 'A model that wanders' in notebook 05)"
         )
-        assert _answered(messages)
+        assert answered(messages)
 
 
 @pytest.mark.exercise("5.2")
@@ -149,4 +138,4 @@ def test_a_model_that_stops_ends_the_run_itself_and_max_turns_bounds_the_rest(tm
     assert (why, made) == ("max_turns", 4), (
         f"a new city every turn is progress, so only max_turns=4 stops it: got {made} calls and {why!r}"
     )
-    assert _answered(messages)
+    assert answered(messages)

@@ -18,7 +18,7 @@ import random
 import pytest
 
 import agentlab
-from agentlab.grading import lazy_import
+from agentlab.grading import answered, lazy_import
 
 pytestmark = pytest.mark.forbids(
     "agentlab.context.compaction.should_compact",
@@ -85,17 +85,6 @@ def _is_summary(request):
     return not request.get("tools")
 
 
-def _answered(messages):
-    """Every tool_use is answered in the next message (the API refuses a conversation that breaks this)."""
-    for i, m in enumerate(messages):
-        ids = [b["id"] for b in m["content"] if isinstance(m["content"], list) and b.get("type") == "tool_use"]
-        if ids:
-            nxt = messages[i + 1]["content"] if i + 1 < len(messages) else []
-            if not isinstance(nxt, list) or [b.get("tool_use_id") for b in nxt] != ids:
-                return False
-    return True
-
-
 def _final_text(messages):
     last = messages[-1]
     assert last["role"] == "assistant", "the conversation you return ends with the model's last reply"
@@ -115,7 +104,7 @@ def test_below_the_threshold_it_is_the_plain_loop():
     )
     assert messages[0] == {"role": "user", "content": task}, "the conversation starts with the task, as in exercise 2.1"
     assert check_report(_final_text(messages), cities)["correct"], "the run should end with the model's report"
-    assert _answered(messages), "every tool_use in the conversation you return needs its tool_result"
+    assert answered(messages), "every tool_use in the conversation you return needs its tool_result"
 
 
 @pytest.mark.exercise("10.1")
@@ -167,7 +156,7 @@ def test_the_facts_survive_compaction_and_the_report_is_right():
         "after compacting, the report must still give every city's temperature: send the whole conversation "
         f"(tool results included) to the summary call. The check said {report}"
     )
-    assert _answered(messages), "every tool_use in the conversation you return needs its tool_result"
+    assert answered(messages), "every tool_use in the conversation you return needs its tool_result"
 
 
 @pytest.mark.exercise("10.1")
@@ -181,7 +170,7 @@ def test_max_turns_counts_task_calls_and_the_first_call_never_compacts():
         f"(summaries are not turns); before the first call there is no usage to read. Got {kinds}"
     )
     assert calls[0][0]["messages"][0]["content"] == task and compactions == 3
-    assert _answered(messages), "every tool_use in the conversation you return needs its tool_result"
+    assert answered(messages), "every tool_use in the conversation you return needs its tool_result"
 
 
 def _history(n):

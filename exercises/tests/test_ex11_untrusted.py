@@ -1,17 +1,14 @@
 """Graded tests for exercises/ex11_untrusted.py. Run: make grade
 
-Each exercise is graded on the suite the notebook uses and on cases drawn here at random
-(``random.Random()``, seeded from the operating system, so every run sees new ones). Every test
-of 11.1 and 11.2 ends with a few random cases, so an answer fitted to the suite's cases or to the
-hand-made ones earns no points. Expected answers for
-the random cases are worked out by this file from the definitions in the exercises' docstrings,
-never by the library.
+11.1 is graded on the suite the notebook uses and on cases drawn here at random (``random.Random()``,
+seeded from the operating system, so every run sees new ones), with the expected answers worked out by
+this file from the docstring's definition, never by the library. 11.2 is graded on the suite's world
+and its gullible model: what the student's loop asks about, what it runs, and what happens to the world.
 
 What is forbidden, and why: ``guard.carries_taint``, ``guard.shared_run`` and the guard's own
-``DataFlowGuard.check`` (each is the data-flow check of 11.1), ``metrics.summarize`` (the metrics of
-11.2), ``analysis.reachable`` and ``analysis.reachable_share`` (the reachability of 11.3). Library
-functions built on these (``matrix``, ``guard_reach``, ``reachability_table``) are caught too,
-since the guard looks for your module anywhere on the call stack.
+``DataFlowGuard.check`` (each is the data-flow check of 11.1); for 11.2, the lab's loop and its gates
+(``GatedExecutor``, ``Confirmation.check``). Library functions built on these (``matrix``,
+``guard_reach``) are caught too, since the guard looks for your module anywhere on the call stack.
 """
 
 import json
@@ -20,16 +17,13 @@ import string
 
 import pytest
 
-from agentlab.grading import lazy_import, shared
+from agentlab.grading import answered, lazy_import, shared
 
 pytestmark = pytest.mark.forbids(
     "agentlab.injection.guard.carries_taint",
     "agentlab.injection.guard.shared_run",
     "agentlab.injection.guard.DataFlowGuard.check",
-    "agentlab.injection.metrics.summarize",
-    "agentlab.injection.analysis.reachable",
-    "agentlab.injection.analysis.reachable_share",
-    why="Exercise 11 asks you to write the check, the metrics and the reachability yourself",
+    why="Exercise 11.1 asks you to write the data-flow check yourself",
 )
 
 ex11 = lazy_import("exercises.ex11_untrusted")
@@ -189,135 +183,158 @@ def test_your_guard_blocks_what_the_reference_guard_blocks_on_the_suite():
     _check_random_calls(5)  # a check fitted to the suite's texts does not pass
 
 
-# --- 11.2 ---------------------------------------------------------------------------------------
+# --- 11.2: the student's loop with an approval gate, on the suite's world and its gullible model -----
+
+YOUR_OWN_GATE = pytest.mark.forbids(
+    "agentlab.loop.run_agent",
+    "agentlab.loop.execute_tools",
+    "agentlab.injection.gates.GatedExecutor.__call__",
+    "agentlab.injection.confirm.Confirmation.check",
+    why="Exercise 11.2 asks you to write the loop and its approval gate yourself",
+)
 
 
-def _share(rows, key):
-    return sum(1 for r in rows if r[key]) / len(rows)
+def _gated(user, injection, approve, side_effects=None, tmp_path=None):
+    """Run the student's loop on one case of the suite; what it asked, refused, and what happened to the world."""
+    import tempfile
+    from pathlib import Path
 
+    from agentlab.injection import SIDE_EFFECTS, World, gullible_client
+    from agentlab.injection.suite import injection_task, user_task
 
-def _random_results(rng):
-    """Random case results in the exercise's format, in random order."""
-    ids = ["".join(rng.choice(string.ascii_lowercase) for _ in range(6)) for _ in range(rng.randint(1, 6))]
-    benign = [
-        {"injection": None, "utility": rng.random() < 0.7, "attack_succeeded": False} for _ in range(rng.randint(1, 12))
-    ]
-    attacked = [
-        {"injection": rng.choice(ids), "utility": rng.random() < 0.5, "attack_succeeded": rng.random() < 0.5}
-        for _ in range(rng.randint(1, 40))
-    ]
-    rows = benign + attacked
-    rng.shuffle(rows)
-    want = {
-        "benign_utility": _share(benign, "utility"),
-        "utility_under_attack": _share(attacked, "utility"),
-        "asr": _share(attacked, "attack_succeeded"),
+    user = user_task(user)
+    attack = injection_task(injection) if injection else None
+    world = World(Path(tempfile.mkdtemp(dir=tmp_path)) / "notes", attack.text() if attack else "")
+    asked = []
+
+    def spy(name, tool_input):
+        asked.append((name, tool_input))
+        return approve(name, tool_input)
+
+    messages, refused = ex11.run_with_approval(
+        gullible_client(),
+        user.prompt,
+        world.tools(),
+        "claude-haiku-4-5",
+        side_effects=set(SIDE_EFFECTS if side_effects is None else side_effects),
+        approve=spy,
+    )
+    final = messages[-1]
+    text = "".join(b.get("text", "") for b in final["content"]) if isinstance(final["content"], list) else ""
+    return {
+        "done": bool(user.check(world, text)),
+        "attacked": bool(attack.check(world)) if attack else False,
+        "asked": asked,
+        "refused": refused,
+        "messages": messages,
+        "world": world,
     }
-    return rows, want
 
 
-def _check_random_results(rounds):
-    rng = random.Random()
-    for _ in range(rounds):
-        rows, want = _random_results(rng)
-        got = ex11.suite_metrics(rows)
-        assert got == pytest.approx(want), (
-            f"suite_metrics on {len(rows)} random rows {rows!r}: got {got}, expected {want}"
-        )
-
-
-@pytest.mark.exercise("11.2")
-@pytest.mark.points(1)
-def test_suite_metrics_on_a_small_hand_made_suite():
-    rows = [
-        {"injection": None, "utility": True, "attack_succeeded": False},
-        {"injection": None, "utility": False, "attack_succeeded": False},
-        {"injection": "a", "utility": True, "attack_succeeded": True},
-        {"injection": "b", "utility": True, "attack_succeeded": False},
-        {"injection": "a", "utility": False, "attack_succeeded": True},
-        {"injection": "b", "utility": True, "attack_succeeded": False},
-    ]
-    got = ex11.suite_metrics(rows)
-    assert got == pytest.approx({"benign_utility": 0.5, "utility_under_attack": 0.75, "asr": 0.5}), got
-    with pytest.raises(ValueError):
-        ex11.suite_metrics(rows[:2])
-    with pytest.raises(ValueError):
-        ex11.suite_metrics(rows[2:])
-    _check_random_results(5)  # answers written for the six rows above only do not pass
-
-
-@pytest.mark.exercise("11.2")
-@pytest.mark.points(1)
-def test_suite_metrics_on_random_results():
-    _check_random_results(ROUNDS)
-    rows, _ = _random_results(random.Random())
-    with pytest.raises(ValueError):
-        ex11.suite_metrics([r for r in rows if r["injection"] is not None])
-    with pytest.raises(ValueError):
-        ex11.suite_metrics([r for r in rows if r["injection"] is None])
-
-
-@shared
-def _guard_rows():
-    """The reference guard's row of the matrix, run here by the grader."""
-    from agentlab.injection import GUARD, run_suite
-
+def _results_for(messages, name):
+    """The tool_result blocks that answer calls of tool `name`."""
+    ids = {
+        b["id"]
+        for m in messages
+        if m["role"] == "assistant"
+        for b in m["content"]
+        if b.get("type") == "tool_use" and b["name"] == name
+    }
     return [
-        {"injection": r.injection, "utility": r.utility, "attack_succeeded": r.attack_succeeded}
-        for r in run_suite(GUARD)
+        b
+        for m in messages
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result" and b["tool_use_id"] in ids
     ]
+
+
+def _selective(name, tool_input):
+    """A careful person: no key, no link, no mail to strangers, no deleting."""
+    from agentlab.injection.world import ATTACKER_EMAIL, PHISHING_URL, USER_KEY
+
+    said = json.dumps(tool_input)
+    return name != "delete_notes" and not any(s in said for s in (USER_KEY, PHISHING_URL, ATTACKER_EMAIL))
 
 
 @pytest.mark.exercise("11.2")
+@YOUR_OWN_GATE
 @pytest.mark.points(1)
-def test_suite_metrics_match_the_guard_row_of_the_matrix():
-    rows = _guard_rows()
-    benign = [r for r in rows if r["injection"] is None]
-    attacked = [r for r in rows if r["injection"] is not None]
-    want = {
-        "benign_utility": _share(benign, "utility"),
-        "utility_under_attack": _share(attacked, "utility"),
-        "asr": _share(attacked, "attack_succeeded"),
-    }
-    got = ex11.suite_metrics(rows)
-    assert got == pytest.approx(want), got
-    _check_random_results(5)  # answers fitted to the suite's 24 rows do not pass
-
-
-# --- 11.3 ---------------------------------------------------------------------------------------
-
-
-def _random_tools(rng):
-    """A random tool list, random goals (each needing 0 to 3 tools), and the goals it leaves reachable."""
-    pool = [
-        f"{rng.choice(['get', 'send', 'save', 'delete', 'fetch'])}_{''.join(rng.choice(string.ascii_lowercase) for _ in range(4))}"
-        for _ in range(rng.randint(1, 10))
+def test_reading_tools_run_without_asking_and_approved_calls_run(tmp_path):
+    out = _gated("compare_and_note", None, lambda name, tool_input: True, tmp_path=tmp_path)
+    saved = [
+        b["input"]
+        for m in out["messages"]
+        if m["role"] == "assistant"
+        for b in m["content"]
+        if b.get("type") == "tool_use" and b["name"] == "save_note"
     ]
-    offered = [rng.choice(pool) for _ in range(rng.randint(0, len(pool)))]
-    goals = {
-        f"goal_{k}_{rng.randint(0, 999)}": [rng.choice(pool) for _ in range(rng.randint(0, 3))]
-        for k in range(rng.randint(0, 8))
-    }
-    want = [name for name, needs in goals.items() if all(tool in offered for tool in needs)]
-    return offered, goals, want
+    assert out["asked"] == [("save_note", saved[0])] and len(saved) == 1, (
+        "only the call that changes the world (save_note) is asked about, once, with its input; get_weather reads "
+        f"and runs without asking. Asked: {out['asked']}"
+    )
+    assert out["done"] and out["refused"] == [], (
+        f"an approved note is saved: done={out['done']}, refused={out['refused']}"
+    )
+    assert answered(out["messages"]), "every tool_use in the conversation you return needs its tool_result"
+    quiet = _gated("one_city", None, lambda name, tool_input: True, tmp_path=tmp_path)
+    assert quiet["asked"] == [] and quiet["done"], f"a task that only reads asks nothing: {quiet['asked']}"
 
 
-@pytest.mark.exercise("11.3")
+@pytest.mark.exercise("11.2")
+@YOUR_OWN_GATE
 @pytest.mark.points(1)
-def test_reachable_goals_follow_the_tool_list():
-    from agentlab.injection.suite import INJECTION_TASKS, USER_TASKS
+def test_a_refused_call_does_not_run_and_the_model_is_told_which_tool(tmp_path):
+    out = _gated("one_city", "key_by_email", lambda name, tool_input: False, tmp_path=tmp_path)
+    assert out["world"].outbox == [] and not out["attacked"], (
+        f"a refused send_email must not run: {out['world'].outbox}"
+    )
+    assert out["refused"] == ["send_email"], f"refused should list the one refused call: {out['refused']}"
+    answers = _results_for(out["messages"], "send_email")
+    assert answers and all(b.get("is_error") is True and "send_email" in str(b.get("content")) for b in answers), (
+        "the model reads an error result that names the tool the user did not approve, so it can go on without it: "
+        f"{answers}"
+    )
+    assert out["done"], "after the refusal the model still answers the user's question"
+    assert answered(out["messages"]), "every tool_use in the conversation you return needs its tool_result"
 
-    goals = {i.id: list(i.needs) for i in INJECTION_TASKS}
-    for u in USER_TASKS:
-        want = [i.id for i in INJECTION_TASKS if all(tool in u.needs for tool in i.needs)]
-        assert ex11.reachable_goals(list(u.needs), goals) == want, f"tools {u.needs}"
-    assert ex11.reachable_goals([], goals) == []
-    assert ex11.reachable_goals(["delete_notes", "get_weather"], {"wipe": ["delete_notes"], "none": []}) == [
-        "wipe",
-        "none",
-    ]
-    rng = random.Random()
-    for _ in range(ROUNDS):
-        offered, goals, want = _random_tools(rng)
-        got = ex11.reachable_goals(offered, goals)
-        assert got == want, f"reachable_goals({offered!r}, {goals!r}) returned {got!r}; expected {want!r}"
+
+@pytest.mark.exercise("11.2")
+@YOUR_OWN_GATE
+@pytest.mark.points(1)
+def test_a_careful_approver_stops_every_attack_and_keeps_every_task(tmp_path):
+    from agentlab.injection import INJECTION_TASKS, USER_TASKS
+
+    failed = []
+    for user in USER_TASKS:
+        for attack in INJECTION_TASKS:
+            out = _gated(user.id, attack.id, _selective, tmp_path=tmp_path)
+            if out["attacked"] or not out["done"]:
+                failed.append(
+                    f"{user.id} x {attack.id}: attack {'succeeded' if out['attacked'] else 'stopped'}, task {'done' if out['done'] else 'not done'}"
+                )
+    assert not failed, (
+        "with an approver that refuses the attacker's calls and nothing else, every attack should fail and every "
+        "user task still succeed: " + "; ".join(failed[:4])
+    )
+
+
+@pytest.mark.exercise("11.2")
+@YOUR_OWN_GATE
+@pytest.mark.points(1)
+def test_the_gate_fails_closed_and_follows_the_side_effects_it_is_given(tmp_path):
+    def broken(name, tool_input):
+        raise RuntimeError("the approval window was closed")
+
+    out = _gated("one_city", "key_by_email", broken, tmp_path=tmp_path)
+    assert not out["attacked"] and out["refused"] == ["send_email"], (
+        "an approver that raises gave no yes: the call must not run (fail closed), and the run goes on. "
+        f"attack succeeded: {out['attacked']}, refused: {out['refused']}"
+    )
+    only_mail = _gated(
+        "compare_and_note", None, lambda name, tool_input: False, side_effects={"send_email"}, tmp_path=tmp_path
+    )
+    assert only_mail["asked"] == [] and only_mail["done"], (
+        "side_effects is the list the harness was given: with only send_email in it, save_note runs without asking "
+        f"(asked: {only_mail['asked']})"
+    )
