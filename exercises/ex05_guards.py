@@ -1,6 +1,9 @@
 """Graded exercises for notebook 05 (who decides "done"). Grade them with `make grade`.
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
+
+Changed: exercise 5.1 was `first_repeat`, the repeated-call check alone; it is now one of the guards of
+`run_guarded`, which was 5.2 and is now 5.1 (6 points, the two exercises' 3 + 3).
 """
 
 from __future__ import annotations
@@ -8,30 +11,6 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from agentlab.tools import run_tool, toolset
-
-
-def first_repeat(calls: list[tuple[str, Any]], k: int) -> int | None:
-    """Exercise 5.1: find the call that makes one tool call reach k requests.
-
-    `calls` is the run's tool calls in order, each `(tool name, input)`; the input is a dict
-    (possibly nested) or None. Two calls are the same when the name is the same and the input is the
-    same JSON value, whatever the order of dict keys. Return the 0-based position in `calls` of the
-    first call that is the k-th request of the same call, or None if no call reaches k.
-    Raise ValueError (naming k and its value) if k is not a whole number >= 1.
-    """
-    ### BEGIN SOLUTION
-    import json
-
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a whole number >= 1, got k={k!r}")
-    seen: dict[str, int] = {}
-    for i, (name, tool_input) in enumerate(calls):
-        key = name + " " + json.dumps(tool_input, sort_keys=True)
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] == k:
-            return i
-    return None
-    ### END SOLUTION
 
 
 def run_guarded(
@@ -42,16 +21,21 @@ def run_guarded(
     *,
     max_seconds: float,
     max_idle_turns: int,
+    max_repeats: int,
     clock: Callable[[], float],
     max_turns: int = 20,
 ) -> tuple[list[dict], str]:
-    """Exercise 5.2: your agent loop (exercise 2.1), ended by the harness when the model will not end it.
+    """Exercise 5.1: your agent loop (exercise 2.1), ended by the harness when the model will not end it.
 
-    A model only decides whether it wants another tool. One that is slow, or keeps asking without getting
-    anywhere, runs until a rule outside it says stop. Give your loop two such rules, plus the turn limit:
+    A model only decides whether it wants another tool. One that is slow, asks for the same thing again and
+    again, or keeps asking without getting anywhere, runs until a rule outside it says stop. Give your loop
+    three such rules, plus the turn limit:
 
     - wall clock: no model call starts once `max_seconds` have passed since the run began. Read the time
       only from `clock()` (seconds): the tests move it.
+    - repeated call: once the model has asked for the same call `max_repeats` times (the same tool with the
+      same input; a dict's key order does not make it a different call), that request is still run and
+      answered, and no model call follows.
     - no progress: a turn makes progress when one of its tool results is a success (not is_error) whose text
       the run has not seen before; once `max_idle_turns` turns in a row made none, no model call follows.
     - never more than `max_turns` model calls.
@@ -59,16 +43,21 @@ def run_guarded(
     Checks come before each model call (a call already running is never cut short), and the conversation
     you return stays one the API accepts (every tool_use answered). Return (messages, why): why is the
     model's own stop_reason when it stopped asking for tools, else the name notebook 05's runs stop with:
-    "max_wall_time", "no_progress" or "max_turns". Write the loop and the guards yourself: agentlab.run_agent,
+    "max_turns", "max_wall_time", "repeated_call" or "no_progress" (when two rules would stop the same
+    call, the first in that list). Write the loop and the guards yourself: agentlab.run_agent,
     agentlab.execute_tools and agentlab.guards fail the tests.
     """
     ### BEGIN SOLUTION
+    import json
+
     by_name = toolset(tools)
     messages: list[dict] = [{"role": "user", "content": task}]
-    started, seen, idle = clock(), set(), 0
+    started, seen, idle, asked = clock(), set(), 0, {}
     for _ in range(max_turns):
         if clock() - started >= max_seconds:
             return messages, "max_wall_time"
+        if asked and max(asked.values()) >= max_repeats:
+            return messages, "repeated_call"
         if idle >= max_idle_turns:
             return messages, "no_progress"
         reply = client.messages.create(model=model, max_tokens=1024, messages=messages, tools=[t.spec() for t in tools])
@@ -78,6 +67,8 @@ def run_guarded(
             return messages, reply.stop_reason
         results, progress = [], False
         for block in (b for b in content if b["type"] == "tool_use"):
+            call = block["name"] + " " + json.dumps(block.get("input"), sort_keys=True)
+            asked[call] = asked.get(call, 0) + 1
             out = run_tool(by_name, block["name"], block.get("input"))
             results.append({"type": "tool_result", "tool_use_id": block["id"], "content": out.content})
             if out.is_error:

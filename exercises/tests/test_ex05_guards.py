@@ -5,55 +5,19 @@ import pytest
 import agentlab
 from agentlab.grading import answered, lazy_import
 
-pytestmark = pytest.mark.forbids(
-    "agentlab.guards.canonical_call", why="Exercise 5.1 asks you to write repeated-call detection yourself"
-)
-
 ex05 = lazy_import("exercises.ex05_guards")
 
 
-@pytest.mark.exercise("5.1")
-@pytest.mark.points(1)
-def test_the_third_identical_call_is_found():
-    calls = [
-        ("get_weather", {"city": "Paris"}),
-        ("save_note", {"text": "x"}),
-        ("get_weather", {"city": "Paris"}),
-        ("get_weather", {"city": "Paris"}),
-    ]
-    got = ex05.first_repeat(calls, 3)
-    assert got == 3, f"the 3rd get_weather(Paris) is at position 3; got {got!r}"
-
-
-@pytest.mark.exercise("5.1")
-@pytest.mark.points(1)
-def test_key_order_does_not_matter_but_values_do():
-    calls = [("t", {"a": 1, "b": {"x": 1, "y": 2}}), ("t", {"b": {"y": 2, "x": 1}, "a": 1}), ("t", {"a": 2, "b": {}})]
-    assert ex05.first_repeat(calls, 2) == 1, "inputs equal up to key order (nested too) are the same call"
-    assert ex05.first_repeat([("t", {"a": 1}), ("t", {"a": 2}), ("u", {"a": 1})], 2) is None, (
-        "different values or different tools are different calls"
-    )
-
-
-@pytest.mark.exercise("5.1")
-@pytest.mark.points(1)
-def test_k_1_null_input_and_bad_k():
-    assert ex05.first_repeat([("t", None)], 1) == 0, "with k=1 the first call already reaches k"
-    assert ex05.first_repeat([], 2) is None
-    for bad in (0, -1, 2.5, "3"):
-        with pytest.raises(ValueError) as e:
-            ex05.first_repeat([("t", {})], bad)
-        assert repr(bad) in str(e.value), f"the error should name the bad value {bad!r}: {e.value}"
-
-
-# Exercise 5.2: the student's own loop with a wall clock and a no-progress guard, against models that never stop.
+# Exercise 5.1: the student's own loop with a wall clock, a repeated-call and a no-progress guard, against models that
+# never stop.
 
 YOUR_OWN_GUARDS = pytest.mark.forbids(
     "agentlab.loop.run_agent",
     "agentlab.loop.execute_tools",
     "agentlab.guards.Limits.start",
     "agentlab.guards.Budget.check",
-    why="Exercise 5.2 asks you to write the loop and its guards yourself",
+    "agentlab.guards.canonical_call",
+    why="Exercise 5.1 asks you to write the loop and its guards yourself",
 )
 MODEL = "claude-haiku-4-5"
 
@@ -63,14 +27,14 @@ def _guarded(tmp_path, policy, clock=None, **limits):
 
     client = agentlab.connect("sim", policy=policy, quiet=True)
     clock = clock or SimClock()
-    options = {"max_seconds": 60.0, "max_idle_turns": 100, **limits}
+    options = {"max_seconds": 60.0, "max_idle_turns": 100, "max_repeats": 100, **limits}
     messages, why = ex05.run_guarded(
         client, "Which is warmer, Paris or London?", agentlab.task_tools(tmp_path), MODEL, clock=clock, **options
     )
     return messages, why, len(agentlab.meter_of(client).calls)
 
 
-@pytest.mark.exercise("5.2")
+@pytest.mark.exercise("5.1")
 @YOUR_OWN_GUARDS
 @pytest.mark.points(1)
 def test_the_wall_clock_stops_before_the_call_that_would_start_late(tmp_path):
@@ -93,7 +57,7 @@ def test_the_wall_clock_stops_before_the_call_that_would_start_late(tmp_path):
     )
 
 
-@pytest.mark.exercise("5.2")
+@pytest.mark.exercise("5.1")
 @YOUR_OWN_GUARDS
 @pytest.mark.points(1)
 def test_no_progress_counts_errors_and_repeats_as_idle_and_resets_on_news(tmp_path):
@@ -121,7 +85,7 @@ def test_no_progress_counts_errors_and_repeats_as_idle_and_resets_on_news(tmp_pa
         assert answered(messages)
 
 
-@pytest.mark.exercise("5.2")
+@pytest.mark.exercise("5.1")
 @YOUR_OWN_GUARDS
 @pytest.mark.points(1)
 def test_a_model_that_stops_ends_the_run_itself_and_max_turns_bounds_the_rest(tmp_path):
@@ -139,3 +103,66 @@ def test_a_model_that_stops_ends_the_run_itself_and_max_turns_bounds_the_rest(tm
         f"a new city every turn is progress, so only max_turns=4 stops it: got {made} calls and {why!r}"
     )
     assert answered(messages)
+
+
+def _asks(*inputs_per_turn):
+    """A model that asks, turn after turn, for get_weather with each turn's inputs (cycling), and never stops."""
+    return agentlab.FunctionModel(
+        lambda m, info: [
+            {"type": "tool_use", "name": "get_weather", "input": i}
+            for i in inputs_per_turn[(len(m) // 2) % len(inputs_per_turn)]
+        ]
+    )
+
+
+@pytest.mark.exercise("5.1")
+@YOUR_OWN_GUARDS
+@pytest.mark.points(1)
+def test_the_kth_identical_request_is_answered_and_no_call_follows(tmp_path):
+    from agentlab.sim.models.misbehaving import Looper
+
+    for k in (2, 3, 5):
+        messages, why, made = _guarded(tmp_path, Looper(), max_repeats=k)
+        assert (why, made) == ("repeated_call", k), (
+            f"the Looper asks for the same call every turn: with max_repeats={k} expected {k} calls then "
+            f"'repeated_call', got {made} calls and {why!r}. The k-th request is still run and answered; no model "
+            "call follows it (reread 'A model that loops' in notebook 05)"
+        )
+        uses = [b for m in messages if m["role"] == "assistant" for b in m["content"] if b.get("type") == "tool_use"]
+        assert len(uses) == k and messages[-1]["role"] == "user", (
+            f"the k-th request is still in the conversation, run and answered: found {len(uses)} of the {k} requests"
+        )
+        assert answered(messages), "the k-th request is answered: the conversation stays one the API accepts"
+
+
+@pytest.mark.exercise("5.1")
+@YOUR_OWN_GUARDS
+@pytest.mark.points(1)
+def test_key_order_does_not_make_a_new_call_but_a_new_value_does(tmp_path):
+    same = _asks([{"city": "Paris", "day": {"from": 1, "to": 2}}], [{"day": {"to": 2, "from": 1}, "city": "Paris"}])
+    messages, why, made = _guarded(tmp_path, same, max_repeats=3)
+    assert (why, made) == ("repeated_call", 3), (
+        "the same input with its keys in another order (nested dicts too) is the same call: expected 3 calls then "
+        f"'repeated_call', got {made} calls and {why!r}"
+    )
+    other = _asks([{"city": "Paris"}], [{"city": "paris"}], [{"city": "Paris "}])
+    messages, why, made = _guarded(tmp_path, other, max_repeats=3, max_turns=5)
+    assert (why, made) == ("max_turns", 5), (
+        "Paris, paris and 'Paris ' are three different inputs, each asked at most twice in 5 turns: only max_turns=5 "
+        f"stops it, got {made} calls and {why!r}"
+    )
+
+
+@pytest.mark.exercise("5.1")
+@YOUR_OWN_GUARDS
+@pytest.mark.points(1)
+def test_every_request_counts_two_in_one_reply_too(tmp_path):
+    twice = _asks([{"city": "Oslo"}, {"city": "Oslo"}])
+    messages, why, made = _guarded(tmp_path, twice, max_repeats=3)
+    assert (why, made) == ("repeated_call", 2), (
+        "each reply asks for Oslo twice: after the 2nd reply Oslo was asked 4 times (3 or more), so expected 2 calls "
+        f"then 'repeated_call', got {made} calls and {why!r}. Count every request, not every turn"
+    )
+    assert answered(messages), "both calls of the last reply are answered"
+    messages, why, made = _guarded(tmp_path, twice, max_repeats=2)
+    assert (why, made) == ("repeated_call", 1), f"max_repeats=2 is reached within the first reply: got {made}, {why!r}"
