@@ -1,40 +1,56 @@
 """Graded exercises for notebook 09 (what a turn costs). Grade them with `make grade`.
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
+
+Changed: exercise 9.1 was `cost_by_hand`, one usage priced by a formula its docstring gave; it is now
+`metered`, a meter of your own that prices every call as it is made (the same 4 points).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 
-def cost_by_hand(usage: dict, prices: dict) -> float:
-    """Exercise 9.1: compute the USD cost of one API call from its usage and a price table.
+def metered(client: Any, prices: dict, ledger: list) -> Callable[..., Any]:
+    """Exercise 9.1: a meter of your own: every model call priced as it is made.
 
-    `prices` gives USD per million tokens under the keys "input", "output", "cache_read",
-    "cache_write_5m" and "cache_write_1h". `usage` is the API's usage object as a dict:
-    "input_tokens" (not cached), "output_tokens", "cache_read_input_tokens",
-    "cache_creation_input_tokens" (written to the cache) and, when present, "cache_creation"
-    with "ephemeral_5m_input_tokens" and "ephemeral_1h_input_tokens" (how the writes split by
-    lifetime). Without "cache_creation", every write is a 5-minute write. Missing or None counts
-    as 0. Return the total in USD (a float).
+    A harness cannot say what a run cost unless something sees every call: the lab's Meter sits between
+    the code and the API and records each one. Build the same thing. Return a function `create(**request)`
+    that makes the call through `client.messages.create(**request)` and returns its reply unchanged, and
+    that appends to `ledger`, for each call the API answered, one dict:
+    {"model": ..., "input_tokens": ..., "output_tokens": ..., "usd": ...}.
+
+    "input_tokens" is every input token the call was billed for: the usage object reports the uncached
+    input, the cache reads and the cache writes apart, and `cache_creation` splits the writes by how long
+    they live (5 minutes or 1 hour). "usd" prices each part at its own rate in `prices` (USD per million
+    tokens: "input", "output", "cache_read", "cache_write_5m", "cache_write_1h"). A call the API refuses
+    costs nothing, and its error reaches the caller as it was raised. The lab's Meter and its price
+    functions fail the tests.
     """
 
     ### BEGIN SOLUTION
-    def n(key: str) -> int:
-        return usage.get(key) or 0
+    def create(**request: Any) -> Any:
+        reply = client.messages.create(**request)
+        usage = reply.usage
+        read = usage.cache_read_input_tokens or 0
+        written = usage.cache_creation_input_tokens or 0
+        one_hour = getattr(usage.cache_creation, "ephemeral_1h_input_tokens", 0) or 0
+        rate = {k: v / 1e6 for k, v in prices.items()}
+        ledger.append(
+            {
+                "model": reply.model,
+                "input_tokens": usage.input_tokens + read + written,
+                "output_tokens": usage.output_tokens,
+                "usd": usage.input_tokens * rate["input"]
+                + usage.output_tokens * rate["output"]
+                + read * rate["cache_read"]
+                + (written - one_hour) * rate["cache_write_5m"]
+                + one_hour * rate["cache_write_1h"],
+            }
+        )
+        return reply
 
-    split = usage.get("cache_creation") or {}
-    one_hour = split.get("ephemeral_1h_input_tokens") or 0
-    five_min = n("cache_creation_input_tokens") - one_hour
-    per_token = {k: v / 1_000_000 for k, v in prices.items()}
-    return (
-        n("input_tokens") * per_token["input"]
-        + n("output_tokens") * per_token["output"]
-        + n("cache_read_input_tokens") * per_token["cache_read"]
-        + five_min * per_token["cache_write_5m"]
-        + one_hour * per_token["cache_write_1h"]
-    )
+    return create
     ### END SOLUTION
 
 

@@ -7,8 +7,7 @@ from agentlab.grading import lazy_import
 
 pytestmark = pytest.mark.forbids(
     "agentlab.meter.prices.cost_usd",
-    "agentlab.meter.prices.usage_cost_usd",
-    why="Exercise 9 asks you to price the call yourself",
+    why="Exercise 9 asks you to price the calls yourself",
 )
 
 ex09 = lazy_import("exercises.ex09_what_a_turn_costs")
@@ -16,64 +15,124 @@ MODEL = "claude-opus-5"  # its minimum cacheable prompt is 512 tokens: a long ru
 MADE_UP = {"input": 1.0, "output": 2.0, "cache_read": 0.5, "cache_write_5m": 3.0, "cache_write_1h": 7.0}
 
 
-def _genai_prices(model: str) -> dict:
-    """USD per million tokens for `model`, read off genai-prices one unit at a time."""
-    from agentlab.meter.prices import usage_cost_usd
-
-    zero = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
-    one = {
-        "input": {"input_tokens": 10**6},
-        "output": {"output_tokens": 10**6},
-        "cache_read": {"cache_read_input_tokens": 10**6},
-        "cache_write_5m": {"cache_creation_input_tokens": 10**6},
-        "cache_write_1h": {
-            "cache_creation_input_tokens": 10**6,
-            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 10**6},
-        },
-    }
-    return {k: usage_cost_usd(model, {**zero, **u}) for k, u in one.items()}
+YOUR_OWN_METER = pytest.mark.forbids(  # not Meter.handle: the simulated client runs it on every call, as middleware
+    "agentlab.meter.middleware.meter_of",
+    why="Exercise 9.1 asks you to write the meter yourself, not to read the lab's",
+)
 
 
+def _random_prices(rng):
+    return {k: round(rng.uniform(0.1, 30.0), 2) for k in MADE_UP}
+
+
+def _billed(usage: dict, p: dict) -> tuple[int, float]:
+    """Every input token a recorded usage was billed for, and its USD at prices `p` (the rule 9.1 states)."""
+    read, written = usage.get("cache_read_input_tokens") or 0, usage.get("cache_creation_input_tokens") or 0
+    one_hour = (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0
+    usd = (
+        usage["input_tokens"] * p["input"]
+        + usage["output_tokens"] * p["output"]
+        + read * p["cache_read"]
+        + (written - one_hour) * p["cache_write_5m"]
+        + one_hour * p["cache_write_1h"]
+    ) / 1e6
+    return usage["input_tokens"] + read + written, usd
+
+
+def _drive(create, tmp_path, system=None, turns=4):
+    """The test's own loop: the city task, every model call made through the student's `create`."""
+    from agentlab.tools import run_tool, toolset
+
+    tools = agentlab.task_tools(tmp_path)
+    by_name = toolset(tools)
+    messages = [{"role": "user", "content": agentlab.city_task(agentlab.city_names()[:3])}]
+    extra = {"system": system} if system else {}
+    for _ in range(turns):
+        reply = create(model=MODEL, max_tokens=512, messages=messages, tools=[t.spec() for t in tools], **extra)
+        content = [b.model_dump(mode="json", exclude_none=True) for b in reply.content]
+        messages.append({"role": "assistant", "content": content})
+        if reply.stop_reason != "tool_use":
+            break
+        messages.append(
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": b["id"],
+                        "content": run_tool(by_name, b["name"], b["input"]).content,
+                    }
+                    for b in content
+                    if b["type"] == "tool_use"
+                ],
+            }
+        )
+    return messages
+
+
+def _check_ledger(client, ledger, prices):
+    calls = agentlab.meter_of(client).calls
+    assert len(ledger) == len(calls), (
+        f"one ledger entry per call the API answered: {len(ledger)} for {len(calls)} calls"
+    )
+    for i, (entry, call) in enumerate(zip(ledger, calls), 1):
+        tokens, usd = _billed(call.usage, prices)
+        got = {k: entry.get(k) for k in ("model", "input_tokens", "output_tokens")}
+        want = {"model": call.model, "input_tokens": tokens, "output_tokens": call.usage["output_tokens"]}
+        assert got == want, f"call {i}: the API reported usage {call.usage}; your entry says {got}, expected {want}"
+        assert entry.get("usd") == pytest.approx(usd, rel=1e-9, abs=1e-12), (
+            f"call {i}: usage {call.usage} at prices {prices} costs ${usd:.9f}; your entry says {entry.get('usd')!r}. "
+            "Price each part of the usage at its own rate (reread the price list in notebook 09)"
+        )
+
+
+@YOUR_OWN_METER
+@pytest.mark.exercise("9.1")
+@pytest.mark.points(1)
+def test_every_call_is_recorded_with_the_tokens_the_api_reported(tmp_path):
+    client, ledger = agentlab.connect("sim", model=MODEL, quiet=True), []
+    messages = _drive(ex09.metered(client, MADE_UP, ledger), tmp_path)
+    assert messages[-1]["role"] == "assistant" and len(messages) > 3, (
+        "create returns the reply unchanged, so a loop built on it runs the task as it would without the meter"
+    )
+    _check_ledger(client, ledger, MADE_UP)
+
+
+@YOUR_OWN_METER
 @pytest.mark.exercise("9.1")
 @pytest.mark.points(2)
-def test_cost_by_hand_uses_every_part_of_the_usage():
-    usage = {
-        "input_tokens": 1000,
-        "output_tokens": 100,
-        "cache_read_input_tokens": 4000,
-        "cache_creation_input_tokens": 3000,
-        "cache_creation": {"ephemeral_5m_input_tokens": 2000, "ephemeral_1h_input_tokens": 1000},
-    }
-    want = (1000 * 1.0 + 100 * 2.0 + 4000 * 0.5 + 2000 * 3.0 + 1000 * 7.0) / 1e6
-    got = ex09.cost_by_hand(usage, MADE_UP)
-    assert got == pytest.approx(want), f"expected {want}, got {got}"
-    plain = {
-        "input_tokens": 10,
-        "output_tokens": 1,
-        "cache_read_input_tokens": None,
-        "cache_creation_input_tokens": 500,
-    }
-    got = ex09.cost_by_hand(plain, MADE_UP)
-    assert got == pytest.approx((10 + 2 + 500 * 3.0) / 1e6), f"without 'cache_creation' all writes are 5m; got {got}"
+def test_cache_writes_of_both_lifetimes_and_cache_reads_are_priced_at_their_own_rates(tmp_path):
+    import os
+    import random
+
+    prices = _random_prices(random.Random(os.urandom(8)))
+    rules = " ".join(f"Rule {i}: report every temperature in degrees Celsius, rounded." for i in range(120))
+    system = [
+        {"type": "text", "text": rules, "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+        {"type": "text", "text": "Answer briefly. " * 200, "cache_control": {"type": "ephemeral"}},
+    ]
+    client, ledger = agentlab.connect("sim", model=MODEL, quiet=True), []
+    _drive(ex09.metered(client, prices, ledger), tmp_path, system=system)
+    usages = [c.usage for c in agentlab.meter_of(client).calls]
+    assert any((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") for u in usages)
+    assert any(u.get("cache_read_input_tokens") for u in usages), usages
+    _check_ledger(client, ledger, prices)
 
 
+@YOUR_OWN_METER
 @pytest.mark.exercise("9.1")
-@pytest.mark.points(2)
-def test_cost_by_hand_matches_the_meter_on_a_cached_run(tmp_path):
-    client = agentlab.connect("sim", model=MODEL, quiet=True)
-    run = agentlab.run_agent(
-        client,
-        agentlab.city_task(agentlab.city_names()[:4]),
-        agentlab.task_tools(tmp_path),
-        cache=True,
-        trace=tmp_path / "t.jsonl",
+@pytest.mark.points(1)
+def test_a_refused_call_costs_nothing_and_its_error_reaches_the_caller():
+    client, ledger = agentlab.connect("sim", model=MODEL, quiet=True), []
+    create = ex09.metered(client, MADE_UP, ledger)
+    with pytest.raises(Exception) as refused:
+        create(model="claude-nope-9", max_tokens=64, messages=[{"role": "user", "content": "Hello"}])
+    assert "claude-nope-9" in str(refused.value) or "not_found" in str(refused.value), (
+        f"the API's own error should reach the caller: got {type(refused.value).__name__}: {refused.value}"
     )
-    usages = [e["usage"] for e in agentlab.read_trace(tmp_path / "t.jsonl") if e.get("event") == "response"]
-    prices = _genai_prices(MODEL)
-    got = sum(ex09.cost_by_hand(u, prices) for u in usages)
-    assert got == pytest.approx(run.cost_usd), (
-        f"the run cost ${run.cost_usd:.6f} by genai-prices; you computed ${got:.6f}"
-    )
+    assert ledger == [], f"a refused call costs nothing, so it adds no entry: {ledger}"
+    create(model=MODEL, max_tokens=64, messages=[{"role": "user", "content": "Hello"}])
+    assert len(ledger) == 1, "after a refused call the meter still records the next one"
 
 
 YOUR_OWN_CAP = pytest.mark.forbids(
