@@ -33,3 +33,24 @@ def test_a_zh_cn_notebook_run_from_its_folder_draws_chinese_figures(notebook_sto
         f"English text left in the zh-CN notebook's figures: {left}; add it to "
         "agentlab/data/i18n/zh-CN/plots.json (or your area's file)"
     )
+
+
+VARIANTS = ZH_DIR / "03_agent_or_workflow.ipynb"
+
+
+@xdist_group(VARIANTS)
+def test_a_zh_cn_notebook_shows_its_tables_in_chinese(notebook_store):
+    done = notebook_store.get(VARIANTS)
+    if done.error:
+        pytest.fail(f"{VARIANTS.name} (zh-CN): a cell failed:\n{done.error}", pytrace=False)
+
+    def shown(code: str) -> str:
+        cell = next(c for c in done.nb.cells if c.cell_type == "code" and code in c.source)
+        return "".join(o.get("data", {}).get("text/html", "") for o in cell.get("outputs", []))
+
+    variants = shown('results[["variant"')
+    assert "原因" in variants and "笔记里没有" in variants, "the variants table's headers and why column are Chinese"
+    assert "the note does not give" not in variants and ">why<" not in variants, variants[:400]
+    assert "输入 token" in shown('table = side_by_side(client, ["Paris", "London"]'), (
+        "the side-by-side rows are Chinese"
+    )

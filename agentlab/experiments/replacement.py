@@ -16,7 +16,7 @@ from agentlab.loop import run_agent
 from agentlab.run import Run
 from agentlab.tools import Tool
 from agentlab.views.figures import bars
-from agentlab.views.i18n import localize
+from agentlab.views.i18n import SHOWN_IN_LANGUAGE, localize
 from agentlab.views.style import HEATMAP, text_on
 from agentlab.weather import city_task, task_tools
 from agentlab.workflows import run_workflow
@@ -84,6 +84,7 @@ def side_by_side(client: Any, cities: list[str], folder: str | Path) -> pd.DataF
         {r.kind: {k: {**r.summary(), **splits[r.kind]}[k] for k in FIGURES} for r in (agent, workflow)}
     )
     table.attrs["runs"] = {"agent": agent, "workflow": workflow}
+    table.attrs[SHOWN_IN_LANGUAGE] = True
     return table
 
 
@@ -115,7 +116,9 @@ def variant_table(client: Any, folder: str | Path) -> pd.DataFrame:
                 run = run_workflow(client, v.cities, notes)
             ok, why = check(v, notes)
             rows.append(_row(v.name, side, run, ok, why))
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs[SHOWN_IN_LANGUAGE] = True
+    return table
 
 
 def success_summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -123,7 +126,7 @@ def success_summary(table: pd.DataFrame) -> pd.DataFrame:
     import pandas as pd
 
     g = table.groupby("side", sort=False)
-    return pd.DataFrame(
+    summary = pd.DataFrame(
         {
             "variants": g.size(),
             "succeeded": g["success"].sum(),
@@ -132,6 +135,8 @@ def success_summary(table: pd.DataFrame) -> pd.DataFrame:
             "mean model calls": g["model calls"].mean(),
         }
     )
+    summary.attrs[SHOWN_IN_LANGUAGE] = True
+    return summary
 
 
 def plot_variants(table: pd.DataFrame) -> Any:

@@ -67,6 +67,9 @@ def use(
     from agentlab.live.errors import install_notebook_handler
 
     install_notebook_handler()  # cells run out of order, an exercise edited unseen: one line each
+    from agentlab.views.i18n import show_tables_in_language
+
+    show_tables_in_language()  # a zh-CN notebook shows its tables' labels in Chinese (display only)
 
 
 def session_defaults(cassette: Any, record: Any, max_usd: Any) -> tuple[str, Any, Any, Any]:

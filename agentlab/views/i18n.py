@@ -18,7 +18,10 @@ package (``plots.json``, ``context.json``...) keeps additions from colliding.
 A pattern's captured parts are translated too (the name ``"(\\w+): who does what"`` captures goes through
 the exact table), and tick labels that formatters write at draw time (category names,
 labels given to ``set_xticks``) go through the tables as they are drawn. Widget and printed text use
-:func:`tr` directly.
+:func:`tr` directly. A table opts in to the same with ``df.attrs[SHOWN_IN_LANGUAGE] = True`` (its prose has been
+read against the translated labels): in a zh-CN kernel ``use()`` (every notebook's first cell) has
+IPython show such a DataFrame through :func:`frame`, so the data and the code stay English and only
+what the student sees changes.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+SHOWN_IN_LANGUAGE = "agentlab_shown_in_language"
+"""The ``DataFrame.attrs`` key of a table shown with translated labels and text (see :func:`frame`)."""
 LANGUAGES = ("en", "zh-CN")
 """The languages agentlab writes figure text in."""
 TABLES = Path(str(resources.files("agentlab"))) / "data" / "i18n"  # the package's data, wherever this module lives
@@ -225,3 +230,50 @@ def untranslated(fig: Any, lang: str = "zh-CN", as_drawn: bool = False) -> list[
         if words.search(keep.sub("", _CODE.sub("", text))):
             left.append(text)
     return left
+
+
+def frame(df: Any, lang: str | None = None) -> Any:
+    """A copy of DataFrame ``df`` to show in ``lang`` (default: :func:`language`): its row and column labels,
+    their names and its text cells through :func:`tr`, numbers unchanged. In English, ``df`` itself."""
+    lang = lang or language()
+    if lang == "en":
+        return df
+    import pandas as pd
+
+    def t(value: Any) -> Any:
+        return tr(value, lang) if isinstance(value, str) else value
+
+    def labels(index: Any) -> Any:
+        if isinstance(index, pd.MultiIndex):
+            return pd.MultiIndex.from_tuples([tuple(map(t, k)) for k in index], names=[t(n) for n in index.names])
+        return pd.Index([t(k) for k in index], name=t(index.name))
+
+    out = df.copy()
+    for column in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[column]):  # text, held as object or as pandas' str dtype
+            out[column] = out[column].map(t)
+    out.index, out.columns = labels(out.index), labels(out.columns)
+    return out
+
+
+def show_tables_in_language() -> None:
+    """In a notebook kernel whose language is not English, show each DataFrame that opted in
+    (``attrs[SHOWN_IN_LANGUAGE]``) through :func:`frame`; every other table as pandas shows it."""
+    if language() == "en":
+        return
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    import pandas as pd
+
+    formatters = shell.display_formatter.formatters
+
+    def shown(df: Any) -> Any:
+        return frame(df) if df.attrs.get(SHOWN_IN_LANGUAGE) else df
+
+    formatters["text/html"].for_type(pd.DataFrame, lambda df: shown(df)._repr_html_())
+    formatters["text/plain"].for_type(pd.DataFrame, lambda df, p, cycle: p.text(repr(shown(df))))
