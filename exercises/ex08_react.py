@@ -1,4 +1,6 @@
-"""Graded exercises for notebook 08 (ReAct vs native tool use). Grade them with `make grade`.
+"""Graded exercises for notebooks 08 (ReAct vs native tool use: 8.1, 8.2) and 08b (position and length: 8.3).
+
+Grade them with `make grade`.
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
 """
@@ -94,7 +96,7 @@ BUDGET_TOKENS = 60
 def arrange_context(docs: list[str], scores: list[float], budget: int, count) -> list[str]:
     """Exercise 8.3: choose the documents that fit a token budget, and place the best at the edges.
 
-    Length decides the bill, position does not (every position cost the same in notebook 08), but the
+    Length decides the bill, position does not (every position cost the same in notebook 08b), but the
     published Lost-in-the-Middle curves are lowest in the middle. So: `docs[i]` has relevance
     `scores[i]`; `count(doc)` gives a document's tokens. Return the documents to send, in order:
     1. Go through the documents from the highest score down (equal scores: the earlier in `docs` first);

@@ -176,6 +176,15 @@ def graded_points() -> dict[str, int]:
     return points
 
 
+GRADED_ID = re.compile(r"^- \*\*(?:Exercise |练习 )?(\d+\.\d+)\*\*", re.M)
+"""How a notebook's exercises cell lists a graded exercise: ``- **Exercise 8.3**``, ``- **9.1**``, ``- **练习 5.1**``."""
+
+
+def graded_ids(cells: list[dict]) -> list[str]:
+    """The graded exercises a notebook lists (a notebook and its part two, e.g. 08 and 08b, share one number)."""
+    return [i for c in cells if c["cell_type"] == "markdown" for i in GRADED_ID.findall("".join(c["source"]))]
+
+
 def ungraded_questions(cells: list[dict]) -> int:
     """Numbered items under the Recall and Change-predict-run headings of the exercises cell."""
     count = 0
@@ -197,8 +206,7 @@ def time_estimates() -> list[dict]:
         cells = json.loads(path.read_text("utf-8"))["cells"]
         words = sum(len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
         code = sum(c["cell_type"] == "code" for c in cells)
-        number = str(int(path.name[:2]))
-        pts = sum(v for k, v in points.items() if k.split(".")[0] == number)
+        pts = sum(points.get(i, 0) for i in graded_ids(cells))
         questions = ungraded_questions(cells)
         raw = words / READ_WPM + code * PER_CELL + questions * PER_QUESTION + pts * PER_POINT
         rows.append(

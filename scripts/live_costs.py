@@ -40,7 +40,7 @@ TEXT = {
             "Tokens are the simulator's estimates, so the dollars are estimates too; real Claude may take "
             "more or fewer turns. A notebook with 0 calls runs its experiments on scripted simulated models "
             '(`connect("sim", policy=...)`) in every mode; a cell that runs only with a key '
-            "(`08_react_vs_native`'s `live_position_check`) is in its notebook's row, measured by running "
+            "(`08b_position_and_length`'s `live_position_check`) is in its notebook's row, measured by running "
             "it on the simulator through the same live code path. **count_tokens calls** go to the free "
             "token-counting endpoint (`connect(count_parts=True)` sends up to five before each paid call): not "
             "billed, but limited in requests per minute by usage tier (100 at tier 1), apart from the limits of "
@@ -66,7 +66,7 @@ TEXT = {
             '（设置了 `ANTHROPIC_API_KEY` 后会转为实时的每个 `connect()`；实验自己的 `connect("sim")` 始终离线），'
             "再按实时价格计价。token 数是模拟器的估计值，所以金额也是估计值；真实的 Claude 可能多走或少走几轮。"
             '调用次数为 0 的笔记本在任何模式下都用脚本化的模拟模型（`connect("sim", policy=...)`）运行实验；'
-            "只在设置了密钥时才运行的单元格（`08_react_vs_native` 的 `live_position_check`）计入所在笔记本的那一行，"
+            "只在设置了密钥时才运行的单元格（`08b_position_and_length` 的 `live_position_check`）计入所在笔记本的那一行，"
             "测量方法是在模拟器上走同一条实时代码路径运行它。**count_tokens 调用**发往免费的 token 计数端点"
             "（`connect(count_parts=True)` 在每次付费调用前最多发五次）：不收费，但按使用层级限制每分钟请求数（第 1 层为 100 次），"
             "与付费调用的限额分开计算（https://platform.claude.com/docs/zh-CN/build-with-claude/token-counting）；"
@@ -84,7 +84,7 @@ TEXT = {
     },
 }
 """The page's text in each language; the numbers come from the table."""
-KEY_ONLY = {"08_react_vs_native": "agentlab.experiments.position:live_position_check"}
+KEY_ONLY = {"08b_position_and_length": "agentlab.experiments.position:live_position_check"}
 """Notebooks with a cell that runs only with a key (offline it is skipped), and the function that cell calls
 with the notebook's client; ``tests/test_live_costs.py`` checks that no other notebook has such a cell."""
 

@@ -58,11 +58,12 @@ def test_the_student_edition_leaves_the_answer_key_out(tmp_path):
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_answer_key_answers_every_ungraded_question_of_every_notebook(lang):
     key = (DOCS / lang / "answer_key.md").read_text("utf-8")
-    sections = dict(re.findall(r"^## (\d\d) [^\n]*\n(.*?)(?=^## |\Z)", key, re.S | re.M))
+    sections = dict(re.findall(r"^## (\d\d[a-z]?) [^\n]*\n(.*?)(?=^## |\Z)", key, re.S | re.M))
     for path in NOTEBOOKS:
         asked = build_kit.ungraded_questions(json.loads(path.read_text("utf-8"))["cells"])
-        answered = len(re.findall(r"^\d+\. ", sections.get(path.name[:2], ""), re.M))
-        assert answered == asked, f"{lang} answer key, notebook {path.name[:2]}: {answered} answers, {asked} questions"
+        number = path.name.split("_")[0]  # "08", or "08b" for a notebook's second part
+        answered = len(re.findall(r"^\d+\. ", sections.get(number, ""), re.M))
+        assert answered == asked, f"{lang} answer key, notebook {number}: {answered} answers, {asked} questions"
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -70,7 +71,8 @@ def test_the_syllabus_spans_six_weeks_and_gives_objectives_for_every_notebook(la
     text = (DOCS / lang / "syllabus.md").read_text("utf-8")
     assert len(re.findall(r"^\| [1-6] \|", text, re.M)) == 6
     for path in NOTEBOOKS:
-        assert re.search(rf"^- \*\*{path.name[:2]} ", text, re.M), f"{lang} syllabus: no objectives for {path.name[:2]}"
+        number = path.name.split("_")[0]
+        assert re.search(rf"^- \*\*{number} ", text, re.M), f"{lang} syllabus: no objectives for {number}"
 
 
 def test_answer_02_a_run_capped_at_three_turns_saved_the_note_it_never_reported(tmp_path):
@@ -186,3 +188,16 @@ def test_answer_13_a_1_hour_cache_costs_more_than_the_5_minute_one_on_a_short_ru
         0.0505,
         0.1114,
     ]
+
+
+def test_answer_08b_gives_the_token_counts_a_run_of_20_and_of_40_documents_shows():
+    from agentlab.experiments.position import position_tokens
+
+    client = agentlab.connect("sim", quiet=True)
+    twenty, forty = (position_tokens(client, k=k)["input tokens"] for k in (20, 40))
+    assert twenty.nunique() == forty.nunique() == 1, "every position costs the same"
+    for lang in LANGS:
+        key = (DOCS / lang / "answer_key.md").read_text("utf-8")
+        section = key.split("## 08b ", 1)[1].split("\n## ", 1)[0]
+        for n in (twenty.iloc[0], forty.iloc[0]):
+            assert f"{n:,}" in section, f"{lang} answer key 08b should state {n:,} input tokens"

@@ -64,10 +64,10 @@ def test_every_cell_that_runs_only_with_a_key_is_measured_into_its_notebooks_row
         )
 
 
-def test_notebook_08s_key_only_check_is_in_its_row_as_its_five_questions():
-    rows = live_costs.key_only_tally("08_react_vs_native")
+def test_notebook_08bs_key_only_check_is_in_its_row_as_its_five_questions():
+    rows = live_costs.key_only_tally("08b_position_and_length")
     assert sum(r["calls"] for r in rows) == 5, "one paid call per gold position (1, 5, 10, 15, 20)"
-    row = next(r for r in read_table()["notebooks"] if r["notebook"] == "08_react_vs_native")
+    row = next(r for r in read_table()["notebooks"] if r["notebook"] == "08b_position_and_length")
     assert row["calls"] >= 5 and row["input_tokens"] >= sum(Usage.from_api(r["usage"]).prompt_total for r in rows)
 
 

@@ -15,6 +15,7 @@ from agentlab.experiments.tool_descriptions import DESCRIPTIONS, compare_descrip
 from agentlab.sim.models.described import EXAMPLE, NEEDS
 
 NB = "08_react_vs_native.ipynb"
+NB_POSITION = "08b_position_and_length.ipynb"  # the second part of 08: position and length
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +114,7 @@ def test_the_zh_cn_edition_prompts_in_chinese_with_english_labels_and_its_run_st
 def _position(lang: str) -> str:
     return "\n".join(
         _src(c)
-        for c in _cells((EN if lang == "en" else ZH) / NB)
+        for c in _cells((EN if lang == "en" else ZH) / NB_POSITION)
         if c["cell_type"] == "markdown" and c["metadata"].get("agentlab_section") == "position"
     )
 
@@ -133,9 +134,9 @@ def test_the_takeaway_says_position_costs_nothing_and_length_costs_as_the_token_
     short, long = position_tokens(client, k=10), position_tokens(client, k=20)
     assert short["input tokens"].nunique() == 1 and long["input tokens"].nunique() == 1, "every position costs the same"
     assert long["input tokens"].iloc[0] > short["input tokens"].iloc[0], "more documents, more tokens"
-    assert "changes nothing the harness pays; length is what costs" in markdown(NB, "en")
-    assert "不改变 harness 付出的任何费用；花钱的是长度" in markdown(NB, "zh")
-    assert "The descriptions showed that the words a model reads change what it does" in _position("en")
+    assert "changes nothing the harness pays; length is what costs" in markdown(NB_POSITION, "en")
+    assert "不改变 harness 付出的任何费用；花钱的是长度" in markdown(NB_POSITION, "zh")
+    assert "the tool descriptions showed that the words a model reads change what it does" in _position("en")
     assert "工具描述的实验表明" in _position("zh")
 
 

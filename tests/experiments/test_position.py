@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _section(lang: str = "en", kind: str = "markdown") -> list[str]:
-    """The position-and-length section of notebook 08 (its cells carry ``metadata.agentlab_section``)."""
-    path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "08_react_vs_native.ipynb"
+    """The position-and-length section of notebook 08b (its cells carry ``metadata.agentlab_section``)."""
+    path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "08b_position_and_length.ipynb"
     return [
         c.source
         for c in nbformat.read(path, as_version=4).cells
@@ -104,7 +104,7 @@ def test_figures_are_translated_in_zh_cn(monkeypatch):
 
 def test_the_section_sits_before_the_takeaway_in_both_editions():
     for lang, heading in (("en", "## Takeaway"), ("zh", "## 要点")):
-        path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "08_react_vs_native.ipynb"
+        path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "08b_position_and_length.ipynb"
         cells = nbformat.read(path, as_version=4).cells
         marked = [i for i, c in enumerate(cells) if c.metadata.get("agentlab_section") == "position"]
         assert marked and marked == list(range(marked[0], marked[-1] + 1)), f"{lang}: the section is not one block"

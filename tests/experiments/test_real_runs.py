@@ -137,7 +137,7 @@ def test_07_one_real_run_asks_for_two_independent_tools_in_one_reply(runs, editi
 def test_08_every_real_tool_input_is_a_json_object_that_fits_its_schema(runs, edition):
     zh = edition.startswith("zh")
     where = said(
-        edition, 49, "都是符合其模式的 JSON 对象" if zh else "every input in them is a JSON object that fits its schema"
+        edition, 35, "都是符合其模式的 JSON 对象" if zh else "every input in them is a JSON object that fits its schema"
     )
     for name, run in runs.items():
         tools = {t.name: t for t in real_runs.recording(name).tools}
