@@ -126,3 +126,19 @@ def test_the_simulator_page_lists_every_marked_paragraph_in_both_languages():
     pages = build_kit.simulator_pages()
     for lang, marker in build_kit.MARKER.items():
         assert pages[lang].count(marker) >= 8 + 1, lang  # the intro names it once
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_every_graded_exercise_is_listed_by_exactly_one_notebook_with_its_points(lang):
+    listed = {
+        path.stem: build_kit.graded_ids(json.loads(path.read_text("utf-8"))["cells"])
+        for path in build_kit._notebooks(lang)
+    }
+    ids = [i for found in listed.values() for i in found]
+    graded = build_kit.graded_points()
+    assert sorted(ids) == sorted(graded), (
+        f"{lang}: each graded exercise must be listed (`- **Exercise N.M**`) by one notebook, the one time.md gives "
+        f"its points to; listed twice: {sorted({i for i in ids if ids.count(i) > 1})}, "
+        f"never: {sorted(set(graded) - set(ids))}, not graded: {sorted(set(ids) - set(graded))}"
+    )
+    assert sum(graded[i] for i in ids) == 111
