@@ -1,4 +1,4 @@
-"""Graded exercises for notebook 02 (the loop). Grade them with `make grade`.
+"""Graded exercises for notebooks 02 (the loop: 2.1) and 02b (where the tokens go: 2.2). Grade them with `make grade`.
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
 """

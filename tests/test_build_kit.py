@@ -117,7 +117,8 @@ def test_the_generated_pages_are_what_the_notebooks_and_data_generate_now(tmp_pa
 def test_time_estimates_count_every_notebook_its_points_and_its_questions():
     rows = {r["notebook"]: r for r in build_kit.time_estimates()}
     assert len(rows) == len(list((ROOT / "notebooks").glob("*.ipynb")))
-    assert rows["02_the_loop"]["points"] == 9 and rows["02_the_loop"]["questions"] == 4
+    assert rows["02_the_loop"]["points"] == 6 and rows["02_the_loop"]["questions"] == 2
+    assert rows["02b_where_the_tokens_go"]["points"] == 3 and rows["02b_where_the_tokens_go"]["questions"] == 2
     assert sum(build_kit.graded_points().values()) == sum(r["points"] for r in rows.values())
     assert all(r["minutes"] % 5 == 0 and r["minutes"] > 0 for r in rows.values())
 

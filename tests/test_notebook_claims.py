@@ -14,13 +14,20 @@ import pytest
 from notebook_store import xdist_group
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_the_loop.ipynb"
+TOKENS = NOTEBOOK.with_name("02b_where_the_tokens_go.ipynb")  # 02's second part: where each turn's tokens go
 pytestmark = xdist_group(NOTEBOOK)
 
 
 @pytest.fixture(scope="module")
 def nb(notebook_store):
-    """The notebook's variables after its run in the notebook store (the same run test_notebooks.py checks)."""
+    """Notebook 02's variables after its run in the notebook store (the same run test_notebooks.py checks)."""
     return notebook_store.namespace(NOTEBOOK)
+
+
+@pytest.fixture(scope="module")
+def nbb(notebook_store):
+    """Notebook 02b's variables after its run in the notebook store."""
+    return notebook_store.namespace(TOKENS)
 
 
 def test_the_two_city_run_takes_four_calls_one_per_tool_then_the_answer(nb):
@@ -29,45 +36,45 @@ def test_the_two_city_run_takes_four_calls_one_per_tool_then_the_answer(nb):
     assert [t.tool_calls for t in run.turns] == [["get_weather"], ["get_weather"], ["save_note"], []]
 
 
-def test_only_history_and_new_change_from_turn_to_turn(nb):
-    table = nb["turns_table"](nb["run"])
+def test_only_history_and_new_change_from_turn_to_turn(nbb):
+    table = nbb["turns_table"](nbb["run"])
     for fixed in ["tool-use system prompt", "tool definitions", "task"]:
         assert table[fixed].nunique() == 1, f"{fixed} changes between turns: {list(table[fixed])}"
     assert list(table["history (earlier turns)"]) == sorted(table["history (earlier turns)"])
 
 
-def test_tool_prompt_and_definitions_are_more_than_half_of_turn_4_and_history_less_than_a_third(nb):
-    shares = nb["shares"]
-    assert nb["last"].index == 4
+def test_tool_prompt_and_definitions_are_more_than_half_of_turn_4_and_history_less_than_a_third(nbb):
+    shares = nbb["shares"]
+    assert nbb["last"].index == 4
     assert shares["tools"] > 50, shares
     assert shares["history"] < 100 / 3, shares
 
 
-def test_the_fixed_part_resent_is_larger_than_the_history_resent_in_every_later_turn(nb):
-    for t in nb["run"].turns[1:]:
+def test_the_fixed_part_resent_is_larger_than_the_history_resent_in_every_later_turn(nbb):
+    for t in nbb["run"].turns[1:]:
         assert t.reprefill_fixed == t.breakdown.fixed
         assert t.reprefill_fixed > t.reprefill_history, (t.index, t.reprefill_fixed, t.reprefill_history)
 
 
-def test_short_results_each_city_costs_more_yet_within_10_percent_of_a_straight_line(nb):
-    scaling = nb["scaling"]
+def test_short_results_each_city_costs_more_yet_within_10_percent_of_a_straight_line(nbb):
+    scaling = nbb["scaling"]
     steps = list(scaling["extra input tokens vs previous row"].dropna())
     assert all(b > a for a, b in zip(steps, steps[1:])), steps
     assert list(scaling["model calls"]) == [n + 2 for n in scaling.index]
-    assert 0 < nb["above_straight_line"](scaling) < 10
+    assert 0 < nbb["above_straight_line"](scaling) < 10
 
 
-def test_with_forecasts_history_overtakes_by_turn_4_and_is_over_three_quarters_at_the_end(nb):
-    big = nb["big"]
+def test_with_forecasts_history_overtakes_by_turn_4_and_is_over_three_quarters_at_the_end(nbb):
+    big = nbb["big"]
     assert big.stop_reason.value == "end_turn" and big.model_calls == 14
-    assert nb["history_overtakes"](big) <= 4
-    assert nb["input_shares"](big.turns[-1])["history"] > 75
+    assert nbb["history_overtakes"](big) <= 4
+    assert nbb["input_shares"](big.turns[-1])["history"] > 75
 
 
-def test_with_forecasts_12_cities_cost_over_40_percent_more_than_the_straight_line(nb):
-    long = nb["long_scaling"]
+def test_with_forecasts_12_cities_cost_over_40_percent_more_than_the_straight_line(nbb):
+    long = nbb["long_scaling"]
     assert (long["stop"] == "end_turn").all()
-    assert nb["above_straight_line"](long) > 40
+    assert nbb["above_straight_line"](long) > 40
 
 
 def test_max_turns_ends_the_run_on_an_unread_tool_result(nb):
@@ -88,10 +95,10 @@ def test_the_parallel_run_makes_fewer_calls_and_uses_fewer_input_tokens(nb):
     assert prun.turns[0].tool_calls == ["get_weather", "get_weather"]
 
 
-def test_workflow_input_is_under_a_tenth_and_tools_are_over_half_of_the_agents_input(nb):
-    agent, workflow = nb["agent"], nb["workflow"]
+def test_workflow_input_is_under_a_tenth_and_tools_are_over_half_of_the_agents_input(nbb):
+    agent, workflow = nbb["agent"], nbb["workflow"]
     assert workflow.model_calls == 1 and workflow.input_tokens < agent.input_tokens / 10
-    assert nb["tools_part"] > agent.input_tokens / 2
+    assert nbb["tools_part"] > agent.input_tokens / 2
     assert workflow.turns[0].breakdown.tool_prompt == 0
 
 

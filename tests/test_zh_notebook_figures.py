@@ -15,8 +15,8 @@ import pytest
 from notebook_store import xdist_group
 
 ZH_DIR = Path(__file__).resolve().parent.parent / "notebooks" / "zh-CN"
-NOTEBOOK = ZH_DIR / "02_the_loop.ipynb"
-"""Steppers, stacked bars, curves and panels: most figure kinds, in a notebook that runs in well under a minute."""
+NOTEBOOK = ZH_DIR / "02b_where_the_tokens_go.ipynb"
+"""Stacked bars, curves and panels: most figure kinds, in a notebook that runs in well under a minute."""
 
 
 @xdist_group(NOTEBOOK)

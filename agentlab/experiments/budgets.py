@@ -1,4 +1,4 @@
-"""Advisory against enforced (notebook 02): the same task with no budget, a task budget, and ``Limits(max_tokens)``.
+"""Advisory against enforced (notebook 13): the same task with no budget, a task budget, and ``Limits(max_tokens)``.
 
 ``budget_table`` turns runs of one task into one row each: how the run stopped, its model calls, the
 cities it looked up, whether the note was saved, the tokens billed, the tokens a task budget's countdown

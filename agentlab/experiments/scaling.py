@@ -1,4 +1,4 @@
-"""Notebook 02's scaling experiment: the city task on more and more cities, against a straight line.
+"""Notebook 02b's scaling experiment: the city task on more and more cities, against a straight line.
 
 Each extra city adds a turn, and every turn re-sends the whole history, so the run's total input
 grows faster than the number of steps: :func:`above_straight_line` says by how much.

@@ -1,6 +1,6 @@
 """Notebook 09: the same agent run with and without a server-side message thread.
 
-Without a thread the client re-sends the whole history on every turn (notebook 02's re-prefill). With
+Without a thread the client re-sends the whole history on every turn (notebook 02b's re-prefill). With
 one (beta ``message-threads-2026-08-12``) the first request says ``thread: {"type": "create"}`` and
 sends everything; each later request says ``{"type": "continue", "previous_message_id": <last reply's
 id>}`` and sends only the new messages (the tool results), without ``system`` and ``tools``, which the

@@ -30,7 +30,9 @@ DIFFER_BY_DESIGN = {
 }
 """Cells (found by a line of their source) whose output names the mode itself, with why."""
 CLOCKED = {
-    "02_the_loop": {"agent, workflow = agentlab.compare(client": "the agent/workflow table's wall-time row"},
+    "02b_where_the_tokens_go": {
+        "agent, workflow = agentlab.compare(client": "the agent/workflow table's wall-time row"
+    },
     "03_agent_or_workflow": {
         'table = side_by_side(client, ["Paris", "London"]': "the comparison's wall-time row",
         "slow_table": "a wall-time table",
