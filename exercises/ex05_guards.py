@@ -34,7 +34,7 @@ def run_guarded(
     - wall clock: no model call starts once `max_seconds` have passed since the run began. Read the time
       only from `clock()` (seconds): the tests move it.
     - repeated call: once the model has asked for the same call `max_repeats` times (the same tool with the
-      same input; a dict's key order does not make it a different call), that request is still run and
+      same input; the order of a dict's keys, at any depth, does not make it a different call), that request is still run and
       answered, and no model call follows.
     - no progress: a turn makes progress when one of its tool results is a success (not is_error) whose text
       the run has not seen before; once `max_idle_turns` turns in a row made none, no model call follows.

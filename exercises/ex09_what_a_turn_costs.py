@@ -18,11 +18,11 @@ def metered(client: Any, prices: dict, ledger: list) -> Callable[..., Any]:
     the code and the API and records each one. Build the same thing. Return a function `create(**request)`
     that makes the call through `client.messages.create(**request)` and returns its reply unchanged, and
     that appends to `ledger`, for each call the API answered, one dict:
-    {"model": ..., "input_tokens": ..., "output_tokens": ..., "usd": ...}.
+    {"model": <the reply's model>, "input_tokens": ..., "output_tokens": ..., "usd": ...}.
 
     "input_tokens" is every input token the call was billed for: the usage object reports the uncached
     input, the cache reads and the cache writes apart, and `cache_creation` splits the writes by how long
-    they live (5 minutes or 1 hour). "usd" prices each part at its own rate in `prices` (USD per million
+    they live (5 minutes or 1 hour); on a call that used no cache, any of these may be None. "usd" prices each part at its own rate in `prices` (USD per million
     tokens: "input", "output", "cache_read", "cache_write_5m", "cache_write_1h"). A call the API refuses
     costs nothing, and its error reaches the caller as it was raised. The lab's Meter and its price
     functions fail the tests.

@@ -22,12 +22,14 @@ def run_compacting(
     task, look at what the previous task call sent and wrote (its `usage`: input_tokens + output_tokens,
     as the API reported them). When that is more than `threshold`, compact first: one extra model call
     with no tools, whose system prompt asks for a summary of the conversation so far (sent as text), and
-    then go on from a single user message that holds the summary. The simulated model answers any
-    system prompt that asks it to summarise; `agentlab.context.compaction.transcript(messages)` renders a
-    conversation as text if you want it.
+    then go on from a single user message that holds the summary. The simulated model answers a system
+    prompt with the word "summarise", "summarize" or "summary" in it, and reads the temperatures from
+    the text you send: `agentlab.context.compaction.transcript(messages)` renders a conversation the way
+    it reads best (`SUMMARY_SYSTEM`, beside it, is the notebook's own summariser prompt).
 
-    Return (messages, compactions): the conversation as your loop holds it at the end (ending with the
-    model's last reply, every tool_use answered) and how many times it compacted. `max_turns` bounds the
+    Return (messages, compactions): the conversation as your loop holds it at the end (every tool_use
+    answered: it ends with the model's last reply, or with the results of its last requests when
+    `max_turns` ends the run) and how many times it compacted. `max_turns` bounds the
     calls of the task; the summary calls are not turns. Write the loop and the trigger yourself:
     agentlab.run_agent, agentlab.execute_tools and the lab's Compaction fail the tests.
     """

@@ -51,11 +51,12 @@ def run_with_approval(
     model's reply says so. The harness can still decide what runs. Before your loop runs a call of a
     tool named in `side_effects`, it asks `approve(name, tool_input)`; a call that is not approved does
     not run, and the model gets an error result for it that says which tool the user did not approve, so
-    it can go on without it. Reading tools run without asking. A gate that cannot get an answer (the
-    approver raises) must not let the call through.
+    it can go on without it. Reading tools run without asking. An approver that raises gave no yes: that
+    call is refused like any other, and the run goes on.
 
-    Return (messages, refused): the conversation (ending with the model's last reply, every tool_use
-    answered, in its order) and the names of the refused calls, in the order they were asked for.
+    Return (messages, refused): the conversation (every tool_use answered, in its order: it ends with the
+    model's last reply, or with the results of its last requests when `max_turns` ends the run) and the
+    names of the refused calls, in the order they were asked for.
     Write the loop and the gate yourself: agentlab.run_agent, agentlab.execute_tools and the lab's
     gates (`GatedExecutor`, `Confirmation`) fail the tests.
     """

@@ -118,12 +118,19 @@ def core(pattern: Any) -> str:
     return f"# {where}, {fn.__name__}: the {len(lines) - start - 1} lines inside `with Steps(...) as wf:`\n{body}"
 
 
+def _same(guess: Any, actual: Any) -> bool:
+    """A guess matches the run's value: text compared without case or surrounding spaces, anything else by ``==``."""
+    if isinstance(guess, str) and isinstance(actual, str):
+        return guess.strip().casefold() == actual.strip().casefold()
+    return guess == actual
+
+
 def reveal(guess: Any, actual: Any, what: str) -> None:
     """The answer to a prediction cell: the guess the student wrote before the run, beside what the run showed.
 
     ``what`` names the quantity in English (the zh-CN edition shows it through the translation tables,
     ``data/i18n/zh-CN/predict.json``). An empty guess (``""`` or ``None``) gets a line saying the run answered
-    without one."""
+    without one. Text is compared without case or surrounding spaces ("No" matches "no")."""
     from agentlab.views.i18n import language, tr
 
     zh, name = language() == "zh-CN", tr(what)
@@ -133,7 +140,7 @@ def reveal(guess: Any, actual: Any, what: str) -> None:
             if zh
             else f"{name}: no guess written above; this run shows {actual}. Next time write one down first."
         )
-    elif guess == actual:
+    elif _same(guess, actual):
         text = (
             f"{name}：你猜的是 {guess}，这次运行得到的也是 {actual}。"
             if zh

@@ -126,7 +126,7 @@ def test_it_compacts_exactly_when_the_last_task_call_passed_the_threshold(rng):
                 f"threshold {threshold}: the previous task call sent and wrote {sent} tokens, so "
                 f"{'one summary call' if due else 'no summary call'} should come before the next one; there were "
                 f"{len(between)}. Read the previous TASK call's usage (input + output), not the summary call's "
-                "(reread 'Compaction' in notebook 10)"
+                "(reread 'The sawtooth' and 'What a summary keeps' in notebook 10)"
             )
             if due:
                 system = between[0].get("system") or ""

@@ -56,3 +56,14 @@ def test_core_refuses_a_function_without_a_steps_block():
 
     with pytest.raises(ValueError, match="give a workflow's run_\\* function"):
         core(test_core_refuses_a_function_without_a_steps_block)
+
+
+def test_reveal_matches_a_text_guess_whatever_its_case_and_spaces(capsys):
+    from agentlab.views.display import reveal
+
+    reveal(" No", "no", "whether moving the answer changes the bill")
+    assert "as you said" in capsys.readouterr().out
+    reveal("yes", "no", "whether moving the answer changes the bill")
+    assert "as you said" not in capsys.readouterr().out
+    reveal(3.0, 3, "model calls")
+    assert "as you said" in capsys.readouterr().out

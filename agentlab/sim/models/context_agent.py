@@ -15,7 +15,7 @@ here is a finding about a real model's attention:
 - **sub-agents** (a ``research_cities`` tool offered): it delegates the pending cities in batches of
   the size the tool's description allows ("at most N cities"), and gives up, naming the error, when
   a delegate fails;
-- **a summariser request** (no tools, a system prompt asking to summarise): it writes a summary of
+- **a summariser request** (no tools, a system prompt with "summarise", "summarize" or "summary" in it): it writes a summary of
   the transcript it was sent: the task line verbatim, then every ``City: T°C`` it finds, nothing else.
   Any other fact in the transcript is dropped: that is *our summariser's* rule, not a model's.
 
@@ -135,7 +135,7 @@ class ContextAgent:
         messages = request.get("messages", [])
         system = request.get("system") or ""
         system = system if isinstance(system, str) else text_of(system)
-        if not tools and re.search(r"summari[sz]e", system, re.I):
+        if not tools and re.search(r"summar(?:i[sz]e|y)", system, re.I):
             return Reply([{"type": "text", "text": summary_text(_body({"content": messages[-1]["content"]}))}])
         task = (
             text_of(messages[0]["content"])
