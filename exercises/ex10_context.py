@@ -1,4 +1,6 @@
-"""Graded exercises for notebook 10 (context engineering). Grade them with `make grade`.
+"""Graded exercises for notebooks 10 (context engineering: 10.1) and 10b (the other tactics: 10.2, 10.3).
+
+Grade them with `make grade`.
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
 

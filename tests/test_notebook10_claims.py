@@ -17,10 +17,12 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
 def _cells(lang: str = "en", section: str | None = None) -> list:
-    path = NOTEBOOKS / ("zh-CN" if lang == "zh" else "") / "10_context_engineering.ipynb"
+    """Markdown cells of notebook 10 and of its second part, 10b."""
+    folder = NOTEBOOKS / ("zh-CN" if lang == "zh" else "")
     return [
         c
-        for c in nbformat.read(path, as_version=4).cells
+        for name in ("10_context_engineering.ipynb", "10b_context_other_tactics.ipynb")
+        for c in nbformat.read(folder / name, as_version=4).cells
         if c.cell_type == "markdown" and c.metadata.get("agentlab_section") == section
     ]
 
@@ -120,13 +122,14 @@ def test_sub_agents_cost_about_a_third_of_plain_here_and_about_3_8_times_the_age
 
 def test_the_change_predict_run_exercises_can_be_done_with_the_imports_they_give(tmp_path):
     for lang in ("en", "zh"):
-        cell = next(c.source for c in _cells(lang) if "run_tactic" in c.source)
-        imports = re.findall(r"`(from agentlab[\w.]* import \w+)`", cell)
-        assert len(imports) == 2, imports
+        cells = [c.source for c in _cells(lang) if "run_tactic(" in c.source and "### " in c.source]  # 10 and 10b
+        assert len(cells) == 2, [c[:80] for c in cells]
         scope: dict = {}
-        for line in imports:
-            exec(line, scope)
-        assert 'run_tactic("plain", n_cities=10)' in cell and "client=agentlab.connect(" in cell
+        for cell in cells:
+            for line in re.findall(r"`(from agentlab[\w.]* import \w+)`", cell):
+                exec(line, scope)
+        assert 'run_tactic("plain", n_cities=10)' in cells[0] and "client=agentlab.connect(" in cells[1]
+        assert {"run_tactic", "ContextAgent"} <= set(scope)
     run_tactic = scope["run_tactic"]
     plain, compaction = (
         run_tactic("plain", n_cities=10, workdir=tmp_path),
