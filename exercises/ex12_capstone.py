@@ -1,4 +1,6 @@
-"""Graded exercises for notebook 12 (the capstone). Grade them with `make grade`.
+"""Graded exercises for notebooks 12 (the capstone: 12.1-12.3) and 12b (when agents multiply: 12.4).
+
+Grade them with `make grade`.
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
 
@@ -9,7 +11,7 @@ and checks the header. The answers are yours to compute: the lab's helpers that 
 for you (the swim-lane steps, the turn frames, the run totals of `capstone.course_table`, the price
 functions) fail these tests when your code calls them.
 
-Exercise 12.4 gets a client instead, and builds the fan-out whose cost the notebook's last section measures.
+Exercise 12.4 gets a client instead, and builds the fan-out whose cost notebook 12b measures.
 """
 
 from __future__ import annotations

@@ -201,3 +201,15 @@ def test_answer_08b_gives_the_token_counts_a_run_of_20_and_of_40_documents_shows
         section = key.split("## 08b ", 1)[1].split("\n## ", 1)[0]
         for n in (twenty.iloc[0], forty.iloc[0]):
             assert f"{n:,}" in section, f"{lang} answer key 08b should state {n:,} input tokens"
+
+
+def test_answer_12b_gives_the_multiples_of_chat_each_edition_runs():
+    from agentlab.experiments.multiplying import multiplying_table, ratios
+
+    for lang, task_lang in (("en", "en"), ("zh-CN", "zh")):
+        table = multiplying_table((1, 2, 4, 8), lang=task_lang)
+        section = (DOCS / lang / "answer_key.md").read_text("utf-8").split("## 12b ", 1)[1].split("\n## ", 1)[0]
+        for n in (2, 8):
+            for kind in ("agent", "multi-agent"):
+                assert f"{ratios(table, n)[kind]}" in section, f"{lang} answer key 12b: {kind} at {n} cities"
+        assert ratios(table, 2)["agent"] > ratios(table, 8)["agent"], "the answer says larger at 2 cities"

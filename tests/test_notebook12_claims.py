@@ -21,8 +21,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _prose(lang: str = "en") -> str:
-    path = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "") / "12_capstone.ipynb"
-    return "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+    """The markdown of notebook 12 and of its second part, 12b."""
+    folder = ROOT / "notebooks" / ("zh-CN/" if lang == "zh" else "")
+    return "\n".join(
+        c.source
+        for name in ("12_capstone.ipynb", "12b_when_agents_multiply.ipynb")
+        for c in nbformat.read(folder / name, as_version=4).cells
+        if c.cell_type == "markdown"
+    )
 
 
 @pytest.fixture(scope="module")
