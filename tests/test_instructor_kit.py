@@ -213,3 +213,15 @@ def test_answer_12b_gives_the_multiples_of_chat_each_edition_runs():
             for kind in ("agent", "multi-agent"):
                 assert f"{ratios(table, n)[kind]}" in section, f"{lang} answer key 12b: {kind} at {n} cities"
         assert ratios(table, 2)["agent"] > ratios(table, 8)["agent"], "the answer says larger at 2 cities"
+
+
+def test_answer_10_gives_the_compaction_and_window_figures_each_edition_runs(tmp_path):
+    from agentlab.context.compare import run_tactic
+
+    for lang, task_lang in (("en", "en"), ("zh-CN", "zh")):
+        section = (DOCS / lang / "answer_key.md").read_text("utf-8").split("## 10 ", 1)[1].split("\n## ", 1)[0]
+        peak = max(run_tactic("compaction", threshold=4_000, lang=task_lang, workdir=tmp_path / lang).per_call)
+        over = run_tactic("plain", n_cities=19, lang=task_lang, workdir=tmp_path / f"{lang}-19").per_call
+        under = run_tactic("plain", n_cities=18, lang=task_lang, workdir=tmp_path / f"{lang}-18").per_call
+        assert f"{peak:,}" in section, f"{lang} answer key 10: peak {peak:,}"
+        assert max(over) > 12_000 >= max(under) and f"{round(max(over), -2):,}" in section, (lang, max(over))
