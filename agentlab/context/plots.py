@@ -17,7 +17,9 @@ COLORS = {
     "sub-agents": "#E69F00",
     "just-in-time": "#56B4E9",
 }
-"""One color per tactic."""
+"""One color per tactic (the palette's colour for clearing serves both kinds; see ``LINESTYLES``)."""
+LINESTYLES = {"clearing (API, simulated)": ":"}
+"""The API's clearing is dotted, so it stays apart from the harness's clearing (same colour) in colour and in print."""
 
 
 def plot_tokens_per_call(
@@ -30,7 +32,14 @@ def plot_tokens_per_call(
     fig, ax = plt.subplots(figsize=(9, 4.2))
     for name in tactics:
         per_call = results[name].per_call
-        ax.plot(range(1, len(per_call) + 1), per_call, marker=".", color=COLORS.get(name), label=name)
+        ax.plot(
+            range(1, len(per_call) + 1),
+            per_call,
+            marker=".",
+            color=COLORS.get(name),
+            linestyle=LINESTYLES.get(name, "-"),
+            label=name,
+        )
         ax.annotate(
             f"{max(per_call):,}",
             (per_call.index(max(per_call)) + 1, max(per_call)),

@@ -24,6 +24,15 @@ def test_tokens_per_call_draws_one_line_per_tactic_and_the_window(lab):
     assert untranslated(fig) == []
 
 
+def test_the_two_clearings_are_told_apart_by_line_style_where_they_share_a_colour(lab):
+    fig = plot_tokens_per_call(lab[1])
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    harness, api = lines["clearing (harness)"], lines["clearing (API, simulated)"]
+    assert (harness.get_color(), harness.get_linestyle()) != (api.get_color(), api.get_linestyle())
+    drawn = [(line.get_color(), line.get_linestyle()) for name, line in lines.items() if not name.startswith("_")]
+    assert len(set(drawn)) == len(drawn), f"two tactics drawn alike: {drawn}"
+
+
 def test_tactic_chart_labels_every_bar_in_both_panels(lab):
     table, _ = lab
     fig = plot_tactics(table)
