@@ -29,13 +29,14 @@ def metered(client: Any, prices: dict, ledger: list) -> Callable[..., Any]:
     """
 
     ### BEGIN SOLUTION
+    rate = {k: v / 1e6 for k, v in prices.items()}  # USD per token
+
     def create(**request: Any) -> Any:
         reply = client.messages.create(**request)
         usage = reply.usage
         read = usage.cache_read_input_tokens or 0
         written = usage.cache_creation_input_tokens or 0
         one_hour = getattr(usage.cache_creation, "ephemeral_1h_input_tokens", 0) or 0
-        rate = {k: v / 1e6 for k, v in prices.items()}
         ledger.append(
             {
                 "model": reply.model,

@@ -3,7 +3,7 @@
 import pytest
 
 import agentlab
-from agentlab.grading import lazy_import
+from agentlab.grading import answered, lazy_import
 
 pytestmark = pytest.mark.forbids(
     "agentlab.meter.prices.cost_usd",
@@ -210,14 +210,7 @@ def test_within_budget_the_model_ends_the_run_and_the_conversation_stays_valid(t
         client, agentlab.city_task(["Lima", "Quito"]), tools, MODEL, max_usd=5.0, prices=CAP_PRICES
     )
     assert why == "end_turn" and spent == pytest.approx(_spent(client)[0]), (why, spent)
-    asked = [b["id"] for m in messages if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"]
-    answered = [
-        b["tool_use_id"]
-        for m in messages
-        if m["role"] == "user" and isinstance(m["content"], list)
-        for b in m["content"]
-    ]
-    assert asked == answered, "every tool_use is answered, in order"
+    assert answered(messages), "every tool_use is answered, in order"
     _, why, _ = ex09.run_capped(
         _never_stops(), "Keep checking.", tools, MODEL, max_usd=5.0, prices=CAP_PRICES, max_turns=3
     )
