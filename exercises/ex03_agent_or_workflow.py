@@ -1,4 +1,5 @@
-"""Graded exercises for notebook 03 (agent or workflow). Grade them with `make grade`.
+"""Graded exercises for notebooks 03 and 03b (agent or workflow): 3.1 in 03, 3.2 and 3.3 in 03b.
+Grade them with `make grade`.
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
 """

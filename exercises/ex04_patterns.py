@@ -1,4 +1,5 @@
-"""Graded exercises for notebook 04 (the five workflow patterns). Grade them with `make grade`.
+"""Graded exercises for notebooks 04 and 04b (the five workflow patterns): 4.1 routing (04), 4.2 the evaluator
+(04b). Grade them with `make grade`.
 
 Edit the functions below: replace each `raise NotImplementedError(...)` with your code.
 """

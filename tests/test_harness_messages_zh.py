@@ -26,7 +26,7 @@ WORKER = dict(
 
 
 def _details() -> dict[str, str]:
-    """Why each of notebook 04's workflows stopped, from the same calls its cells make (offline)."""
+    """Why each of notebook 04b's workflows and 04's vote stopped, from the same calls its cells make (offline)."""
     sim = agentlab.connect("sim", quiet=True)
     ctx = dict(context=lambda s: data_line([s["title"]]), **WORKER)
     task = "Which is warmest today? Answer in at most 20 words. " + data_line(["Paris", "Madrid", "Oslo"])

@@ -120,7 +120,7 @@ def test_end_turn_ends_the_loop_though_the_task_asked_for_a_note_that_was_never_
     assert "task, are over" not in Path(importlib.import_module("agentlab.run").__file__).read_text("utf-8")
 
 
-# 04: every pattern is warmed up before any timing, so a cold first call cannot inflate the table.
+# 04b: every pattern is warmed up before any timing, so a cold first call cannot inflate the table.
 # Checked by order of events, not by wall time (a busy machine moves the measured ratios, not the order).
 
 
@@ -148,8 +148,8 @@ def test_04_every_pattern_runs_once_untimed_before_the_speed_table_starts_timing
     first_timer = events.index(("timer", None))
     warmed = {name for kind, name in events[:first_timer] if kind == "run"}
     assert warmed == set(table["pattern"]) == {"sectioning", "voting", "orchestrator"}
-    cells = [_src(c) for c in _cells(EN / "04_five_patterns.ipynb") if c["cell_type"] == "code"]
-    assert any("speedup_table(" in c for c in cells), "notebook 04 builds its table with speedup_table"
+    cells = [_src(c) for c in _cells(EN / "04b_patterns_that_plan.ipynb") if c["cell_type"] == "code"]
+    assert any("speedup_table(" in c for c in cells), "notebook 04b builds its table with speedup_table"
 
 
 # 06: a traceback fails every case but the timeouts, for our rule-based reader
@@ -233,7 +233,7 @@ def test_both_editions_mark_the_same_cells_as_holding_for_our_scripted_model(nam
         ("01_one_round_trip.ipynb", "A result marked"),
         ("13_api_features_2026.ipynb", "it read the countdown and wrapped up"),
         ("13_api_features_2026.ipynb", "What each level makes the model do here"),
-        ("03_agent_or_workflow.ipynb", "needed new code"),
+        ("03b_what_the_fixed_path_cannot_do.ipynb", "needed new code"),
         ("06_error_recovery.ipynb", "blind retry, which only helps"),
         ("06_error_recovery.ipynb", "The bound of three retries is how our careful model is written"),
         ("06_error_recovery.ipynb", "because each step\ngot up to three more tries"),

@@ -35,22 +35,27 @@ def test_a_zh_cn_notebook_run_from_its_folder_draws_chinese_figures(notebook_sto
     )
 
 
-VARIANTS = ZH_DIR / "03_agent_or_workflow.ipynb"
+VARIANTS = ZH_DIR / "03b_what_the_fixed_path_cannot_do.ipynb"
+SIDE_BY_SIDE = ZH_DIR / "03_agent_or_workflow.ipynb"
+
+
+def _shown(notebook_store, path: Path, code: str) -> str:
+    """The HTML a zh-CN notebook's code cell (found by a line of its source) showed."""
+    done = notebook_store.get(path)
+    if done.error:
+        pytest.fail(f"{path.name} (zh-CN): a cell failed:\n{done.error}", pytrace=False)
+    cell = next(c for c in done.nb.cells if c.cell_type == "code" and code in c.source)
+    return "".join(o.get("data", {}).get("text/html", "") for o in cell.get("outputs", []))
 
 
 @xdist_group(VARIANTS)
 def test_a_zh_cn_notebook_shows_its_tables_in_chinese(notebook_store):
-    done = notebook_store.get(VARIANTS)
-    if done.error:
-        pytest.fail(f"{VARIANTS.name} (zh-CN): a cell failed:\n{done.error}", pytrace=False)
-
-    def shown(code: str) -> str:
-        cell = next(c for c in done.nb.cells if c.cell_type == "code" and code in c.source)
-        return "".join(o.get("data", {}).get("text/html", "") for o in cell.get("outputs", []))
-
-    variants = shown('results[["variant"')
+    variants = _shown(notebook_store, VARIANTS, 'results[["variant"')
     assert "原因" in variants and "笔记里没有" in variants, "the variants table's headers and why column are Chinese"
     assert "the note does not give" not in variants and ">why<" not in variants, variants[:400]
-    assert "输入 token" in shown('table = side_by_side(client, ["Paris", "London"]'), (
-        "the side-by-side rows are Chinese"
-    )
+
+
+@xdist_group(SIDE_BY_SIDE)
+def test_the_zh_cn_side_by_side_table_names_its_rows_in_chinese(notebook_store):
+    table = _shown(notebook_store, SIDE_BY_SIDE, 'table = side_by_side(client, ["Paris", "London"]')
+    assert "输入 token" in table, "the side-by-side rows are Chinese"

@@ -2,9 +2,9 @@
 
 - ``scaling`` (02): more cities, more turns, each re-sending more;
 - ``comparison`` (02, 03, ``agentlab compare``): agent and workflow side by side;
-- ``replacement``, ``variants``, ``city`` (03): the same task with the model or the code choosing
+- ``replacement``, ``variants``, ``city`` (03, 03b): the same task with the model or the code choosing
   each step, the variants the fixed path did not foresee, and the rerun-as-you-move widget;
-- ``patterns``, ``speedup`` (04): the five workflow patterns beside the agent; what parallel saves;
+- ``patterns``, ``speedup`` (04b): the five workflow patterns beside the agent; what parallel saves;
 - ``who_decides`` (05): each guard against the misbehaving model it stops;
 - ``recovery``, ``compounding`` (06): readable errors against raw tracebacks; per-step failures compounding over n steps;
 - ``tool_speedup``, ``coupling`` (07): parallel tool calls, and the hidden-coupling bug;

@@ -9,6 +9,7 @@ exercise gets its whole message and a short traceback that stops at the student'
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -74,10 +75,23 @@ def not_started(exercise: str, tests: list[GradedTest]) -> bool:
 
 
 def where(tests: list[GradedTest]) -> str:
-    """ "exercises/ex01_round_trip.py, notebook 01" from the test file's name."""
+    """ "exercises/ex04_patterns.py, notebook 04b" from the test file's name and the notebook whose exercises
+    cell lists the exercise (a notebook's second part, e.g. 04b, lists some of its number's exercises); without
+    the notebooks beside the lab, the file's number."""
     stem = Path(tests[0].nodeid.split("::")[0]).stem.removeprefix("test_")
     number = re.match(r"ex(\d+)", stem)
-    return f"exercises/{stem}.py" + (f", notebook {number[1]}" if number else "")
+    notebook = _listed_in().get(tests[0].exercise) or (number[1] if number else "")
+    return f"exercises/{stem}.py" + (f", notebook {notebook}" if notebook else "")
+
+
+@functools.cache
+def _listed_in() -> dict[str, str]:
+    """Exercise id -> the English notebook (its number and letter) whose exercises cell lists it as graded."""
+    listed: dict[str, str] = {}
+    for path in sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb")):
+        for exercise in re.findall(r"- \*\*(?:Exercise )?(\d+\.\d+)\*\*", path.read_text("utf-8")):
+            listed.setdefault(exercise, path.name.split("_")[0])
+    return listed
 
 
 def render(report: GradeReport, width: int = 240) -> list[str]:

@@ -1,4 +1,4 @@
-"""Every claim in the prose of notebooks 03 and 04, checked by running the same code the cells run.
+"""Every claim in the prose of notebooks 03, 04 and 04b, checked by running the same code the cells run.
 
 Token counts shift when the estimator changes, so the claims (and these tests) are orderings and
 counts of runs, not token figures. Wall-time claims in the prose are qualitative and untested here.
@@ -47,7 +47,7 @@ def test_03_workflow_failures_are_the_ones_the_prose_describes(sim, tmp_path):
     assert "Lisbon" in r.loc[("itinerary", "workflow"), "why"] and "tomorrow" in r.loc[("rain", "workflow"), "why"]
 
 
-# --- notebook 04 -------------------------------------------------------------------------------
+# --- notebooks 04 and 04b -------------------------------------------------------------------------
 
 
 def test_04_chain_two_of_three_steps_call_the_model_and_the_gate_stops_after_one(sim):

@@ -92,6 +92,8 @@ def test_student_edition_scores_zero_with_a_reason_per_exercise(student, tmp_pat
     assert len(lines) + 1 <= 40, done.stdout  # + make's own echo of the command
     assert lines[-1] == f"Total: 0/{POSSIBLE} points"
     assert "exercises/ex01_round_trip.py, notebook 01" in done.stdout and "Traceback" not in done.stdout
+    # an exercise listed in a notebook's second part points there: 4.2 sits beside the evaluator in 04b
+    assert "exercise 4.2 in exercises/ex04_patterns.py, notebook 04b" in done.stdout, done.stdout
     assert "FAILED" not in done.stdout and "NotImplementedError" not in done.stdout
     exercises = sorted({t["exercise"] for t in report["tests"]})
     assert sum("  not started: exercise " in line for line in lines) == len(exercises)

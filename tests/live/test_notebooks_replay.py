@@ -37,8 +37,8 @@ CLOCKED = {
         'table = side_by_side(client, ["Paris", "London"]': "the comparison's wall-time row",
         "slow_table": "a wall-time table",
     },
-    "04_five_patterns": {
-        "sections = run_sections(": "parallel sections, listed in the order their threads finished",
+    "04_five_patterns": {"sections = run_sections(": "parallel sections, listed in the order their threads finished"},
+    "04b_patterns_that_plan": {
         "speed = speedup_table(": "the speed-up table (measured latencies)",
         "fig = plot_speedup(speed)": "its figure",
         "orch = run_orchestrator(": "orchestrator workers, listed in the order their threads finished",

@@ -36,19 +36,23 @@ def test_each_patterns_core_is_10_to_20_lines_read_from_its_module(name):
     assert all(line.strip() in source for line in body), "every line shown is a line of the function that runs"
 
 
-@pytest.mark.parametrize("edition", ["04_five_patterns", "zh-CN/04_five_patterns"])
-def test_notebook_04_prints_each_patterns_core_in_the_cell_that_runs_it(edition):
+@pytest.mark.parametrize("folder", ["", "zh-CN/"])
+def test_notebooks_04_and_04b_print_each_patterns_core_in_the_cell_that_runs_it(folder):
     import json
 
     from claims import NOTEBOOKS, said
 
-    where = said(
-        edition, 4, "所以你读到的就是实际运行的代码" if "zh" in edition else "so what you read is the code that runs"
-    )
-    cells = json.loads((NOTEBOOKS / f"{edition}.ipynb").read_text("utf-8"))["cells"]
-    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    sentence = "所以你读到的就是实际运行的代码" if folder else "so what you read is the code that runs"
+    code = {}
+    for part, cell in (("04_five_patterns", 4), ("04b_patterns_that_plan", 2)):
+        where = said(folder + part, cell, sentence)
+        cells = json.loads((NOTEBOOKS / f"{folder}{part}.ipynb").read_text("utf-8"))["cells"]
+        code.update({where: ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]})
     for name in PATTERNS:
-        assert any(f"print(core({name}))" in c and f"{name}(client" in c for c in code), (where, name)
+        assert any(f"print(core({name}))" in c and f"{name}(client" in c for cs in code.values() for c in cs), (
+            list(code),
+            name,
+        )
 
 
 def test_core_refuses_a_function_without_a_steps_block():
