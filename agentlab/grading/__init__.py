@@ -3,7 +3,8 @@
 The rooms:
 
 - ``release``: ``release_student`` writes the student edition (solutions stubbed).
-- ``plugin`` (with ``student_view``, ``forbid``): what ``make grade`` runs in one process, the student's.
+- ``plugin`` (with ``student_view``, ``feedback``, ``forbid``): what ``make grade`` runs in one process, the student's
+  (``feedback`` shows the tests' messages in Chinese to a zh-CN student).
   It provides the points table, ``--grade-json``, the warm-up, the time limits and
   ``@pytest.mark.forbids``.
 - ``gradebook`` (with ``submissions``, ``table``, ``summary``, ``credentials``): grades a class into a CSV.

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from agentlab.grading.feedback import in_language
 from agentlab.grading.forbid import forbidden
 from agentlab.grading.report import GradedTest, GradeReport
 from agentlab.grading.solutions import holds_solutions
@@ -286,12 +287,12 @@ def _record(grade: GradedTest, report: pytest.TestReport, call: pytest.CallInfo,
 def failure_line(exc: BaseException) -> str:
     """One readable line: the assertion message, or "ExceptionType: message"."""
     if isinstance(exc, AssertionError):
-        return first_line(str(exc) or "assertion failed")
+        return first_line(in_language(str(exc)) or "assertion failed")
     if isinstance(exc, pytest.fail.Exception):
         timeout = re.match(r"Timeout \(>(\S+?)s\) from pytest-timeout", exc.msg)
         if timeout:
             return timeout_message(float(timeout[1]))
-        return first_line(exc.msg)
+        return first_line(in_language(exc.msg))
     message = first_line(api_error_text(exc) or str(exc))
     return first_line(f"{type(exc).__name__}: {message}") if message else type(exc).__name__
 

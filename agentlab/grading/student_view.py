@@ -13,6 +13,7 @@ import functools
 import re
 from pathlib import Path
 
+from agentlab.grading.feedback import in_language
 from agentlab.grading.forbid import STUDENT_MODULE
 from agentlab.grading.report import GradedTest, GradeReport, fmt_points
 
@@ -50,7 +51,7 @@ def short_traceback(excinfo, root: Path) -> str:
 
 def full_message(exc: BaseException) -> str:
     """``Type: message`` with the message whole (an API error's own text first), cut at ``DETAIL_MAX``."""
-    text = api_error_text(exc) or str(exc)
+    text = in_language(api_error_text(exc) or str(exc))
     if isinstance(exc, AssertionError):
         text = text or "assertion failed"
     else:
@@ -74,14 +75,14 @@ def not_started(exercise: str, tests: list[GradedTest]) -> bool:
     )
 
 
-def where(tests: list[GradedTest]) -> str:
+def where(tests: list[GradedTest], say: dict[str, str] | None = None) -> str:
     """ "exercises/ex04_patterns.py, notebook 04b" from the test file's name and the notebook whose exercises
     cell lists the exercise (a notebook's second part, e.g. 04b, lists some of its number's exercises); without
     the notebooks beside the lab, the file's number."""
     stem = Path(tests[0].nodeid.split("::")[0]).stem.removeprefix("test_")
     number = re.match(r"ex(\d+)", stem)
     notebook = _listed_in().get(tests[0].exercise) or (number[1] if number else "")
-    return f"exercises/{stem}.py" + (f", notebook {notebook}" if notebook else "")
+    return f"exercises/{stem}.py" + ((say or SAY["en"])["notebook"].format(notebook) if notebook else "")
 
 
 @functools.cache
@@ -94,8 +95,39 @@ def _listed_in() -> dict[str, str]:
     return listed
 
 
+SAY = {
+    "en": {
+        "first": "first problem to fix: exercise {}, {}",
+        "exercise": "exercise",
+        "points": "points",
+        "not started": "not started: exercise {} in {}",
+        "notebook": ", notebook {}",
+        "pass": "all tests pass",
+        "fail": "{} of {} tests fail:",
+        "load": "could not load {}: {}",
+        "total": "Total: {}/{} points",
+    },
+    "zh-CN": {
+        "first": "先修这个问题：练习 {}，{}",
+        "exercise": "练习",
+        "points": "得分",
+        "not started": "还没开始：练习 {}，在 {}",
+        "notebook": "，第 {} 本笔记本",
+        "pass": "测试全部通过",
+        "fail": "{1} 个测试中有 {0} 个失败：",
+        "load": "无法加载 {}：{}",
+        "total": "总分：{}/{} 分",
+    },
+}
+"""The lines ``render`` prints around the tests' own messages, in each language (feedback.py has the messages)."""
+
+
 def render(report: GradeReport, width: int = 240) -> list[str]:
-    """The lines printed after the run: first problem, per-exercise table, total (last)."""
+    """The lines printed after the run: first problem, per-exercise table, total (last), in the student's
+    language (``AGENTLAB_LANG``, else the working directory, as the notebooks pick theirs)."""
+    from agentlab.views.i18n import language
+
+    say = SAY["zh-CN" if language() == "zh-CN" else "en"]
     by_ex: dict[str, list[GradedTest]] = {}
     for t in report.tests:
         by_ex.setdefault(t.exercise, []).append(t)
@@ -105,27 +137,26 @@ def render(report: GradeReport, width: int = 240) -> list[str]:
         (t for ex in sums for t in by_ex[ex] if t.outcome != "passed" and not not_started(ex, by_ex[ex])), None
     )
     if first is not None:
-        lines.append(f"first problem to fix: exercise {first.exercise}, {first.name}")
+        lines.append(say["first"].format(first.exercise, first.name))
         lines += (first.detail or f"  {first.reason}").splitlines()
         lines.append("")
     col = max([len(ex) for ex in sums] + [8])
-    lines.append(f"{'exercise':<{col}}  points  ")
+    lines.append(f"{say['exercise']:<{col}}  {say['points']}  ")
     for ex, (earned, possible) in sums.items():
         tests = by_ex[ex]
         score = f"{fmt_points(earned)}/{fmt_points(possible)}"
         if not_started(ex, tests):
-            lines.append(_cut(f"{ex:<{col}}  {score:<6}  not started: exercise {ex} in {where(tests)}", width))
+            lines.append(_cut(f"{ex:<{col}}  {score:<6}  " + say["not started"].format(ex, where(tests, say)), width))
             continue
         failed = [t for t in tests if t.outcome != "passed"]
         lines.append(
-            f"{ex:<{col}}  {score:<6}  "
-            + ("all tests pass" if not failed else f"{len(failed)} of {len(tests)} tests fail:")
+            f"{ex:<{col}}  {score:<6}  " + (say["fail"].format(len(failed), len(tests)) if failed else say["pass"])
         )
         lines += [_cut(f"{'':<{col}}    {t.name}: {t.reason}", width) for t in failed]
     for err in report.load_errors:
-        lines.append(_cut(f"could not load {err['nodeid']}: {err['reason']}", width))
+        lines.append(_cut(say["load"].format(err["nodeid"], err["reason"]), width))
     earned, possible = report.total()
-    lines.append(f"Total: {fmt_points(earned)}/{fmt_points(possible)} points")
+    lines.append(say["total"].format(fmt_points(earned), fmt_points(possible)))
     return lines
 
 

@@ -1,0 +1,110 @@
+"""A zh-CN student reads the exercise tests' messages in Chinese, with the values of their own run."""
+
+from __future__ import annotations
+
+import ast
+import json
+import string
+from pathlib import Path
+
+import pytest
+
+from agentlab.grading import feedback
+from agentlab.grading.report import GradedTest, GradeReport
+from agentlab.grading.student_view import render
+
+TESTS = Path(__file__).resolve().parents[2] / "exercises" / "tests"
+
+
+def _template(node: ast.AST, inside: bool = False) -> str | None:
+    """A message as its test writes it, each computed value as ``{}``: None for a message that holds no text."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.replace("{", "{{").replace("}", "}}")
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_template(v, True) if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _template(node.left, True), _template(node.right, True)
+        return None if left is None and right is None else (left or "{}") + (right or "{}")
+    return "{}" if inside else None
+
+
+def _messages() -> dict[str, str]:
+    """Every assert message and ``pytest.fail`` text of exercises/tests, as templates, with where each is."""
+    found = {}
+    for path in sorted(TESTS.glob("test_ex*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Assert) and node.msg is not None:
+                text = _template(node.msg)
+            elif isinstance(node, ast.Call) and ast.unparse(node.func) == "pytest.fail" and node.args:
+                text = _template(node.args[0])
+            else:
+                continue
+            if text is not None:
+                found.setdefault(text, f"{path.name}:{node.lineno}")
+    return found
+
+
+def _fields(template: str) -> list[int]:
+    auto, out = 0, []
+    for _, field, _, _ in string.Formatter().parse(template):
+        if field is not None:
+            out.append(int(field) if field else auto)
+            auto += not field
+    return sorted(out)
+
+
+TABLE = json.loads(feedback.TABLE.read_text("utf-8"))["messages"]
+
+
+def test_every_message_of_the_exercise_tests_has_its_chinese_and_no_entry_is_stale():
+    messages = _messages()
+    assert len(messages) > 150
+    missing = {m: at for m, at in messages.items() if m not in TABLE}
+    assert not missing, f"add these to {feedback.TABLE.name} (English template -> Chinese): {missing}"
+    assert not set(TABLE) - set(messages), f"entries no test writes any more: {set(TABLE) - set(messages)}"
+
+
+@pytest.mark.parametrize("english", sorted(TABLE))
+def test_each_chinese_message_carries_every_value_of_its_english_one(english):
+    chinese = TABLE[english]
+    assert _fields(chinese) == _fields(english), (english, chinese)
+    chinese.format(*(f"<{i}>" for i in range(len(_fields(english)))))  # numbering is all {} or all {n}
+
+
+def test_a_failing_message_reads_in_chinese_with_the_values_of_the_run(monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    got = feedback.in_language("expected the billing branch, got {'label': 'other'}\nassert 'other' == 'billing'")
+    assert got == "应当走 billing 分支，得到的是 {'label': 'other'}\nassert 'other' == 'billing'"
+    reordered = feedback.in_language("stopped with max_turns after 3 calls")  # Chinese names the values in its order
+    assert reordered == "在 3 次调用后以 max_turns 停下"
+    longer_first = feedback.in_language("3 rounds: 3 drafts, 3 evaluations; got 2")
+    assert longer_first == "3 轮：3 份草稿、3 次评估；得到的是 2"  # not the short "got {}" entry
+
+
+def test_an_english_student_and_a_message_without_an_entry_read_it_unchanged(monkeypatch):
+    message = "expected the billing branch, got {}"
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    assert feedback.in_language(message) == message
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    assert feedback.in_language("a message no test writes") == "a message no test writes"
+
+
+def test_make_grades_own_lines_are_chinese_for_a_zh_cn_student(monkeypatch):
+    def test(name, exercise, outcome, reason=""):
+        nodeid = f"exercises/tests/test_ex04_patterns.py::{name}"
+        return GradedTest(nodeid=nodeid, name=name, exercise=exercise, points=2, outcome=outcome, reason=reason)
+
+    stub = "NotImplementedError: Exercise 4.2: bound the loop."
+    report = GradeReport(
+        tests=[
+            test("test_a", "4.1", "failed", "应当走 billing 分支，得到的是 {}"),
+            test("test_b", "4.2", "failed", stub),
+        ]
+    )
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    lines = render(report)
+    assert lines[0] == "先修这个问题：练习 4.1，test_a" and lines[-1] == "总分：0/4 分"
+    assert any(ln.endswith("还没开始：练习 4.2，在 exercises/ex04_patterns.py，第 04b 本笔记本") for ln in lines), lines
+    assert any(ln.endswith("1 个测试中有 1 个失败：") for ln in lines), lines
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    assert render(report)[-1] == "Total: 0/4 points"
