@@ -21,6 +21,15 @@ def route_ticket(client: Any, ticket: str, routes: dict[str, str], fallback: str
     A label that is not a key of routes, or a reply that is not JSON with a "label", must not
     raise: answer with system=fallback instead. Return {"label": <label, or None if unreadable>,
     "branch": <the route key used, or "fallback">, "reply": <the branch's first text block>}.
+
+    练习 4.1：写一个带兜底分支（fallback）的路由器。
+    分类：一次调用，client.messages.create(model=model, max_tokens=64, system="Classify the ticket.",
+    messages=[{"role": "user", "content": ticket}], output_config={"format": {"type": "json_schema", "schema":
+    {"type": "object", "properties": {"label": {"type": "string", "enum": [*routes, "other"]}}, "required":
+    ["label"]}}})；标签是 json.loads(第一个文本)["label"]。
+    分支：用同样的 messages（不带 output_config）和 system=routes[label] 调用一次。
+    标签不是 routes 的键，或者回复不是带 "label" 的 JSON 时，都不能抛出异常：改用 system=fallback 作答。
+    返回 {"label": <标签；读不出来时为 None>, "branch": <用到的路由键，或 "fallback">, "reply": <分支的第一个文本块>}。
     """
     ### BEGIN SOLUTION
     schema = {
@@ -61,6 +70,13 @@ def bounded_loop(
     max_rounds must be a whole number >= 1: otherwise raise ValueError naming max_rounds and the value.
     Return {"result": the last result, "rounds": evaluations made, "stopped_because": "accepted" or
     "max_rounds", "feedback": the last feedback ("" when accepted)}.
+
+    练习 4.2：给 cookbook 里 `while True` 的评估者循环加上边界，并报告它为何停止。
+    cookbook 的循环：result = generate(task, None)；然后一直重复：status, feedback = evaluate(task, result)；
+    如果 status == "PASS" 就返回 result；result = generate(task, feedback)。
+    你的循环最多评估 max_rounds 次（因此生成也绝不超过 max_rounds 次）。max_rounds 必须是 >= 1 的整数：
+    否则抛出 ValueError，点出 max_rounds 和它的值。返回 {"result": 最后的结果, "rounds": 评估的次数,
+    "stopped_because": "accepted" 或 "max_rounds", "feedback": 最后一次的反馈（接受时为 ""）}。
     """
     ### BEGIN SOLUTION
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:

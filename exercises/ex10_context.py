@@ -34,6 +34,18 @@ def run_compacting(
     `max_turns` ends the run) and how many times it compacted. `max_turns` bounds the
     calls of the task; the summary calls are not turns. Write the loop and the trigger yourself:
     agentlab.run_agent, agentlab.execute_tools and the lab's Compaction fail the tests.
+
+    练习 10.1：你的 agent 循环（练习 2.1），用压缩把它保持在上下文预算之内。
+    每次调用都重新发送整个历史，所以一个长任务会撑破任何窗口。在任务的每次调用之前，看一看上一次任务调用
+    发送和写出了多少（它的 `usage`：API 报告的 input_tokens + output_tokens）。超过 `threshold` 时，先压缩：
+    额外调用一次模型，不带工具，它的系统提示要求总结到目前为止的对话（以文本发送），然后从一条装着这份总结的
+    user 消息继续。模拟模型会回应系统提示中含有 "summarise"、"summarize" 或 "summary" 一词的请求，并从你发送的
+    文本里读出气温：`agentlab.context.compaction.transcript(messages)` 把对话渲染成它最容易读的样子
+    （旁边的 `SUMMARY_SYSTEM` 是笔记本自己用的总结提示）。
+    返回 (messages, compactions)：你的循环最后持有的对话（每个 tool_use 都得到回答：它以模型的最后一次回复结束，
+    或者在 `max_turns` 结束运行时，以它最后那些请求的结果结束），以及压缩了几次。`max_turns` 限制任务的调用次数；
+    总结调用不算轮次。循环和触发条件要自己写：agentlab.run_agent、agentlab.execute_tools 和实验室的 Compaction
+    会让测试失败。
     """
     ### BEGIN SOLUTION
     from agentlab.context.compaction import SUMMARY_SYSTEM, transcript
@@ -79,6 +91,12 @@ def clear_old_results(messages: list[dict], keep: int, placeholder: str = "[clea
     Everything else stays as it was: every `tool_use` block (its id, name, input), every
     `tool_result`'s `tool_use_id` and `is_error`, every text, the order of messages and blocks,
     so each tool_use is still answered by its tool_result in the next message.
+
+    练习 10.2：除了最新的 `keep` 个工具结果，其余全部清除，同时保持对话有效。
+    `messages` 是一个 agent 的历史（user/assistant 消息；内容是字符串或块的列表）。返回一个新的列表（不要修改
+    `messages` 或其中任何 dict），其中除了最新的 `keep` 个之外，每个 `tool_result` 块的 "content" 都是 `placeholder`。
+    其余一切保持原样：每个 `tool_use` 块（它的 id、name、input）、每个 `tool_result` 的 `tool_use_id` 和 `is_error`、
+    每段文本、消息和块的顺序，这样每个 tool_use 仍然在下一条消息里由它的 tool_result 回答。
     """
     ### BEGIN SOLUTION
     ids = [
@@ -126,6 +144,20 @@ def plan_window(parts: list[dict], budget: int) -> dict[str, str]:
     Which parts give way first is your design: say why in a comment. When even the smallest plan
     (everything else dropped, needed parts summarised) does not fit, raise ValueError naming the
     budget and the smallest plan's tokens. Do not change `parts`.
+
+    练习 10.3：决定保留、总结还是丢弃哪些部分，让下一次调用放得下（一个设计决定）。
+    `parts` 是下一次调用的窗口，按请求顺序排列，最早的历史在前。每个部分是一个 dict："name"（唯一）、"kind"
+    （"tool_prompt"、"tool_definitions"、"system"、"task"、"history"、"new" 之一）、"tokens"（它的大小），历史部分还
+    有
+    "summary_tokens"（总结之后的大小，比 "tokens" 小）和 "needed"（答案仍然需要只有这个部分才有的某个事实时为 True；
+    总结会保留那个事实）。为每个部分返回 {name: "keep" | "summarise" | "drop"}，使得：
+    1. 计划放得下：保留部分的 tokens 加上总结部分的 summary_tokens 不超过 `budget`；
+    2. 每个不是历史的部分都保留（没有它们，agent 就成了另一个 agent，或者没看到它刚刚请求的东西），只有历史部分才会
+       被总结或丢弃；
+    3. 被需要的部分绝不丢弃；
+    4. 不浪费空间：没有任何一个部分还能往上升一级（丢弃 -> 总结，总结 -> 保留）而仍然放得下。
+    哪些部分先让路是你的设计：在注释里说明原因。连最小的计划（其余全部丢弃，被需要的部分总结）都放不下时，
+    抛出 ValueError，点出预算和最小计划的 token 数。不要修改 `parts`。
     """
     ### BEGIN SOLUTION
     # Summarise what is needed, drop the rest, then give room back newest first: the newest turns are

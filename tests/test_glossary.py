@@ -107,3 +107,9 @@ def test_the_figures_keep_in_english_exactly_the_words_the_glossary_keeps_in_eng
     assert set(COURSE_ENGLISH) == kept, (
         f"agentlab/views/i18n.py COURSE_ENGLISH {sorted(COURSE_ENGLISH)} != {sorted(kept)}"
     )
+
+
+def test_the_exercises_chinese_docstrings_use_no_rejected_variant():
+    for path in sorted((ROOT / "exercises").glob("ex*_*.py")):
+        found = [variant for variant, _ in REJECTED if variant in path.read_text("utf-8")]
+        assert not found, f"exercises/{path.name}: rejected variants {found}"
