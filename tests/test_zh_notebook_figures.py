@@ -59,3 +59,16 @@ def test_a_zh_cn_notebook_shows_its_tables_in_chinese(notebook_store):
 def test_the_zh_cn_side_by_side_table_names_its_rows_in_chinese(notebook_store):
     table = _shown(notebook_store, SIDE_BY_SIDE, 'table = side_by_side(client, ["Paris", "London"]')
     assert "输入 token" in table, "the side-by-side rows are Chinese"
+
+
+POSITION = ZH_DIR / "08b_position_and_length.ipynb"
+
+
+@xdist_group(POSITION)
+def test_a_zh_cn_notebook_says_in_chinese_why_it_skips_its_live_check(notebook_store):
+    done = notebook_store.get(POSITION)
+    if done.error:
+        pytest.fail(f"{POSITION.name} (zh-CN): a cell failed:\n{done.error}", pytrace=False)
+    cell = next(c for c in done.nb.cells if c.cell_type == "code" and "live_position_check" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.get("outputs", []))
+    assert printed.startswith("模拟模式：跳过真实检查"), printed

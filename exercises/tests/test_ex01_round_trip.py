@@ -35,7 +35,9 @@ def test_one_tool_use_gets_one_result_with_its_id(tools):
     msg = ex01.answer_tool_calls([_use(1, "Paris")], tools)
     assert isinstance(msg, dict) and msg.get("role") == "user", f"return a user message dict, got {msg!r}"
     ids = [b.get("tool_use_id") for b in msg["content"]]
-    assert ids == ["toolu_1"], f"expected one tool_result for toolu_1, got tool_use_ids {ids}"
+    assert ids == ["toolu_1"], (
+        f"expected one tool_result for toolu_1, got tool_use_ids {ids} (reread 'Your code runs the tool' in notebook 01)"
+    )
     assert "18.5" in msg["content"][0]["content"], "the tool_result content should be get_weather's output"
 
 
@@ -97,7 +99,9 @@ def test_error_lists_closest_valid_values_first_at_most_five():
     text = ex01.format_tool_error("get_weather", "city", "Pariss", CITIES)
     rest = text.replace("Pariss", "")  # the bad value itself does not count as a listed value
     listed = [c for c in CITIES if c in rest]
-    assert "Paris" in listed, f"the closest valid value, Paris, should be listed; got {text!r}"
+    assert "Paris" in listed, (
+        f"the closest valid value, Paris, should be listed; got {text!r} (reread 'When a tool fails: `is_error`' in notebook 01)"
+    )
     assert len(listed) <= 5, f"list at most 5 valid values, found {len(listed)}: {listed}"
     others = [rest.index(c) for c in listed if c != "Paris"]
     assert not others or rest.index("Paris") < min(others), f"list the closest value (Paris) first; got {text!r}"

@@ -66,7 +66,7 @@ def test_loop_is_bounded_by_max_turns(tmp_path):
     ex02.run_loop(client, "keep going", agentlab.task_tools(tmp_path), MODEL, max_turns=3)
     calls = len(agentlab.meter_of(client).calls)
     assert calls == 3, (
-        f"with max_turns=3 the loop must make exactly 3 model calls when the model never stops; it made {calls}"
+        f"with max_turns=3 the loop must make exactly 3 model calls when the model never stops; it made {calls} (reread 'Who decides when to stop' in notebook 02)"
     )
 
 
@@ -94,7 +94,9 @@ def test_reprefill_matches_the_meter_on_a_real_trace(tmp_path):
     )
     got = ex02.reprefill_per_turn(agentlab.read_trace(tmp_path / "t.jsonl"))
     want = [t.reprefill_tokens for t in run.turns]
-    assert got == want, f"expected re-prefill per turn {want}, got {got}"
+    assert got == want, (
+        f"expected re-prefill per turn {want}, got {got} (reread 'Re-prefill: what each call sends again' in notebook 02b)"
+    )
 
 
 @pytest.mark.exercise("2.2")

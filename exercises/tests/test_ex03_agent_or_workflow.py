@@ -29,7 +29,7 @@ def test_chain_writes_and_saves_the_note_in_two_model_calls(tmp_path):
     )
     assert (tmp_path / "notes.md").exists(), "step 4 should save the note with save_note"
     assert _calls(client) == 2, (
-        f"a chain makes exactly 2 model calls here (extract, write); yours made {_calls(client)}"
+        f"a chain makes exactly 2 model calls here (extract, write); yours made {_calls(client)} (reread '1. Prompt chaining' in notebook 04)"
     )
 
 
@@ -65,7 +65,9 @@ def test_known_city_needs_no_retry():
 @pytest.mark.points(2)
 def test_misspelt_city_is_retried_with_the_suggestion():
     got = ex03.weather_with_retry("Pariss")
-    assert got == ("Paris", 18.5), f"'Pariss' should be retried as 'Paris' (the tool suggests it); got {got!r}"
+    assert got == ("Paris", 18.5), (
+        f"'Pariss' should be retried as 'Paris' (the tool suggests it); got {got!r} (reread 'Fixing the workflow means writing code' in notebook 03b)"
+    )
 
 
 @pytest.mark.exercise("3.2")
@@ -111,7 +113,7 @@ def _ships(measured, task):
         pytest.fail(f"{task}: the {got['pick']} did not do the task (see the table's success column): it cannot ship")
     assert got.get("pick") == pick, (
         f"{task}: {got.get('pick')!r} does the task but costs more "
-        f"({sides.get(got.get('pick'), (None, '?'))[1]} USD) than the {pick}"
+        f"({sides.get(got.get('pick'), (None, '?'))[1]} USD) than the {pick} (reread 'Five versions of the task' in notebook 03b)"
     )
     assert isinstance(got.get("usd"), (int, float)) and abs(got["usd"] - usd) <= 0.02 * usd, (
         f"{task}: usd {got.get('usd')!r} is not the {pick}'s measured cost of one run ({usd:.6f} USD)"

@@ -35,7 +35,9 @@ def _fake(label_text):
 def test_ticket_goes_to_its_branch():
     client = agentlab.connect("sim", quiet=True)
     out = ex04.route_ticket(client, "I was charged twice, please refund me.", ROUTES, FALLBACK, MODEL)
-    assert out.get("label") == "billing" and out.get("branch") == "billing", f"expected the billing branch, got {out!r}"
+    assert out.get("label") == "billing" and out.get("branch") == "billing", (
+        f"expected the billing branch, got {out!r} (reread '2. Routing' in notebook 04)"
+    )
     assert out.get("reply", "").startswith("Billing team"), (
         f"the reply should come from the billing prompt, got {out!r}"
     )
@@ -92,7 +94,9 @@ def test_loop_that_never_passes_stops_at_max_rounds_and_says_why():
     generate, evaluate, calls = _counting(passes_on=None)
     out = ex04.bounded_loop(generate, evaluate, "task", max_rounds=3)
     assert out.get("stopped_because") == "max_rounds" and out.get("rounds") == 3, f"got {out!r}"
-    assert calls == {"generate": 3, "evaluate": 3}, f"3 rounds: 3 drafts, 3 evaluations; got {calls}"
+    assert calls == {"generate": 3, "evaluate": 3}, (
+        f"3 rounds: 3 drafts, 3 evaluations; got {calls} (reread '5. Evaluator-optimizer' in notebook 04b)"
+    )
     assert out.get("feedback") == "fix draft 3", f"report the last feedback, got {out.get('feedback')!r}"
 
 

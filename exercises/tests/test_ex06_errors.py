@@ -39,7 +39,9 @@ def _example(msg):
 @pytest.mark.points(1)
 def test_names_the_tool_the_missing_field_and_what_was_received():
     msg = ex06.readable_schema_error(book_room, {"room": "Blue"})
-    assert "book_room" in msg and "'nights'" in msg, f"name the tool and the missing field 'nights': {msg}"
+    assert "book_room" in msg and "'nights'" in msg, (
+        f"name the tool and the missing field 'nights' (reread 'One mistake, two styles' in notebook 06): {msg}"
+    )
     assert '{"room": "Blue"}' in msg, f"show what was received as JSON: {msg}"
     assert "Traceback" not in msg
 
@@ -79,7 +81,9 @@ def _design(name, steps, p_step, retries=None):
 @predicts_itself
 def test_success_compounds_over_steps_so_a_reliable_step_can_make_an_unreliable_task():
     agent = [_design("agent", 30, 0.97)]  # 0.97 ** 30 is about 0.40
-    assert ex06.simplest_design(agent, 0.5) is None, "30 steps at 0.97 each succeed only ~40% of the time"
+    assert ex06.simplest_design(agent, 0.5) is None, (
+        "30 steps at 0.97 each succeed only ~40% of the time (reread 'Errors compound over steps' in notebook 06)"
+    )
     assert ex06.simplest_design(agent, 0.35) == "agent", "0.97 ** 30 is about 0.40, which meets 0.35"
     single = [_design("one call", 1, 0.72), _design("chain", 4, 0.99)]  # 0.72 vs 0.99 ** 4 ~ 0.96
     assert ex06.simplest_design(single, 0.7) == "one call"

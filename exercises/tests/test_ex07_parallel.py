@@ -31,7 +31,9 @@ def test_the_tools_work_one_after_another():
 def test_booking_and_counting_are_kept_in_order_but_counts_may_overlap():
     t = _tools(["1A"])
     book, count = t["book_seat"], t["free_seats"]
-    assert waves([book, count]) == [[0], [1]], "declare state so free_seats waits for book_seat"
+    assert waves([book, count]) == [[0], [1]], (
+        "declare state so free_seats waits for book_seat (reread 'The hidden coupling' in notebook 07)"
+    )
     assert waves([count, book]) == [[0], [1]], "declare state so book_seat waits for an earlier free_seats"
     assert waves([count, count]) == [[0, 1]], "two free_seats calls change nothing: let them run together"
 
@@ -77,7 +79,7 @@ def test_calls_that_share_no_written_state_run_at_the_same_time():
     got = [r.get("content") for r in ex07.run_turn(calls, [probe])]
     assert got == ["together"] * 3, (
         f"three probes each wait up to {PROBE_WAIT_S} s for the others; they said {got}: "
-        "calls that only read may run at the same time (reread the speed-up cell of notebook 07)"
+        "calls that only read may run at the same time (reread 'Independent slow calls' in notebook 07)"
     )
 
 
@@ -92,7 +94,7 @@ def test_a_call_after_a_conflicting_one_sees_its_effect_and_one_before_does_not(
     count = json.loads(results[1]["content"])["free"]
     assert count == len(SEATS) - 1, (
         f"the model booked a seat, then asked for the count: it got {count}, a stale read "
-        "(reread the hidden-coupling cell of notebook 07)"
+        "(reread 'The hidden coupling' in notebook 07)"
     )
     flight = _flight()
     results = ex07.run_turn([_use("free_seats", flight=flight), _use("book_seat", flight=flight, seat="2A")], tools)
@@ -114,7 +116,9 @@ def test_results_follow_the_calls_order_and_failures_are_errors():
         _use("book_seat", flight=flight, seat="1B"),
     ]
     results = ex07.run_turn(calls, [book_seat, free_seats, probe])
-    assert [r.get("tool_use_id") for r in results] == [c["id"] for c in calls], "one result per call, in their order"
+    assert [r.get("tool_use_id") for r in results] == [c["id"] for c in calls], (
+        "one result per call, in their order (reread 'How the executor decides' in notebook 07)"
+    )
     assert all(r.get("type") == "tool_result" for r in results), results
     assert [bool(r.get("is_error")) for r in results] == [True, False, True, False], results
     assert "9Z" in results[0]["content"] and results[3]["content"] == f"Booked 1B on {flight}."

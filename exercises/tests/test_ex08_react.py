@@ -117,7 +117,7 @@ def test_the_model_picks_the_described_tool_and_answers():
     runs = _runs_with_every_guess_wrong()
     assert all(r["used_tool"] for r in runs), (
         "the model never called lookup: say in the description what it "
-        "returns (today's temperature / weather) so it knows the tool fits"
+        "returns (today's temperature / weather) so it knows the tool fits (reread 'Same tool, three descriptions' in notebook 08)"
     )
     assert all(r["answered"] for r in runs), [r["stop"] for r in runs]
 
@@ -170,7 +170,9 @@ def test_the_best_documents_sit_at_the_edges_and_the_weakest_in_the_middle():
     docs = ["a", "bb", "ccc", "dddd", "eeeee"]
     scores = [0.1, 0.9, 0.5, 0.7, 0.3]
     got = ex08.arrange_context(docs, scores, budget=100, count=len)
-    assert got == ["bb", "ccc", "a", "eeeee", "dddd"], "rank 1 first, rank 2 last, rank 3 second, ..."
+    assert got == ["bb", "ccc", "a", "eeeee", "dddd"], (
+        "rank 1 first, rank 2 last, rank 3 second, ... (reread 'Position and length: what we measure, what we can only cite' in notebook 08b)"
+    )
     assert ex08.arrange_context(docs, scores, budget=0, count=len) == []
 
 

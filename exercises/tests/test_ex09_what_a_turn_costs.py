@@ -82,7 +82,7 @@ def _check_ledger(client, ledger, prices):
         assert got == want, f"call {i}: the API reported usage {call.usage}; your entry says {got}, expected {want}"
         assert entry.get("usd") == pytest.approx(usd, rel=1e-9, abs=1e-12), (
             f"call {i}: usage {call.usage} at prices {prices} costs ${usd:.9f}; your entry says {entry.get('usd')!r}. "
-            "Price each part of the usage at its own rate (reread the price list in notebook 09)"
+            "Price each part of the usage at its own rate (reread 'The price list' in notebook 09)"
         )
 
 
@@ -179,7 +179,7 @@ def test_a_model_that_never_stops_is_stopped_before_the_call_that_would_cross_th
     assert spent == pytest.approx(real), f"you say ${spent:.6f}; the calls' usage costs ${real:.6f}"
     assert real <= 0.1, (
         f"the run spent ${real:.6f}, over the $0.1 budget: check before each call, against its worst case "
-        "(reread the cost preview and the price list of notebook 09)"
+        "(reread 'Preview before you pay' and 'The price list' in notebook 09)"
     )
     assert spent + _worst(client, messages, tools, 1000) > 0.1, (
         "the next call's worst case still fitted the budget: stop only before a call that could cross it"

@@ -287,7 +287,9 @@ def test_the_cleared_history_is_still_a_valid_request_and_costs_fewer_tokens(tmp
     cleared = client.messages.count_tokens(
         model=model, messages=out, tools=tools
     ).input_tokens  # a 400 here: pairing broken
-    assert cleared < full - 400, f"clearing 5 of 6 results should save over 400 tokens: {full} -> {cleared}"
+    assert cleared < full - 400, (
+        f"clearing 5 of 6 results should save over 400 tokens: {full} -> {cleared} (reread 'Every tactic on the same task' in notebook 10)"
+    )
     assert ex10.clear_old_results(msgs, keep=10) == msgs, "keep larger than the number of results clears nothing"
 
 
@@ -395,4 +397,6 @@ def test_random_windows_get_plans_that_fit_keep_what_is_needed_and_waste_no_room
         plan = ex10.plan_window(parts, budget)
         assert parts == before, "do not change the parts you were given"
         broken = _broken_rules(parts, budget, plan)
-        assert not broken, f"budget {budget}, parts {parts}: {broken}"
+        assert not broken, (
+            f"budget {budget}, parts {parts}: {broken} (reread 'What context engineering is: the window as a budget' in notebook 10)"
+        )

@@ -121,7 +121,7 @@ def _check_random_calls(rounds):
         tool_input, texts, min_chars, want = _random_call(rng)
         got = ex11.tainted_field(tool_input, texts, min_chars)
         assert got == want, (
-            f"tainted_field({tool_input!r}, {texts!r}, min_chars={min_chars}) returned {got!r}; expected {want!r}"
+            f"tainted_field({tool_input!r}, {texts!r}, min_chars={min_chars}) returned {got!r}; expected {want!r} (reread 'Defence 3: the data-flow guard, and what it cannot see' in notebook 11)"
         )
 
 
@@ -271,7 +271,7 @@ def test_reading_tools_run_without_asking_and_approved_calls_run(tmp_path):
     ]
     assert out["asked"] == [("save_note", saved[0])] and len(saved) == 1, (
         "only the call that changes the world (save_note) is asked about, once, with its input; get_weather reads "
-        f"and runs without asking. Asked: {out['asked']}"
+        f"and runs without asking. Asked: {out['asked']} (reread 'Defence 2: confirmation before side effects' in notebook 11)"
     )
     assert out["done"] and out["refused"] == [], (
         f"an approved note is saved: done={out['done']}, refused={out['refused']}"

@@ -126,7 +126,7 @@ def test_who_chose_on_fresh_traces_and_a_tool_the_code_ran_itself(fresh):
     ]
     got = ex12.who_chose(events[:1] + prefetch + events[1:])
     assert got[0] == {"name": "get_weather", "chosen_by": "code"}, (
-        f"a tool_call whose id no response asked for was run by the code itself; got {got[0]}"
+        f"a tool_call whose id no response asked for was run by the code itself; got {got[0]} (reread 'Question 1: who chooses the next step?' in notebook 12)"
     )
 
 
@@ -158,7 +158,9 @@ def test_what_stopped_on_the_shipped_traces():
     }
     for name in capstone.NAMES:
         got = ex12.what_stopped(_shipped(name))
-        assert got == want[name], f"{name}.jsonl: expected {want[name]}, got {got}"
+        assert got == want[name], (
+            f"{name}.jsonl: expected {want[name]}, got {got} (reread 'Question 2: what stops the loop?' in notebook 12)"
+        )
 
 
 @READ_IT_YOURSELF
@@ -223,7 +225,9 @@ def test_extra_turn_cost_on_the_shipped_traces():
             "first_usd": pytest.approx((usages[0]["input_tokens"] * 3 + usages[0]["output_tokens"] * 15) / 1e6),
             "last_usd": pytest.approx((usages[-1]["input_tokens"] * 3 + usages[-1]["output_tokens"] * 15) / 1e6),
         }
-        assert got == want, f"{name}.jsonl: expected {want}, got {got}"
+        assert got == want, (
+            f"{name}.jsonl: expected {want}, got {got} (reread 'Question 3: what does each extra turn cost?' in notebook 12)"
+        )
 
 
 @READ_IT_YOURSELF
@@ -288,7 +292,9 @@ def test_each_worker_sees_its_own_part_and_the_join_sees_every_answer_in_order()
     client, seen = _workers_and_join()
     out = ex12.fan_out(client, MODEL, "Summarise the weather.", parts)
     workers, join = seen[:-1], seen[-1]
-    assert len(seen) == len(parts) + 1, f"one call per part and one join: {len(seen)} calls for {len(parts)} parts"
+    assert len(seen) == len(parts) + 1, (
+        f"one call per part and one join: {len(seen)} calls for {len(parts)} parts (reread 'One task, four ways' in notebook 12b)"
+    )
     assert sorted(len(re.findall(r"PART-\d", w)) for w in workers) == [1] * len(parts), (
         "each worker's window holds its one part and nothing of the others (a clean window)"
     )

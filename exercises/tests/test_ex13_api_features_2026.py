@@ -55,7 +55,7 @@ def test_one_breakpoint_halves_the_cost_of_a_long_run(tmp_path):
         agentlab.connect("sim", model=MODEL, parallel=False, quiet=True), task, tools, ex13.mark_for_caching
     )
     assert markers and all(n == 1 for n in markers), (
-        f"each request should carry exactly one breakpoint; they carried {markers}"
+        f"each request should carry exactly one breakpoint; they carried {markers} (reread 'Prompt caching' in notebook 13)"
     )
     assert cached <= plain / 2, f"uncached run ${plain:.5f}; yours ${cached:.5f}: more than half"
 

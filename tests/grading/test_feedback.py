@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import string
 from pathlib import Path
 
@@ -73,12 +74,14 @@ def test_each_chinese_message_carries_every_value_of_its_english_one(english):
 
 def test_a_failing_message_reads_in_chinese_with_the_values_of_the_run(monkeypatch):
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
-    got = feedback.in_language("expected the billing branch, got {'label': 'other'}\nassert 'other' == 'billing'")
-    assert got == "应当走 billing 分支，得到的是 {'label': 'other'}\nassert 'other' == 'billing'"
+    got = feedback.in_language("the reply should come from the billing prompt, got {'reply': 'x'}\nassert False")
+    assert got == "回复应当来自 billing 的提示，得到的是 {'reply': 'x'}\nassert False"
     reordered = feedback.in_language("stopped with max_turns after 3 calls")  # Chinese names the values in its order
     assert reordered == "在 3 次调用后以 max_turns 停下"
-    longer_first = feedback.in_language("3 rounds: 3 drafts, 3 evaluations; got 2")
-    assert longer_first == "3 轮：3 份草稿、3 次评估；得到的是 2"  # not the short "got {}" entry
+    longer_first = feedback.in_language(
+        "3 rounds: 3 drafts, 3 evaluations; got 2 (reread '5. Evaluator-optimizer' in notebook 04b)"
+    )
+    assert longer_first == "3 轮：3 份草稿、3 次评估；得到的是 2（重读第 04b 本的“5. 评估者-优化者”）"  # not "got {}"
 
 
 def test_an_english_student_and_a_message_without_an_entry_read_it_unchanged(monkeypatch):
@@ -108,3 +111,63 @@ def test_make_grades_own_lines_are_chinese_for_a_zh_cn_student(monkeypatch):
     assert any(ln.endswith("1 个测试中有 1 个失败：") for ln in lines), lines
     monkeypatch.setenv("AGENTLAB_LANG", "en")
     assert render(report)[-1] == "Total: 0/4 points"
+
+
+NOTEBOOKS = TESTS.parents[1] / "notebooks"
+
+
+def _headings(notebook: str, folder: str = "") -> set[str]:
+    """The section headings (## and ###) of a notebook, by its number (``"04b"``), in one edition."""
+    (path,) = (NOTEBOOKS / folder).glob(f"{notebook}_*.ipynb")
+    cells = json.loads(path.read_text("utf-8"))["cells"]
+    return {
+        line.lstrip("#").strip()
+        for c in cells
+        if c["cell_type"] == "markdown"
+        for line in "".join(c["source"]).splitlines()
+        if line.startswith(("## ", "### "))
+    }
+
+
+def test_every_section_a_message_sends_the_student_back_to_exists_in_both_editions():
+    pointers = 0
+    for english, chinese in TABLE.items():
+        for quoted, notebook in re.findall(r"reread ((?:'[^']+'(?: and )?)+) in notebook (\w+)", english):
+            for heading in re.findall(r"'([^']+)'", quoted):
+                assert heading in _headings(notebook), f"{english!r}: notebook {notebook} has no section {heading!r}"
+                pointers += 1
+            (zh_quoted,) = re.findall(rf"重读第 {notebook} 本的((?:“[^”]+”和?)+)", chinese) or [""]
+            zh_headings = re.findall(r"“([^”]+)”", zh_quoted)
+            assert len(zh_headings) == len(re.findall(r"'([^']+)'", quoted)), (english, chinese)
+            for heading in zh_headings:
+                assert heading in _headings(notebook, "zh-CN"), (
+                    f"{chinese!r}: zh-CN {notebook} has no section {heading!r}"
+                )
+    assert pointers >= 30
+
+
+def test_every_graded_exercise_has_a_message_that_names_the_section_to_reread():
+    """A test's own messages count, and those of the helpers in its file that it calls."""
+    named = set()
+    for path in sorted(TESTS.glob("test_ex*.py")):
+        functions = {f.name: f for f in ast.walk(ast.parse(path.read_text("utf-8"))) if isinstance(f, ast.FunctionDef)}
+
+        def says_where(fn: ast.FunctionDef, seen: set[str]) -> bool:
+            texts = [_template(n.msg) or "" for n in ast.walk(fn) if isinstance(n, ast.Assert) and n.msg is not None]
+            called = {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+            helpers = [functions[name] for name in called & set(functions) - seen]
+            return any("(reread " in t for t in texts) or any(says_where(h, seen | {h.name}) for h in helpers)
+
+        for fn in functions.values():
+            marks = [
+                d
+                for d in fn.decorator_list
+                if isinstance(d, ast.Call) and ast.unparse(d.func) == "pytest.mark.exercise"
+            ]
+            if marks and says_where(fn, {fn.name}):
+                named.add(marks[0].args[0].value)
+    text = "".join(p.read_text("utf-8") for p in TESTS.glob("test_ex*.py"))
+    graded = set(re.findall(r'@pytest\.mark\.exercise\("(\d+\.\d+)"\)', text))
+    assert len(graded) >= 29 and graded - named == set(), (
+        f"exercises whose failures never say where to reread: {sorted(graded - named)}"
+    )
