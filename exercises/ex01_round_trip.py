@@ -23,11 +23,11 @@ def answer_tool_calls(content: list[dict], tools: dict[str, Tool]) -> dict:
     run_agent) from here fails the tests.
 
     练习 1.1：给助手回复里的每个 tool_use 块各回答一个 tool_result。
-    `content` 是助手消息的内容，一个由 dict 组成的列表（文本块和 tool_use 块）。返回下一条 user 消息
-    {"role": "user", "content": [...]}，其中每个 tool_use 块正好对应一个
-    {"type": "tool_result", "tool_use_id": <id>, "content": <文本>}，顺序相同；工具失败时加上 "is_error": True。
-    用 `run_tool(tools, name, input)` 运行每个工具，它返回 ToolOutcome(content, is_error)。
-    要自己写：agentlab.execute_tools 是实验室自己的版本，在这里调用它（或 run_agent）会让测试失败。
+    `content` 是助手消息的内容，一个由 dict 组成的列表（文本块和 tool_use 块）。返回下一条 user 消息 {"role": "user",
+    "content": [...]}，其中每个 tool_use 块正好对应一个 {"type": "tool_result", "tool_use_id": <id>, "content": <文
+    本>}，顺序相同；工具失败时加上 "is_error": True。用 `run_tool(tools, name, input)` 运行每个工具，它返回
+    ToolOutcome(content, is_error)。要自己写：agentlab.execute_tools 是实验室自己的版本，在这里调用它（或 run_agent）
+    会让测试失败。
     """
     ### BEGIN SOLUTION
     results = []
@@ -52,8 +52,8 @@ def format_tool_error(tool_name: str, field: str, value: str, valid: list[str]) 
     no traceback.
 
     练习 1.2：写出模型给工具传了错误的值之后读到的消息。
-    点出工具名、字段和错误的值；列出与错误值最接近的有效值（最多 5 个，最接近的在前；`difflib.get_close_matches`
-    可以帮忙，用 cutoff=0）；最后说明该怎么做："Call <tool_name> again with one of these." 最多 300 个字符，不要
+    点出工具名、字段和错误的值；列出与错误值最接近的有效值（最多 5 个，最接近的在前；`difflib.get_close_matches` 可
+    以帮忙，用 cutoff=0）；最后说明该怎么做："Call <tool_name> again with one of these." 最多 300 个字符，不要
     traceback。
     """
     ### BEGIN SOLUTION

@@ -39,17 +39,14 @@ def city_chain(client: Any, task: str, notes_dir: str | Path, model: str) -> dic
     "stopped_at": None, "reason": ""}.
 
     练习 3.1：把 agent 的城市任务改写成一条带门控（gate）的提示链。
-    第 1 步（模型）：一次调用，client.messages.create(model=model, max_tokens=256,
-    messages=[{"role": "user", "content": task}], output_config={"format": {"type": "json_schema",
-    "schema": CITIES}})；它的第一个文本块是 JSON：用 json.loads(...)["cities"] 读出列表。
-    门控（代码）：城市少于两个，或者有任何一个城市被 get_weather 拒绝（用
-    run_tool({"get_weather": get_weather}, "get_weather", {"city": c})；is_error 表示被拒绝），链就停下：
-    返回 {"note": None, "stopped_at": "gate", "reason": <原因：被拒绝的城市用工具自己的消息>}，不再调用模型。
-    第 2 步（代码）：气温，写成 "Paris: 18.5°C; London: 15°C"（对工具的内容做 json.loads）。
-    第 3 步（模型）：一次调用，不用 schema，提示为 "Write a short note comparing these temperatures. Data: <第 2 步
-    的那一行>"；
-    笔记是它的第一个文本块。
-    第 4 步（代码）：用 make_save_note(notes_dir) 保存笔记。返回 {"note": note, "stopped_at": None, "reason": ""}。
+    第 1 步（模型）：一次调用，client.messages.create(model=model, max_tokens=256, messages=[{"role": "user",
+    "content": task}], output_config={"format": {"type": "json_schema", "schema": CITIES}})；它的第一个文本块是 JSON：
+    用 json.loads(...)["cities"] 读出列表。门控（代码）：城市少于两个，或者有任何一个城市被 get_weather 拒绝（用
+    run_tool({"get_weather": get_weather}, "get_weather", {"city": c})；is_error 表示被拒绝），链就停下：返回
+    {"note": None, "stopped_at": "gate", "reason": <原因：被拒绝的城市用工具自己的消息>}，不再调用模型。第 2 步（代
+    码）：气温，写成 "Paris: 18.5°C; London: 15°C"（对工具的内容做 json.loads）。第 3 步（模型）：一次调用，不用
+    schema，提示为 "Write a short note comparing these temperatures. Data: <第 2 步的那一行>"；笔记是它的第一个文本
+    块。第 4 步（代码）：用 make_save_note(notes_dir) 保存笔记。返回 {"note": note, "stopped_at": None, "reason": ""}。
     """
     ### BEGIN SOLUTION
     tools = {"get_weather": get_weather}
@@ -88,9 +85,9 @@ def weather_with_retry(city: str) -> tuple[str, float] | None:
     suggestion X and return its result. Return None if there is no suggestion or the retry fails.
 
     练习 3.2：固定的 workflow 为了应对拼错的城市需要的新代码。
-    通过 run_tool({"get_weather": get_weather}, "get_weather", {"city": city}) 调用 get_weather。成功时返回
-    （结果中 "city" 的规范名称，它的 "temp_c"）。如果出错的消息里含有 "Did you mean: X"（可能是 "X, Y, ..."），
-    就用第一个建议 X 重试一次，并返回它的结果。没有建议或者重试失败时返回 None。
+    通过 run_tool({"get_weather": get_weather}, "get_weather", {"city": city}) 调用 get_weather。成功时返回元组 (结
+    果中 "city" 的规范名称, 它的 "temp_c")。如果出错的消息里含有 "Did you mean: X"（可能是 "X, Y, ..."），就用第一个
+    建议 X 重试一次，并返回它的结果。没有建议或者重试失败时返回 None。
     """
     ### BEGIN SOLUTION
     tools = {"get_weather": get_weather}
@@ -121,10 +118,10 @@ def designs_to_ship() -> dict[str, dict]:
     are a fine answer; so is code that measures.
 
     练习 3.3：一个设计决定：对 SHIP_TASKS 中的每个任务，你会交付的设计和它的费用。
-    像笔记本那样把各个变体用两种方式都运行一遍（在模拟的客户端上 `variant_table(client, folder)`），然后对
-    "plain"、"misspelt" 和 "rain" 决定交付 agent 还是固定的 workflow。你交付的设计必须能完成任务（看它的
-    "success" 列）；两个都能完成时，交付更便宜的那个。返回 {task: {"pick": "agent" 或 "workflow", "usd": <你选的
-    设计运行一次测得的 USD，按表格 "cost (USD)" 列显示的值>}}。从表格上读出的常数是合格的答案；测量出来的代码也是。
+    像笔记本那样把各个变体用两种方式都运行一遍（在模拟的客户端上 `variant_table(client, folder)`），然后对 "plain"、
+    "misspelt" 和 "rain" 决定交付 agent 还是固定的 workflow。你交付的设计必须能完成任务（看它的 "success" 列）；两个
+    都能完成时，交付更便宜的那个。返回 {task: {"pick": "agent" 或 "workflow", "usd": <你选的设计运行一次测得的 USD，
+    按表格 "cost (USD)" 列显示的值>}}。从表格上读出的常数是合格的答案；自己去测量的代码也可以。
     """
     ### BEGIN SOLUTION
     import tempfile

@@ -26,10 +26,10 @@ def route_ticket(client: Any, ticket: str, routes: dict[str, str], fallback: str
     分类：一次调用，client.messages.create(model=model, max_tokens=64, system="Classify the ticket.",
     messages=[{"role": "user", "content": ticket}], output_config={"format": {"type": "json_schema", "schema":
     {"type": "object", "properties": {"label": {"type": "string", "enum": [*routes, "other"]}}, "required":
-    ["label"]}}})；标签是 json.loads(第一个文本)["label"]。
-    分支：用同样的 messages（不带 output_config）和 system=routes[label] 调用一次。
-    标签不是 routes 的键，或者回复不是带 "label" 的 JSON 时，都不能抛出异常：改用 system=fallback 作答。
-    返回 {"label": <标签；读不出来时为 None>, "branch": <用到的路由键，或 "fallback">, "reply": <分支的第一个文本块>}。
+    ["label"]}}})；标签是 json.loads(第一个文本)["label"]。分支：用同样的 messages（不带 output_config）和
+    system=routes[label] 调用一次。标签不是 routes 的键，或者回复不是带 "label" 的 JSON 时，都不能抛出异常：改用
+    system=fallback 作答。返回 {"label": <标签；读不出来时为 None>, "branch": <用到的路由键，或 "fallback">, "reply":
+    <分支的第一个文本块>}。
     """
     ### BEGIN SOLUTION
     schema = {
@@ -72,11 +72,11 @@ def bounded_loop(
     "max_rounds", "feedback": the last feedback ("" when accepted)}.
 
     练习 4.2：给 cookbook 里 `while True` 的评估者循环加上边界，并报告它为何停止。
-    cookbook 的循环：result = generate(task, None)；然后一直重复：status, feedback = evaluate(task, result)；
-    如果 status == "PASS" 就返回 result；result = generate(task, feedback)。
-    你的循环最多评估 max_rounds 次（因此生成也绝不超过 max_rounds 次）。max_rounds 必须是 >= 1 的整数：
-    否则抛出 ValueError，点出 max_rounds 和它的值。返回 {"result": 最后的结果, "rounds": 评估的次数,
-    "stopped_because": "accepted" 或 "max_rounds", "feedback": 最后一次的反馈（接受时为 ""）}。
+    cookbook 的循环：result = generate(task, None)；然后一直重复：status, feedback = evaluate(task, result)；如果
+    status == "PASS" 就返回 result；result = generate(task, feedback)。你的循环最多评估 max_rounds 次（因此生成也绝
+    不超过 max_rounds 次）。max_rounds 必须是 >= 1 的整数：否则抛出 ValueError，点出 max_rounds 和它的值。返回
+    {"result": 最后的结果, "rounds": 评估的次数, "stopped_because": "accepted" 或 "max_rounds", "feedback": 最后一次
+    的反馈（接受时为 ""）}。
     """
     ### BEGIN SOLUTION
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:

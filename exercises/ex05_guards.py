@@ -48,19 +48,19 @@ def run_guarded(
     agentlab.execute_tools and agentlab.guards fail the tests.
 
     练习 5.1：你的 agent 循环（练习 2.1），在模型不肯结束时由 harness 结束。
-    模型只决定它是否还想要一个工具。一个很慢、一遍又一遍请求同样的东西、或者一直请求却毫无进展的模型，
-    会一直运行，直到它之外的某条规则叫停。给你的循环加上三条这样的规则，再加上轮数上限：
-    - 挂钟时间：从运行开始经过 `max_seconds` 之后，不再开始任何模型调用。只从 `clock()`（秒）读时间：测试会拨动它。
+    模型只决定它是否还想要一个工具。一个很慢、一遍又一遍请求同样的东西、或者一直请求却毫无进展的模型，会一直运行，直
+    到它之外的某条规则叫停。给你的循环加上三条这样的规则，再加上轮数上限：
+    - 挂钟时间：从运行开始已经过了 `max_seconds` 秒（正好等于也算）时，不再开始任何模型调用。只从 `clock()`（秒）读
+      时间：测试会拨动它。
     - 重复调用：模型请求同一个调用（同一个工具、同样的输入；dict 的键在任何一层换个顺序都不算不同的调用）达到
       `max_repeats` 次时，这个请求仍然要运行并回答，之后不再调用模型。
     - 没有进展：一轮中只要有一个工具结果是成功的（不是 is_error）、而且它的文本本次运行没见过，这一轮就有进展；连续
       `max_idle_turns` 轮都没有进展时，不再调用模型。
-    - 模型调用绝不超过 `max_turns` 次。
-    检查在每次模型调用之前进行（已经在运行的调用从不被打断），你返回的对话仍是 API 会接受的样子（每个 tool_use
-    都得到回答）。返回 (messages, why)：模型不再请求工具时，why 是模型自己的 stop_reason，否则是第 05 本的运行
-    停下时用的名字："max_turns"、"max_wall_time"、"repeated_call" 或 "no_progress"（两条规则会让同一次调用停下时，
-    取这个列表中靠前的那个）。循环和 guard 要自己写：agentlab.run_agent、agentlab.execute_tools 和 agentlab.guards
-    会让测试失败。
+    - 模型调用绝不超过 `max_turns` 次。检查在每次模型调用之前进行（已经在运行的调用从不被打断），你返回的对话仍是 API
+      会接受的样子（每个 tool_use 都得到回答）。返回 (messages, why)：模型不再请求工具时，why 是模型自己的
+      stop_reason，否则是第 05 本的运行停下时用的名字："max_turns"、"max_wall_time"、"repeated_call" 或 "no_progress"
+      （两条规则都要拦下同一次调用时，取这个列表中靠前的那个）。循环和 guard 要自己写：agentlab.run_agent、
+      agentlab.execute_tools 和 agentlab.guards 会让测试失败。
     """
     ### BEGIN SOLUTION
     import json

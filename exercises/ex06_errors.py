@@ -23,9 +23,9 @@ def readable_schema_error(tool: Tool, tool_input: Any) -> str:
 
     练习 6.1：为违反工具 schema 的输入写出可读的错误消息。
     `tool.input_schema` 是一个 JSON schema，有 "properties"（每个都有 "type"）和 "required"。消息必须：点出工具名；
-    点出每个缺少的必填字段（用单引号，例如 'city'）；展示收到了什么（以 JSON 表示的输入）；以 `name (type)`
-    的形式列出每个有效字段及其类型；最后一行是 `Example: {...}`，一个 JSON 对象，每个必填字段都设成类型正确的值
-    （字符串 "example"、整数 1、number 1.0、布尔值 true）。不要包含 Python traceback。
+    点出每个缺少的必填字段（用单引号，例如 'city'）；展示收到了什么（以 JSON 表示的输入）；以 `name (type)` 的形式列
+    出每个有效字段及其类型；最后一行是 `Example: {...}`，一个 JSON 对象，每个必填字段都设成类型正确的值（字符串
+    "example"、整数 1、number 1.0、布尔值 true）。不要包含 Python traceback。
     """
     ### BEGIN SOLUTION
     props = tool.input_schema.get("properties", {})
@@ -60,11 +60,11 @@ def simplest_design(designs: list[dict], target: float) -> str | None:
     when no design reaches it. Do not change `designs`.
 
     练习 6.2：选出预测的任务成功率达到目标的最简单的设计。
-    每个设计是一个 dict，有 "name"、"steps"（任务要走多少个相互依赖的步骤：每一步都必须成功）、"p_step"
-    （一个步骤尝试一次成功的概率），以及可选的 "retries"（失败的步骤因为错误消息可读而再得到几次尝试；没有时为 0）。
-    假设各次尝试相互独立，预测每个设计的任务成功率：一个步骤只有在 1 + retries 次尝试全部失败时才失败，
-    任务只有在每一步都成功时才成功。最简单的设计是步骤最少的那个；步骤一样多时，取列在前面的那个。
-    返回预测成功率至少为 `target` 的最简单设计的名字；没有设计达到时返回 None。不要修改 `designs`。
+    每个设计是一个 dict，有 "name"、"steps"（任务要走多少个相互依赖的步骤：每一步都必须成功）、"p_step"（一个步骤尝
+    试一次成功的概率），以及可选的 "retries"（失败的步骤因为错误消息可读而再得到几次尝试；没有时为 0）。假设各次尝试
+    相互独立，预测每个设计的任务成功率：一个步骤只有在 1 + retries 次尝试全部失败时才失败，任务只有在每一步都成功时
+    才成功。最简单的设计是步骤最少的那个；步骤一样多时，取列在前面的那个。返回预测成功率至少为 `target` 的最简单设计
+    的名字；没有设计达到时返回 None。不要修改 `designs`。
     """
 
     ### BEGIN SOLUTION

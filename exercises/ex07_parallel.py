@@ -18,10 +18,10 @@ def booking_tools(seats: list[str]) -> list[Tool]:
     order, while two free_seats calls may still run at the same time.
 
     练习 7.1：声明共享状态，让 book_seat 和 free_seats 永远不会重叠。
-    `seats` 是空闲座位名的共享列表。返回两个用 @tool 做出的工具：`book_seat(seat: str) -> str` 把座位从 `seats`
-    中移除（座位不空闲时抛出 agentlab.ToolError），并返回 "Booked <seat>."；`free_seats() -> dict` 返回
-    {"free": <空闲座位数>}。用 reads=/writes= 声明每个工具碰到什么，让执行器保持预订和计数的先后顺序，
-    同时两次 free_seats 调用仍然可以同时运行。
+    `seats` 是空闲座位名的共享列表。返回两个用 @tool 做出的工具：`book_seat(seat: str) -> str` 把座位从 `seats` 中移
+    除（座位不空闲时抛出 agentlab.ToolError），并返回 "Booked <seat>."；`free_seats() -> dict` 返回 {"free": <空闲座
+    位数>}。用 reads=/writes= 声明每个工具碰到什么，让执行器保持预订和计数的先后顺序，同时两次 free_seats 调用仍然可
+    以同时运行。
     """
     ### BEGIN SOLUTION
     from agentlab.tools import ToolError
@@ -59,11 +59,11 @@ def run_turn(calls: list[dict], tools: list[Tool]) -> list[dict]:
     yourself, with threads: agentlab.execute_tools and the executor's Executor, waves and conflicts fail the tests.
 
     练习 7.2：一轮的工具调用，安全时同时运行，不安全时按顺序运行。
-    `calls` 是一次回复中的 tool_use 块（{"type", "id", "name", "input"}），按模型写出的顺序。一个调用写入的状态
-    被另一个调用读或写时，两者冲突（每个工具的 `reads` 和 `writes`，都是名字的集合）。一个调用可以和其他调用
-    并行运行，除非它与本轮中更早的某个调用冲突；那时它必须看到那个调用的效果，就像这一轮按模型的顺序运行一样
-    （没有过期的读取）。每个调用返回一个 tool_result 块，按调用的顺序：{"type": "tool_result", "tool_use_id": ...,
-    "content": ...}，调用失败时带上 "is_error": True。用 agentlab.tools.run_tool 运行每个调用，并用线程自己安排它们：
+    `calls` 是一次回复中的 tool_use 块（{"type", "id", "name", "input"}），按模型写出的顺序。一个调用写入的状态被另
+    一个调用读或写时，两者冲突（每个工具的 `reads` 和 `writes`，都是名字的集合）。一个调用可以和其他调用并行运行，除
+    非它与本轮中更早的某个调用冲突；那时它必须看到那个调用的效果，就像这一轮按模型的顺序运行一样（没有过期的读取）。
+    每个调用返回一个 tool_result 块，按调用的顺序：{"type": "tool_result", "tool_use_id": ..., "content": ...}，调用
+    失败时带上 "is_error": True。用 agentlab.tools.run_tool 运行每个调用，并用线程自己安排它们：
     agentlab.execute_tools 以及执行器的 Executor、waves 和 conflicts 会让测试失败。
     """
     ### BEGIN SOLUTION

@@ -27,12 +27,13 @@ def react_loop(client: Any, task: str, tools: list[Any], model: str, max_turns: 
     练习 8.1：写出 ReAct 循环：模型把每个工具调用写成文字；你的代码解析、执行、观察。
     不向 API 发送 `tools=`。系统提示（agentlab.react.react_prompt(tools) 会写一份）要求模型写出 `Thought: ...`、
     `Action: <tool name>` 和 `Action Input: <JSON object>`（尖括号里是工具名和 JSON 对象），然后停下。你的代码读出这
-    个动作，运行工具（可以用
-    agentlab.run_tool），并用一条以 `Observation: ` 开头的 user 消息作答；带有 `Final Answer: <text>` 的回复结束任务，
-    你返回的就是那段文本。
+    个动作，运行工具（可以用 agentlab.run_tool），并用一条以 `Observation: ` 开头的 user 消息作答；带有
+    `Final Answer: <text>` 的回复结束任务，你返回的就是那段文本。
+
     模型并不总在提示说的地方停下：它可能继续往下写，自己编造 Observation 并据此作答。确保每次回复都在模型自己写的
     Observation 之前被截断（API 可以替你做到）。既不是格式正确的动作、也不是最终答案的回复，要回一条消息说明该写什么，
     并算作一轮。模型调用绝不超过 `max_turns` 次；到那时还没有最终答案就返回 None。
+
     循环和解析要自己写：agentlab.react.run_react 和 agentlab.react.parse_action 会让测试失败。
     """
     ### BEGIN SOLUTION
@@ -94,12 +95,12 @@ def describe_lookup() -> tuple[str, str]:
 
     练习 8.2：描述天气工具，让模型选中它、填对它，而且它保持便宜。
     为第 08 本的工具 `lookup(query)`（`agentlab.experiments.tool_descriptions.lookup_tool`）返回
-    `(description, query_description)`：工具的描述和它的 `query` 属性的描述。这个工具返回一个城市今天的气温
-    （`temp_c`，摄氏度）和天空状况，除了城市的名字本身之外什么都拒绝。评分用的是模拟的 `DescriptionReader`，
-    它被设定为把每一种输入格式都猜错（`guess_wrong=1.0`）：城市任务必须在 3 次模型调用内答完（两个城市在一次回复里、
-    笔记、回答），没有被拒绝的输入；描述必须说明单位；整个定义每一轮的输入 token 最多 `BUDGET_TOKENS`（大约 60），
-    按 `tool_descriptions.definition_tokens` 的估算。笔记本里的 `precise` 文本太长了。
-    用 `tool_descriptions.run_once(*describe_lookup(), guess_wrong=1.0)` 试试你的描述。
+    `(description, query_description)`：工具的描述和它的 `query` 属性的描述。这个工具返回一个城市今天的气温（
+    `temp_c`，摄氏度）和天空状况，除了城市的名字本身之外什么都拒绝。评分用的是模拟的 `DescriptionReader`，它被设定为
+    把每一种输入格式都猜错（`guess_wrong=1.0`）：城市任务必须用 3 次模型调用答完（两个城市在一次回复里、笔记、回答），
+    没有被拒绝的输入；描述必须说明单位；整个定义每一轮的输入 token 最多 `BUDGET_TOKENS`（大约 60），按
+    `tool_descriptions.definition_tokens` 的估算。笔记本里的 `precise` 文本太长了。用
+    `tool_descriptions.run_once(*describe_lookup(), guess_wrong=1.0)` 试试你的描述。
     """
     ### BEGIN SOLUTION
     return (
@@ -127,13 +128,12 @@ def arrange_context(docs: list[str], scores: list[float], budget: int, count) ->
     Do not change `docs` or `scores`. No document fits: return [].
 
     练习 8.3：选出放得进 token 预算的文档，并把最好的放在两端。
-    长度决定账单，位置不决定（在第 08b 本里每个位置的花费都一样），但已发表的 Lost-in-the-Middle 曲线在中间最低。
-    所以：`docs[i]` 的相关度是 `scores[i]`；`count(doc)` 给出一个文档的 token 数。按顺序返回要发送的文档：
+    长度决定账单，位置不决定（在第 08b 本里每个位置的花费都一样），但已发表的 Lost-in-the-Middle 曲线在中间最低。所
+    以：`docs[i]` 的相关度是 `scores[i]`；`count(doc)` 给出一个文档的 token 数。按顺序返回要发送的文档：
     1. 从分数最高的文档往下逐个看（分数相同时，`docs` 中靠前的先看）；如果已保留文档的 token 加上它自己的不超过
        `budget`，就保留它，否则跳过它，继续看下一个。
     2. 把保留的文档按最好的在两端、最弱的在中间排列：第 1 名在最前，第 2 名在最后，第 3 名在第二个，第 4 名在倒数第
-       二个，依此类推。
-    不要修改 `docs` 或 `scores`。一个文档都放不下时返回 []。
+       二个，依此类推。不要修改 `docs` 或 `scores`。一个文档都放不下时返回 []。
     """
     ### BEGIN SOLUTION
     order = sorted(range(len(docs)), key=lambda i: (-scores[i], i))

@@ -28,15 +28,16 @@ def metered(client: Any, prices: dict, ledger: list) -> Callable[..., Any]:
     functions fail the tests.
 
     练习 9.1：一个你自己的计量器：每次模型调用在发生时就被计价。
-    除非有什么东西看见每一次调用，否则 harness 说不出一次运行花了多少：实验室的 Meter 位于代码和 API 之间，
-    记录每一次调用。做一个同样的东西。返回一个函数 `create(**request)`：它通过 `client.messages.create(**request)`
-    发出调用并原样返回回复，并且对 API 回答的每次调用，向 `ledger` 追加一个 dict：
-    {"model": <回复的 model>, "input_tokens": ..., "output_tokens": ..., "usd": ...}。
+    除非有什么东西看见每一次调用，否则 harness 说不出一次运行花了多少：实验室的 Meter 位于代码和 API 之间，记录每一
+    次调用。做一个同样的东西。返回一个函数 `create(**request)`：它通过 `client.messages.create(**request)` 发出调用
+    并原样返回回复，并且对 API 回答的每次调用，向 `ledger` 追加一个 dict：{"model": <回复的 model>, "input_tokens": ...,
+    "output_tokens": ..., "usd": ...}。
+
     "input_tokens" 是这次调用被计费的全部输入 token：usage 对象把未缓存的输入、缓存读取和缓存写入分开报告，
-    `cache_creation` 再按存活时间（5 分钟或 1 小时）拆分写入；没有用到缓存的调用，其中任何一项都可能是 None。
-    "usd" 按 `prices` 中各自的费率给每一部分计价（每百万 token 的 USD："input"、"output"、"cache_read"、
-    "cache_write_5m"、"cache_write_1h"）。被 API 拒绝的调用不花钱，它的错误按抛出时的样子传给调用者。
-    实验室的 Meter 和它的计价函数会让测试失败。
+    `cache_creation` 再按存活时间（5 分钟或 1 小时）拆分写入；没有用到缓存的调用，其中任何一项都可能是 None。"usd" 按
+    `prices` 中各自的费率给每一部分计价（每百万 token 的 USD："input"、"output"、"cache_read"、"cache_write_5m"、
+    "cache_write_1h"）。被 API 拒绝的调用不花钱，它的错误按抛出时的样子传给调用者。实验室的 Meter 和它的计价函数会让
+    测试失败。
     """
 
     ### BEGIN SOLUTION
@@ -89,10 +90,10 @@ def run_capped(
     agentlab.execute_tools, agentlab.guards and the lab's price functions fail the tests.
 
     练习 9.2：你的循环（练习 2.1），在会越过美元预算的那次调用之前停下。
-    钱是一次调用一次调用花出去的，而一次调用无法收回：所以检查要在每次调用之前，按这次调用最坏的情况来做：
-    它将发送的输入（用 client.messages.count_tokens 数）加上 `max_tokens` 的输出，按 `prices` 计价（每百万 token 的
-    USD，{"input": ..., "output": ...}）。如果已经花掉的加上这个最坏情况会超过 `max_usd`，就不调用。一次调用之后，
-    加上它真实的花费，即它的用量按同样的价格计算。返回 (messages, why, spent)：模型不再请求工具时，`why` 是模型的
+    钱是一次调用一次调用花出去的，而一次调用无法收回：所以检查要在每次调用之前，按这次调用最坏的情况来做：它将发送的
+    输入（用 client.messages.count_tokens 数）加上 `max_tokens` 的输出，按 `prices` 计价（每百万 token 的 USD，
+    {"input": ..., "output": ...}）。如果已经花掉的加上这个最坏情况会超过 `max_usd`，就不调用。一次调用之后，加上它
+    真实的花费，即它的用量按同样的价格计算。返回 (messages, why, spent)：模型不再请求工具时，`why` 是模型的
     stop_reason，否则是 "max_usd" 或 "max_turns"。你返回的对话仍是 API 会接受的样子。循环和检查要自己写：
     agentlab.run_agent、agentlab.execute_tools、agentlab.guards 和实验室的计价函数会让测试失败。
     """

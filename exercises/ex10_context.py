@@ -36,16 +36,17 @@ def run_compacting(
     agentlab.run_agent, agentlab.execute_tools and the lab's Compaction fail the tests.
 
     练习 10.1：你的 agent 循环（练习 2.1），用压缩把它保持在上下文预算之内。
-    每次调用都重新发送整个历史，所以一个长任务会撑破任何窗口。在任务的每次调用之前，看一看上一次任务调用
-    发送和写出了多少（它的 `usage`：API 报告的 input_tokens + output_tokens）。超过 `threshold` 时，先压缩：
-    额外调用一次模型，不带工具，它的系统提示要求总结到目前为止的对话（以文本发送），然后从一条装着这份总结的
-    user 消息继续。模拟模型会回应系统提示中含有 "summarise"、"summarize" 或 "summary" 一词的请求，并从你发送的
-    文本里读出气温：`agentlab.context.compaction.transcript(messages)` 把对话渲染成它最容易读的样子
-    （旁边的 `SUMMARY_SYSTEM` 是笔记本自己用的总结提示）。
-    返回 (messages, compactions)：你的循环最后持有的对话（每个 tool_use 都得到回答：它以模型的最后一次回复结束，
-    或者在 `max_turns` 结束运行时，以它最后那些请求的结果结束），以及压缩了几次。`max_turns` 限制任务的调用次数；
-    总结调用不算轮次。循环和触发条件要自己写：agentlab.run_agent、agentlab.execute_tools 和实验室的 Compaction
-    会让测试失败。
+    每次调用都重新发送整个历史，所以一个长任务会撑破任何窗口。在任务的每次调用之前，看一看上一次任务调用发送和写出了
+    多少（它的 `usage`：API 报告的 input_tokens + output_tokens）。超过 `threshold` 时，先压缩：额外调用一次模型，不
+    带工具，它的系统提示要求总结到目前为止的对话（以文本发送），然后从一条装着这份总结的 user 消息继续。模拟模型会回
+    应系统提示中含有 "summarise"、"summarize" 或 "summary" 一词的请求，并从你发送的文本里读出气温：
+    `agentlab.context.compaction.transcript(messages)` 把对话渲染成它最容易读的样子（旁边的 `SUMMARY_SYSTEM` 是笔记
+    本自己用的总结提示）。
+
+    返回 (messages, compactions)：你的循环最后持有的对话（每个 tool_use 都得到回答：它以模型的最后一次回复结束，或者
+    在 `max_turns` 结束运行时，以它最后那些请求的结果结束），以及压缩了几次。`max_turns` 限制任务的调用次数；总结调
+    用不算轮次。循环和触发条件要自己写：agentlab.run_agent、agentlab.execute_tools 和实验室的 Compaction 会让测试失
+    败。
     """
     ### BEGIN SOLUTION
     from agentlab.context.compaction import SUMMARY_SYSTEM, transcript
@@ -146,18 +147,17 @@ def plan_window(parts: list[dict], budget: int) -> dict[str, str]:
     budget and the smallest plan's tokens. Do not change `parts`.
 
     练习 10.3：决定保留、总结还是丢弃哪些部分，让下一次调用放得下（一个设计决定）。
-    `parts` 是下一次调用的窗口，按请求顺序排列，最早的历史在前。每个部分是一个 dict："name"（唯一）、"kind"
-    （"tool_prompt"、"tool_definitions"、"system"、"task"、"history"、"new" 之一）、"tokens"（它的大小），历史部分还
-    有
+    `parts` 是下一次调用的窗口，按请求顺序排列，最早的历史在前。每个部分是一个 dict："name"（唯一）、"kind"（
+    "tool_prompt"、"tool_definitions"、"system"、"task"、"history"、"new" 之一）、"tokens"（它的大小），历史部分还有
     "summary_tokens"（总结之后的大小，比 "tokens" 小）和 "needed"（答案仍然需要只有这个部分才有的某个事实时为 True；
     总结会保留那个事实）。为每个部分返回 {name: "keep" | "summarise" | "drop"}，使得：
     1. 计划放得下：保留部分的 tokens 加上总结部分的 summary_tokens 不超过 `budget`；
     2. 每个不是历史的部分都保留（没有它们，agent 就成了另一个 agent，或者没看到它刚刚请求的东西），只有历史部分才会
        被总结或丢弃；
     3. 被需要的部分绝不丢弃；
-    4. 不浪费空间：没有任何一个部分还能往上升一级（丢弃 -> 总结，总结 -> 保留）而仍然放得下。
-    哪些部分先让路是你的设计：在注释里说明原因。连最小的计划（其余全部丢弃，被需要的部分总结）都放不下时，
-    抛出 ValueError，点出预算和最小计划的 token 数。不要修改 `parts`。
+    4. 不浪费空间：没有任何一个部分还能往上升一级（丢弃 -> 总结，总结 -> 保留）而仍然放得下。哪些部分先让路是你的设
+       计：在注释里说明原因。连最小的计划（其余全部丢弃，被需要的部分总结）都放不下时，抛出 ValueError，点出预算和最
+       小计划的 token 数。不要修改 `parts`。
     """
     ### BEGIN SOLUTION
     # Summarise what is needed, drop the rest, then give room back newest first: the newest turns are

@@ -22,10 +22,10 @@ def tainted_field(tool_input: dict, untrusted_texts: list[str], min_chars: int =
     Raise ValueError (naming min_chars and its value) if min_chars is not a whole number >= 1.
 
     练习 11.1：数据流检查：一个调用的输入是否带有来自不可信结果的文字？
-    `tool_input` 是模型发送的输入（一个 dict：字段名 -> 值）。`untrusted_texts` 装着本次运行到目前为止见过的
-    每个不可信工具结果的文本。一个字符串字段中，只要有一段至少 `min_chars` 个连续字符也原样（区分大小写）出现在
-    某个不可信文本里，它就是*被污染的*。按 dict 的顺序返回第一个被污染字段的名字；没有字段被污染时返回 None。
-    不是字符串的字段永远不会被污染。min_chars 不是 >= 1 的整数时，抛出 ValueError（点出 min_chars 和它的值）。
+    `tool_input` 是模型发送的输入（一个 dict：字段名 -> 值）。`untrusted_texts` 装着本次运行到目前为止见过的每个不可
+    信工具结果的文本。一个字符串字段中，只要有一段至少 `min_chars` 个连续字符也原样（区分大小写）出现在某个不可信文
+    本里，它就是*被污染的*。按 dict 的顺序返回第一个被污染字段的名字；没有字段被污染时返回 None。不是字符串的字段永
+    远不会被污染。min_chars 不是 >= 1 的整数时，抛出 ValueError（点出 min_chars 和它的值）。
     """
     ### BEGIN SOLUTION
     if isinstance(min_chars, bool) or not isinstance(min_chars, int) or min_chars < 1:
@@ -67,14 +67,14 @@ def run_with_approval(
     gates (`GatedExecutor`, `Confirmation`) fail the tests.
 
     练习 11.2：你的 agent 循环（练习 2.1），循环里有一个人：改变外部世界的调用要等他同意。
-    一个读了第三方文字的模型，可能已经被那段文字指使去做某些事，而模型的回复里不会说出来。harness 仍然可以决定
-    运行什么。你的循环在运行 `side_effects` 中列出的工具的调用之前，先询问 `approve(name, tool_input)`；没有被批准的
-    调用不运行，模型会为它收到一个错误结果，说明用户没有批准哪个工具，这样它可以不用这个工具继续下去。只读的工具
-    不问就运行。一个抛出异常的审批者没有说“是”：那次调用和其他被拒绝的调用一样被拒绝，运行继续。
-    返回 (messages, refused)：对话（每个 tool_use 都按顺序得到回答：它以模型的最后一次回复结束，或者在 `max_turns`
-    结束运行时，以它最后那些请求的结果结束），以及被拒绝的调用的名字，按它们被请求的顺序。
-    循环和门控要自己写：agentlab.run_agent、agentlab.execute_tools 和实验室的门控（`GatedExecutor`、`Confirmation`）
-    会让测试失败。
+    一个读了第三方文字的模型，可能已经被那段文字指使去做某些事，而模型的回复里不会说出来。harness 仍然可以决定运行什
+    么。你的循环在运行 `side_effects` 中列出的工具的调用之前，先询问 `approve(name, tool_input)`；没有被批准的调用不
+    运行，模型会为它收到一个错误结果，说明用户没有批准哪个工具，这样它可以不用这个工具继续下去。只读的工具不问就运行。
+    一个抛出异常的审批者没有说“是”：那次调用和其他被拒绝的调用一样被拒绝，运行继续。
+
+    返回 (messages, refused)：对话（每个 tool_use 都按顺序得到回答：它以模型的最后一次回复结束，或者在 `max_turns` 结
+    束运行时，以它最后那些请求的结果结束），以及被拒绝的调用的名字，按它们被请求的顺序。循环和门控要自己写：
+    agentlab.run_agent、agentlab.execute_tools 和实验室的门控（`GatedExecutor`、`Confirmation`）会让测试失败。
     """
     ### BEGIN SOLUTION
     from agentlab.tools import run_tool, toolset

@@ -29,11 +29,10 @@ def who_chose(events: list[dict]) -> list[dict]:
     did every `code_step` (a workflow's fixed path).
 
     练习 12.1：对每个运行了工具的步骤，说出是谁选择了它：模型还是代码。
-    步骤就是 `tool_call` 和 `code_step` 事件，按 trace 中的顺序。每个步骤返回一个 dict：
-    {"name": <工具名>, "chosen_by": "model" 或 "code"}。一个 `tool_call` 的 "id" 如果等于某个更早的 `response` 事件
-    的
-    "content" 中某个 `tool_use` 块的 "id"（模型请求的正是这个调用），它就是模型选择的；否则就是你的代码自己运行的，
-    每个 `code_step`（workflow 的固定路径）也是。
+    步骤就是 `tool_call` 和 `code_step` 事件，按 trace 中的顺序。每个步骤返回一个 dict：{"name": <工具名>,
+    "chosen_by": "model" 或 "code"}。一个 `tool_call` 的 "id" 如果等于某个更早的 `response` 事件的 "content" 中某个
+    `tool_use` 块的 "id"（模型请求的正是这个调用），它就是模型选择的；否则就是你的代码自己运行的，每个 `code_step`（
+    workflow 的固定路径）也是。
     """
     ### BEGIN SOLUTION
     asked: set[str] = set()
@@ -61,11 +60,11 @@ def what_stopped(events: list[dict]) -> dict:
     stop event's fields of those names, or None when it has none.
 
     练习 12.2：说出是什么让运行停下的，又是谁决定的。
-    返回 {"reason": <stop 事件的 "reason">, "decided_by": ..., "guard": ..., "observed": ..., "limit": ...}。
-    stop 事件点出了一个 "guard"（循环代码里的某个上限结束了它）时，"decided_by" 是 "harness"；否则，最后一个
-    `response` 事件的 "stop_reason" 等于这个 stop reason 时（模型自己的回复结束了循环，例如 "end_turn"）是 "model"；
-    否则是 "code"（workflow 的固定路径走完了，或者一个错误结束了它）。"guard"、"observed" 和 "limit" 是 stop 事件中
-    同名的字段，没有时为 None。
+    返回 {"reason": <stop 事件的 "reason">, "decided_by": ..., "guard": ..., "observed": ..., "limit": ...}。stop 事
+    件点出了一个 "guard"（循环代码里的某个上限结束了它）时，"decided_by" 是 "harness"；否则，最后一个 `response` 事
+    件的 "stop_reason" 等于 stop 事件的 "reason" 时（模型自己的回复结束了循环，例如 "end_turn"），"decided_by" 是
+    "model"；否则是 "code"（workflow 的固定路径走完了，或者一个错误结束了它）。"guard"、"observed" 和 "limit" 是 stop
+    事件中同名的字段，没有时为 None。
     """
     ### BEGIN SOLUTION
     stop = events[-1]
@@ -100,10 +99,9 @@ def extra_turn_cost(events: list[dict], prices: dict) -> dict:
     练习 12.3：第一次和最后一次模型调用花了多少，以 token 和 USD 计。
     模型调用就是 `response` 事件，按顺序；每个都带着 API 的 "usage" dict。一次调用的 token 是它的 "input_tokens" +
     "output_tokens" + "cache_read_input_tokens" + "cache_creation_input_tokens"（缺失或为 None 的算 0）。它的 USD 费
-    用
-    用 `prices` 给这些 token 计价，即 "input"、"output"、"cache_read" 和 "cache_write" 下每百万 token 的 USD。
-    返回 {"calls": <模型调用次数>, "first_tokens": ..., "last_tokens": ..., "first_usd": ..., "last_usd": ...,
-    "growth": last_tokens / first_tokens}。没有模型调用的 trace 要抛出 ValueError 说明这一点。
+    用用 `prices` 给这些 token 计价，即 "input"、"output"、"cache_read" 和 "cache_write" 下每百万 token 的 USD。返回
+    {"calls": <模型调用次数>, "first_tokens": ..., "last_tokens": ..., "first_usd": ..., "last_usd": ..., "growth":
+    last_tokens / first_tokens}。没有模型调用的 trace 要抛出 ValueError 说明这一点。
     """
     ### BEGIN SOLUTION
     usages = [e.get("usage") or {} for e in events[1:] if e.get("event") == "response"]
@@ -149,13 +147,11 @@ def fan_out(client: Any, model: str, task: str, parts: list[str]) -> dict:
     again: compare what the workers sent with one call given every part.)
 
     练习 12.4：亲手写编排者-工作者：每个部分一个工作者，各用一个自己的窗口，最后汇总。
-    每个工作者调用得到 `task` 和它自己的那一部分，得不到其他部分的任何内容：这就是干净的窗口换来的东西。汇总调用
-    得到 `task` 和各工作者的答案，按部分的顺序。工作者可以同时运行。返回 {"answers": [每个工作者的文本，按部分的顺序],
+    每个工作者调用得到 `task` 和它自己的那一部分，得不到其他部分的任何内容：这就是干净的窗口换来的东西。汇总调用得到
+    `task` 和各工作者的答案，按部分的顺序。工作者可以同时运行。返回 {"answers": [每个工作者的文本，按部分的顺序],
     "final": 汇总的文本, "input_tokens": {"workers": 它们的总和, "join": 汇总的}}，从每次回复的用量中读出。没有部分
-    时：
-    抛出 ValueError，点出这个参数。（当每个部分都需要同一个很长的 `task` 时，每个工作者都要再读一遍：把各工作者发送
-    的
-    和一次给出所有部分的调用比一比。）
+    时：抛出 ValueError，点出这个参数。（当每个部分都需要同一个很长的 `task` 时，每个工作者都要再读一遍：把各工作者
+    发送的和一次给出所有部分的调用比一比。）
     """
     ### BEGIN SOLUTION
     if not parts:

@@ -18,11 +18,11 @@ def mark_for_caching(messages: list[dict]) -> list[dict]:
     history, and the API refuses a request with more than 4.
 
     练习 13.1：放置缓存断点，让一次长的 agent 运行花费减半或更少。
-    你的循环把这个函数返回的东西当作历史，每一轮都发送它。返回一个新的列表（不要修改 `messages` 或其中的 dict），
-    其中正好有一个内容块带有 "cache_control": {"type": "ephemeral"}：最后一条消息的最后一个块，这样下一轮 API 会在
-    往前几个块的地方找到这一轮的前缀，并从缓存中读取它。内容是普通字符串的消息，必须变成一个只有一个
-    {"type": "text", "text": ...} 块的列表，才能带上这个标记。删除更早的块上所有旧的 "cache_control"：它们会在历史里
-    越积越多，而 API 会拒绝带有超过 4 个的请求。
+    你的循环把这个函数返回的东西当作历史，每一轮都发送它。返回一个新的列表（不要修改 `messages` 或其中的 dict），其
+    中正好有一个内容块带有 "cache_control": {"type": "ephemeral"}：最后一条消息的最后一个块，这样下一轮 API 会在往前
+    几个块的地方找到这一轮的前缀，并从缓存中读取它。内容是普通字符串的消息，必须变成一个只有一个 {"type": "text",
+    "text": ...} 块的列表，才能带上这个标记。删除更早的块上所有旧的 "cache_control"：它们会在历史里越积越多，而 API
+    会拒绝带有超过 4 个的请求。
     """
     ### BEGIN SOLUTION
     out = []

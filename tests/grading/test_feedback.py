@@ -171,3 +171,13 @@ def test_every_graded_exercise_has_a_message_that_names_the_section_to_reread():
     assert len(graded) >= 29 and graded - named == set(), (
         f"exercises whose failures never say where to reread: {sorted(graded - named)}"
     )
+
+
+def test_the_student_readmes_quote_the_not_started_line_as_make_grade_prints_it():
+    from agentlab.grading.student_view import SAY
+
+    folder = Path(feedback.__file__).parent
+    for lang, readme in (("en", "STUDENT_README.md"), ("zh-CN", "STUDENT_README.zh-CN.md")):
+        say = SAY[lang]
+        line = say["not started"].format("1.1", "exercises/ex01_round_trip.py" + say["notebook"].format("01"))
+        assert line in (folder / readme).read_text("utf-8").replace("\n", ""), (readme, line)
