@@ -73,6 +73,9 @@ def test_the_syllabus_spans_six_weeks_and_gives_objectives_for_every_notebook(la
     for path in NOTEBOOKS:
         number = path.name.split("_")[0]
         assert re.search(rf"^- \*\*{number} ", text, re.M), f"{lang} syllabus: no objectives for {number}"
+    seconds = sorted(p.name.split("_")[0] for p in NOTEBOOKS if p.name.split("_")[0][-1].isalpha())
+    listed = re.findall(r"\b(\d\d[a-z])\b", text.split("\n\n", 2)[1])  # the format paragraph names the second parts
+    assert sorted(set(listed)) == seconds, f"{lang} syllabus lists second parts {sorted(set(listed))}, not {seconds}"
 
 
 def test_answer_02_a_run_capped_at_three_turns_saved_the_note_it_never_reported(tmp_path):
