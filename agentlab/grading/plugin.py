@@ -332,6 +332,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         return
     tr.write_sep("=", "points")
     earned, possible = report.total()
-    for line in render(report):
-        total = line.startswith("Total: ")
+    lines = render(report)
+    for i, line in enumerate(lines):
+        total = i == len(lines) - 1  # the total, in either language
         tr.write_line(line, bold=total, green=total and earned == possible)

@@ -127,12 +127,14 @@ def render(report: GradeReport, width: int = 240) -> list[str]:
     language (``AGENTLAB_LANG``, else the working directory, as the notebooks pick theirs)."""
     from agentlab.views.i18n import language
 
-    say = SAY["zh-CN" if language() == "zh-CN" else "en"]
+    try:
+        say, lines = SAY["zh-CN" if language() == "zh-CN" else "en"], []
+    except ValueError as unknown:  # a typo in AGENTLAB_LANG must not cost the student the grade's report
+        say, lines = SAY["en"], [f"{unknown}; the grading messages below are in English", ""]
     by_ex: dict[str, list[GradedTest]] = {}
     for t in report.tests:
         by_ex.setdefault(t.exercise, []).append(t)
     sums = report.exercises()
-    lines: list[str] = []
     first = next(
         (t for ex in sums for t in by_ex[ex] if t.outcome != "passed" and not not_started(ex, by_ex[ex])), None
     )

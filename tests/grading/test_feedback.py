@@ -181,3 +181,16 @@ def test_the_student_readmes_quote_the_not_started_line_as_make_grade_prints_it(
         say = SAY[lang]
         line = say["not started"].format("1.1", "exercises/ex01_round_trip.py" + say["notebook"].format("01"))
         assert line in (folder / readme).read_text("utf-8").replace("\n", ""), (readme, line)
+
+
+def test_a_language_the_lab_has_no_text_for_is_said_once_and_the_grade_is_still_shown(monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "zh")
+    assert (
+        feedback.in_language("expected re-prefill per turn [0], got [1]") == "expected re-prefill per turn [0], got [1]"
+    )
+    nodeid = "exercises/tests/test_ex01_round_trip.py::test_a"
+    report = GradeReport(
+        tests=[GradedTest(nodeid=nodeid, name="test_a", exercise="1.1", points=2, outcome="passed", earned=2)]
+    )
+    lines = render(report)
+    assert lines[0].startswith("AGENTLAB_LANG='zh'") and "in English" in lines[0] and lines[-1] == "Total: 2/2 points"
