@@ -176,13 +176,12 @@ def graded_points() -> dict[str, int]:
     return points
 
 
-GRADED_ID = re.compile(r"^- \*\*(?:Exercise |练习 )?(\d+\.\d+)\*\*", re.M)
-"""How a notebook's exercises cell lists a graded exercise: ``- **Exercise 8.3**``, ``- **9.1**``, ``- **练习 5.1**``."""
-
-
 def graded_ids(cells: list[dict]) -> list[str]:
-    """The graded exercises a notebook lists (a notebook and its part two, e.g. 08 and 08b, share one number)."""
-    return [i for c in cells if c["cell_type"] == "markdown" for i in GRADED_ID.findall("".join(c["source"]))]
+    """The graded exercises a notebook lists (a notebook and its part two, e.g. 08 and 08b, share one number),
+    by the listing line ``make grade`` reads too (``GRADED_LISTING``)."""
+    from agentlab.grading.student_view import GRADED_LISTING
+
+    return [i for c in cells if c["cell_type"] == "markdown" for i in GRADED_LISTING.findall("".join(c["source"]))]
 
 
 def ungraded_questions(cells: list[dict]) -> int:

@@ -19,14 +19,20 @@ from pathlib import Path
 TABLE = Path(__file__).resolve().parents[1] / "data" / "i18n" / "zh-CN" / "feedback.json"
 
 
-def in_language(message: str) -> str:
-    """``message`` in the student's language (unchanged in English, or when the table has no entry for it)."""
+def student_language() -> tuple[str, ValueError | None]:
+    """The student's language, ``"zh-CN"`` or ``"en"``, and the error of an ``AGENTLAB_LANG`` the lab has no text
+    for (then English: a typo must not cost the student the grade's report; ``render`` says so once)."""
     from agentlab.views.i18n import language
 
     try:
-        if language() != "zh-CN":
-            return message
-    except ValueError:  # an AGENTLAB_LANG the lab has no text for: render() says so once, in English
+        return language(), None
+    except ValueError as unknown:
+        return "en", unknown
+
+
+def in_language(message: str) -> str:
+    """``message`` in the student's language (unchanged in English, or when the table has no entry for it)."""
+    if student_language()[0] != "zh-CN":
         return message
     for pattern, chinese in _patterns():
         found = pattern.match(message)

@@ -10,10 +10,11 @@ exercise gets its whole message and a short traceback that stops at the student'
 from __future__ import annotations
 
 import functools
+import json
 import re
 from pathlib import Path
 
-from agentlab.grading.feedback import in_language
+from agentlab.grading.feedback import in_language, student_language
 from agentlab.grading.forbid import STUDENT_MODULE
 from agentlab.grading.report import GradedTest, GradeReport, fmt_points
 
@@ -85,12 +86,19 @@ def where(tests: list[GradedTest], say: dict[str, str] | None = None) -> str:
     return f"exercises/{stem}.py" + ((say or SAY["en"])["notebook"].format(notebook) if notebook else "")
 
 
+GRADED_LISTING = re.compile(r"^- \*\*(?:Exercise |练习 )?(\d+\.\d+)\*\*", re.M)
+"""A line of a notebook's exercises cell that lists a graded exercise (``- **Exercise 4.2**``, ``- **4.2**``,
+``- **练习 4.2**``): the one home of which notebook sets which exercise (also read by scripts/build_kit.py)."""
+
+
 @functools.cache
 def _listed_in() -> dict[str, str]:
     """Exercise id -> the English notebook (its number and letter) whose exercises cell lists it as graded."""
     listed: dict[str, str] = {}
     for path in sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb")):
-        for exercise in re.findall(r"- \*\*(?:Exercise )?(\d+\.\d+)\*\*", path.read_text("utf-8")):
+        cells = json.loads(path.read_text("utf-8"))["cells"]
+        markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        for exercise in GRADED_LISTING.findall(markdown):
             listed.setdefault(exercise, path.name.split("_")[0])
     return listed
 
@@ -125,12 +133,9 @@ SAY = {
 def render(report: GradeReport, width: int = 240) -> list[str]:
     """The lines printed after the run: first problem, per-exercise table, total (last), in the student's
     language (``AGENTLAB_LANG``, else the working directory, as the notebooks pick theirs)."""
-    from agentlab.views.i18n import language
-
-    try:
-        say, lines = SAY["zh-CN" if language() == "zh-CN" else "en"], []
-    except ValueError as unknown:  # a typo in AGENTLAB_LANG must not cost the student the grade's report
-        say, lines = SAY["en"], [f"{unknown}; the grading messages below are in English", ""]
+    lang, unknown = student_language()
+    say = SAY[lang]
+    lines = [f"{unknown}; the grading messages below are in English", ""] if unknown else []
     by_ex: dict[str, list[GradedTest]] = {}
     for t in report.tests:
         by_ex.setdefault(t.exercise, []).append(t)
