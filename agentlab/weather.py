@@ -151,18 +151,14 @@ def city_task(cities: list[str], lang: str | None = None) -> str:
         raise ValueError(
             f"city_task(cities={cities!r}): pass a list of city names, e.g. city_task(['Paris', 'London'])"
         )
-    if lang is None:
-        from agentlab.views.i18n import language
+    from agentlab.views.i18n import task_language
 
-        lang = "zh" if language() == "zh-CN" else "en"
-    if lang not in ("en", "zh"):
-        raise ValueError(
-            f"city_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)"
-        )
+    lang = task_language(lang, "city_task")
     if len(cities) < 2:
         raise ValueError(f"the city task needs two or more cities, got {cities!r}")
     if lang == "zh":
-        return f"比较{'和'.join(chinese_name(c) for c in cities)}的温度，哪个更暖和？然后保存一条笔记。"
+        names = [chinese_name(c) for c in cities]
+        return f"比较{'、'.join(names[:-1])}和{names[-1]}的温度，哪个更暖和？然后保存一条笔记。"
     listed = ", ".join(cities[:-1]) + f" or {cities[-1]}"
     return f"Which is warmer today, {listed}? Compare their temperatures, then save a note with the answer."
 

@@ -167,7 +167,9 @@ def test_the_zh_cn_edition_asks_in_chinese_and_its_caching_claims_hold(tmp_path,
     ratios, checked here on those runs."""
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")  # what the zh-CN kernel's folder picks, with the same code
     long = caching_pair(12, "claude-opus-5", tmp_path, one_per_turn=True)
-    assert long["cached"].messages[0]["content"].startswith("比较巴黎和") and "最暖和" in long["cached"].final_text
+    assert (
+        long["cached"].messages[0]["content"].startswith("比较巴黎、伦敦、") and "最暖和" in long["cached"].final_text
+    )
     assert saving(long) < 0.5  # "不到没有缓存时同一次运行的一半"
     plain_s, cached_s = (sum(t.latency_s for t in r.turns) for r in long.values())
     assert 0 < (plain_s - cached_s) / plain_s < 0.1  # "缩短了不到十分之一"

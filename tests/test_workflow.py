@@ -48,5 +48,13 @@ def test_chinese_workflow_answers_in_chinese_with_the_names_as_asked(sim, tmp_pa
 def test_unknown_workflow_language_is_refused(sim, tmp_path):
     import pytest
 
-    with pytest.raises(ValueError, match="the prompt exists in en, zh"):
+    with pytest.raises(ValueError, match=r"run_workflow\(lang='fr'\): the task is written in 'en' or 'zh'"):
         run_workflow(sim, ["Paris", "London"], tmp_path, lang="fr")
+
+
+def test_in_the_zh_cn_edition_both_sides_ask_in_chinese_by_default(sim, tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")  # as a kernel started in notebooks/zh-CN/ would pick it
+    agent, workflow = agentlab.compare(sim, ["Paris", "London"], tmp_path)
+    asked = [m["content"] for m in workflow.messages if m["role"] == "user"][0]
+    assert asked.startswith("用一句话写一条笔记") and "巴黎: 18.5°C; 伦敦: 15°C" in asked, asked
+    assert agent.final_text.startswith(workflow.final_text) and workflow.final_text.startswith("巴黎更暖和")

@@ -55,6 +55,18 @@ def test_a_zh_cn_notebook_shows_its_tables_in_chinese(notebook_store):
     assert "the note does not give" not in variants and ">why<" not in variants, variants[:400]
 
 
+@xdist_group(VARIANTS)
+def test_the_zh_cn_variants_are_sent_in_chinese_and_judged_by_chinese_notes(notebook_store):
+    done = notebook_store.get(VARIANTS)
+    cell = next(c for c in done.nb.cells if c.cell_type == "code" and "for v in variants():" in c.source)
+    printed = "".join(o.get("text", "") for o in cell.get("outputs", []))
+    tasks = [line.split(maxsplit=1)[-1] for line in printed.splitlines()]
+    assert len(tasks) == 5 and all("笔记" in t for t in tasks), printed  # every task asks for a note in Chinese
+    assert "Which is warmer" not in printed, printed
+    table = _shown(notebook_store, VARIANTS, 'results[["variant"')
+    assert "笔记里没有 里斯本 的气温" in table and "笔记里没有 柏林 明天的预报" in table, table[:600]
+
+
 @xdist_group(SIDE_BY_SIDE)
 def test_the_zh_cn_side_by_side_table_names_its_rows_in_chinese(notebook_store):
     table = _shown(notebook_store, SIDE_BY_SIDE, 'table = side_by_side(client, ["Paris", "London"]')

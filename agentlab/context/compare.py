@@ -25,12 +25,12 @@ from agentlab.context.task import (
     report_cities,
     report_task,
     surviving_facts,
-    task_language,
 )
 from agentlab.loop import run_agent
 from agentlab.meter.middleware import meter_of
 from agentlab.protocols import ContextStrategy
 from agentlab.run import Turn, turns_of
+from agentlab.views.i18n import task_language
 from agentlab.weather import make_get_weather
 
 TACTICS = (

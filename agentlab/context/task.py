@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agentlab.views.i18n import task_language
 from agentlab.weather import chinese_name, city_names, lookup, weather_table
 
 WINDOW_TOKENS = 12_000
@@ -77,25 +78,12 @@ def report_cities(n: int = DEFAULT_CITIES) -> list[str]:
     return names[:n]
 
 
-def task_language(lang: str | None, caller: str = "report_task") -> str:
-    """``"en"`` or ``"zh"``: ``lang`` checked, or with ``None`` the notebook's language."""
-    if lang is None:
-        from agentlab.views.i18n import language
-
-        return "zh" if language() == "zh-CN" else "en"
-    if lang not in ("en", "zh"):
-        raise ValueError(
-            f"{caller}(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)"
-        )
-    return lang
-
-
 def report_task(cities: list[str], lang: str | None = None) -> str:
     """The report prompt for ``cities``, in English (``"en"``), Chinese (``"zh"``, the cities by their
     Chinese names) or, with ``None``, the notebook's language (:func:`agentlab.views.i18n.language`)."""
     if isinstance(cities, str) or not cities:
         raise ValueError(f"report_task(cities={cities!r}): pass a list of city names, e.g. ['Paris', 'Oslo']")
-    if task_language(lang) == "zh":
+    if task_language(lang, "report_task") == "zh":
         return TASK_ZH.format(n=len(cities), cities="、".join(chinese_name(c) for c in cities))
     return TASK.format(n=len(cities), cities=", ".join(cities))
 

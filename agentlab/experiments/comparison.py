@@ -32,7 +32,7 @@ def compare(
     *,
     model: str | None = None,
     trace_dir: str | Path | None = None,
-    lang: str = "en",
+    lang: str | None = None,
 ) -> tuple[Run, Run]:
     """Run the city task as an agent and as a workflow on the same client; returns ``(agent, workflow)``."""
     traces = Path(trace_dir) if trace_dir else None
@@ -57,7 +57,7 @@ def run_city(
     notes_dir: str | Path,
     *,
     model: str | None = None,
-    lang: str = "en",
+    lang: str | None = None,
     trace: str | Path | None = None,
     cache: bool = False,
 ) -> Run:

@@ -35,7 +35,7 @@ from agentlab.guards import Limits
 from agentlab.loop import run_agent
 from agentlab.sim.models.reading import retry_limit
 from agentlab.tools import ONE_PER_TURN, Tool, ToolError, tool
-from agentlab.views.i18n import localize
+from agentlab.views.i18n import localize, task_language
 from agentlab.weather import chinese_name, city_names, city_task, lookup, weather_table
 
 ARMS = ("stop", "recover")
@@ -90,14 +90,7 @@ def step_task(cities: list[str], lang: str | None = None) -> str:
     """The task of ``len(cities)`` steps: one city's temperature, or which of several is warmest, in
     English (``"en"``), Chinese (``"zh"``, the cities by their Chinese names) or, with ``None``, the
     notebook's language (:func:`agentlab.views.i18n.language`). It asks for no note: only look-ups."""
-    if lang is None:
-        from agentlab.views.i18n import language
-
-        lang = "zh" if language() == "zh-CN" else "en"
-    if lang not in ("en", "zh"):
-        raise ValueError(
-            f"step_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)"
-        )
+    lang = task_language(lang, "step_task")
     if lang == "zh":
         names = [chinese_name(c) for c in cities]
         if len(names) == 1:

@@ -29,7 +29,7 @@ from agentlab.run import Run, StopReason, turns_of
 from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.policy import Reply
 from agentlab.tools import Tool, tool
-from agentlab.views.i18n import localize, tr
+from agentlab.views.i18n import localize, task_language, tr
 from agentlab.weather import chinese_name, city_task, get_weather, lookup, make_save_note
 
 KINDS = ("chat", "agent", "orchestrator-workers", "multi-agent")
@@ -45,17 +45,6 @@ ZH = {
 }
 """The prompts of this module in Chinese, for a run in the zh-CN edition (``WORKER``, ``SYNTH``, ``CHAT_PROMPT``,
 ``SUB_TASK``); the task itself is :func:`agentlab.experiments.sweeps.sweep_task`'s or ``city_task``'s, in the same language."""
-
-
-def _lang(lang: str | None) -> str:
-    """``"en"`` or ``"zh"``: ``lang`` as given, else the notebook's language (:func:`agentlab.views.i18n.language`)."""
-    if lang is None:
-        from agentlab.views.i18n import language
-
-        lang = "zh" if language() == "zh-CN" else "en"
-    if lang not in ("en", "zh"):
-        raise ValueError(f"lang={lang!r}: the prompts are written in 'en' or 'zh' (or None: the notebook's language)")
-    return lang
 
 
 def _question(task: str) -> str:
@@ -77,7 +66,7 @@ def fan_out(n: int, workdir: str | Path, model: str | None = None, lang: str | N
     names = city_names()
     if not isinstance(n, int) or not 1 <= n <= len(names):
         raise ValueError(f"fan_out(n={n!r}): n must be a whole number from 1 to {len(names)} (cities in the data)")
-    cities, folder, lang = names[:n], Path(workdir), _lang(lang)
+    cities, folder, lang = names[:n], Path(workdir), task_language(lang, "fan_out")
     client = connect("sim", model=model, policy=OrchestratorPolicy(), quiet=True)
     task = sweep_task(cities, lang)  # the course's comparison, or a plain look-up for one city
     worker, synth = (ZH["worker"], ZH["synth"]) if lang == "zh" else (WORKER, SYNTH)
@@ -217,7 +206,7 @@ def chat_answer(client: Any, cities: list[str], model: str | None = None, lang: 
     model = model or model_of(client)
     meter = meter_of(client)
     start, t0 = meter.mark(), time.perf_counter()
-    if _lang(lang) == "zh":
+    if task_language(lang, "chat_answer") == "zh":
         prompt = ZH["chat"].format(data="；".join(f"{chinese_name(c)}: {lookup(c)['temp_c']:g}°C" for c in cities))
     else:
         prompt = CHAT_PROMPT.format(data="; ".join(f"{c}: {lookup(c)['temp_c']:g}°C" for c in cities))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from agentlab.loop import run_agent
 from agentlab.run import Run
 from agentlab.views.figures import bars
-from agentlab.views.i18n import localize
+from agentlab.views.i18n import localize, task_language
 from agentlab.weather import chinese_name, city_task, lookup, task_tools
 from agentlab.workflows import Link, run_chain, run_evaluator, run_orchestrator, run_router, run_sections, run_vote
 
@@ -97,14 +97,7 @@ def shared_task(cities: list[str], lang: str = "en") -> str:
 def pattern_runs(client: Any, cities: list[str], folder: str | Path, lang: str | None = None) -> dict[str, Run]:
     """Run the shared task as the agent and as each pattern, in ``lang`` (``"en"``, ``"zh"``; ``None``: the
     notebook's language); traces go to ``folder``."""
-    if lang is None:
-        from agentlab.views.i18n import language
-
-        lang = "zh" if language() == "zh-CN" else "en"
-    if lang not in PROMPTS:
-        raise ValueError(
-            f"pattern_runs(lang={lang!r}): the prompts exist in {', '.join(PROMPTS)} (or None: the notebook's language)"
-        )
+    lang = task_language(lang, "pattern_runs")
     say, data = PROMPTS[lang], lambda names: data_line(names, lang)  # noqa: E731
     folder, task = Path(folder), shared_task(cities, lang)
     t = lambda name: folder / f"{name}.jsonl"  # noqa: E731

@@ -16,21 +16,21 @@ from agentlab.loop import run_agent
 from agentlab.run import Run
 from agentlab.tools import Tool
 from agentlab.views.figures import bars
-from agentlab.views.i18n import SHOWN_IN_LANGUAGE, localize
+from agentlab.views.i18n import SHOWN_IN_LANGUAGE, localize, task_language
 from agentlab.views.style import HEATMAP, text_on
 from agentlab.weather import city_task, task_tools
 from agentlab.workflows import run_workflow
-from agentlab.workflows.city_compare import PROMPTS
+from agentlab.workflows.city_compare import write_prompt
 
 if TYPE_CHECKING:  # imported where a table is built, not at import: pandas takes about 0.25 s to load
     import pandas as pd
 
 
-def workflow_prompt(cities: list[str]) -> str:
-    """The one prompt ``run_workflow`` sends (built the same way, from the same data)."""
+def workflow_prompt(cities: list[str], lang: str | None = None) -> str:
+    """The one prompt ``run_workflow`` sends (built by the same function, from the same data)."""
     from agentlab.weather import lookup
 
-    return PROMPTS["en"].format(data="; ".join(f"{c}: {lookup(c)['temp_c']:g}°C" for c in cities))
+    return write_prompt([(c, lookup(c)["temp_c"]) for c in cities], task_language(lang, "workflow_prompt"))
 
 
 FIGURES = [
@@ -102,18 +102,19 @@ def _row(variant: str, side: str, run: Run, ok: bool, why: str) -> dict:
     }
 
 
-def variant_table(client: Any, folder: str | Path) -> pd.DataFrame:
-    """Every variant run by the agent and by the fixed workflow, each checked from its saved note."""
+def variant_table(client: Any, folder: str | Path, lang: str | None = None) -> pd.DataFrame:
+    """Every variant run by the agent and by the fixed workflow, each checked from its saved note; the
+    tasks (and the workflow's prompt) in ``lang`` (``None``: the notebook's language, see ``variants``)."""
     import pandas as pd
 
     rows = []
-    for v in variants():
+    for v in variants(lang):
         for side in ("agent", "workflow"):
             notes = Path(folder) / v.name.replace(" ", "-") / side
             if side == "agent":
                 run = run_agent(client, v.task, variant_tools(notes))
             else:
-                run = run_workflow(client, v.cities, notes)
+                run = run_workflow(client, v.cities, notes, lang=v.lang)
             ok, why = check(v, notes)
             rows.append(_row(v.name, side, run, ok, why))
     table = pd.DataFrame(rows)

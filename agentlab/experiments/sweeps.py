@@ -34,7 +34,7 @@ from agentlab.sim.models.careful import CarefulAgent
 from agentlab.sim.models.reading import cities_in, is_chinese
 from agentlab.sim.policy import Reply
 from agentlab.tools import ONE_PER_TURN
-from agentlab.views.i18n import localize, tr
+from agentlab.views.i18n import localize, task_language, tr
 from agentlab.weather import chinese_name, city_names, city_task, task_tools
 from agentlab.workflows import run_workflow
 
@@ -55,14 +55,7 @@ def sweep_task(cities: list[str], lang: str | None = None) -> str:
     """The task for ``cities``: the course's comparison for two or more, a plain look-up for one, in ``lang``
     (``"en"``, ``"zh"``; ``None``: the notebook's language, :func:`agentlab.views.i18n.language`), so the
     zh-CN edition's sweeps ask in Chinese (the Chinese task names each city by its Chinese name)."""
-    if lang is None:
-        from agentlab.views.i18n import language
-
-        lang = "zh" if language() == "zh-CN" else "en"
-    if lang not in ("en", "zh"):
-        raise ValueError(
-            f"sweep_task(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)"
-        )
+    lang = task_language(lang, "sweep_task")
     if len(cities) == 1:
         if lang == "zh":
             return f"今天{chinese_name(cities[0])}的温度是多少？查一下，然后保存一条笔记。"

@@ -7,19 +7,23 @@
 
 Both sides get the same tools. The workflow is ``run_workflow`` as written (cities in, one note
 out); the agent is ``run_agent``. ``check`` decides success from the saved note alone, the same way
-for both. The itinerary and forecast are bundled, made-up data (``data/variants.json``).
+for both. The itinerary and forecast are bundled, made-up data (``data/variants.json``). The tasks
+are written in the notebook's language, as ``city_task`` writes the course task: the zh-CN edition
+sends them in Chinese, with the cities as a Chinese user types them (the typo stays "Pariss").
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
 from agentlab.tools import Tool, ToolError, tool
-from agentlab.weather import get_weather, lookup, make_save_note
+from agentlab.views.i18n import task_language
+from agentlab.weather import chinese_name, city_task, get_weather, lookup, make_save_note
 
 
 @lru_cache(maxsize=1)
@@ -69,46 +73,54 @@ class Variant:
     """Cities (canonical names) whose temperature the note must give."""
     forecast_for: list[str] = field(default_factory=list)
     """Cities whose tomorrow forecast the note must give."""
+    lang: str = "en"
+    """The task's language, ``"en"`` or ``"zh"``; the workflow writes its note in it too."""
 
 
-def variants() -> list[Variant]:
-    """The variant set of the replacement experiment: two plain tasks, then three the workflow did not foresee."""
+def variants(lang: str | None = None) -> list[Variant]:
+    """The variant set of the replacement experiment: two plain tasks, then three the workflow did not foresee.
+
+    ``lang``: ``"en"``, ``"zh"``, or ``None`` for the notebook's language (as :func:`city_task`)."""
+    lang = task_language(lang, "variants")
+    zh = lang == "zh"
+    typed = {c: chinese_name(c) if zh else c for c in ("Paris", "London", "Madrid", "Oslo", "Cairo", "Rome", "Berlin")}
+    t = _TASKS[lang]
     return [
         Variant(
             "plain",
-            "Which is warmer today, Paris or London? Compare their temperatures, then save a note with the answer.",
+            city_task(["Paris", "London"], lang),
+            [typed["Paris"], typed["London"]],
             ["Paris", "London"],
-            ["Paris", "London"],
+            lang=lang,
         ),
         Variant(
             "three cities",
-            "Which is warmer today, Madrid, Oslo or Cairo? Compare their temperatures, then "
-            "save a note with the answer.",
+            city_task(["Madrid", "Oslo", "Cairo"], lang),
+            [typed["Madrid"], typed["Oslo"], typed["Cairo"]],
             ["Madrid", "Oslo", "Cairo"],
-            ["Madrid", "Oslo", "Cairo"],
+            lang=lang,
         ),
-        Variant(
-            "misspelt",
-            "Which is warmer today, Pariss or London? Compare their temperatures, then save a note with the answer.",
-            ["Pariss", "London"],
-            ["Paris", "London"],
-        ),
-        Variant(
-            "itinerary",
-            "Which is warmer today: Paris, Rome, or the city my next flight lands in? Compare "
-            "their temperatures, then save a note with the answer.",
-            ["Paris", "Rome"],
-            ["Paris", "Rome", "Lisbon"],
-        ),
-        Variant(
-            "rain",
-            "Which is warmer today, Berlin or Madrid? If it rains in either city, also check "
-            "tomorrow's forecast for it. Then save a note with the answer.",
-            ["Berlin", "Madrid"],
-            ["Berlin", "Madrid"],
-            ["Berlin"],
-        ),
+        Variant("misspelt", t["misspelt"], ["Pariss", typed["London"]], ["Paris", "London"], lang=lang),
+        Variant("itinerary", t["itinerary"], [typed["Paris"], typed["Rome"]], ["Paris", "Rome", "Lisbon"], lang=lang),
+        Variant("rain", t["rain"], [typed["Berlin"], typed["Madrid"]], ["Berlin", "Madrid"], ["Berlin"], lang=lang),
     ]
+
+
+_TASKS = {
+    "en": {
+        "misspelt": "Which is warmer today, Pariss or London? Compare their temperatures, then save a note with the answer.",
+        "itinerary": "Which is warmer today: Paris, Rome, or the city my next flight lands in? Compare "
+        "their temperatures, then save a note with the answer.",
+        "rain": "Which is warmer today, Berlin or Madrid? If it rains in either city, also check "
+        "tomorrow's forecast for it. Then save a note with the answer.",
+    },
+    "zh": {
+        "misspelt": "比较 Pariss 和伦敦的温度，哪个更暖和？然后保存一条笔记。",
+        "itinerary": "比较巴黎、罗马和我下一趟航班降落的城市的温度，哪个更暖和？然后保存一条笔记。",
+        "rain": "比较柏林和马德里的温度，哪个更暖和？如果其中有城市在下雨，再查一下它明天的天气预报。然后保存一条笔记。",
+    },
+}
+"""The three variant tasks ``city_task`` cannot write, by language."""
 
 
 def check(variant: Variant, notes_dir: str | Path) -> tuple[bool, str]:
@@ -117,12 +129,13 @@ def check(variant: Variant, notes_dir: str | Path) -> tuple[bool, str]:
     if not note.exists():
         return False, "no note was saved"
     text = note.read_text("utf-8")
+    shown = chinese_name if variant.lang == "zh" else str  # the name the why column gives, in the task's language
     for city in variant.must_mention:
         t = lookup(city)["temp_c"]
-        if city not in text or f"{t:g}°C" not in text:
-            return False, f"the note does not give {city}'s temperature ({t:g}°C)"
+        if (city not in text and chinese_name(city) not in text) or f"{t:g}°C" not in text:
+            return False, f"the note does not give {shown(city)}'s temperature ({t:g}°C)"
     for city in variant.forecast_for:
         fc = variant_data()["forecast"][city]
-        if "tomorrow" not in text.casefold() or f"{fc['temp_c']:g}°C" not in text:
-            return False, f"the note does not give tomorrow's forecast for {city}"
+        if not re.search(r"tomorrow|明天", text, re.I) or f"{fc['temp_c']:g}°C" not in text:
+            return False, f"the note does not give tomorrow's forecast for {shown(city)}"
     return True, "the note has every required figure"

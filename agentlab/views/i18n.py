@@ -55,6 +55,18 @@ def language() -> str:
     return "zh-CN" if "zh-CN" in Path.cwd().parts else "en"
 
 
+def task_language(lang: str | None, caller: str) -> str:
+    """``"en"`` or ``"zh"``, the language a task is written in: ``lang`` checked, or with ``None`` the
+    notebook's (:func:`language`), so the same code cell asks in Chinese in the zh-CN edition."""
+    if lang is None:
+        return "zh" if language() == "zh-CN" else "en"
+    if lang not in ("en", "zh"):
+        raise ValueError(
+            f"{caller}(lang={lang!r}): the task is written in 'en' or 'zh' (or None: the notebook's language)"
+        )
+    return lang
+
+
 @lru_cache(maxsize=None)
 def _table(lang: str) -> tuple[dict[str, str], tuple[tuple[re.Pattern, str], ...]]:
     """The merged exact and pattern tables of one language (read once)."""

@@ -18,7 +18,8 @@ from typing import Any
 
 from agentlab.loop import model_stop
 from agentlab.run import Run, StopReason
-from agentlab.weather import get_weather, make_save_note
+from agentlab.views.i18n import task_language
+from agentlab.weather import chinese_name, get_weather, make_save_note
 from agentlab.workflows.step import Steps, guarded
 
 PROMPTS = {
@@ -29,6 +30,14 @@ PROMPTS = {
     "zh": "用一句话写一条笔记，说明哪个城市最暖和，并给出每个城市的温度。今天的温度：{data}。",
 }
 """The one model call's prompt, by task language."""
+
+
+def write_prompt(temps: list[tuple[str, float]], lang: str) -> str:
+    """The one call's prompt from ``(city, °C)`` pairs, the names as the user typed them (``"zh"``: a name
+    typed in English is given by its Chinese name, as the Chinese task names it)."""
+    name = chinese_name if lang == "zh" else str
+    return PROMPTS[lang].format(data="; ".join(f"{name(city)}: {temp:g}°C" for city, temp in temps))
+
 
 PATTERN = "city_compare"
 """The pattern name in the trace header and ``Run.pattern``; every step path starts with it."""
@@ -43,17 +52,17 @@ def run_workflow(
     model: str | None = None,
     max_tokens: int = 256,
     trace: str | Path | None = None,
-    lang: str = "en",
+    lang: str | None = None,
 ) -> Run:
     """Run the city task on a fixed code path; returns the same :class:`Run` shape as ``run_agent``.
 
     A lookup that fails stops the run with ``ERROR`` and says why in ``final_text`` (a fixed path has
     no one to ask). The write call's stop reason is read: ``end_turn`` (or ``stop_sequence``) saves the
     note and the path ends ``COMPLETED``; any other (``max_tokens``: a cut-off sentence, ``refusal``, an
-    unknown one) ends the run with that typed reason and saves nothing.
+    unknown one) ends the run with that typed reason and saves nothing. ``lang``: the prompt's language,
+    ``"en"``, ``"zh"`` or ``None`` for the notebook's (as ``city_task``'s).
     """
-    if lang not in PROMPTS:
-        raise ValueError(f"run_workflow(lang={lang!r}): the prompt exists in {', '.join(PROMPTS)}")
+    lang = task_language(lang, "run_workflow")
     save_note = make_save_note(notes_dir)
     with Steps(client, PATTERN, model=model, trace=trace, max_tokens=max_tokens, cities=cities) as wf:
         temps = []
@@ -62,8 +71,7 @@ def run_workflow(
             if looked_up.status != "ok":
                 return wf.finish(StopReason.ERROR, f"Workflow stopped: {looked_up.output}")
             temps.append((city, json.loads(looked_up.output)["temp_c"]))
-        data = "; ".join(f"{city}: {temp:g}°C" for city, temp in temps)  # the names as the user wrote them
-        text = wf.ask(f"{PATTERN}/write", PROMPTS[lang].format(data=data))
+        text = wf.ask(f"{PATTERN}/write", write_prompt(temps, lang))
         said = next(r for r in reversed(wf.records) if r.path == f"{PATTERN}/write").turns[-1].stop_reason
         if said not in ("end_turn", "stop_sequence"):  # cut off, refused or unknown: no note from it
             stop, unknown = model_stop(said)

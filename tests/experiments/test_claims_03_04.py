@@ -28,8 +28,9 @@ def test_03_agent_makes_more_calls_and_tool_definitions_are_its_largest_input_pa
     assert t.loc["input tokens", "workflow"] == t.loc["input: task prompt", "workflow"]
 
 
-def test_03_agent_solves_all_5_variants_and_the_workflow_2_of_5_the_plain_ones(sim, tmp_path):
-    results = variant_table(sim, tmp_path)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_03_agent_solves_all_5_variants_and_the_workflow_2_of_5_the_plain_ones(sim, tmp_path, lang):
+    results = variant_table(sim, tmp_path, lang)
     summary = success_summary(results)
     assert (summary.loc["agent", "variants"], summary.loc["agent", "succeeded"]) == (5, 5)
     assert (summary.loc["workflow", "variants"], summary.loc["workflow", "succeeded"]) == (5, 2)

@@ -9,6 +9,9 @@
   reading says rain, and add tomorrow's forecast to the answer;
 - otherwise, exactly ``CarefulAgent``'s steps (a misspelt city is retried from "Did you mean").
 
+A task written in Chinese (航班 for the flight, 下雨 for rain) gets its sentences and its answer in
+Chinese, every city by its Chinese name (tool results name cities in English).
+
 Independent calls go in one turn, as the recorded real models make them (every city's ``get_weather``;
 the corrected names after "Did you mean" errors; each rainy city's ``get_forecast``); one call per turn
 when the request sets ``tool_choice`` ``disable_parallel_tool_use`` or the model was made with
@@ -22,7 +25,7 @@ import json
 import re
 
 from agentlab.sim.models.city_task import compare_text, gave_up, read_results
-from agentlab.sim.models.reading import cities_in, exchanges, text_of, tool_uses
+from agentlab.sim.models.reading import chinese_city, cities_in, exchanges, is_chinese, text_of, tool_uses
 from agentlab.sim.policy import Reply
 
 
@@ -62,34 +65,62 @@ def adaptive_agent(request: dict, parallel: bool = True) -> Reply:
     messages = request.get("messages", [])
     tools = {t.get("name") for t in request.get("tools") or []}
     task = text_of(messages[0]["content"]) if messages else ""
+    zh = is_chinese(task)
+    say, name = (_ZH, chinese_city) if zh else (_EN, str)
     asked_itinerary, dests, conditions, forecasts = _extras(messages)
-    if "get_itinerary" in tools and not asked_itinerary and re.search(r"flight|trip|itinerar", task, re.I):
-        return _call("get_itinerary", {}, "First I'll look up where your flight goes.")
+    if "get_itinerary" in tools and not asked_itinerary and re.search(r"flight|trip|itinerar|航班|行程", task, re.I):
+        return _call("get_itinerary", {}, say["flight"])
     res = read_results(messages)
     temps, retry, failed, saved = res.temps, res.retry, res.failed, res.saved
     cities = [c for c in cities_in(task) + dests]
     pending = list(dict.fromkeys(retry.get(c, c) for c in cities if retry.get(c, c) not in temps and c not in failed))
     if failed:
-        return Reply([{"type": "text", "text": gave_up(failed, False, res.retried)}])
+        return Reply([{"type": "text", "text": gave_up(failed, zh, res.retried)}])
     many = parallel and not (request.get("tool_choice") or {}).get("disable_parallel_tool_use")
     if pending:
         batch = pending if many else pending[:1]
-        return _calls("get_weather", batch, f"Let me look up the weather in {', '.join(batch)}.")
+        return _calls("get_weather", batch, say["weather"].format(say["list"].join(map(name, batch))))
     if not temps:
-        return Reply([{"type": "text", "text": "I need two or more cities to compare."}])
+        return Reply([{"type": "text", "text": say["none"]}])
     rainy = (
         [c for c, cond in conditions.items() if "rain" in cond.casefold()]
-        if re.search(r"if it rains", task, re.I)
+        if re.search(r"if it rains|下雨", task, re.I)
         else []
     )
     todo = [c for c in rainy if c not in forecasts]
     if todo and "get_forecast" in tools:
         batch = todo if many else todo[:1]
-        return _calls("get_forecast", batch, f"It is raining in {' and '.join(batch)}; let me check tomorrow.")
-    answer = compare_text(temps)
+        return _calls("get_forecast", batch, say["rain"].format(say["and"].join(map(name, batch))))
+    answer = compare_text({name(c): t for c, t in temps.items()}, zh)
     for city, fc in forecasts.items():
-        answer += f" Tomorrow in {city}: {fc.get('temp_c', '?'):g}°C, {fc.get('condition', 'unknown')}."
-    wants_note = "save_note" in tools and re.search(r"note|save", task, re.I)
+        cond = fc.get("condition", "unknown")
+        answer += say["tomorrow"].format(name(city), fc.get("temp_c", "?"), _SKY.get(cond, cond) if zh else cond)
+    wants_note = "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I)
     if wants_note and not saved:
         return Reply([{"type": "tool_use", "name": "save_note", "input": {"text": answer}}])
-    return Reply([{"type": "text", "text": answer + (" I saved a note with this." if saved else "")}])
+    return Reply([{"type": "text", "text": answer + (say["saved"] if saved else "")}])
+
+
+_EN = {
+    "flight": "First I'll look up where your flight goes.",
+    "weather": "Let me look up the weather in {}.",
+    "none": "I need two or more cities to compare.",
+    "list": ", ",
+    "and": " and ",
+    "rain": "It is raining in {}; let me check tomorrow.",
+    "tomorrow": " Tomorrow in {}: {:g}°C, {}.",
+    "saved": " I saved a note with this.",
+}
+_ZH = {
+    "flight": "我先查一下你的航班飞往哪里。",
+    "weather": "我来查一下{}的天气。",
+    "none": "我需要两个或更多城市才能比较。",
+    "list": "、",
+    "and": "和",
+    "rain": "{}在下雨；我查一下明天的天气。",
+    "tomorrow": "明天{}：{:g}°C，{}。",
+    "saved": "我已保存笔记。",
+}
+"""What the agent says, by the task's language."""
+_SKY = {"sunny": "晴", "clear": "晴朗", "cloudy": "多云", "light rain": "小雨", "thunderstorms": "雷阵雨"}
+"""The forecast data's conditions in Chinese; one the table lacks stays as the tool wrote it."""
