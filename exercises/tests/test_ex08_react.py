@@ -30,7 +30,8 @@ def test_the_react_loop_does_the_city_task_with_the_simulated_react_model(tmp_pa
     from agentlab.sim.models.react import ReactWriter
 
     client = agentlab.connect("sim", policy=ReactWriter(), quiet=True)
-    answer = ex08.react_loop(client, agentlab.city_task(["Paris", "London"]), agentlab.task_tools(tmp_path), MODEL)
+    task = agentlab.city_task(["Paris", "London"], "en")  # the answer is checked in English, whatever AGENTLAB_LANG
+    answer = ex08.react_loop(client, task, agentlab.task_tools(tmp_path), MODEL)
     assert isinstance(answer, str) and "Paris" in answer and "London" in answer, (
         f"the model's Final Answer compares Paris and London; got {answer!r} (reread 'One ReAct run with malformed actions' in notebook 08)"
     )

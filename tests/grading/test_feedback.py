@@ -194,3 +194,25 @@ def test_a_language_the_lab_has_no_text_for_is_said_once_and_the_grade_is_still_
     )
     lines = render(report)
     assert lines[0].startswith("AGENTLAB_LANG='zh'") and "in English" in lines[0] and lines[-1] == "Total: 2/2 points"
+
+
+def test_the_instructor_edition_gets_full_marks_graded_in_chinese():
+    """``AGENTLAB_LANG=zh-CN make grade`` (what the zh-CN student README says) runs every test with the tasks
+    in Chinese too (``city_task`` follows the language): no test may depend on the task's language."""
+    import os
+    import subprocess
+    import sys
+
+    root = TESTS.parents[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "PYTEST_XDIST"))}
+    env["AGENTLAB_LANG"] = "zh-CN"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "exercises/tests", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    total = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-2000:]
+    assert re.fullmatch(r"\**总分：(\d+)/\1 分\**", total), done.stdout[-3000:]
