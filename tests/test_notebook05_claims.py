@@ -167,3 +167,18 @@ def test_the_sdks_runner_is_the_same_loop_with_the_turn_limit_as_its_only_guard(
     assert (
         "max_iterations" in runner_parameters() and not {"max_wall_s", "max_repeats", "max_usd"} & runner_parameters()
     )
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_every_guard_demo_runs_under_a_turn_limit_of_50_but_the_turn_limit_row_at_6(edition):
+    from agentlab.experiments.who_decides import GENEROUS, demos
+
+    assert GENEROUS == 50
+    turn_limits = {name: limits.get("max_turns", GENEROUS) for name, _, limits in demos()}
+    assert {n: t for n, t in turn_limits.items() if t != 50} == {"looper, turn limit only": 6}
+    folder = NOTEBOOKS / ("zh-CN" if edition == "zh" else "")
+    cells = json.loads((folder / "05_who_decides_done.ipynb").read_text("utf-8"))["cells"]
+    prose = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert "turn limit of 50" in prose if edition == "en" else "以 50 轮的轮数上限" in prose
+    assert '"looper, turn limit only"' in prose or "“looper, turn limit only”" in prose
+    assert "set to 6" in prose if edition == "en" else "设为 6" in prose

@@ -93,6 +93,19 @@ def test_just_in_time_is_cheapest_and_totals_differ_by_almost_three_times(lab):
     assert tactics.min() < table.loc["plain", "input tokens"] / 5
 
 
+def test_the_takeaway_ranks_the_tactics_that_keep_results_out_of_the_window_as_their_costs_do(lab):
+    """10b's takeaway: "just-in-time retrieval, then sub-agents and the API's clearing" (both editions)."""
+    table, _ = lab
+    cheapest = list(table["cost (USD)"].sort_values().index[:3])
+    assert cheapest == ["just-in-time", "sub-agents", "clearing (API, simulated)"], cheapest
+    en, zh = (
+        "\n".join(c.source for c in nbformat.read(folder / "10b_context_other_tactics.ipynb", as_version=4).cells)
+        for folder in (NOTEBOOKS, NOTEBOOKS / "zh-CN")
+    )
+    assert "just-in-time retrieval, then sub-agents and\n  the API's clearing" in en
+    assert "首先是 just-in-time retrieval，其次是 sub-agent 和 API 的清除" in zh
+
+
 def test_right_answers_and_cheap_just_in_time_are_said_to_hold_by_construction(lab, workdir):
     events = read_trace(workdir / "just-in-time.jsonl")
     assert {e["name"] for e in events if e.get("event") == "tool_call"} == {"get_weather"}, (

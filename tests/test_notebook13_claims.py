@@ -256,3 +256,31 @@ def test_out_of_sample_the_estimates_are_a_few_percent_low(edition, sentence):
         said_here = f"{s['n']} {model}" if edition.startswith("13") else f"{s['n']} 个 {model}"
         assert said_here in sentence and f"{s['median_abs']:.1%}" in sentence and s["median_abs"] > TARGET, where
     assert all(s["bias"] < 0 for s in stats.values() if s["n"] > 1), where
+
+
+def test_the_zh_cn_effort_sentence_states_the_zh_cn_runs_ratios(tmp_path, monkeypatch):
+    """zh-CN cell after ``effort_table``: its Chinese prompts move the ratios, so it states its own
+    (输出 token 少了三分之一以上, 低一成多, 相差不到一成, 高出三分之一以上)."""
+    from agentlab.experiments.effort import effort_runs
+
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    runs = effort_runs(["Paris", "London", "Berlin", "Madrid", "Rome"], tmp_path)
+    high = runs["high"]
+    assert 1 / 3 < 1 - runs["low"].output_tokens / high.output_tokens
+    assert 0.10 < 1 - runs["low"].cost_usd / high.cost_usd < 0.2
+    assert all(abs(runs[k].cost_usd / high.cost_usd - 1) < 0.1 for k in ("medium", "xhigh"))
+    assert runs["max"].cost_usd / high.cost_usd > 4 / 3 and runs["max"].model_calls == high.model_calls + 1
+    from test_notebook_claims_corrected import markdown
+
+    said = markdown("13_api_features_2026.ipynb", "zh")
+    assert all(s in said for s in ("少了三分之一以上", "低一成多", "相差不到一成", "高出三分之一以上")), said[-800:]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_a_threads_first_body_is_about_30_bytes_larger_for_the_thread_field(lang, tmp_path, monkeypatch):
+    from agentlab.experiments.threads import thread_pair, wire_table
+
+    monkeypatch.setenv("AGENTLAB_LANG", lang)
+    table = wire_table(thread_pair(["Paris", "London", "Berlin"], tmp_path, forecast_days=7))
+    extra = table.loc[1, "bytes sent: thread"] - table.loc[1, "bytes sent: full history"]
+    assert 20 <= extra <= 40, extra  # "about 30 bytes larger" / "大了约 30 个字节"

@@ -237,7 +237,7 @@ def test_both_editions_mark_the_same_cells_as_holding_for_our_scripted_model(nam
         ("06_error_recovery.ipynb", "blind retry, which only helps"),
         ("06_error_recovery.ipynb", "The bound of three retries is how our careful model is written"),
         ("06_error_recovery.ipynb", "because each step\ngot up to three more tries"),
-        ("08_react_vs_native.ipynb", "never send a bad input"),
+        ("08_react_vs_native.ipynb", "model and the vague description sent bad inputs"),
         ("10_context_engineering.ipynb", "by construction of our scripted agent"),
         ("11_untrusted_content.ipynb", "our `Gullible` obeys every one"),
         ("12_capstone.ipynb", "*scripted* to obey"),
