@@ -224,7 +224,13 @@ class Harness:
         self.calls.append(record)
         batch = {"batch_id": record.batch} if record.batch else {}
         self.trace.event(
-            "response", turn=self.turn, stop_reason=reply.stop_reason, content=content, usage=usage, **batch
+            "response",
+            turn=self.turn,
+            stop_reason=reply.stop_reason,
+            content=content,
+            usage=usage,
+            **stop_details(reply),
+            **batch,
         )
         if self.options.context is not None:
             self.options.context.after_call(reply, self.trace, self.turn)
@@ -317,8 +323,14 @@ def call_model(
     trace.event("request", **at, messages=len(request["messages"]), **(note or {}))
     reply = client.messages.create(**request)
     content, usage = as_json(reply)
-    trace.event("response", **at, stop_reason=reply.stop_reason, content=content, usage=usage)
+    trace.event("response", **at, stop_reason=reply.stop_reason, content=content, usage=usage, **stop_details(reply))
     return reply, content, usage
+
+
+def stop_details(reply: Any) -> dict:
+    """``{"stop_details": ...}`` as the API's JSON when the reply has any (a refusal's category), else ``{}``."""
+    details = getattr(reply, "stop_details", None)
+    return {} if details is None else {"stop_details": details.model_dump(mode="json")}
 
 
 def as_json(reply: Any) -> tuple[list[dict], dict]:

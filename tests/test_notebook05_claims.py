@@ -182,3 +182,15 @@ def test_every_guard_demo_runs_under_a_turn_limit_of_50_but_the_turn_limit_row_a
     assert "turn limit of 50" in prose if edition == "en" else "以 50 轮的轮数上限" in prose
     assert '"looper, turn limit only"' in prose or "“looper, turn limit only”" in prose
     assert "set to 6" in prose if edition == "en" else "设为 6" in prose
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_only_the_refusal_carries_stop_details_and_it_names_no_category(rows, edition):
+    """Cell after the stop-reason table: "Its `stop details` name no policy `category`" [scripted model]."""
+    details = {case: r["stop details"] for case, r in rows.items()}
+    assert details.pop("refusal") == {"type": "refusal", "category": None, "explanation": None}
+    assert set(details.values()) == {None}
+    folder = NOTEBOOKS / ("zh-CN" if edition == "zh" else "")
+    cells = json.loads((folder / "05_who_decides_done.ipynb").read_text("utf-8"))["cells"]
+    prose = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert "`stop details`" in prose and "`cyber`" in prose

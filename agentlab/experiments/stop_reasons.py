@@ -47,18 +47,21 @@ def cases() -> list[tuple[str, object, dict]]:
 
 
 def stop_reason_runs(workdir: str | Path | None = None) -> list[dict]:
-    """One row per case: replies' stop reasons, the run's stop, model calls, tools run, note saved, final text."""
+    """One row per case: replies' stop reasons, the run's stop, the last reply's ``stop_details``, model calls,
+    tools run, note saved, final text."""
     folder = Path(workdir or tempfile.mkdtemp(prefix="agentlab-stops-"))
     rows = []
     for i, (name, policy, options) in enumerate(cases()):
         notes, path = folder / f"notes{i}", folder / f"stops{i}.jsonl"
         run = run_agent(connect("sim", policy=policy, quiet=True), TASK, task_tools(notes), trace=path, **options)
-        replies = [e["stop_reason"] for e in read_trace(path) if e.get("event") == "response"]
+        responses = [e for e in read_trace(path) if e.get("event") == "response"]
+        replies = [e["stop_reason"] for e in responses]
         rows.append(
             {
                 "case": name,
                 "replies": replies,
                 "stop": run.stop_reason.value,
+                "stop details": responses[-1].get("stop_details") if responses else None,
                 "model calls": run.model_calls,
                 "tools run": [r["name"] for r in run.tool_results],
                 "note saved": notes.is_dir() and any(notes.iterdir()),

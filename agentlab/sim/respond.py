@@ -1,6 +1,15 @@
 """Building the simulated ``Message``: ids, the API's guarantees, stop sequences, ``max_tokens``, usage.
 
 Deterministic: ids come from the simulator's counter and a hash of the request; no wall-clock time.
+
+The message carries the fields real 2026 traffic carries, as public recordings show them: every
+message has ``stop_details`` (``null`` unless it is a refusal) and ``usage.inference_geo``; in
+anomalyco/opencode's recordings (MIT; packages/llm/test/fixtures/recordings/anthropic-messages/,
+``claude-opus-4-7-drives-a-tool-loop.json`` at 039c0506, 2026-05-03, and ``streams-text.json`` at ca8d700a)
+claude-opus-4-7 answers ``"global"`` and claude-haiku-4-5 ``"not_available"``. A refusal's
+``stop_details`` is the installed SDK's ``RefusalStopDetails`` shape; our scripted refusals name no
+policy category (``category: null``, which the SDK documents for a refusal outside its named categories):
+a stand-in, since no public recording of a real refusal was found.
 """
 
 from __future__ import annotations
@@ -11,9 +20,13 @@ from agentlab.sim.policy import Policy, as_reply
 from agentlab.sim.shape import shape
 from agentlab.sim.strict import constrain, strict_schemas
 
+NO_INFERENCE_GEO = frozenset({"claude-haiku-4-5"})
+"""Models recorded answering ``usage.inference_geo: "not_available"`` (see the module docstring); every other
+model answers the request's ``inference_geo``, else ``"global"``, the docs' default (recorded for opus-4-7)."""
 
-def usage(input_tokens: int, output_tokens: int) -> dict:
-    """The ``usage`` object with the fields the API returns (no prompt caching simulated yet: cache parts are 0)."""
+
+def usage(input_tokens: int, output_tokens: int, inference_geo: str = "global") -> dict:
+    """The ``usage`` object with the fields the API returns (cache parts 0 here; ``caching.py`` fills them)."""
     return {
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
@@ -21,7 +34,13 @@ def usage(input_tokens: int, output_tokens: int) -> dict:
         "cache_read_input_tokens": 0,
         "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
         "service_tier": "standard",
+        "inference_geo": inference_geo,
     }
+
+
+def stop_details(stop_reason: str) -> dict | None:
+    """``stop_details`` for a message that stopped with ``stop_reason``: ``None`` but for a refusal."""
+    return {"type": "refusal", "category": None, "explanation": None} if stop_reason == "refusal" else None
 
 
 def build_message(
@@ -53,9 +72,11 @@ def build_message(
         "content": content,
         "stop_reason": stop,
         "stop_sequence": sequence,
+        "stop_details": stop_details(stop),
         "usage": usage(
             estimate_input_tokens(body) if input_tokens is None else input_tokens,
             estimate_output_tokens(content, model=profile.id),
+            "not_available" if profile.id in NO_INFERENCE_GEO else body.get("inference_geo") or "global",
         ),
     }
 

@@ -79,7 +79,14 @@ def sse_body(message: dict) -> bytes:
     """The whole event stream for a finished ``message`` (the JSON ``POST /v1/messages`` would return)."""
     usage = message["usage"]
     start_usage = {**usage, "output_tokens": 1}
-    head = {**message, "content": [], "stop_reason": None, "stop_sequence": None, "usage": start_usage}
+    head = {
+        **message,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "stop_details": None,
+        "usage": start_usage,
+    }
     events = [_event("message_start", {"type": "message_start", "message": head})]
     for index, block in enumerate(message["content"]):
         block_events = _block_events(index, block)
@@ -91,7 +98,11 @@ def sse_body(message: dict) -> bytes:
             "message_delta",
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]},
+                "delta": {
+                    "stop_reason": message["stop_reason"],
+                    "stop_sequence": message["stop_sequence"],
+                    "stop_details": message.get("stop_details"),
+                },
                 "usage": usage,
             },
         )

@@ -96,7 +96,17 @@ def test_unknown_model_is_404_not_found(sim):
 def test_message_has_the_api_shape(sim):
     raw = sim.messages.with_raw_response.create(model=MODEL, max_tokens=50, messages=[ASK])
     data = raw.http_response.json()
-    assert set(data) == {"id", "type", "role", "model", "content", "stop_reason", "stop_sequence", "usage"}
+    assert set(data) == {
+        "id",
+        "type",
+        "role",
+        "model",
+        "content",
+        "stop_reason",
+        "stop_sequence",
+        "stop_details",
+        "usage",
+    }
     assert data["type"] == "message" and data["role"] == "assistant" and data["model"] == MODEL
     assert raw.http_response.headers["request-id"].startswith("req_sim_")
     assert set(data["usage"]) >= {"input_tokens", "output_tokens"}

@@ -1,0 +1,79 @@
+"""The response fields of 2026 traffic, held to public recordings: ``stop_details`` on every message (a refusal's
+in the SDK's shape) and ``usage.inference_geo``.
+
+The recorded shapes below are copied from anomalyco/opencode (MIT),
+packages/llm/test/fixtures/recordings/anthropic-messages/: ``claude-opus-4-7-drives-a-tool-loop.json`` (commit
+039c0506, recorded 2026-05-03) and ``streams-text.json`` (commit ca8d700a), the first event of each stream.
+"""
+
+from __future__ import annotations
+
+import json
+
+import anthropic
+
+import agentlab
+from agentlab.sim.models.stops import Refuser
+
+RECORDED_MESSAGE_KEYS = {
+    "model",
+    "id",
+    "type",
+    "role",
+    "content",
+    "stop_reason",
+    "stop_sequence",
+    "stop_details",
+    "usage",
+}
+"""The keys of the recorded ``message_start`` message, both recordings."""
+RECORDED_USAGE_KEYS = {
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "cache_creation",
+    "output_tokens",
+    "service_tier",
+    "inference_geo",
+}
+"""The keys of that message's ``usage``, both recordings."""
+RECORDED_GEO = {"claude-opus-4-7": "global", "claude-haiku-4-5": "not_available"}
+"""``usage.inference_geo`` as recorded, by model (haiku as ``claude-haiku-4-5-20251001``)."""
+ASK = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+
+def _stream_start(client, model: str, **kw) -> dict:
+    raw = client.messages.with_raw_response.create(model=model, max_tokens=80, messages=ASK, stream=True, **kw)
+    first = next(line for line in raw.http_response.text.splitlines() if line.startswith("data: "))
+    return json.loads(first[len("data: ") :])["message"]
+
+
+def test_a_streams_first_message_has_the_recorded_keys_and_inference_geo():
+    sim = agentlab.connect("sim", quiet=True)
+    for model, geo in RECORDED_GEO.items():
+        head = _stream_start(sim, model)
+        assert set(head) == RECORDED_MESSAGE_KEYS and set(head["usage"]) == RECORDED_USAGE_KEYS, head
+        assert head["stop_details"] is None and head["usage"]["inference_geo"] == geo, (model, head["usage"])
+
+
+def test_every_message_has_stop_details_null_and_the_geo_the_request_asked_for():
+    sim = agentlab.connect("sim", quiet=True)
+    reply = sim.messages.create(model="claude-sonnet-5-5", max_tokens=80, messages=ASK)
+    assert reply.stop_details is None and reply.usage.inference_geo == "global"  # the docs' default
+    pinned = sim.messages.create(model="claude-sonnet-5-5", max_tokens=80, messages=ASK, inference_geo="us")
+    assert pinned.usage.inference_geo == "us"
+
+
+def test_a_refusal_carries_the_sdks_refusal_details_streamed_or_not():
+    sim = agentlab.connect("sim", policy=Refuser(after=0), quiet=True)
+    reply = sim.messages.create(model="claude-sonnet-5-5", max_tokens=80, messages=ASK)
+    assert reply.stop_reason == "refusal" and reply.content == []
+    assert isinstance(reply.stop_details, anthropic.types.RefusalStopDetails)
+    assert (reply.stop_details.type, reply.stop_details.category, reply.stop_details.explanation) == (
+        "refusal",
+        None,
+        None,
+    )
+    with sim.messages.stream(model="claude-sonnet-5-5", max_tokens=80, messages=ASK) as stream:
+        final = stream.get_final_message()
+    assert final.stop_reason == "refusal" and final.stop_details == reply.stop_details
