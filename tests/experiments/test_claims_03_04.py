@@ -4,6 +4,8 @@ Token counts shift when the estimator changes, so the claims (and these tests) a
 counts of runs, not token figures. Wall-time claims in the prose are qualitative and untested here.
 """
 
+import json
+
 import pytest
 
 import agentlab
@@ -143,3 +145,15 @@ def test_04_the_zh_cn_edition_asks_the_shared_task_in_chinese_and_its_table_keep
     assert table["solved"].all()  # "每次运行都解决了任务"
     assert table["input tokens"].idxmax() == "agent" and _level_in_cost(table)
     assert table["model calls"].idxmax() == "orchestrator" and table["model calls"].value_counts()[5] == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_03_quotes_the_task_as_its_run_sends_it(lang):
+    from pathlib import Path
+
+    from agentlab.weather import city_task
+
+    folder = Path(__file__).resolve().parents[2] / "notebooks" / ("zh-CN" if lang == "zh" else "")
+    cells = json.loads((folder / "03_agent_or_workflow.ipynb").read_text("utf-8"))["cells"]
+    prose = " ".join("".join(c["source"]).replace("\n", " ") for c in cells if c["cell_type"] == "markdown")
+    assert city_task(["Paris", "London"], lang) in prose

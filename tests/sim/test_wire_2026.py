@@ -77,3 +77,53 @@ def test_a_refusal_carries_the_sdks_refusal_details_streamed_or_not():
     with sim.messages.stream(model="claude-sonnet-5-5", max_tokens=80, messages=ASK) as stream:
         final = stream.get_final_message()
     assert final.stop_reason == "refusal" and final.stop_details == reply.stop_details
+
+
+_TOOL = {
+    "name": "get_weather",
+    "description": "Get weather",
+    "input_schema": {"type": "object", "properties": {}},
+}
+_USE = {"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {"city": "Paris"}}
+_SAID = {"type": "text", "text": "I will check the weather."}
+_RESULT = {
+    "role": "user",
+    "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": '{"temperature":"72F"}'}],
+}
+_ASK = {"role": "user", "content": [{"type": "text", "text": "Use that result to answer briefly."}]}
+RECORDED_REQUESTS = [
+    (
+        "rejects-malformed-assistant-tool-order-without-patch.json",
+        [{"role": "assistant", "content": [_USE, _SAID]}, _RESULT, _ASK],
+        400,
+        "invalid_request_error",
+    ),
+    (
+        "accepts-malformed-assistant-tool-order-with-default-patch.json",
+        [
+            {"role": "assistant", "content": [_SAID]},
+            {"role": "assistant", "content": [_USE]},
+            _RESULT,
+            {"role": "user", "content": [{**_ASK["content"][0], "cache_control": {"type": "ephemeral"}}]},
+        ],
+        200,
+        None,
+    ),
+]
+"""Two requests anomalyco/opencode recorded against the API on 2026-05-05 (commit 678c4058, MIT;
+packages/llm/test/fixtures/recordings/anthropic-messages/), claude-haiku-4-5-20251001, ``max_tokens`` 4096,
+streamed: the same tool use and result, its text after the ``tool_use`` (refused) or before it (answered)."""
+
+
+def test_the_recorded_tool_order_requests_get_the_recorded_status_and_error_type():
+    sim = agentlab.connect("sim", quiet=True)
+    for name, messages, status, kind in RECORDED_REQUESTS:
+        raw = sim.messages.with_raw_response.create
+        try:
+            response = raw(
+                model="claude-haiku-4-5-20251001", max_tokens=4096, messages=messages, tools=[_TOOL], stream=True
+            ).http_response
+            got = (response.status_code, None)
+        except anthropic.APIStatusError as e:
+            got = (e.status_code, e.body["error"]["type"])
+        assert got == (status, kind), name
