@@ -53,7 +53,7 @@ test: $(STAMP)  ## every test, notebooks and the real-browser test included, on 
 	$(PY) -m ruff format --check .
 	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup --durations=20
 
-check: $(STAMP)  ## the inner loop: lint and every fast test (no kernel, browser, sandbox, gradebook or drawing of every figure): about 100 s on 2 cores
+check: $(STAMP)  ## the inner loop: lint and every fast test (no kernel, browser, sandbox, gradebook or drawing of every figure): about 90 s on 2 cores
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m pytest -q -n $(TEST_JOBS) -m "not slow" tests
