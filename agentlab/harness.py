@@ -330,7 +330,9 @@ def call_model(
 def stop_details(reply: Any) -> dict:
     """``{"stop_details": ...}`` as the API's JSON when the reply has any (a refusal's category), else ``{}``."""
     details = getattr(reply, "stop_details", None)
-    return {} if details is None else {"stop_details": details.model_dump(mode="json")}
+    if details is None:
+        return {}
+    return {"stop_details": details if isinstance(details, dict) else details.model_dump(mode="json")}
 
 
 def as_json(reply: Any) -> tuple[list[dict], dict]:

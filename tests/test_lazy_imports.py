@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -43,8 +44,6 @@ def _loaded(code: str, cwd: Path, *argv: str) -> set[str]:
 
 
 def _env() -> dict[str, str]:
-    import os
-
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
@@ -85,7 +84,7 @@ for name, code in cells.items():
     pid = os.fork()
     if pid == 0:
         os.close(r)
-        os.chdir(tempfile.mkdtemp())
+        os.chdir(tempfile.mkdtemp(dir=os.getcwd()))  # under the fixture's folder, which pytest cleans
         try:
             exec(compile(code, name, "exec"), {{"__name__": "__main__"}})
             said = {{"loaded": [m for m in heavy if m in sys.modules]}}
@@ -109,6 +108,8 @@ interpreter start and one ``import anthropic`` for all notebooks instead of one 
 
 @pytest.fixture(scope="module")
 def first_cells(tmp_path_factory) -> dict:
+    if not hasattr(os, "fork"):
+        pytest.skip("the first-cell checks fork one interpreter per cell (os.fork)")
     cells = {p.name: startup.first_cell(p) for p in NOTEBOOKS}
     out = subprocess.run(
         [sys.executable, "-c", FORKED.format(heavy=HEAVY)],

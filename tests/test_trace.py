@@ -194,3 +194,16 @@ def test_a_lone_surrogate_is_escaped_in_the_file_and_reads_back(tmp_path):
         tr.event("tool_result", turn=1, content="bad \ud800 text", is_error=False)
         tr.stop("end_turn")
     assert "\\ud800" in path.read_text("utf-8") and read_trace(path)[1]["content"] == "bad \ud800 text"
+
+
+def test_a_refusals_stop_details_reach_the_trace_typed_or_as_an_older_sdks_dict():
+    from types import SimpleNamespace
+
+    from anthropic.types import RefusalStopDetails
+
+    from agentlab.harness import stop_details
+
+    shape = {"type": "refusal", "category": "cyber", "explanation": None}
+    assert stop_details(SimpleNamespace(stop_details=RefusalStopDetails(**shape))) == {"stop_details": shape}
+    assert stop_details(SimpleNamespace(stop_details=dict(shape))) == {"stop_details": shape}
+    assert stop_details(SimpleNamespace(stop_details=None)) == {} == stop_details(SimpleNamespace())

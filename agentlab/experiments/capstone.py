@@ -78,7 +78,7 @@ def record_workflow(path: str | Path, cities: list[str] = ("Paris", "London"), n
     from agentlab.client import connect
     from agentlab.workflows import run_workflow
 
-    return run_workflow(connect("sim", quiet=True), list(cities), _notes(notes), trace=path)
+    return run_workflow(connect("sim", quiet=True), list(cities), _notes(notes), trace=path, lang="en")
 
 
 def record_looper(path: str | Path, max_repeats: int = 3, city: str = "Paris", notes: str | Path | None = None) -> Any:
@@ -92,7 +92,7 @@ def record_looper(path: str | Path, max_repeats: int = 3, city: str = "Paris", n
     client = connect("sim", policy=Looper(tool_input={"city": city}), quiet=True)
     return run_agent(
         client,
-        city_task([city, "London" if city != "London" else "Paris"]),
+        city_task([city, "London" if city != "London" else "Paris"], "en"),
         task_tools(_notes(notes)),
         limits=Limits(max_turns=50, max_repeats=max_repeats),
         trace=path,

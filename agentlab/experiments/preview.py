@@ -47,7 +47,8 @@ class Preview:
 
 def preview(cities: list[str], model: str | None = None, kind: str = "agent", cache: bool = False) -> Preview:
     """Run the city task for ``cities`` on the simulator with ``model``, exactly as ``agentlab compare`` runs it
-    (``comparison.run_city``); what it would take live, about."""
+    (``comparison.run_city``), in the notebook's language (``compare --lang`` picks it on the command line);
+    what it would take live, about."""
     from agentlab.client import connect
     from agentlab.experiments.comparison import run_city
     from agentlab.sim.caching import SimClock

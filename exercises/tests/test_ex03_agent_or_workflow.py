@@ -77,7 +77,7 @@ def test_city_with_no_suggestion_gives_none():
 
 
 @shared
-def _measured():
+def measured_costs():
     """The variants run both ways here, in the grader, in both editions' languages (a student reads the
     costs off the table of the notebook they ran): per task, the pick it calls for, what the pick
     costs in each language, and each side's success and cost."""
@@ -108,10 +108,10 @@ def _measured():
 
 @pytest.fixture(scope="module")
 def measured():
-    return _measured()  # in the gradebook, its worker computed it once before forking this test
+    return measured_costs()  # in the gradebook, its worker computed it once before forking this test
 
 
-def _ships(measured, task):
+def check_ship(measured, task):
     answer = ex03.designs_to_ship()
     assert isinstance(answer, dict) and isinstance(answer.get(task), dict), (
         f"return {{task: {{'pick': ..., 'usd': ...}}}} for each of {ex03.SHIP_TASKS}; got {answer!r}"
@@ -133,16 +133,16 @@ def _ships(measured, task):
 @pytest.mark.exercise("3.3")
 @pytest.mark.points(1)
 def test_the_plain_task_ships_the_cheapest_design_that_does_it_at_its_measured_cost(measured):
-    _ships(measured, "plain")
+    check_ship(measured, "plain")
 
 
 @pytest.mark.exercise("3.3")
 @pytest.mark.points(1)
 def test_the_misspelt_task_ships_the_cheapest_design_that_does_it_at_its_measured_cost(measured):
-    _ships(measured, "misspelt")
+    check_ship(measured, "misspelt")
 
 
 @pytest.mark.exercise("3.3")
 @pytest.mark.points(1)
 def test_the_rain_task_ships_the_cheapest_design_that_does_it_at_its_measured_cost(measured):
-    _ships(measured, "rain")
+    check_ship(measured, "rain")

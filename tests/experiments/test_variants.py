@@ -102,14 +102,14 @@ def test_exercise_3_3_takes_the_costs_off_either_editions_table_and_no_other(mon
     import exercises.ex03_agent_or_workflow as ex
 
     graded = _exercise_3_3()
-    measured = graded._measured()
+    measured = graded.measured_costs()
     assert {t: m[0] for t, m in measured.items()} == {"plain": "workflow", "misspelt": "agent", "rain": "agent"}
     for lang, off in (("en", 1.0), ("zh", 1.0), ("zh", 1.01)):
         answer = {t: {"pick": pick, "usd": usd[lang] * off} for t, (pick, usd, _) in measured.items()}
         monkeypatch.setattr(ex, "designs_to_ship", lambda answer=answer: answer)
         for task in measured:
-            graded._ships(measured, task)
+            graded.check_ship(measured, task)
     wrong = {t: {"pick": pick, "usd": usd["zh"] * 1.2} for t, (pick, usd, _) in measured.items()}
     monkeypatch.setattr(ex, "designs_to_ship", lambda: wrong)
     with pytest.raises(AssertionError, match="as the zh-CN notebook measures it"):
-        graded._ships(measured, "plain")
+        graded.check_ship(measured, "plain")
