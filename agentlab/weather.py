@@ -163,6 +163,11 @@ def city_task(cities: list[str], lang: str | None = None) -> str:
     return f"Which is warmer today, {listed}? Compare their temperatures, then save a note with the answer."
 
 
+def name_in(city: str, lang: str) -> str:
+    """``city`` as a task in ``lang`` names it: its Chinese name for ``"zh"`` (see :func:`chinese_name`), else as written."""
+    return chinese_name(city) if lang == "zh" else city
+
+
 def chinese_name(city: str) -> str:
     """The Chinese name the data gives ``city`` (``"Paris"`` -> 巴黎); an unknown name comes back as written."""
     rec = weather_table().get(city.strip().casefold())

@@ -22,7 +22,7 @@ from agentlab.loop import run_agent
 from agentlab.run import Run
 from agentlab.views.figures import bars
 from agentlab.views.i18n import localize, task_language
-from agentlab.weather import chinese_name, city_task, lookup, task_tools
+from agentlab.weather import chinese_name, city_task, lookup, name_in, task_tools
 from agentlab.workflows import Link, run_chain, run_evaluator, run_orchestrator, run_router, run_sections, run_vote
 
 if TYPE_CHECKING:  # imported where a table is built, not at import: pandas takes about 0.25 s to load
@@ -151,8 +151,7 @@ def pattern_runs(client: Any, cities: list[str], folder: str | Path, lang: str |
 
 def _name(city: str, lang: str) -> str:
     """The data's name for ``city`` in ``lang`` (Madrid, 马德里)."""
-    name = lookup(city)["city"]
-    return chinese_name(name) if lang == "zh" else name
+    return name_in(lookup(city)["city"], lang)
 
 
 def _warmest_note(parts: dict[str, str], lang: str = "en") -> str:

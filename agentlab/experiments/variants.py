@@ -23,7 +23,7 @@ from pathlib import Path
 
 from agentlab.tools import Tool, ToolError, tool
 from agentlab.views.i18n import task_language
-from agentlab.weather import chinese_name, city_task, get_weather, lookup, make_save_note
+from agentlab.weather import chinese_name, city_task, get_weather, lookup, make_save_note, name_in
 
 
 @lru_cache(maxsize=1)
@@ -82,27 +82,29 @@ def variants(lang: str | None = None) -> list[Variant]:
 
     ``lang``: ``"en"``, ``"zh"``, or ``None`` for the notebook's language (as :func:`city_task`)."""
     lang = task_language(lang, "variants")
-    zh = lang == "zh"
-    typed = {c: chinese_name(c) if zh else c for c in ("Paris", "London", "Madrid", "Oslo", "Cairo", "Rome", "Berlin")}
     t = _TASKS[lang]
+
+    def typed(*cities: str) -> list[str]:  # the cities as a user of that language types them
+        return [name_in(c, lang) for c in cities]
+
     return [
         Variant(
             "plain",
             city_task(["Paris", "London"], lang),
-            [typed["Paris"], typed["London"]],
+            typed("Paris", "London"),
             ["Paris", "London"],
             lang=lang,
         ),
         Variant(
             "three cities",
             city_task(["Madrid", "Oslo", "Cairo"], lang),
-            [typed["Madrid"], typed["Oslo"], typed["Cairo"]],
+            typed("Madrid", "Oslo", "Cairo"),
             ["Madrid", "Oslo", "Cairo"],
             lang=lang,
         ),
-        Variant("misspelt", t["misspelt"], ["Pariss", typed["London"]], ["Paris", "London"], lang=lang),
-        Variant("itinerary", t["itinerary"], [typed["Paris"], typed["Rome"]], ["Paris", "Rome", "Lisbon"], lang=lang),
-        Variant("rain", t["rain"], [typed["Berlin"], typed["Madrid"]], ["Berlin", "Madrid"], ["Berlin"], lang=lang),
+        Variant("misspelt", t["misspelt"], ["Pariss", *typed("London")], ["Paris", "London"], lang=lang),
+        Variant("itinerary", t["itinerary"], typed("Paris", "Rome"), ["Paris", "Rome", "Lisbon"], lang=lang),
+        Variant("rain", t["rain"], typed("Berlin", "Madrid"), ["Berlin", "Madrid"], ["Berlin"], lang=lang),
     ]
 
 
@@ -129,13 +131,12 @@ def check(variant: Variant, notes_dir: str | Path) -> tuple[bool, str]:
     if not note.exists():
         return False, "no note was saved"
     text = note.read_text("utf-8")
-    shown = chinese_name if variant.lang == "zh" else str  # the name the why column gives, in the task's language
     for city in variant.must_mention:
         t = lookup(city)["temp_c"]
         if (city not in text and chinese_name(city) not in text) or f"{t:g}°C" not in text:
-            return False, f"the note does not give {shown(city)}'s temperature ({t:g}°C)"
+            return False, f"the note does not give {name_in(city, variant.lang)}'s temperature ({t:g}°C)"
     for city in variant.forecast_for:
         fc = variant_data()["forecast"][city]
         if not re.search(r"tomorrow|明天", text, re.I) or f"{fc['temp_c']:g}°C" not in text:
-            return False, f"the note does not give tomorrow's forecast for {shown(city)}"
+            return False, f"the note does not give tomorrow's forecast for {name_in(city, variant.lang)}"
     return True, "the note has every required figure"

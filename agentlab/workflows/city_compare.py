@@ -19,7 +19,7 @@ from typing import Any
 from agentlab.loop import model_stop
 from agentlab.run import Run, StopReason
 from agentlab.views.i18n import task_language
-from agentlab.weather import chinese_name, get_weather, make_save_note
+from agentlab.weather import get_weather, make_save_note, name_in
 from agentlab.workflows.step import Steps, guarded
 
 PROMPTS = {
@@ -35,8 +35,7 @@ PROMPTS = {
 def write_prompt(temps: list[tuple[str, float]], lang: str) -> str:
     """The one call's prompt from ``(city, °C)`` pairs, the names as the user typed them (``"zh"``: a name
     typed in English is given by its Chinese name, as the Chinese task names it)."""
-    name = chinese_name if lang == "zh" else str
-    return PROMPTS[lang].format(data="; ".join(f"{name(city)}: {temp:g}°C" for city, temp in temps))
+    return PROMPTS[lang].format(data="; ".join(f"{name_in(city, lang)}: {temp:g}°C" for city, temp in temps))
 
 
 PATTERN = "city_compare"

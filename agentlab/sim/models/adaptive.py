@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 
-from agentlab.sim.models.city_task import compare_text, gave_up, read_results
+from agentlab.sim.models.city_task import NOTE_ASKED, compare_text, gave_up, read_results
 from agentlab.sim.models.reading import chinese_city, cities_in, exchanges, is_chinese, text_of, tool_uses
 from agentlab.sim.policy import Reply
 
@@ -95,7 +95,7 @@ def adaptive_agent(request: dict, parallel: bool = True) -> Reply:
     for city, fc in forecasts.items():
         cond = fc.get("condition", "unknown")
         answer += say["tomorrow"].format(name(city), fc.get("temp_c", "?"), _SKY.get(cond, cond) if zh else cond)
-    wants_note = "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I)
+    wants_note = "save_note" in tools and NOTE_ASKED.search(task)
     if wants_note and not saved:
         return Reply([{"type": "tool_use", "name": "save_note", "input": {"text": answer}}])
     return Reply([{"type": "text", "text": answer + (say["saved"] if saved else "")}])

@@ -64,9 +64,7 @@ def city_steps(request: dict, parallel: bool = True) -> Reply:
         return Reply([{"type": "text", "text": gave_up(failed, zh, res.retried)}])
     left = budget_left(request)  # a task budget's countdown (budgets.py), None without one
     if pending and temps and left is not None and left < 2 * loop_tokens(messages, request.get("model")) / len(temps):
-        return _wrap_up(
-            temps, pending, saved, "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I), left, zh
-        )
+        return _wrap_up(temps, pending, saved, "save_note" in tools and NOTE_ASKED.search(task), left, zh)
     effort = effort_steps(request)  # output_config.effort against the model's default (effort.py)
     if pending:
         # with a task budget it paces itself, one lookup per turn, so it can read the countdown after each
@@ -91,7 +89,7 @@ def city_steps(request: dict, parallel: bool = True) -> Reply:
         )
     # two levels below the default: the short answer, the warmest city only (every lookup is one turn anyway)
     answer = (compare_text(temps, zh, short=effort <= -2)) + (_CHECKED[zh] if effort >= 1 else "")
-    wants_note = "save_note" in tools and re.search(r"note|save|笔记|保存|记录", task, re.I)
+    wants_note = "save_note" in tools and NOTE_ASKED.search(task)
     if wants_note and not saved:
         return Reply([{"type": "tool_use", "name": "save_note", "input": {"text": answer}}])
     done = "我已保存笔记。" if zh and saved else (" I saved a note with this." if saved else "")
@@ -139,6 +137,8 @@ class Results:
     """Retries of the same call made for each city given up on (the final answer says how many)."""
 
 
+NOTE_ASKED = re.compile(r"note|save|笔记|保存|记录", re.I)
+"""A task that asks for a note, in English or Chinese (the city-task agents save one only then)."""
 _DID_YOU_MEAN = re.compile(r"(?:Did you mean:?|你是不是指：)\s*'?([^,?？'\n]+)")
 
 
