@@ -111,9 +111,16 @@ def test_below_the_threshold_it_is_the_plain_loop():
 @YOUR_OWN_LOOP
 @pytest.mark.points(2)
 def test_it_compacts_exactly_when_the_last_task_call_passed_the_threshold(rng):
-    _, _, plain, _, _ = _compacting(7, threshold=10**9)
-    at_a_call = plain[2][1].input_tokens + plain[2][1].output_tokens  # exactly what call 3 sent and wrote: not past it
-    for n, threshold in [(7, at_a_call)] + [(rng.randint(6, 9), rng.randint(900, 3_500)) for _ in range(3)]:
+    def sizes(n):  # what each call of a run that never compacts sent and wrote
+        return [turn.input_tokens + turn.output_tokens for _, turn in _compacting(n, threshold=10**9)[2]]
+
+    plain = {7: sizes(7)}
+    cases = [(7, plain[7][2])]  # exactly what call 3 sent and wrote: not past it
+    for n in (rng.randint(6, 9) for _ in range(3)):
+        plain[n] = plain.get(n) or sizes(n)
+        peak = max([*plain[n][:-1], 901])  # some call before the last passes the threshold: a summary is due
+        cases.append((n, rng.randint(900, peak - 1)))
+    for n, threshold in cases:
         messages, compactions, calls, _, _ = _compacting(n, threshold)
         previous, between = None, []
         for request, turn in calls:
