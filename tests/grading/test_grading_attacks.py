@@ -28,6 +28,10 @@ pytestmark = [
 
 STUB_HEADER = "import os, sys, json, glob, gc, atexit, pathlib, time, threading\n"
 EVIDENCE = "EVIDENCE "
+BUDGET_S = 60.0
+"""The class's per-student deadline here (the gradebook's default is 120 s)."""
+SLACK_S = 15.0
+"""What a student may take past it: the runner's grace after a test's limit, a sandbox started afresh."""
 """An attack that gathers something reports it as its import error, which lands in the notes."""
 
 ATTACKS = {
@@ -383,10 +387,11 @@ def graded(tmp_path_factory, course_template):
             (klass / name / rel).parent.mkdir(parents=True, exist_ok=True)
             (klass / name / rel).write_text(text)
     assert len(list(klass.iterdir())) >= 25
+    said: list[str] = []
     os.environ["ANTHROPIC_API_KEY"] = SECRET
     os.environ["COURSE_SERVICE_TOKEN"] = SECRET
     try:
-        gradebook(klass, course, out, test_floor=3, jobs=2, progress=lambda s: None)
+        gradebook(klass, course, out, per_student_timeout=BUDGET_S, test_floor=3, jobs=2, progress=said.append)
     finally:
         os.environ.pop("ANTHROPIC_API_KEY", None)
         os.environ.pop("COURSE_SERVICE_TOKEN", None)
@@ -394,7 +399,16 @@ def graded(tmp_path_factory, course_template):
     csv_text = out.read_text()
     time.sleep(1.5)  # time for a survivor to show itself
     rows = {r["student"]: r for r in csv.DictReader(out.open(newline="", encoding="utf-8"))}
-    yield {"rows": rows, "csv_text": csv_text, "out": out, "finished": finished, "course": course, "copy": copy}
+    took = {m.split()[1]: float(m.split(" in ")[1].split(" s")[0]) for m in said if m.startswith("[")}
+    yield {
+        "rows": rows,
+        "csv_text": csv_text,
+        "out": out,
+        "finished": finished,
+        "course": course,
+        "copy": copy,
+        "took": took,
+    }
     shutil.rmtree(copy, ignore_errors=True)
 
 
@@ -562,6 +576,18 @@ def test_signalling_every_process_it_can_reaches_only_its_own(graded):
         pytest.skip("needs the bubblewrap sandbox as root: elsewhere the student's uid is the grader's own")
     assert _score(graded, "sabotage") == ("2", "3", "3"), graded["rows"]["sabotage"]["notes"]  # nor its own grader
     assert _score(graded, "honest_alice") == ("2", "3", "3") and _score(graded, "zz_next_student") == ("2", "3", "3")
+
+
+def test_every_student_is_done_within_the_per_student_deadline(graded):
+    """The deadline covers all a student costs (sandbox starts included), whatever the student does; the old
+    object channel's bombs cost 150-200 s each. Slack: the grace before a hung test process is killed, and
+    the fresh sandbox that follows it."""
+    took = graded["took"]
+    assert len(took) == len(graded["rows"])
+    over = {student: s for student, s in took.items() if s > BUDGET_S + SLACK_S}
+    assert not over, (
+        f"over {BUDGET_S:g} s (+{SLACK_S:g} s slack): {over}; slowest: {max(took.items(), key=lambda x: x[1])}"
+    )
 
 
 def test_a_channel_bomb_costs_its_own_tests_and_nothing_else(graded):
