@@ -15,9 +15,10 @@ One JSON line per message over a pipe, never pickle. The test asks for a name of
   answers it through its own client, so its simulator, Meter and trace see every call the tests read.
 - a few lab functions (``PORTABLE``) cross by name; each side runs its own copy.
 
-Anything else fails that call with a reason the student reads. A list or dict the test passed stays linked
-to its copy in the sandbox: each message from the sandbox carries the copies that changed since, so a
-function that changes its argument in place (or a tool it built around it) is seen doing it.
+Anything else fails that call with a reason the student reads. Every argument crosses as a copy, so what
+the student's code does to it stays in the sandbox; only a list the test made with ``in_out``
+(``agentlab.grading.lazy``) stays linked to its copy: each message from the sandbox carries it when it
+changed, so a function that fills it in place (or a tool it built around it) is seen doing it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import threading
 from pathlib import Path, PurePath
 from typing import Any, BinaryIO
 
-from agentlab.grading import api_pipe
+from agentlab.grading import api_pipe, lazy
 
 MAX_LINE = 32 << 20
 """Longest message accepted, in bytes."""
@@ -98,16 +99,12 @@ class Peer:
     """True once the other side's end of the pipe closed."""
     ended = False
     """True once this peer's test is over: a handle it made can no longer be called."""
-    touched = False
-    """Trusted side: True once the student's code may have changed this process's state: it called a function
-    or a client the test passed, or changed a list or dict the test passed (``agentlab.grading.runner`` then
-    runs the next test in a fresh process)."""
 
     def __init__(self, rfile: BinaryIO, wfile: BinaryIO, side: str, module=None) -> None:
         self.rfile, self.wfile, self.side, self.module = rfile, wfile, side, module
         self.handles: dict[int, Any] = {}  # this side's functions the other side may call, by id
         self.clients: dict[int, Any] = {}  # trusted: the clients a test passed, by id
-        self.synced: dict[int, Any] = {}  # trusted: containers passed whose sandbox copies come back
+        self.synced: dict[int, Any] = {}  # trusted: the in_out lists passed, whose sandbox copies come back
         self.mirrors: dict[int, Any] = {}  # sandbox: the copies of those containers
         self.mirrored: dict[int, str] = {}  # sandbox: each copy as last sent or received (only a change goes back)
         self.found: dict[tuple[str, str], Any] = {}  # trusted: the student's functions this test looked up
@@ -139,7 +136,7 @@ class Peer:
     # -- values -------------------------------------------------------------------------------
     def encode(self, obj: Any, handles: bool = False, sync: bool = False) -> Any:
         """``obj`` as JSON. ``handles``: functions (and, on the trusted side, clients) cross as handles;
-        without it they raise ``NotData``. ``sync``: a list or dict stays linked to its sandbox copy."""
+        without it they raise ``NotData``. ``sync``: an ``in_out`` list stays linked to its sandbox copy."""
         kind = type(obj)
         if obj is None or kind in (bool, str, int, float):
             return obj
@@ -156,7 +153,7 @@ class Peer:
                 out = {"$": "L", "v": [self.encode(x, handles) for x in list.__iter__(obj)]}
             else:
                 out = {"$": "D", "v": [[self.encode(k), self.encode(v, handles)] for k, v in dict.items(obj)]}
-            if sync and self.side == "t" and kind in (list, dict):
+            if sync and self.side == "t" and kind is lazy.InOut:  # every other list or dict crosses as a copy
                 self.synced[id(obj)] = obj
                 out["sync"] = id(obj)
             return out
@@ -323,15 +320,11 @@ class Peer:
         if not isinstance(message, dict):
             raise ChannelClosed("not a protocol message")
         if self.side == "t" and isinstance(message.get("sync"), dict):
-            self.touched = True
             for key, value in message["sync"].items():
                 target = self.synced.get(int(key)) if str(key).isascii() and str(key).isdigit() else None
                 new = self.decode(value)
-                if type(target) is list and type(new) is list:
+                if type(target) is lazy.InOut and type(new) is list:
                     target[:] = new
-                elif type(target) is dict and type(new) is dict:
-                    target.clear()
-                    target.update(new)
         return message
 
     def end(self, seconds: float = 3.0) -> bool:
@@ -385,7 +378,6 @@ class Peer:
                 return None
             if kind != "req":
                 raise ChannelClosed(f"unexpected message {kind!r}")
-            self.touched = self.touched or self.side == "t"
             try:
                 value = self._handle(message)
                 self.send({"k": "ok", "v": self.encode(value, handles=self.side == "s")})

@@ -10,21 +10,17 @@ student's functions never run here: as before they run in the student's sandbox
 (``agentlab.grading.bwrap``), in one process of the student's (``student_process.StudentProcess``), reached through
 ``agentlab.grading.channel``, where only data crosses.
 
-Why a runner may run the next test, and when it may not. What the student's code sends back is data
-(rebuilt by value) or handles on functions in the sandbox; it cannot run code here. It can change
-this process's state only by (a) calling a function or a client the test handed over (a tool's function,
-a spy, a simulated client), or (b) changing a list or dict the test passed in place (synced back).
-``channel.Peer.touched`` records each of these. After a
-test in which any happened, the runner is thrown away and the next test gets a fresh fork of the
-worker, as every test did before; so a value the student's code could have reached (a module-level
-table, a ``@shared`` reference value, a client's counters) is never seen changed by a later test.
-Fixtures of every scope are set up and torn down around each test (``nextitem=None``), as in a fresh
-fork. What a kept runner carries into the next test is only what the instructor's own code left
-behind (a module-level cache it filled, say, from values the student's code returned): the same a
-test sees under plain ``make grade``, where all tests share one process; a test whose verdict
-depends on such leftovers is a test that passes or fails by order there too. The runner is also replaced after a test that timed out, crashed it, could not be run, or
-lost the sandbox; each test keeps its own time limit (the worker's watchdog, pytest-timeout inside,
-and a CPU-time limit raised test by test).
+Why one runner serves all of a student's tests. What the student's code sends back is data (rebuilt by
+value) or handles on functions in the sandbox; it cannot run code here. Every argument a test passes
+crosses as a copy (an ``in_out`` list excepted: the test asked to see its changes), so nothing the
+student's code does reaches a list or dict of this process, a module-level table or a ``@shared`` value
+included. What it can call here is what the test hands it for that test (a tool's function, a spy, a
+simulated client), so a test hands over functions whose effects are that test's own; a handle kept for a
+later test fails there (``channel.StaleHandle``). So the tests run
+one after another in this one process, as under ``make grade``; fixtures of every scope are set up and
+torn down around each test (``nextitem=None``). The runner is replaced (a fresh fork of the worker) only
+after a test that timed out, crashed it, could not be run, or lost the sandbox; each test keeps its own
+time limit (the worker's watchdog, pytest-timeout inside, and a CPU-time limit raised test by test).
 """
 
 from __future__ import annotations
@@ -181,7 +177,7 @@ def _run_test(item, limit: float, rfile, wfile, modules: dict, capped: bool = Fa
                 f"files each, {bwrap.TMP_BYTES >> 20} MB and {mounts.SCRATCH_BYTES >> 20} MB)"
             )
         acknowledged = peer.end()
-        clean = outcome in ("passed", "failed", "skipped") and acknowledged and not peer.touched and not peer.closed
+        clean = outcome in ("passed", "failed", "skipped") and acknowledged and not peer.closed
         # not acknowledged: what the sandbox read ahead may hold the next test's start, so it is not used again
         return {"outcome": outcome, "reason": reason, "lost": peer.closed or not acknowledged, "reuse": clean}
     except BaseException as e:  # noqa: BLE001 - whatever happens, answer once

@@ -10,6 +10,7 @@ import types
 import pytest
 
 from agentlab.grading import channel
+from agentlab.grading.lazy import in_out
 
 
 def _make_tools(seats):
@@ -55,6 +56,7 @@ STUDENT = types.SimpleNamespace(
     make_tools=_make_tools,
     first_long_word=_first_long_word,
     append=lambda xs, x: xs.append(x),
+    clear=lambda d: d.clear(),
     echo=lambda value: value,
     count_with=lambda count, text: count(text),
     call=lambda fn, *args: fn(*args),
@@ -97,14 +99,22 @@ def student():
         f.close()
 
 
-def test_an_argument_changed_in_place_is_seen_by_the_test(student):
-    xs = [1]
+def test_an_argument_changed_in_place_stays_changed_in_the_sandbox_only(student):
+    xs, table = [1], {"a": 1}
+    student("append")(xs, 2)
+    assert xs == [1]  # a copy crossed: a module-level table the test passes is never the student's to change
+    student("clear")(table)
+    assert table == {"a": 1}
+
+
+def test_an_in_out_list_changed_in_place_is_seen_by_the_test(student):
+    xs = in_out([1])
     student("append")(xs, 2)
     assert xs == [1, 2]
 
 
-def test_a_change_made_later_by_a_tool_built_around_the_argument_comes_back(student):
-    seats = ["1A", "1B"]
+def test_a_change_made_later_by_a_tool_built_around_an_in_out_list_comes_back(student):
+    seats = in_out(["1A", "1B"])
     tools = student("make_tools")(seats)
     assert isinstance(tools["book"], channel.Remote)  # the student's function, called by value
     assert tools["book"]("1A") == "Booked 1A."
@@ -178,7 +188,6 @@ def test_a_function_the_test_passes_is_called_with_data_and_answers_data(student
         return {"got": x}
 
     assert student("call")(spy, [1, (2, 3)]) == {"got": [1, (2, 3)]} and seen == [[1, (2, 3)]]
-    assert student.peer.touched  # the student's code ran something here: the next test gets a fresh process
 
 
 def test_what_a_graders_function_returns_must_be_data(student):
