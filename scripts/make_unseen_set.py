@@ -20,6 +20,12 @@ model (their profiles are retired stand-ins).
 Usage (git mirrors of the repositories, e.g. from ``git clone --mirror``)::
 
     python scripts/make_unseen_set.py posit-dev/chatlas=/path/chatlas.git[@COMMIT] Arize-ai/openinference=/path/oi.git
+
+A source too large to mirror may be given as a folder of copies instead (``owner/name=FOLDER``): its files at
+their paths in the repository, its ``LICENSE``, and ``provenance.json`` (``{"commit": the newest,
+"committed": its date, "commits": {path: commit}, "copied": how}``). Its cassettes are http-recorder JSON, as anomalyco/opencode's are
+(``{"interactions": [{"request": {"url", "body"}, "response": {"status", "body"}}]}``, bodies as text, no
+headers kept). ``--keep`` keeps the sources already in the set that the command line does not name.
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ from make_calibration_set import SECRET_TEXT, answer, git, scrub  # noqa: E402
 OUT = Path(__file__).resolve().parent.parent / "agentlab" / "sim" / "data" / "unseen.json.gz"
 LICENCE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt")
 SERVER_HEADERS = re.compile(r"^(request-id|anthropic-ratelimit-.*|cf-ray|cf-cache-status)$", re.I)
-API_MESSAGE_ID = re.compile(r'"id"\s*:\s*"msg_[A-Za-z0-9]{24}"')
+API_MESSAGE_ID = re.compile(r'"(id"\s*:\s*"msg|request_id"\s*:\s*"req)_[A-Za-z0-9]{24}"')
+"""A message id of the API's shape, or an error body's request id (a 400 answered by the API names one)."""
 ENDPOINTS = ("https://api.anthropic.com/v1/messages", "https://api.anthropic.com/v1/messages/count_tokens")
 OLDER = re.compile(r"^claude-(2|3|instant)")
 """Models before Claude 4: the simulator does not model them (their profiles are retired stand-ins)."""
@@ -129,26 +136,87 @@ def records_of(repo: str, gitdir: str, commit: str) -> tuple[list[dict], dict]:
     return records, provenance
 
 
+def copies_of(repo: str, folder: Path) -> tuple[list[dict], dict]:
+    """The kept records of a source given as a folder of copies (http-recorder JSON), with its provenance."""
+    about = json.loads((folder / "provenance.json").read_text(encoding="utf-8"))
+    records, fixtures, older, cassettes = [], 0, 0, []
+    for path, commit in sorted(about["commits"].items()):
+        kept = 0
+        for i, it in enumerate(json.loads((folder / path).read_text(encoding="utf-8")).get("interactions") or []):
+            req, res = it.get("request") or {}, it.get("response") or {}
+            uri = str(req.get("url", ""))
+            if uri.split("?")[0] not in ENDPOINTS:
+                continue
+            body, raw = json.loads(req.get("body") or "null"), str(res.get("body") or "")
+            if not isinstance(body, dict) or not _real({}, raw):
+                fixtures += isinstance(body, dict)
+                continue
+            if OLDER.match(str(body.get("model", ""))):
+                older += 1
+                continue
+            parsed = json.loads(raw) if raw.lstrip().startswith("{") else None
+            response = {"status": {"code": int(res.get("status", 0))}, "body": raw, "parsed_body": parsed}
+            endpoint = "count_tokens" if "/count_tokens" in uri else "messages"
+            records.append(
+                {
+                    "source": repo,
+                    "cassette": path,
+                    "commit": commit,
+                    "index": i,
+                    "split": "unseen",
+                    "endpoint": endpoint,
+                    "beta": "beta=true" in uri,
+                    "model": body.get("model"),
+                    "request": scrub(body),
+                    **answer(response),
+                }
+            )
+            kept += 1
+        cassettes += [path] if kept else []
+    provenance = {
+        "repository": f"https://github.com/{repo}",
+        "commit": about["commit"],
+        "commits": about["commits"],
+        "committed": about["committed"],
+        "copied": about["copied"],
+        "licence": (folder / "LICENSE").read_text(encoding="utf-8"),
+        "cassettes": cassettes,
+        "kept": len(records),
+        "left_out_no_server_evidence": fixtures,
+        "left_out_before_claude_4": older,
+    }
+    return records, provenance
+
+
 def _has(gitdir: str, commit: str, name: str) -> bool:
     return subprocess.run(["git", "--git-dir", gitdir, "cat-file", "-e", f"{commit}:{name}"]).returncode == 0
 
 
 def main(*sources: str) -> None:
+    keep = "--keep" in sources
+    sources = tuple(s for s in sources if s != "--keep")
     if not sources:
         raise SystemExit(__doc__)
     records, provenance = [], []
     for spec in sources:
         repo, _, where = spec.partition("=")
-        gitdir, _, commit = where.partition("@")
-        commit = git(gitdir, "rev-parse", commit or "HEAD").strip()
-        got, prov = records_of(repo, gitdir, commit)
+        if Path(where, "provenance.json").is_file():
+            got, prov = copies_of(repo, Path(where))
+        else:
+            gitdir, _, commit = where.partition("@")
+            got, prov = records_of(repo, gitdir, git(gitdir, "rev-parse", commit or "HEAD").strip())
         records += got
         provenance.append(prov)
         print(
-            f"{repo} {commit[:12]}: {prov['kept']} interactions from {len(prov['cassettes'])} cassettes, "
+            f"{repo} {prov['commit'][:12]}: {prov['kept']} interactions from {len(prov['cassettes'])} cassettes, "
             f"left out: {prov['left_out_no_server_evidence']} with no sign of the API's server, "
             f"{prov['left_out_before_claude_4']} on models before Claude 4"
         )
+    if keep:  # the sources already in the set that this run does not name stay as they are
+        named = {p["repository"] for p in provenance}
+        old = json.loads(gzip.decompress(OUT.read_bytes()))
+        provenance = [p for p in old["sources"] if p["repository"] not in named] + provenance
+        records = [r for r in old["records"] if f"https://github.com/{r['source']}" not in named] + records
     dump = json.dumps(records, ensure_ascii=False, sort_keys=True)
     leaks = SECRET_TEXT.findall(dump)
     if leaks:

@@ -157,3 +157,55 @@ def test_every_request_the_api_refused_in_any_source_is_refused_with_the_same_st
     assert refused, "the sources hold the API's own refusals (a misspelt model, an effort the model does not take)"
     got = [row.refused.split(" ", 1)[0] for row in replay(refused)]
     assert got == [str(r["status"]) for r in refused], [(r["cassette"], r["status"]) for r in refused]
+
+
+def test_a_source_given_as_copies_keeps_real_answers_and_counts_the_rest(tmp_path):
+    """scripts/make_unseen_set.py's reader for a source too large to mirror (http-recorder JSON, as opencode's)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "make_unseen_set", Path(__file__).resolve().parents[2] / "scripts" / "make_unseen_set.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    copies_of = script.copies_of
+
+    def interaction(model, status, body):
+        request = {"model": model, "max_tokens": 8, "messages": [{"role": "user", "content": "Hi"}]}
+        url = "https://api.anthropic.com/v1/messages"
+        return {"request": {"url": url, "body": json.dumps(request)}, "response": {"status": status, "body": body}}
+
+    real = json.dumps(
+        {
+            "id": "msg_01DgAEgLgB1ZhavZon4qGE1t",
+            "type": "message",
+            "content": [{"type": "text", "text": "Hello"}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 9, "output_tokens": 2},
+        }
+    )
+    refused = '{"type":"error","error":{"type":"invalid_request_error","message":"no"},"request_id":"req_011Cak2XdJgnzxKCY2BC2Beh"}'
+    cassette = {
+        "interactions": [
+            interaction("claude-haiku-4-5", 200, real),
+            interaction(
+                "claude-haiku-4-5", 200, real.replace("msg_01DgAEgLgB1ZhavZon4qGE1t", "msg_123")
+            ),  # hand-written
+            interaction("claude-3-5-haiku-latest", 200, real),
+            interaction("claude-haiku-4-5", 400, refused),
+        ]
+    }
+    (tmp_path / "rec").mkdir()
+    (tmp_path / "rec" / "a.json").write_text(json.dumps(cassette))
+    (tmp_path / "LICENSE").write_text("MIT License\n")
+    about = {"commit": "c" * 40, "committed": "2026-05-03", "commits": {"rec/a.json": "c" * 40}, "copied": "by hand"}
+    (tmp_path / "provenance.json").write_text(json.dumps(about))
+    records, provenance = copies_of("someone/project", tmp_path)
+    assert [(r["status"], r.get("usage", {}).get("input_tokens"), r.get("error", {}).get("type")) for r in records] == [
+        (200, 9, None),
+        (400, None, "invalid_request_error"),
+    ]
+    assert {r["source"] for r in records} == {"someone/project"} and records[0]["commit"] == "c" * 40
+    assert provenance["kept"] == 2 and provenance["left_out_no_server_evidence"] == 1
+    assert provenance["left_out_before_claude_4"] == 1 and provenance["licence"] == "MIT License\n"
