@@ -23,9 +23,9 @@ As root with bubblewrap one warm sandbox goes from student to student (``Student
 and inside it one process runs a student's code from test to test (``student_process``): forking the
 warm server for every test used to be about half of the sandbox's CPU. Per student what is left (90
 tests): the test bodies (about 5.5 s of the 90 tests' own time, measured on 2026-12-06; 2.8 s when
-the course had 86 lighter ones), the trusted runner (one per student, re-forked only after a crash or a
-hang: arguments cross by copy, so the ~16 re-forks a student after tests whose code called back into it
-are gone, about 0.5 s a student), and the messages between the two
+the course had 86 lighter ones), the trusted runner (one per student, re-forked after a crash or a hang,
+or when a list the student's code changed outlives its test; the ~16 re-forks a student after every test
+whose code called back into it are gone, about 0.5 s a student), and the messages between the two
 sides (plain JSON written whole; a token counter or the weather lookup a test hands over crosses by name
 instead of once per call). Under load each round trip waits for a core, so the wall clock grows faster
 than the CPU time. The CPU figure is read machine-wide (``/proc/stat``), so it counts the sandboxes too,

@@ -24,15 +24,14 @@ The rooms:
       -> ``student_process``: runs the student's module, sealed by ``forbid.seal`` when the test forbids
          a reference, and answers the channel.
 
-- ``lazy_import``: how exercise tests import the student's module; ``in_out``: a list the student's code may
-  change in place with the test seeing it (every other argument reaches the sandbox as a copy).
+- ``lazy_import``: how exercise tests import the student's module.
 - ``answered`` (``checks``): whether a conversation a student's loop returned answers every ``tool_use``.
 - ``shared``: trusted work a test needs (the grader's own measurement), computed once per worker before
   it forks.
 """
 
 from agentlab.grading.checks import answered
-from agentlab.grading.lazy import in_out, lazy_import
+from agentlab.grading.lazy import lazy_import
 from agentlab.grading.precompute import shared
 
-__all__ = ["answered", "in_out", "lazy_import", "shared"]
+__all__ = ["answered", "lazy_import", "shared"]

@@ -15,10 +15,11 @@ One JSON line per message over a pipe, never pickle. The test asks for a name of
   answers it through its own client, so its simulator, Meter and trace see every call the tests read.
 - a few lab functions (``PORTABLE``) cross by name; each side runs its own copy.
 
-Anything else fails that call with a reason the student reads. Every argument crosses as a copy, so what
-the student's code does to it stays in the sandbox; only a list the test made with ``in_out``
-(``agentlab.grading.lazy``) stays linked to its copy: each message from the sandbox carries it when it
-changed, so a function that fills it in place (or a tool it built around it) is seen doing it.
+Anything else fails that call with a reason the student reads. A list or dict the test passed stays linked
+to its copy in the sandbox: each message from the sandbox carries the copies that changed since, so a
+function that changes its argument in place (or a tool it built around it) is seen doing it, as under
+``make grade``. A changed one that outlives its test (``Peer.outliving``: a module-level table, a ``@shared``
+value) sends the next test to a fresh process (``agentlab.grading.runner``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import base64
 import builtins
 import dataclasses
+import gc
 import importlib
 import json
 import sys
@@ -33,7 +35,7 @@ import threading
 from pathlib import Path, PurePath
 from typing import Any, BinaryIO
 
-from agentlab.grading import api_pipe, lazy
+from agentlab.grading import api_pipe
 
 MAX_LINE = 32 << 20
 """Longest message accepted, in bytes."""
@@ -50,7 +52,7 @@ PORTABLE = (
 """Lab functions a test may hand the student's code: they cross by name, and each side calls its own copy (the
 booking tools keep their state in the process that calls them, so they run beside each other in the sandbox)."""
 _ONLY_HELD_HERE = 2
-"""``sys.getrefcount`` of a copy held by ``Peer.mirrors`` alone (the dict, and getrefcount's argument)."""
+"""``sys.getrefcount`` of a container one of a ``Peer``'s dicts alone holds (the dict, and getrefcount's argument)."""
 
 
 class ChannelClosed(RuntimeError):
@@ -104,7 +106,8 @@ class Peer:
         self.rfile, self.wfile, self.side, self.module = rfile, wfile, side, module
         self.handles: dict[int, Any] = {}  # this side's functions the other side may call, by id
         self.clients: dict[int, Any] = {}  # trusted: the clients a test passed, by id
-        self.synced: dict[int, Any] = {}  # trusted: the in_out lists passed, whose sandbox copies come back
+        self.synced: dict[int, Any] = {}  # trusted: containers passed whose sandbox copies come back
+        self.changed: set[int] = set()  # trusted: which of them the student's code changed
         self.mirrors: dict[int, Any] = {}  # sandbox: the copies of those containers
         self.mirrored: dict[int, str] = {}  # sandbox: each copy as last sent or received (only a change goes back)
         self.found: dict[tuple[str, str], Any] = {}  # trusted: the student's functions this test looked up
@@ -136,7 +139,7 @@ class Peer:
     # -- values -------------------------------------------------------------------------------
     def encode(self, obj: Any, handles: bool = False, sync: bool = False) -> Any:
         """``obj`` as JSON. ``handles``: functions (and, on the trusted side, clients) cross as handles;
-        without it they raise ``NotData``. ``sync``: an ``in_out`` list stays linked to its sandbox copy."""
+        without it they raise ``NotData``. ``sync``: a list or dict stays linked to its sandbox copy."""
         kind = type(obj)
         if obj is None or kind in (bool, str, int, float):
             return obj
@@ -153,7 +156,7 @@ class Peer:
                 out = {"$": "L", "v": [self.encode(x, handles) for x in list.__iter__(obj)]}
             else:
                 out = {"$": "D", "v": [[self.encode(k), self.encode(v, handles)] for k, v in dict.items(obj)]}
-            if sync and self.side == "t" and kind is lazy.InOut:  # every other list or dict crosses as a copy
+            if sync and self.side == "t" and kind in (list, dict):
                 self.synced[id(obj)] = obj
                 out["sync"] = id(obj)
             return out
@@ -323,9 +326,24 @@ class Peer:
             for key, value in message["sync"].items():
                 target = self.synced.get(int(key)) if str(key).isascii() and str(key).isdigit() else None
                 new = self.decode(value)
-                if type(target) is lazy.InOut and type(new) is list:
+                if type(target) is list and type(new) is list:
                     target[:] = new
+                elif type(target) is dict and type(new) is dict:
+                    target.clear()
+                    target.update(new)
+                else:
+                    continue
+                self.changed.add(id(target))
         return message
+
+    def outliving(self) -> list:
+        """Trusted side, once the test is over: the containers the student's code changed that something besides
+        this peer still holds (a module-level table, a ``@shared`` value, a fixture's); [] if none. The runner
+        runs the next test in a fresh process when there are any."""
+        if not self.changed:
+            return []
+        gc.collect()  # a cycle of the test's own that is garbage holds nothing
+        return [self.synced[k] for k in self.changed if sys.getrefcount(self.synced[k]) > _ONLY_HELD_HERE]
 
     def end(self, seconds: float = 3.0) -> bool:
         """Trusted side: tell the sandbox the test is over and wait (at most ``seconds``) until it stopped reading;

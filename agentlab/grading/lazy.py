@@ -45,19 +45,6 @@ def lazy_import(name: str) -> Any:
     return LazyModule(name)
 
 
-class InOut(list):
-    """A list a test hands the student's code to fill or change in place (a ledger, the free seats)."""
-
-
-def in_out(items: Any = ()) -> InOut:
-    """A list whose changes by the student's code come back to the test, as under ``make grade``.
-
-    In the gradebook every other argument crosses into the sandbox as a copy: what the student's code
-    does to it stays there, so no test sees a list or dict another test's student code changed. Under
-    ``make grade`` this is a plain list."""
-    return InOut(items)
-
-
 class ExerciseFinder(importlib.abc.MetaPathFinder):
     """First on ``sys.meta_path``: ``exercises.exNN_*`` is imported from ``modules`` (module name -> file)
     and from nowhere else; ``package=True`` also provides the ``exercises`` package itself (the sandbox,

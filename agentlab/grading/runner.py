@@ -10,17 +10,17 @@ student's functions never run here: as before they run in the student's sandbox
 (``agentlab.grading.bwrap``), in one process of the student's (``student_process.StudentProcess``), reached through
 ``agentlab.grading.channel``, where only data crosses.
 
-Why one runner serves all of a student's tests. What the student's code sends back is data (rebuilt by
-value) or handles on functions in the sandbox; it cannot run code here. Every argument a test passes
-crosses as a copy (an ``in_out`` list excepted: the test asked to see its changes), so nothing the
-student's code does reaches a list or dict of this process, a module-level table or a ``@shared`` value
-included. What it can call here is what the test hands it for that test (a tool's function, a spy, a
-simulated client), so a test hands over functions whose effects are that test's own; a handle kept for a
-later test fails there (``channel.StaleHandle``). So the tests run
-one after another in this one process, as under ``make grade``; fixtures of every scope are set up and
-torn down around each test (``nextitem=None``). The runner is replaced (a fresh fork of the worker) only
-after a test that timed out, crashed it, could not be run, or lost the sandbox; each test keeps its own
-time limit (the worker's watchdog, pytest-timeout inside, and a CPU-time limit raised test by test).
+Why one runner serves a student's tests, and when the next test gets a fresh one. What the student's code
+sends back is data (rebuilt by value) or handles on functions in the sandbox; it cannot run code here. It
+reaches this process's state only through what a test hands it for that test: a function (a tool, a spy, a
+clock) or a client, whose effects are the test's own, and a list or dict, whose in-place changes come
+back into the test's object, as under ``make grade``. Where such a changed list or dict outlives its test
+(``channel.Peer.outliving``: a module-level table, a ``@shared`` value, a fixture's), the runner is
+thrown away and the next test gets a fresh fork of the worker, so no later test sees it changed. It is
+also replaced after a test that ended in an error, crashed it or hung it past its limit, whose sandbox
+did not say in time that it had stopped, or with a thread of its own still waiting on the channel (a tool
+the executor gave up on). Fixtures of every scope are set up and torn down around each test (``nextitem=None``); each test keeps
+its own time limit (the worker's watchdog, pytest-timeout inside, and a CPU-time limit raised test by test).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import json
 import os
 import select
 import signal
+import sys
 import time
 
 from agentlab.grading import bwrap, channel, confine, lazy, mounts, reap
@@ -177,7 +178,12 @@ def _run_test(item, limit: float, rfile, wfile, modules: dict, capped: bool = Fa
                 f"files each, {bwrap.TMP_BYTES >> 20} MB and {mounts.SCRATCH_BYTES >> 20} MB)"
             )
         acknowledged = peer.end()
-        clean = outcome in ("passed", "failed", "skipped") and acknowledged and not peer.closed
+        for name in ("last_type", "last_value", "last_traceback", "last_exc"):  # a failure's frames hold its locals
+            setattr(sys, name, None)
+        free = peer.lock.acquire(blocking=False)  # else a thread of the test still waits on the channel
+        free and peer.lock.release()
+        clean = outcome in ("passed", "failed", "skipped") and acknowledged and not peer.closed and free
+        clean = clean and not peer.outliving()  # a module-level table the student's code changed: a fresh process
         # not acknowledged: what the sandbox read ahead may hold the next test's start, so it is not used again
         return {"outcome": outcome, "reason": reason, "lost": peer.closed or not acknowledged, "reuse": clean}
     except BaseException as e:  # noqa: BLE001 - whatever happens, answer once

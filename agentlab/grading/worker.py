@@ -10,7 +10,8 @@ client) once, then, instead of running them, reads jobs from stdin, one JSON lin
 
 For each student it forks a *trusted* runner (``agentlab.grading.runner``) that runs the instructor's
 tests one after another, each answered with one JSON line on a private pipe, and is replaced by a
-fresh fork only after a test that timed out or broke it; the student's functions never run in it: ``lazy_import`` hands the test handles
+fresh fork after a test that hung or broke it, or left a table the student's code changed (see
+``agentlab.grading.runner``); the student's functions never run in it: ``lazy_import`` hands the test handles
 (``agentlab.grading.channel``, data only) for functions living in the student's sandbox (``agentlab.grading.bwrap``;
 one process of the student's kept from test to test in its pid namespace). As root with bubblewrap one warm sandbox goes from student
 to student, emptied between them (``StudentSandbox.recycle``: every process of the uid killed, its IPC
@@ -178,7 +179,7 @@ def _grade(items: list[pytest.Item], job: dict, boxes: _Sandboxes) -> list[dict]
             if limit < own and result["reason"].startswith("took longer than"):  # the budget stopped it, not its limit
                 result["reason"] = f"stopped: the {job['budget']:g} s time limit for the whole submission ran out"
             box.clear_scratch()  # its files are the test's own: the next test starts with the whole cap
-            if not result.pop("reuse"):  # it crashed, hung or lost the sandbox: the next test gets a fresh process
+            if not result.pop("reuse"):  # see agentlab.grading.runner: the next test gets a fresh process
                 trusted = _retire(trusted, box, boxes)
             _reap(trusted, box, boxes)
             if result.pop("new_box"):  # it timed out, crashed the trusted side, or the sandbox is gone

@@ -6,7 +6,7 @@ import uuid
 import pytest
 
 from agentlab.executor import Executor, waves
-from agentlab.grading import in_out, lazy_import
+from agentlab.grading import lazy_import
 
 ex07 = lazy_import("exercises.ex07_parallel")
 
@@ -20,7 +20,7 @@ def _tools(seats):
 @pytest.mark.exercise("7.1")
 @pytest.mark.points(1)
 def test_the_tools_work_one_after_another():
-    seats = in_out(["1A", "1B"])  # the tools book from this very list: the test sees what they did to it
+    seats = ["1A", "1B"]
     t = _tools(seats)
     assert t["book_seat"](seat="1A") == "Booked 1A." and seats == ["1B"]
     assert t["free_seats"]() == {"free": 1}

@@ -3,7 +3,7 @@
 import pytest
 
 import agentlab
-from agentlab.grading import answered, in_out, lazy_import
+from agentlab.grading import answered, lazy_import
 
 pytestmark = pytest.mark.forbids(
     "agentlab.meter.prices.cost_usd",
@@ -90,7 +90,7 @@ def _check_ledger(client, ledger, prices):
 @pytest.mark.exercise("9.1")
 @pytest.mark.points(1)
 def test_every_call_is_recorded_with_the_tokens_the_api_reported(tmp_path):
-    client, ledger = agentlab.connect("sim", model=MODEL, quiet=True), in_out()  # filled by your meter
+    client, ledger = agentlab.connect("sim", model=MODEL, quiet=True), []
     messages = _drive(ex09.metered(client, MADE_UP, ledger), tmp_path)
     assert messages[-1]["role"] == "assistant" and len(messages) > 3, (
         "create returns the reply unchanged, so a loop built on it runs the task as it would without the meter"
@@ -111,7 +111,7 @@ def test_cache_writes_of_both_lifetimes_and_cache_reads_are_priced_at_their_own_
         {"type": "text", "text": rules, "cache_control": {"type": "ephemeral", "ttl": "1h"}},
         {"type": "text", "text": "Answer briefly. " * 200, "cache_control": {"type": "ephemeral"}},
     ]
-    client, ledger = agentlab.connect("sim", model=MODEL, quiet=True), in_out()  # filled by your meter
+    client, ledger = agentlab.connect("sim", model=MODEL, quiet=True), []
     _drive(ex09.metered(client, prices, ledger), tmp_path, system=system)
     usages = [c.usage for c in agentlab.meter_of(client).calls]
     assert any((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") for u in usages)
@@ -123,7 +123,7 @@ def test_cache_writes_of_both_lifetimes_and_cache_reads_are_priced_at_their_own_
 @pytest.mark.exercise("9.1")
 @pytest.mark.points(1)
 def test_a_refused_call_costs_nothing_and_its_error_reaches_the_caller():
-    client, ledger = agentlab.connect("sim", model=MODEL, quiet=True), in_out()  # filled by your meter
+    client, ledger = agentlab.connect("sim", model=MODEL, quiet=True), []
     create = ex09.metered(client, MADE_UP, ledger)
     with pytest.raises(Exception) as refused:
         create(model="claude-nope-9", max_tokens=64, messages=[{"role": "user", "content": "Hello"}])

@@ -10,7 +10,6 @@ import types
 import pytest
 
 from agentlab.grading import channel
-from agentlab.grading.lazy import in_out
 
 
 def _make_tools(seats):
@@ -56,7 +55,6 @@ STUDENT = types.SimpleNamespace(
     make_tools=_make_tools,
     first_long_word=_first_long_word,
     append=lambda xs, x: xs.append(x),
-    clear=lambda d: d.clear(),
     echo=lambda value: value,
     count_with=lambda count, text: count(text),
     call=lambda fn, *args: fn(*args),
@@ -99,22 +97,30 @@ def student():
         f.close()
 
 
-def test_an_argument_changed_in_place_stays_changed_in_the_sandbox_only(student):
-    xs, table = [1], {"a": 1}
-    student("append")(xs, 2)
-    assert xs == [1]  # a copy crossed: a module-level table the test passes is never the student's to change
-    student("clear")(table)
-    assert table == {"a": 1}
-
-
-def test_an_in_out_list_changed_in_place_is_seen_by_the_test(student):
-    xs = in_out([1])
+def test_an_argument_changed_in_place_is_seen_by_the_test(student):
+    xs = [1]
     student("append")(xs, 2)
     assert xs == [1, 2]
 
 
-def test_a_change_made_later_by_a_tool_built_around_an_in_out_list_comes_back(student):
-    seats = in_out(["1A", "1B"])
+TABLE = [1]
+
+
+def test_a_changed_argument_that_outlives_its_test_is_named_and_the_tests_own_are_not(student):
+    local, unchanged = [1], {"a": 1}
+    try:
+        student("append")(local, 2)
+        student("append")(TABLE, 2)  # a module-level table: a later test would see it changed
+        student("echo")(unchanged)
+        assert local == [1, 2] and TABLE == [1, 2]
+        del local
+        assert student.peer.outliving() == [TABLE]  # the one still held by something besides the channel
+    finally:
+        TABLE[:] = [1]
+
+
+def test_a_change_made_later_by_a_tool_built_around_the_argument_comes_back(student):
+    seats = ["1A", "1B"]
     tools = student("make_tools")(seats)
     assert isinstance(tools["book"], channel.Remote)  # the student's function, called by value
     assert tools["book"]("1A") == "Booked 1A."

@@ -1,6 +1,6 @@
-"""One trusted runner per student (agentlab.grading.runner): it runs all their tests, whatever their code does
-(every argument reaches it as a copy), and is replaced only after a test that crashed or hung it; each test
-keeps its own limit."""
+"""One trusted runner per student (agentlab.grading.runner): kept from test to test while what the student's
+code changes is the tests' own, replaced after a test whose changed list outlives it (a module-level table),
+or that crashed or hung it; each test keeps its own limit."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def describe(box):
 TAMPER = """
 def total(values):
     result = sum(values)
-    values.clear()  # in place: only an in_out list's change comes back to the trusted side
+    values.clear()  # in place: the change comes back into the test's list
     return result
 
 
@@ -53,7 +53,7 @@ import time
 
 import pytest
 
-from agentlab.grading import in_out, lazy_import
+from agentlab.grading import lazy_import
 
 ex03 = lazy_import("exercises.ex03_values")
 TABLE = [1, 2, 3]
@@ -110,16 +110,16 @@ def test_the_box_is_whole_in_the_next_test():
 
 
 @pytest.mark.points(1)
-def test_one_process_ran_every_test_so_far():
-    assert SEEN == ["plain", "table", "after table", "box", "after box"], f"a fresh process: {SEEN}"
-    SEEN.append("so far")
+def test_a_list_of_the_tests_own_changed_in_place_is_seen():
+    values = [2, 3]
+    assert ex03.total(values) == 5
+    SEEN.append("own list")
+    assert values == [2, 3], f"changed: {values}"
 
 
 @pytest.mark.points(1)
-def test_an_in_out_list_comes_back_as_the_student_left_it():
-    values = in_out([2, 3])
-    assert ex03.total(values) == 5
-    assert values == [2, 3], f"changed: {values}"
+def test_the_processes_that_ran_the_tests_so_far():
+    assert SEEN == ["plain", "table", "after table", "box", "after box", "own list"], f"a fresh process: {SEEN}"
 
 
 @pytest.mark.points(1)
@@ -176,15 +176,18 @@ def graded(course_template, tmp_path_factory) -> dict[str, dict[str, dict]]:
     return out
 
 
-def test_one_runner_serves_every_test_whatever_the_students_code_does(graded):
-    for student in ("honest", "tamper"):  # tamper's total() empties the list it gets, its describe() a Box
-        for test in ("test_the_runner_was_kept_after_a_plain_call", "test_one_process_ran_every_test_so_far"):
-            assert graded[student][test]["outcome"] == "passed", (student, graded[student][test])
+def test_the_runner_is_kept_while_what_the_student_changes_is_the_tests_own(graded):
+    for student in ("honest", "tamper"):  # tamper's total() empties the list it gets: here the test's own
+        got = graded[student]["test_the_runner_was_kept_after_a_plain_call"]
+        assert got["outcome"] == "passed", (student, got)
+    assert graded["honest"]["test_the_processes_that_ran_the_tests_so_far"]["outcome"] == "passed"
+    got = graded["tamper"]["test_the_processes_that_ran_the_tests_so_far"]  # one fresh process, after TABLE
+    assert got["outcome"] == "failed" and "['after table', 'box', 'after box', 'own list']" in got["reason"], got
 
 
-def test_only_an_in_out_lists_change_comes_back(graded):
-    assert graded["honest"]["test_an_in_out_list_comes_back_as_the_student_left_it"]["outcome"] == "passed"
-    got = graded["tamper"]["test_an_in_out_list_comes_back_as_the_student_left_it"]
+def test_a_list_of_the_tests_own_changed_in_place_is_seen_as_under_make_grade(graded):
+    assert graded["honest"]["test_a_list_of_the_tests_own_changed_in_place_is_seen"]["outcome"] == "passed"
+    got = graded["tamper"]["test_a_list_of_the_tests_own_changed_in_place_is_seen"]
     assert got["outcome"] == "failed" and "changed: []" in got["reason"], got
 
 
