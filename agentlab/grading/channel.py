@@ -336,6 +336,14 @@ class Peer:
                 self.changed.add(id(target))
         return message
 
+    def busy(self) -> bool:
+        """Trusted side: whether a thread is still inside a request, waiting on the other side (e.g. a tool the
+        executor gave up on): it would read what the channel carries next."""
+        if not self.lock.acquire(blocking=False):
+            return True
+        self.lock.release()
+        return False
+
     def outliving(self) -> list:
         """Trusted side, once the test is over: the containers the student's code changed that something besides
         this peer still holds (a module-level table, a ``@shared`` value, a fixture's); [] if none. The runner

@@ -19,8 +19,9 @@ back into the test's object, as under ``make grade``. Where such a changed list 
 thrown away and the next test gets a fresh fork of the worker, so no later test sees it changed. It is
 also replaced after a test that ended in an error, crashed it or hung it past its limit, whose sandbox
 did not say in time that it had stopped, or with a thread of its own still waiting on the channel (a tool
-the executor gave up on). Fixtures of every scope are set up and torn down around each test (``nextitem=None``); each test keeps
-its own time limit (the worker's watchdog, pytest-timeout inside, and a CPU-time limit raised test by test).
+the executor gave up on). Fixtures of every scope are set up and torn down around each test
+(``nextitem=None``); each test keeps its own time limit (the worker's watchdog, pytest-timeout inside,
+and a CPU-time limit raised test by test).
 """
 
 from __future__ import annotations
@@ -180,9 +181,7 @@ def _run_test(item, limit: float, rfile, wfile, modules: dict, capped: bool = Fa
         acknowledged = peer.end()
         for name in ("last_type", "last_value", "last_traceback", "last_exc"):  # a failure's frames hold its locals
             setattr(sys, name, None)
-        free = peer.lock.acquire(blocking=False)  # else a thread of the test still waits on the channel
-        free and peer.lock.release()
-        clean = outcome in ("passed", "failed", "skipped") and acknowledged and not peer.closed and free
+        clean = outcome in ("passed", "failed", "skipped") and acknowledged and not peer.closed and not peer.busy()
         clean = clean and not peer.outliving()  # a module-level table the student's code changed: a fresh process
         # not acknowledged: what the sandbox read ahead may hold the next test's start, so it is not used again
         return {"outcome": outcome, "reason": reason, "lost": peer.closed or not acknowledged, "reuse": clean}

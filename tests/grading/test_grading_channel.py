@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import types
 
 import pytest
@@ -55,6 +56,7 @@ STUDENT = types.SimpleNamespace(
     make_tools=_make_tools,
     first_long_word=_first_long_word,
     append=lambda xs, x: xs.append(x),
+    wait=lambda: RELEASE.wait(10),
     echo=lambda value: value,
     count_with=lambda count, text: count(text),
     call=lambda fn, *args: fn(*args),
@@ -66,6 +68,7 @@ STUDENT = types.SimpleNamespace(
     CONSTANT={"budget": 120},
 )
 SANDBOX: list = []
+RELEASE = threading.Event()
 LOOKUPS: list = []
 
 
@@ -101,6 +104,18 @@ def test_an_argument_changed_in_place_is_seen_by_the_test(student):
     xs = [1]
     student("append")(xs, 2)
     assert xs == [1, 2]
+
+
+def test_a_call_still_waiting_on_the_sandbox_keeps_the_channel_busy(student):
+    waiting = threading.Thread(target=student("wait"), daemon=True)  # a tool call the executor gave up on
+    waiting.start()
+    deadline = time.monotonic() + 10
+    while not student.peer.busy() and time.monotonic() < deadline:  # until the call is under way (bounded)
+        time.sleep(0.01)
+    assert student.peer.busy()
+    RELEASE.set()
+    waiting.join(timeout=10)
+    assert not student.peer.busy()
 
 
 TABLE = [1]
