@@ -88,7 +88,7 @@ def test_the_api_accepts_your_answer_and_the_model_finishes(tools):
 @pytest.mark.exercise("1.2")
 @pytest.mark.points(1)
 def test_error_names_tool_field_and_value():
-    text = ex01.format_tool_error("get_weather", "city", "Pariss", CITIES)
+    text = ex01.format_tool_error("get_weather", "city", "Pariss", list(CITIES))
     for part in ("get_weather", "city", "Pariss"):
         assert part in text, f"the message should mention {part!r}; it was: {text!r}"
 
@@ -96,7 +96,7 @@ def test_error_names_tool_field_and_value():
 @pytest.mark.exercise("1.2")
 @pytest.mark.points(1)
 def test_error_lists_closest_valid_values_first_at_most_five():
-    text = ex01.format_tool_error("get_weather", "city", "Pariss", CITIES)
+    text = ex01.format_tool_error("get_weather", "city", "Pariss", list(CITIES))
     rest = text.replace("Pariss", "")  # the bad value itself does not count as a listed value
     listed = [c for c in CITIES if c in rest]
     assert "Paris" in listed, (
@@ -110,7 +110,7 @@ def test_error_lists_closest_valid_values_first_at_most_five():
 @pytest.mark.exercise("1.2")
 @pytest.mark.points(1)
 def test_error_says_what_to_do_and_is_short():
-    text = ex01.format_tool_error("get_weather", "city", "Pariss", CITIES)
+    text = ex01.format_tool_error("get_weather", "city", "Pariss", list(CITIES))
     assert "Call get_weather again with one of these." in text, f"end with what to do; got {text!r}"
     assert len(text) <= 300, f"keep it under 300 characters; it has {len(text)}"
     assert "Traceback" not in text

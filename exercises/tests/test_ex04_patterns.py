@@ -34,7 +34,7 @@ def _fake(label_text):
 @pytest.mark.points(2)
 def test_ticket_goes_to_its_branch():
     client = agentlab.connect("sim", quiet=True)
-    out = ex04.route_ticket(client, "I was charged twice, please refund me.", ROUTES, FALLBACK, MODEL)
+    out = ex04.route_ticket(client, "I was charged twice, please refund me.", dict(ROUTES), FALLBACK, MODEL)
     assert out.get("label") == "billing" and out.get("branch") == "billing", (
         f"expected the billing branch, got {out!r} (reread '2. Routing' in notebook 04)"
     )
@@ -47,7 +47,7 @@ def test_ticket_goes_to_its_branch():
 @pytest.mark.points(1)
 def test_other_goes_to_the_fallback():
     out = ex04.route_ticket(
-        agentlab.connect("sim", quiet=True), "Do you have an office in Lisbon?", ROUTES, FALLBACK, MODEL
+        agentlab.connect("sim", quiet=True), "Do you have an office in Lisbon?", dict(ROUTES), FALLBACK, MODEL
     )
     assert out.get("label") == "other" and out.get("branch") == "fallback", f"'other' has no route: {out!r}"
 
@@ -55,14 +55,14 @@ def test_other_goes_to_the_fallback():
 @pytest.mark.exercise("4.1")
 @pytest.mark.points(2)
 def test_unknown_label_goes_to_the_fallback_not_a_key_error():
-    out = ex04.route_ticket(_fake(json.dumps({"label": "refunds"})), "money back", ROUTES, FALLBACK, MODEL)
+    out = ex04.route_ticket(_fake(json.dumps({"label": "refunds"})), "money back", dict(ROUTES), FALLBACK, MODEL)
     assert out == {"label": "refunds", "branch": "fallback", "reply": "Help desk: noted."}, f"got {out!r}"
 
 
 @pytest.mark.exercise("4.1")
 @pytest.mark.points(1)
 def test_unreadable_classification_goes_to_the_fallback():
-    out = ex04.route_ticket(_fake("billing, I think"), "money back", ROUTES, FALLBACK, MODEL)
+    out = ex04.route_ticket(_fake("billing, I think"), "money back", dict(ROUTES), FALLBACK, MODEL)
     assert out.get("label") is None and out.get("branch") == "fallback", f"got {out!r}"
 
 

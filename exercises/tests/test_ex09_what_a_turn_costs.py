@@ -91,7 +91,7 @@ def _check_ledger(client, ledger, prices):
 @pytest.mark.points(1)
 def test_every_call_is_recorded_with_the_tokens_the_api_reported(tmp_path):
     client, ledger = agentlab.connect("sim", model=MODEL, quiet=True), []
-    messages = _drive(ex09.metered(client, MADE_UP, ledger), tmp_path)
+    messages = _drive(ex09.metered(client, dict(MADE_UP), ledger), tmp_path)
     assert messages[-1]["role"] == "assistant" and len(messages) > 3, (
         "create returns the reply unchanged, so a loop built on it runs the task as it would without the meter"
     )
@@ -124,7 +124,7 @@ def test_cache_writes_of_both_lifetimes_and_cache_reads_are_priced_at_their_own_
 @pytest.mark.points(1)
 def test_a_refused_call_costs_nothing_and_its_error_reaches_the_caller():
     client, ledger = agentlab.connect("sim", model=MODEL, quiet=True), []
-    create = ex09.metered(client, MADE_UP, ledger)
+    create = ex09.metered(client, dict(MADE_UP), ledger)
     with pytest.raises(Exception) as refused:
         create(model="claude-nope-9", max_tokens=64, messages=[{"role": "user", "content": "Hello"}])
     assert "claude-nope-9" in str(refused.value) or "not_found" in str(refused.value), (
@@ -172,7 +172,7 @@ def _spent(client):
 def test_a_model_that_never_stops_is_stopped_before_the_call_that_would_cross_the_budget(tmp_path):
     client, tools = _never_stops(), agentlab.task_tools(tmp_path)
     messages, why, spent = ex09.run_capped(
-        client, "Keep checking.", tools, MODEL, max_usd=0.1, prices=CAP_PRICES, max_tokens=1000, max_turns=50
+        client, "Keep checking.", tools, MODEL, max_usd=0.1, prices=dict(CAP_PRICES), max_tokens=1000, max_turns=50
     )
     real, calls = _spent(client)
     assert why == "max_usd" and 1 < calls < 50, f"stopped with {why!r} after {calls} calls"
@@ -193,7 +193,7 @@ def test_a_budget_below_the_first_calls_worst_case_makes_no_call(tmp_path):
     client, tools = _never_stops(), agentlab.task_tools(tmp_path)
     first = _worst(client, [{"role": "user", "content": "Keep checking."}], tools, 4096)
     messages, why, spent = ex09.run_capped(
-        client, "Keep checking.", tools, MODEL, max_usd=first * 0.99, prices=CAP_PRICES, max_tokens=4096
+        client, "Keep checking.", tools, MODEL, max_usd=first * 0.99, prices=dict(CAP_PRICES), max_tokens=4096
     )
     assert (why, spent, _spent(client)[1]) == ("max_usd", 0.0, 0), (
         f"the first call alone could cost ${first:.6f}, over the budget: no call should be made ({why!r}, {spent})"
@@ -207,11 +207,11 @@ def test_a_budget_below_the_first_calls_worst_case_makes_no_call(tmp_path):
 def test_within_budget_the_model_ends_the_run_and_the_conversation_stays_valid(tmp_path):
     client, tools = agentlab.connect("sim", quiet=True), agentlab.task_tools(tmp_path)
     messages, why, spent = ex09.run_capped(
-        client, agentlab.city_task(["Lima", "Quito"]), tools, MODEL, max_usd=5.0, prices=CAP_PRICES
+        client, agentlab.city_task(["Lima", "Quito"]), tools, MODEL, max_usd=5.0, prices=dict(CAP_PRICES)
     )
     assert why == "end_turn" and spent == pytest.approx(_spent(client)[0]), (why, spent)
     assert answered(messages), "every tool_use is answered, in order"
     _, why, _ = ex09.run_capped(
-        _never_stops(), "Keep checking.", tools, MODEL, max_usd=5.0, prices=CAP_PRICES, max_turns=3
+        _never_stops(), "Keep checking.", tools, MODEL, max_usd=5.0, prices=dict(CAP_PRICES), max_turns=3
     )
     assert why == "max_turns"

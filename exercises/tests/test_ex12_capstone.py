@@ -216,7 +216,7 @@ def test_extra_turn_cost_on_the_shipped_traces():
             + (u.get("cache_creation_input_tokens") or 0)
             for u in usages
         ]
-        got = ex12.extra_turn_cost(_shipped(name), PRICES)
+        got = ex12.extra_turn_cost(_shipped(name), dict(PRICES))
         want = {
             "calls": len(usages),
             "first_tokens": tokens[0],
@@ -235,7 +235,7 @@ def test_extra_turn_cost_on_the_shipped_traces():
 @pytest.mark.points(1)
 def test_extra_turn_cost_on_fresh_and_cached_traces(fresh, tmp_path):
     for name, (events, run, params) in fresh.items():
-        got = ex12.extra_turn_cost(events, PRICES)
+        got = ex12.extra_turn_cost(events, dict(PRICES))
         assert got == _expected_cost(run), f"a fresh {name} trace ({params}): expected {_expected_cost(run)}, got {got}"
     client = agentlab.connect("sim", model="claude-opus-5", quiet=True)  # caching: reads and writes in the usage
     cities = random.sample(agentlab.city_names(), 6)
@@ -246,11 +246,11 @@ def test_extra_turn_cost_on_fresh_and_cached_traces(fresh, tmp_path):
         cache=True,
         trace=tmp_path / "cached.jsonl",
     )
-    got = ex12.extra_turn_cost(agentlab.read_trace(tmp_path / "cached.jsonl"), PRICES)
+    got = ex12.extra_turn_cost(agentlab.read_trace(tmp_path / "cached.jsonl"), dict(PRICES))
     assert got == _expected_cost(run), f"a cached run ({cities}): expected {_expected_cost(run)}, got {got}"
     with pytest.raises(ValueError):
         ex12.extra_turn_cost(
-            agentlab.read_trace(tmp_path / "cached.jsonl")[:1] + [{"event": "stop", "reason": "error"}], PRICES
+            agentlab.read_trace(tmp_path / "cached.jsonl")[:1] + [{"event": "stop", "reason": "error"}], dict(PRICES)
         )
 
 
@@ -329,7 +329,7 @@ def test_the_token_counts_are_the_ones_the_api_reported():
 def test_workers_pay_again_for_a_long_shared_task():
     client, _ = _workers_and_join()
     brief = "Read this brief before you answer. " + " ".join(f"Rule {i}: report temperatures in C." for i in range(300))
-    out = ex12.fan_out(client, MODEL, brief, PARTS)
+    out = ex12.fan_out(client, MODEL, brief, list(PARTS))
     one = client.messages.create(
         model=MODEL, max_tokens=64, messages=[{"role": "user", "content": brief + "\n\n" + "\n\n".join(PARTS)}]
     )
