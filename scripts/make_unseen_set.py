@@ -35,6 +35,7 @@ import json
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -64,6 +65,53 @@ def _raw(response: dict) -> str:
     return body if isinstance(body, str) else json.dumps(response.get("parsed_body") or {})
 
 
+def _body(request: dict) -> dict | None:
+    """The request's JSON body, or None."""
+    body = request.get("parsed_body")
+    if body is None and isinstance(request.get("body"), str):
+        try:
+            body = json.loads(request["body"])
+        except ValueError:
+            body = None
+    return body if isinstance(body, dict) else None
+
+
+def _kept(repo: str, path: str, interactions: list, left_out: Counter, **more) -> list[dict]:
+    """The records of one cassette's ``(uri, request body, vcrpy-shaped response)`` interactions; what is left
+    out is counted in ``left_out`` (``fixtures``: no sign of the API's server; ``older``: before Claude 4)."""
+    records = []
+    for i, (uri, body, res) in enumerate(interactions):
+        if uri.split("?")[0] not in ENDPOINTS or body is None:  # not a batch, a file or a model listing
+            continue
+        raw = _raw(res)
+        if not _real(res, raw):
+            left_out["fixtures"] += 1
+            continue
+        if OLDER.match(str(body.get("model", ""))):
+            left_out["older"] += 1
+            continue
+        if res.get("parsed_body") is None and raw.lstrip().startswith("{"):
+            try:
+                res = {**res, "parsed_body": json.loads(raw)}
+            except ValueError:
+                pass
+        records.append(
+            {
+                "source": repo,
+                "cassette": path,
+                **more,
+                "index": i,
+                "split": "unseen",
+                "endpoint": "count_tokens" if "/count_tokens" in uri else "messages",
+                "beta": "beta=true" in uri,
+                "model": body.get("model"),
+                "request": scrub(body),
+                **answer(res),
+            }
+        )
+    return records
+
+
 def records_of(repo: str, gitdir: str, commit: str) -> tuple[list[dict], dict]:
     """The kept records of one source, and its provenance with what it left out."""
     files = sorted(
@@ -71,53 +119,18 @@ def records_of(repo: str, gitdir: str, commit: str) -> tuple[list[dict], dict]:
         for f in git(gitdir, "ls-tree", "-r", "--name-only", commit).splitlines()
         if ("/cassettes/" in f or "/_vcr/" in f) and f.endswith((".yaml", ".yml"))
     )
-    records, fixtures, older, cassettes = [], 0, 0, []
+    records, left_out, cassettes = [], Counter(), []
     for path in files:
         text = git(gitdir, "show", f"{commit}:{path}")
         if "api.anthropic.com/v1/messages" not in text:
             continue
-        kept = 0
-        for i, it in enumerate((yaml.safe_load(text) or {}).get("interactions") or []):
-            req, res = it.get("request") or {}, it.get("response") or {}
-            uri = str(req.get("uri", ""))
-            if uri.split("?")[0] not in ENDPOINTS:  # not a batch, a file or a model listing
-                continue
-            body = req.get("parsed_body")
-            if body is None and isinstance(req.get("body"), str):
-                try:
-                    body = json.loads(req["body"])
-                except ValueError:
-                    body = None
-            if not isinstance(body, dict):
-                continue
-            raw = _raw(res)
-            if not _real(res, raw):
-                fixtures += 1
-                continue
-            if OLDER.match(str(body.get("model", ""))):
-                older += 1
-                continue
-            if res.get("parsed_body") is None and raw.lstrip().startswith("{"):
-                try:
-                    res = {**res, "parsed_body": json.loads(raw)}
-                except ValueError:
-                    pass
-            records.append(
-                {
-                    "source": repo,
-                    "cassette": path,
-                    "index": i,
-                    "split": "unseen",
-                    "endpoint": "count_tokens" if "/count_tokens" in uri else "messages",
-                    "beta": "beta=true" in uri,
-                    "model": body.get("model"),
-                    "request": scrub(body),
-                    **answer(res),
-                }
-            )
-            kept += 1
-        if kept:
-            cassettes.append(path)
+        interactions = [
+            (str((it.get("request") or {}).get("uri", "")), _body(it.get("request") or {}), it.get("response") or {})
+            for it in (yaml.safe_load(text) or {}).get("interactions") or []
+        ]
+        got = _kept(repo, path, interactions, left_out)
+        records += got
+        cassettes += [path] if got else []
     licence = next(
         (git(gitdir, "show", f"{commit}:{name}") for name in LICENCE_FILES if _has(gitdir, commit, name)), ""
     )
@@ -130,8 +143,8 @@ def records_of(repo: str, gitdir: str, commit: str) -> tuple[list[dict], dict]:
         "licence": licence,
         "cassettes": cassettes,
         "kept": len(records),
-        "left_out_no_server_evidence": fixtures,
-        "left_out_before_claude_4": older,
+        "left_out_no_server_evidence": left_out["fixtures"],
+        "left_out_before_claude_4": left_out["older"],
     }
     return records, provenance
 
@@ -139,40 +152,22 @@ def records_of(repo: str, gitdir: str, commit: str) -> tuple[list[dict], dict]:
 def copies_of(repo: str, folder: Path) -> tuple[list[dict], dict]:
     """The kept records of a source given as a folder of copies (http-recorder JSON), with its provenance."""
     about = json.loads((folder / "provenance.json").read_text(encoding="utf-8"))
-    records, fixtures, older, cassettes = [], 0, 0, []
+    records, left_out, cassettes = [], Counter(), []
     for path, commit in sorted(about["commits"].items()):
-        kept = 0
-        for i, it in enumerate(json.loads((folder / path).read_text(encoding="utf-8")).get("interactions") or []):
-            req, res = it.get("request") or {}, it.get("response") or {}
-            uri = str(req.get("url", ""))
-            if uri.split("?")[0] not in ENDPOINTS:
-                continue
-            body, raw = json.loads(req.get("body") or "null"), str(res.get("body") or "")
-            if not isinstance(body, dict) or not _real({}, raw):
-                fixtures += isinstance(body, dict)
-                continue
-            if OLDER.match(str(body.get("model", ""))):
-                older += 1
-                continue
-            parsed = json.loads(raw) if raw.lstrip().startswith("{") else None
-            response = {"status": {"code": int(res.get("status", 0))}, "body": raw, "parsed_body": parsed}
-            endpoint = "count_tokens" if "/count_tokens" in uri else "messages"
-            records.append(
+        interactions = [
+            (
+                str((it.get("request") or {}).get("url", "")),
+                _body(it.get("request") or {}),
                 {
-                    "source": repo,
-                    "cassette": path,
-                    "commit": commit,
-                    "index": i,
-                    "split": "unseen",
-                    "endpoint": endpoint,
-                    "beta": "beta=true" in uri,
-                    "model": body.get("model"),
-                    "request": scrub(body),
-                    **answer(response),
-                }
+                    "status": {"code": int((it.get("response") or {}).get("status", 0))},
+                    "body": (it.get("response") or {}).get("body"),
+                },
             )
-            kept += 1
-        cassettes += [path] if kept else []
+            for it in json.loads((folder / path).read_text(encoding="utf-8")).get("interactions") or []
+        ]
+        got = _kept(repo, path, interactions, left_out, commit=commit)
+        records += got
+        cassettes += [path] if got else []
     provenance = {
         "repository": f"https://github.com/{repo}",
         "commit": about["commit"],
@@ -182,8 +177,8 @@ def copies_of(repo: str, folder: Path) -> tuple[list[dict], dict]:
         "licence": (folder / "LICENSE").read_text(encoding="utf-8"),
         "cassettes": cassettes,
         "kept": len(records),
-        "left_out_no_server_evidence": fixtures,
-        "left_out_before_claude_4": older,
+        "left_out_no_server_evidence": left_out["fixtures"],
+        "left_out_before_claude_4": left_out["older"],
     }
     return records, provenance
 
