@@ -1,4 +1,4 @@
-"""``agentlab`` command line: ``compare``, ``serve``, and the instructor's grading commands."""
+"""``agentlab`` command line: ``compare``, ``serve``, the instructor's grading commands and the class gateway."""
 
 from __future__ import annotations
 
@@ -158,6 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_commands(sub)
+    from agentlab.gateway.cli import add_commands as add_gateway  # light: imports its implementation when run
+
+    add_gateway(sub)
     return p
 
 

@@ -24,6 +24,7 @@ import anthropic
 import httpx2
 
 from agentlab.api.profiles import did_you_mean, model_catalog
+from agentlab.api.wire import GATEWAY_TOKEN_PREFIX
 from agentlab.live.compat import LocalServer, is_anthropic
 from agentlab.live.errors import install_notebook_handler
 from agentlab.live.keys import clean_key, env_key, remember
@@ -218,7 +219,10 @@ def connect(
                 "with no key set."
             )
         target = base_url or os.environ.get("ANTHROPIC_BASE_URL")
-        if target and not is_anthropic(target):  # a compatible server: refused fields degrade (agentlab.live.compat)
+        gateway = bool(target) and (key or "").startswith(GATEWAY_TOKEN_PREFIX)  # a class gateway's token
+        if (
+            target and not is_anthropic(target) and not gateway
+        ):  # a compatible server: refused fields degrade (agentlab.live.compat)
             chain.insert(0, LocalServer(target))
         timeout = client_options.pop("timeout", LIVE_TIMEOUT)
         if record is not None or transport is not None:
@@ -238,6 +242,8 @@ def connect(
         real = (
             "; usage and cost are real"
             if not target or is_anthropic(target)
+            else " through the class gateway (your instructor's key, your budget there: its 429s say what is left)"
+            if gateway
             else ", a server that is not Anthropic's API: usage is what it reports, its model is neither Claude nor "
             "the simulator"
         )

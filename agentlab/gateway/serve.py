@@ -1,0 +1,90 @@
+"""Starting the gateway: its upstream (Anthropic's API with the instructor's key, or the simulator) and uvicorn."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import threading
+
+import httpx2
+import uvicorn
+
+from agentlab.gateway.app import RPM, Gateway
+from agentlab.gateway.store import Store
+from agentlab.live.keys import clean_key
+
+ANTHROPIC = "https://api.anthropic.com"
+"""Where ``--upstream anthropic`` (the default) forwards."""
+KEY_ENV = "AGENTLAB_GATEWAY_KEY"
+"""Where the gateway reads the instructor's key first; ``ANTHROPIC_API_KEY`` is read when it is unset."""
+
+
+def sim_upstream() -> httpx2.MockTransport:
+    """The simulator as the gateway's upstream: it answers ``/v1/messages`` and ``count_tokens`` itself, and
+    ``GET /v1/models`` (which it does not serve) is answered here from the models it knows."""
+    from agentlab.sim.server import Simulator
+
+    sim = Simulator()
+
+    async def answer(request: httpx2.Request) -> httpx2.Response:
+        if request.method == "GET" and request.url.path == "/v1/models":
+            data = [{"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"}
+                    for m in sorted(sim.models)]  # fmt: skip
+            body = {"data": data, "has_more": False, "first_id": data[0]["id"], "last_id": data[-1]["id"]}
+            return httpx2.Response(200, json=body)
+        response, delay = sim.answer(request)
+        if delay:
+            await asyncio.sleep(delay)
+        return response
+
+    return httpx2.MockTransport(answer)
+
+
+def make_gateway(db: str, upstream: str = "anthropic", rpm: int = RPM) -> Gateway:
+    """The gateway on ledger ``db``, forwarding to ``upstream`` (``anthropic``, ``sim`` or a base URL)."""
+    if upstream == "sim":
+        return Gateway(Store(db), sim_upstream(), "http://simulator", "sim-no-key-needed", rpm)
+    key = clean_key(os.environ.get(KEY_ENV)) or clean_key(os.environ.get("ANTHROPIC_API_KEY"))
+    if not key:
+        raise ValueError(
+            f"the gateway forwards with your key: set {KEY_ENV} (or ANTHROPIC_API_KEY) in its environment, "
+            "or use --upstream sim to run the class on the simulator"
+        )
+    url = ANTHROPIC if upstream == "anthropic" else upstream
+    return Gateway(Store(db), httpx2.AsyncHTTPTransport(retries=0), url, key, rpm)
+
+
+class Running:
+    """A gateway served by uvicorn on a thread (tests, a notebook cell); ``stop()`` ends it."""
+
+    def __init__(self, gateway: Gateway, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.socket = socket.create_server((host, port))
+        """The listening socket."""
+        self.url = "http://{}:{}".format(*self.socket.getsockname()[:2])
+        """The base URL students set as ``ANTHROPIC_BASE_URL``."""
+        config = uvicorn.Config(gateway, lifespan="off", log_config=None, access_log=False, ws="none")
+        self.server = uvicorn.Server(config)
+        """The uvicorn server."""
+        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
+        self._thread.start()
+        for _ in range(500):  # bounded: up to 5 s for uvicorn to start
+            if self.server.started:
+                break
+            self._thread.join(0.01)
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self.server.should_exit = True
+        self._thread.join(10)
+        self.socket.close()
+
+
+def serve(gateway: Gateway, host: str, port: int) -> None:
+    """Serve until interrupted, saying where (and never the key)."""
+    print(
+        f"agentlab gateway: ledger {gateway.store.path}; students set ANTHROPIC_BASE_URL=http://{host}:{port} "
+        "and ANTHROPIC_API_KEY=<their token>",
+        flush=True,
+    )
+    uvicorn.run(gateway, host=host, port=port, lifespan="off", log_config=None, ws="none")

@@ -1,0 +1,86 @@
+"""A class room for the gateway tests: a gateway on a temporary ledger, its upstream the simulator seen
+through a recorder, served on loopback (the ``room`` fixture in conftest.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import anthropic
+import httpx2
+
+from agentlab.gateway.app import Gateway
+from agentlab.gateway.serve import Running, sim_upstream
+from agentlab.gateway.store import Store
+
+KEY = "sk-ant-api03-" + "InstructorKey" * 6 + "-tail"
+"""The instructor's key the gateway forwards with (fake: the upstream is the simulator)."""
+
+
+class Upstream(httpx2.AsyncBaseTransport):
+    """The simulator as the gateway's upstream, keeping every request it got and every body it answered."""
+
+    def __init__(self) -> None:
+        self.inner = sim_upstream()
+        self.requests: list[httpx2.Request] = []
+        self.answers: list[bytes] = []
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        await request.aread()
+        self.requests.append(request)
+        response = await self.inner.handle_async_request(request)
+        self.answers.append(await response.aread())
+        return httpx2.Response(response.status_code, headers=response.headers, content=self.answers[-1])
+
+
+class Wire(httpx2.BaseTransport):
+    """A student's transport to the gateway that keeps the bytes sent and received."""
+
+    def __init__(self) -> None:
+        self.inner = httpx2.HTTPTransport()
+        self.sent: list[bytes] = []
+        self.headers: list[httpx2.Headers] = []
+        self.received: list[bytes] = []
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.sent.append(request.read())
+        self.headers.append(request.headers)
+        response = self.inner.handle_request(request)
+        self.received.append(response.read())
+        return httpx2.Response(response.status_code, headers=response.headers, content=self.received[-1])
+
+
+@dataclass
+class Class:
+    """A running gateway and what a test needs around it."""
+
+    gateway: Gateway
+    running: Running
+    upstream: Upstream
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def store(self) -> Store:
+        return self.gateway.store
+
+    def client(self, name: str = "ann", **options) -> tuple[anthropic.Anthropic, Wire]:
+        wire = Wire()
+        key = self.tokens.get(name, name)
+        client = anthropic.Anthropic(
+            api_key=key, base_url=self.running.url, http_client=httpx2.Client(transport=wire), **options
+        )
+        return client, wire
+
+
+def open_room(tmp_path):
+    """A gateway with students ann and bob (day $0.50, term $2.00), upstream the simulator (a generator)."""
+    upstream = Upstream()
+    gateway = Gateway(Store(tmp_path / "class.sqlite"), upstream, "http://upstream.test", KEY)
+    tokens = {n: gateway.store.add_student(n, 0.50, 2.00) for n in ("ann", "bob")}
+    running = Running(gateway)
+    yield Class(gateway, running, upstream, tokens)
+    running.stop()
+    gateway.store.close()
+
+
+ASK = [{"role": "user", "content": "What is the temperature in Paris today?"}]
+MODEL = "claude-haiku-4-5"
