@@ -15,10 +15,11 @@ echoed: it is sent as a header, and only response bodies and headers come back).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import time
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 
 import httpx2
 
@@ -30,10 +31,15 @@ FORWARDED_PATHS = {("POST", "/v1/messages"), ("POST", "/v1/messages/count_tokens
 DROPPED_REQUEST_HEADERS = {b"host", b"x-api-key", b"authorization", b"content-length", b"connection",
                            b"transfer-encoding", b"accept-encoding", b"keep-alive", b"te", b"upgrade"}  # fmt: skip
 """Student headers not forwarded: their credentials, and what belongs to their own connection."""
-DROPPED_RESPONSE_HEADERS = {b"content-length", b"connection", b"transfer-encoding", b"content-encoding", b"keep-alive"}
-"""Upstream headers not relayed (the relay sets its own length and framing; bodies arrive decoded)."""
-MAX_BODY_BYTES = 32 * 1024 * 1024
-"""Largest request body taken (the Messages API's own limit)."""
+DROPPED_RESPONSE_HEADERS = {b"content-length", b"connection", b"transfer-encoding", b"content-encoding", b"keep-alive",
+                            b"anthropic-organization-id"}  # fmt: skip
+"""Upstream headers not relayed: the relay sets its own length and framing (bodies arrive decoded), and the
+instructor's organization is not the students' business."""
+MAX_BODY_BYTES = 8 * 1024 * 1024
+"""Largest request body taken (the Messages API's own limit is 32 MB; the course sends a few KB at most)."""
+TIMEOUT_S = 600.0
+"""Longest wait for upstream to connect, send or answer one read, in seconds (the SDK's own default read timeout);
+past it the student gets a 504."""
 RPM = 30
 """Requests a student may send per minute by default (``agentlab gateway serve --rpm``)."""
 
@@ -51,10 +57,12 @@ class Gateway:
     """The ASGI app (see the module's docstring)."""
 
     def __init__(self, store: Store, upstream: httpx2.AsyncBaseTransport, base_url: str, key: str,
-                 rpm: int = RPM, clock=utc_now) -> None:  # fmt: skip
+                 rpm: int = RPM, clock=utc_now, timeout_s: float = TIMEOUT_S) -> None:  # fmt: skip
         self.store = store
         """The ledger."""
-        self.client = httpx2.AsyncClient(transport=upstream, base_url=base_url, timeout=httpx2.Timeout(600, connect=10))
+        self.client = httpx2.AsyncClient(
+            transport=upstream, base_url=base_url, timeout=httpx2.Timeout(timeout_s, connect=10)
+        )
         """Where requests go, with the instructor's key."""
         self.key = key
         """The instructor's key (never logged, never relayed)."""
@@ -106,12 +114,10 @@ class Gateway:
             return error(413, "request_too_large", f"request body over {MAX_BODY_BYTES:,} bytes")
         reserved, model, streaming = 0.0, None, False
         if path == "/v1/messages":
-            try:
-                body = json.loads(raw, object_pairs_hook=_one_of_each)
-                model, reserved = worst_case(body, raw)
-            except (ValueError, AttributeError, TypeError) as e:
+            try:  # on a thread: a large body does not hold up the other students' requests
+                model, reserved, streaming = await asyncio.to_thread(_budgeted, raw)
+            except (ValueError, AttributeError, TypeError, RecursionError) as e:
                 return error(400, "invalid_request_error", f"the class gateway cannot budget this request: {e}")
-            streaming = body.get("stream") is True
         try:
             row = self.store.reserve(student, path, model, reserved, now)
         except OverBudget as e:
@@ -144,12 +150,24 @@ class Gateway:
         try:
             response = await self.client.send(request, stream=True)
         except httpx2.HTTPError as e:
-            self.store.settle(row, 502, 0.0, {}, time.monotonic() - t0)
+            late = isinstance(e, httpx2.TimeoutException)
+            # never connected: nothing can be billed, so the reservation is released; sent but not answered in
+            # time: the API may still bill what it generates, so the worst case stays charged
+            sent = late and not isinstance(e, httpx2.ConnectTimeout)
+            self.store.settle(row, 504 if late else 502, reserved if sent else 0.0, {}, time.monotonic() - t0)
+            if late:
+                return error(504, "timeout_error", "the API did not answer the class gateway in time; try again")
             return error(502, "api_error", f"the class gateway could not reach the API ({type(e).__name__})")
         relayed = [(k, v) for k, v in response.headers.raw if k.lower() not in DROPPED_RESPONSE_HEADERS]
         try:
             if not (streaming and response.is_success):
-                content = await response.aread()
+                try:
+                    content = await response.aread()
+                except httpx2.HTTPError:  # sent, and its answer broke off or stalled: its worst case stays charged
+                    self.store.settle(row, 504, reserved, {}, time.monotonic() - t0)
+                    return error(
+                        504, "timeout_error", "the API's answer did not reach the class gateway whole; try again"
+                    )
                 usage, model = _usage(content) if response.is_success else (None, None)
                 usd = settled(model, usage, reserved) if response.is_success else 0.0  # an error is not billed
                 self.store.settle(row, response.status_code, usd, tokens_of(usage or {}), time.monotonic() - t0, model)
@@ -188,9 +206,16 @@ def _one_of_each(pairs: list[tuple[str, object]]) -> dict:
     than the gateway budgeted, so such a body is refused."""
     seen = dict(pairs)
     if len(seen) != len(pairs):
-        twice = sorted({k for k, _ in pairs if sum(1 for j, _ in pairs if j == k) > 1})
-        raise ValueError(f"the JSON names {twice} more than once; send each field once")
+        twice = sorted(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
+        raise ValueError(f"the JSON names {twice[:5]} more than once; send each field once")
     return seen
+
+
+def _budgeted(raw: bytes) -> tuple[str, float, bool]:
+    """``(model, worst case in USD, streaming)`` of a Messages request body (run on a worker thread)."""
+    body = json.loads(raw, object_pairs_hook=_one_of_each)
+    model, reserved = worst_case(body, raw)
+    return model, reserved, body.get("stream") is True
 
 
 async def _body(receive) -> bytes | None:

@@ -1,11 +1,14 @@
 """What a request may cost before it is sent, and what it did cost after, in USD.
 
 **Before (the reservation).** The worst case: ``max_tokens`` of output, plus the input as counted by the
-lab's token estimator (the simulator's, in ``agentlab.api.tokens``) times ``INPUT_MARGIN``, all of the
-input priced at the dearest input rate (a 1-hour cache write). The estimator is a stand-in for the
+lab's token estimator (the simulator's, in ``agentlab.api.tokens``) times ``INPUT_MARGIN``, and never less
+than one token per ``BYTES_PER_TOKEN_FLOOR`` bytes of the body, all of the input priced at the dearest input
+rate (a 1-hour cache write). The estimator is a stand-in for the
 API's count: ``agentlab calibrate`` measures it within a few percent of real ``input_tokens`` on the
 recorded traffic, and the margin covers that; asking the API's ``count_tokens`` first would cost every
-request a round trip. Server tools billed per use (web search) are not in the worst case.
+request a round trip. An image or document given by URL or file id cannot be bounded, so it is refused.
+Not in the worst case: server tools billed per use (web search, web fetch, code execution) and what MCP
+servers add to the input; the settlement records them as the API reports them.
 
 **After (the settlement).** The response's ``usage`` priced by :func:`agentlab.meter.prices.cost_usd`,
 the same prices the notebooks show. For a stream, the usage of its ``message_start`` event with the
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from agentlab.api.tokens import estimate_input_tokens
 from agentlab.meter.prices import cost_usd
@@ -23,21 +27,54 @@ from agentlab.meter.prices import cost_usd
 INPUT_MARGIN = 1.5
 """Factor on the estimated input tokens in a reservation (the estimate's error is a few percent)."""
 BYTES_PER_TOKEN_FLOOR = 3
-"""Where the estimator cannot read a body, its input is taken as one token per this many bytes."""
+"""The input is never taken as fewer tokens than one per this many bytes of the body (base64 media aside): the
+estimator reads a run of punctuation or of random letters as one token, a tokenizer does not (random text over
+32 symbols takes at least a token per 3.4 characters), so text written to fool it is budgeted by its size."""
+ESTIMATE_LIMIT_BYTES = 1024 * 1024
+"""A body larger than this is not read by the estimator (nor kept in its caches): one token per 2 bytes."""
+MODEL_ID = re.compile(r"^[a-z0-9][a-z0-9.-]{0,63}$")
+"""What a model id looks like (``claude-haiku-4-5``): anything else is refused, not priced by a prefix and stored."""
+
+
+def _media(node: object, found: list[int]) -> None:
+    """Append the length of every base64 ``data`` in ``node``; ``ValueError`` for media by URL or file id."""
+    if isinstance(node, dict):
+        source = node.get("source") if node.get("type") in ("image", "document") else None
+        if isinstance(source, dict) and source.get("type") in ("url", "file"):
+            raise ValueError(
+                f"a {node['type']} by {source['type']} cannot be budgeted before the API fetches it; send it as base64"
+            )
+        if isinstance(source, dict) and isinstance(source.get("data"), str):
+            found.append(len(source["data"]))
+        for value in node.values():
+            _media(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _media(value, found)
+
+
+def input_bound(body: dict, raw: bytes) -> int:
+    """The most input tokens the request can be billed for, as far as the gateway can tell before sending it."""
+    if len(raw) > ESTIMATE_LIMIT_BYTES:
+        return len(raw) // 2 + 1
+    media: list[int] = []
+    _media(body, media)
+    floor = (len(raw) - sum(media)) // BYTES_PER_TOKEN_FLOOR + 1
+    try:
+        return max(math.ceil(estimate_input_tokens(body) * INPUT_MARGIN), floor)
+    except Exception:  # a body the estimator cannot read: the API will judge it; budget it by its size
+        return len(raw) // 2 + 1
 
 
 def worst_case(body: dict, raw: bytes) -> tuple[str, float]:
     """``(model, USD)`` of the most a Messages request can cost; ``ValueError`` when it cannot be priced."""
     model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise ValueError("the request names no model (field 'model')")
+    if not isinstance(model, str) or not MODEL_ID.match(model):
+        raise ValueError(f"model {str(model)[:80]!r} is not a model id (e.g. claude-haiku-4-5)")
     out = body.get("max_tokens")
     if not isinstance(out, int) or isinstance(out, bool) or out < 1:
         raise ValueError(f"max_tokens {out!r} is not a whole number >= 1")
-    try:
-        tokens = math.ceil(estimate_input_tokens(body) * INPUT_MARGIN)
-    except Exception:  # a body the estimator cannot read: the API will judge it; budget it by its size
-        tokens = len(raw) // BYTES_PER_TOKEN_FLOOR + 1
+    tokens = input_bound(body, raw)
     usage = {
         "input_tokens": 0,
         "cache_creation_input_tokens": tokens,

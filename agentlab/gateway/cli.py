@@ -55,6 +55,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--day-usd", type=_usd, default=None)
     b.add_argument("--term-usd", type=_usd, default=None)
     b.add_argument("--class-usd", type=_usd, default=None, help="the whole class's total budget")
+    b.add_argument("--no-class-usd", action="store_true", help="remove the class's total budget")
     r = sub.add_parser("revoke", parents=[db], help="refuse a student's token from now on")
     r.add_argument("name")
     e = sub.add_parser("export", parents=[db], help="write the ledger as CSV, one row per request")
@@ -63,10 +64,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sqlite3
+
     from agentlab.gateway.store import Store, utc_now
 
     command = args.gateway_command
-    if command != "serve" and command != "add" and not args.db.is_file():
+    if command != "add" and not args.db.is_file():
         return _fail(command, f"--db {args.db}: no ledger there; `agentlab gateway add --db {args.db} CSV` makes one")
     try:
         if command == "serve":
@@ -81,18 +84,23 @@ def run(args: argparse.Namespace) -> int:
         if command == "spend":
             rows = store.spend(utc_now())
             print(_table(rows))
+            if store.class_usd() is not None:
+                print(f"class total: ${sum(r['term_usd'] for r in rows):.4f} spent of ${store.class_usd():.2f}")
             if args.png:
                 from agentlab.gateway.plot import plot_spend
 
                 plot_spend(rows).savefig(args.png, dpi=120, bbox_inches="tight")
                 print(f"wrote {args.png}")
         elif command == "budget":
-            if args.class_usd is not None:
-                store.set_class_usd(args.class_usd)
-            if args.name:
+            student = args.day_usd is not None or args.term_usd is not None
+            if bool(args.name) != student or (not student and args.class_usd is None and not args.no_class_usd):
+                return _fail(
+                    command, "name a student with --day-usd or --term-usd, or give --class-usd or --no-class-usd"
+                )
+            if args.name:  # first: an unknown name changes nothing
                 store.update(args.name, day_usd=args.day_usd, term_usd=args.term_usd)
-            elif args.class_usd is None:
-                return _fail(command, "name a student (with --day-usd or --term-usd), or give --class-usd")
+            if args.class_usd is not None or args.no_class_usd:
+                store.set_class_usd(None if args.no_class_usd else args.class_usd)
         elif command == "revoke":
             store.update(args.name, revoked=True)
             print(f"{args.name}: token revoked")
@@ -101,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     except ValueError as e:
         return _fail(command, str(e))
+    except (sqlite3.Error, OSError) as e:  # not a ledger, a folder that does not exist, a disk that is full
+        return _fail(command, f"{args.db if isinstance(e, sqlite3.Error) else ''}: {e}".lstrip(": "))
 
 
 def _add(store, args: argparse.Namespace) -> int:
@@ -109,6 +119,8 @@ def _add(store, args: argparse.Namespace) -> int:
             rows = list(csv.DictReader(f))
     except OSError as e:
         return _fail("add", f"{args.csv}: {e.strerror}")
+    except UnicodeDecodeError:
+        return _fail("add", f"{args.csv}: not UTF-8 text; save it as CSV UTF-8 (a spreadsheet's 'CSV UTF-8' format)")
     if not rows or "name" not in rows[0]:
         return _fail(
             "add",
@@ -119,13 +131,13 @@ def _add(store, args: argparse.Namespace) -> int:
     for line, row in enumerate(rows, start=2):
         path = args.tokens_dir / f"{(row['name'] or '').strip()}.env" if args.tokens_dir else None
         if path is not None and (path.exists() or path.is_symlink()):
-            return _fail("add", f"{path} exists; give an empty --tokens-dir (students before line {line} were added)")
+            return _fail("add", f"{path} exists; give an empty --tokens-dir ({_before(line)})")
         try:
             day = float(row.get("day_usd") or args.day_usd)
             term = float(row.get("term_usd") or args.term_usd)
             token = store.add_student((row["name"] or "").strip(), day, term, row.get("expires") or args.expires)
         except ValueError as e:
-            return _fail("add", f"{args.csv} line {line}: {e} (students before it were added)")
+            return _fail("add", f"{args.csv} line {line}: {e} ({_before(line)})")
         if path is not None:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
             with os.fdopen(fd, "w") as f:
@@ -135,6 +147,11 @@ def _add(store, args: argparse.Namespace) -> int:
     where = f" into {args.tokens_dir}/NAME.env" if args.tokens_dir else " (each token is shown this once)"
     print(f"added {len(rows)} students{where}", file=sys.stderr)
     return 0
+
+
+def _before(line: int) -> str:
+    """What an ``add`` stopped at ``line`` of the CSV had done."""
+    return "no student was added" if line == 2 else f"the students of lines 2-{line - 1} were added"
 
 
 def _table(rows: list[dict]) -> str:

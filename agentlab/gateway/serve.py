@@ -55,16 +55,31 @@ def make_gateway(db: str, upstream: str = "anthropic", rpm: int = RPM) -> Gatewa
     return Gateway(Store(db), httpx2.AsyncHTTPTransport(retries=0), url, key, rpm)
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket whose accepted connections get ``TCP_NODELAY``.
+
+    asyncio sets ``TCP_NODELAY`` only on sockets whose ``proto`` is ``IPPROTO_TCP``, and a socket made by
+    ``socket.create_server`` (or by uvicorn itself) has proto 0, as have the connections it accepts. uvicorn
+    writes an answer's head and body apart, so with Nagle's algorithm on, each answer waited for the
+    student's delayed ACK: 40-45 ms a request, measured with ``benchmarks/gateway_load.py``.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    return sock
+
+
 class Running:
     """A gateway served by uvicorn on a thread (tests, a notebook cell); ``stop()`` ends it."""
 
     def __init__(self, gateway: Gateway, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.socket = socket.create_server((host, port))
+        self.socket = listen(host, port)
         """The listening socket."""
         self.url = "http://{}:{}".format(*self.socket.getsockname()[:2])
         """The base URL students set as ``ANTHROPIC_BASE_URL``."""
-        config = uvicorn.Config(gateway, lifespan="off", log_config=None, access_log=False, ws="none")
-        self.server = uvicorn.Server(config)
+        self.server = uvicorn.Server(_config(gateway))
         """The uvicorn server."""
         self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
         self._thread.start()
@@ -87,4 +102,16 @@ def serve(gateway: Gateway, host: str, port: int) -> None:
         "and ANTHROPIC_API_KEY=<their token>",
         flush=True,
     )
-    uvicorn.run(gateway, host=host, port=port, lifespan="off", log_config=None, ws="none")
+    uvicorn.Server(_config(gateway)).run(sockets=[listen(host, port)])
+
+
+def _config(gateway: Gateway) -> uvicorn.Config:
+    """uvicorn with ``agentlab serve``'s protocol: a connection that sends no whole header block within 10 s, or
+    no whole body within 30 s, is answered and closed (uvicorn alone holds it open), at most 1,000 at once."""
+    from agentlab.sim.asgi import IDLE_TIMEOUT_S
+    from agentlab.sim.asgi_httptools import FastProtocol
+
+    return uvicorn.Config(
+        gateway, http=FastProtocol, lifespan="off", log_config=None, access_log=False, ws="none",
+        timeout_keep_alive=IDLE_TIMEOUT_S,
+    )  # fmt: skip

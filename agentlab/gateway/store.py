@@ -100,6 +100,7 @@ class Store:
         """The database file."""
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10)
         self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
         self._lock = threading.Lock()
 
@@ -114,8 +115,8 @@ class Store:
         for field, usd in (("day_usd", day_usd), ("term_usd", term_usd)):
             if not 0 <= usd < float("inf"):
                 raise ValueError(f"{name}: {field} {usd!r} is not a number of USD >= 0 (e.g. 0.50)")
-        if expires is not None:
-            datetime.strptime(expires, "%Y-%m-%d")  # ValueError names the value
+        if expires is not None:  # kept as YYYY-MM-DD whatever was written (2026-9-30 too): it is compared as text
+            expires = datetime.strptime(expires, "%Y-%m-%d").date().isoformat()  # ValueError names the value
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         with self._lock:
             try:
@@ -175,11 +176,11 @@ class Store:
                     "FROM ledger WHERE student = ?",
                     (day, student.name),
                 ).fetchone()
-                checks = [("daily", student.day_usd, spent_day, tomorrow), ("term", student.term_usd, spent_term, None)]
+                checks = [("term", student.term_usd, spent_term, None), ("daily", student.day_usd, spent_day, tomorrow)]
                 total = self._db.execute("SELECT value FROM settings WHERE key = 'class_usd'").fetchone()
-                if total is not None:
+                if total is not None:  # the budgets that do not reset are named first
                     spent = self._db.execute(f"SELECT COALESCE(SUM({CHARGED}), 0) FROM ledger").fetchone()[0]
-                    checks.append(("class", float(total[0]), spent, None))
+                    checks.insert(0, ("class", float(total[0]), spent, None))
                 for budget, limit, spent, resets in checks:
                     if usd > 0 and spent + usd > limit:
                         raise OverBudget(budget, limit, max(limit - spent, 0.0), usd, resets)

@@ -33,9 +33,17 @@ def out_of_order(err: NameError, tb: Any = None) -> str:
 
 
 def _exercise_modules() -> dict[str, Any]:
+    for _ in range(5):  # bounded: another thread importing while this copies sys.modules makes the copy fail
+        try:
+            modules = dict(sys.modules)
+            break
+        except RuntimeError:  # "dictionary changed size during iteration" (a notebook 12b run in JupyterLab did)
+            continue
+    else:
+        return {}
     return {
         name: module
-        for name, module in list(sys.modules.items())
+        for name, module in modules.items()
         if name.startswith("exercises.") and getattr(module, "__file__", None)
     }
 

@@ -3,6 +3,8 @@ through a recorder, served on loopback (the ``room`` fixture in conftest.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from dataclasses import dataclass, field
 
 import anthropic
@@ -14,6 +16,8 @@ from agentlab.gateway.store import Store
 
 KEY = "sk-ant-api03-" + "InstructorKey" * 6 + "-tail"
 """The instructor's key the gateway forwards with (fake: the upstream is the simulator)."""
+ORG = "org-instructors-own-0000"
+"""The organization id the upstream names in every answer, as the real API does."""
 
 
 class Upstream(httpx2.AsyncBaseTransport):
@@ -29,7 +33,8 @@ class Upstream(httpx2.AsyncBaseTransport):
         self.requests.append(request)
         response = await self.inner.handle_async_request(request)
         self.answers.append(await response.aread())
-        return httpx2.Response(response.status_code, headers=response.headers, content=self.answers[-1])
+        headers = [*response.headers.raw, (b"anthropic-organization-id", ORG.encode())]  # as the real API sends it
+        return httpx2.Response(response.status_code, headers=headers, content=self.answers[-1])
 
 
 class Wire(httpx2.BaseTransport):
@@ -84,3 +89,14 @@ def open_room(tmp_path):
 
 ASK = [{"role": "user", "content": "What is the temperature in Paris today?"}]
 MODEL = "claude-haiku-4-5"
+
+
+def run_async(make_coroutine):
+    """``asyncio.run(make_coroutine())`` on a thread of its own: a test run earlier in this worker (a browser's,
+    a kernel's) may have left an event loop running on the main thread, where ``asyncio.run`` refuses."""
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(asyncio.run(make_coroutine())))
+    thread.start()
+    thread.join(60)
+    assert out, "the coroutine raised or did not finish within 60 s (its traceback is above)"
+    return out[0]

@@ -9,7 +9,7 @@ import sqlite3
 import anthropic
 import httpx2
 import pytest
-from gateway_room import ASK, KEY, MODEL, Upstream
+from gateway_room import ASK, KEY, MODEL, Upstream, run_async
 
 from agentlab.gateway.app import Gateway
 from agentlab.gateway.budget import worst_case
@@ -143,7 +143,7 @@ def test_two_requests_at_once_cannot_both_pass_a_budget_that_fits_one(tmp_path):
         release.set()
         return sorted(status for status, _ in await asyncio.gather(*tasks))
 
-    assert asyncio.run(both()) == [200, 429]
+    assert run_async(both) == [200, 429]
     assert Held.count == 1
 
 

@@ -51,6 +51,11 @@ def test_add_can_write_a_private_file_per_student_instead(tmp_path, capsys):
         ("name,day_usd\nann,lots\n", "line 2: could not convert string to float: 'lots'"),
         ("name,expires\nann,next week\n", "line 2: time data 'next week'"),
         ("name\nann\nann\n", "line 3: student 'ann' is already in"),
+        (
+            "name\nbad name\n",
+            "line 2: student name 'bad name': use letters, digits, '.', '_' or '-' (it names a file) "
+            "(no student was added)",
+        ),
     ],
 )
 def test_a_bad_class_list_names_the_line_the_value_and_the_fix(tmp_path, capsys, text, says):
@@ -89,10 +94,35 @@ def test_commands_on_a_missing_ledger_or_student_say_what_to_do(tmp_path, capsys
     assert "no student 'zoe'" in capsys.readouterr().err
 
 
-def test_serve_without_a_key_refuses_to_start_and_says_how(tmp_path, capsys, monkeypatch):
+def test_serve_without_a_key_or_a_ledger_refuses_to_start_and_says_how(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("AGENTLAB_GATEWAY_KEY", raising=False)
+    assert main(["gateway", "serve", "--db", str(tmp_path / "misspelt.sqlite")]) == 2
+    assert "no ledger there" in capsys.readouterr().err and not (tmp_path / "misspelt.sqlite").exists()
+    Store(tmp_path / "l.sqlite")
     assert main(["gateway", "serve", "--db", str(tmp_path / "l.sqlite")]) == 2
     assert "set AGENTLAB_GATEWAY_KEY" in capsys.readouterr().err
+
+
+def test_a_budget_change_for_an_unknown_student_changes_nothing_and_a_bare_one_is_refused(tmp_path, capsys):
+    db = tmp_path / "l.sqlite"
+    Store(db)
+    assert main(["gateway", "budget", "--db", str(db), "zoe", "--day-usd", "1", "--class-usd", "5"]) == 2
+    assert "no student 'zoe'" in capsys.readouterr().err and Store(db).class_usd() is None
+    assert main(["gateway", "budget", "--db", str(db), "zoe"]) == 2
+    assert "name a student with --day-usd" in capsys.readouterr().err
+    assert main(["gateway", "budget", "--db", str(db), "--class-usd", "5"]) == 0 and Store(db).class_usd() == 5
+    assert main(["gateway", "budget", "--db", str(db), "--no-class-usd"]) == 0 and Store(db).class_usd() is None
+
+
+def test_files_that_are_not_what_they_should_be_get_a_line_not_a_traceback(tmp_path, capsys):
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("name\nJosé\n".encode("latin-1"))
+    assert main(["gateway", "add", "--db", str(tmp_path / "l.sqlite"), str(latin)]) == 2
+    assert "not UTF-8 text" in capsys.readouterr().err
+    assert main(["gateway", "spend", "--db", str(latin)]) == 2
+    assert "file is not a database" in capsys.readouterr().err
+    assert main(["gateway", "add", "--db", str(tmp_path / "no" / "l.sqlite"), str(_class_csv(tmp_path))]) == 2
+    assert "unable to open database file" in capsys.readouterr().err
 
 
 def test_the_default_budgets_cover_the_whole_course_live():
@@ -113,3 +143,14 @@ def test_the_gateway_page_states_the_defaults_and_the_course_cost_the_code_and_t
 
     assert f"default {RPM}" in en and f"默认 {RPM}" in zh
     assert f"times {INPUT_MARGIN:g}" in en and f"乘以 {INPUT_MARGIN:g}" in zh
+    from agentlab.gateway.app import MAX_BODY_BYTES, TIMEOUT_S
+    from agentlab.gateway.budget import BYTES_PER_TOKEN_FLOOR
+    from agentlab.sim.asgi import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, MAX_CONNECTIONS
+
+    assert f"one token per {BYTES_PER_TOKEN_FLOOR} bytes" in en and f"每 {BYTES_PER_TOKEN_FLOOR} 个字节" in zh
+    mb = MAX_BODY_BYTES // 2**20
+    assert f"body over {mb} MB" in en and f"超过 {mb} MB" in zh
+    assert f"within {TIMEOUT_S / 60:g} minutes" in en and f"{TIMEOUT_S / 60:g} 分钟内" in zh
+    assert f"within\n  {HEADER_TIMEOUT_S:g} s, or its body within {BODY_TIMEOUT_S:g} s" in en
+    assert f"{HEADER_TIMEOUT_S:g} 秒内" in zh and f"{BODY_TIMEOUT_S:g} 秒内" in zh
+    assert f"at most {MAX_CONNECTIONS:,} are open" in en and f"最多 {MAX_CONNECTIONS:,} 个连接" in zh

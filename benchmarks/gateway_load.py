@@ -1,0 +1,132 @@
+"""The class gateway's cost: latency it adds to a request, and requests per second with a class at once.
+
+Upstream is the simulator served over HTTP on loopback (``agentlab serve``'s server, on a thread), so
+both paths cross HTTP the same way; the gateway (``agentlab.gateway``, on a thread) forwards to it.
+
+* added latency: the same ``POST /v1/messages`` (the city task's first request) sent ``--requests`` times
+  on one keep-alive connection, directly and through the gateway, in alternating blocks; the median of each,
+  and the difference (what the gateway adds: auth, the budget check and ledger writes, the forward).
+* a class at once: ``--students`` students, each on its own connection with its own token, send
+  ``--each`` requests as fast as they are answered; requests per second, and whether every one got a 200.
+
+Target (issue 44): at most 2 ms added at the median; every request of 100 students answered. Prints each
+figure and "within target" or "over target". Loopback only; every loop is bounded.
+Run: ``.venv/bin/python benchmarks/gateway_load.py`` (``--quick`` for a short smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agentlab.gateway.app import Gateway  # noqa: E402
+from agentlab.gateway.serve import Running  # noqa: E402
+from agentlab.gateway.store import Store  # noqa: E402
+
+TARGET_ADDED_MS = 2.0
+BODY = json.dumps(
+    {"model": "claude-haiku-4-5", "max_tokens": 300, "messages": [{"role": "user", "content": "Temperature in Paris?"}]}
+).encode()
+
+
+def _post(conn: http.client.HTTPConnection, key: str) -> int:
+    headers = {"content-type": "application/json", "anthropic-version": "2023-06-01", "x-api-key": key}
+    conn.request("POST", "/v1/messages", body=BODY, headers=headers)
+    answer = conn.getresponse()
+    answer.read()
+    return answer.status
+
+
+def _connect(url: str) -> http.client.HTTPConnection:
+    host, port = url.removeprefix("http://").split(":")
+    return http.client.HTTPConnection(host, int(port), timeout=60)
+
+
+def added_latency(direct: str, gateway: str, key: str, n: int) -> tuple[float, float]:
+    """Median ms of one request sent directly and through the gateway (alternating blocks of 10)."""
+    times: dict[str, list[float]] = {"direct": [], "gateway": []}
+    conns = {"direct": (_connect(direct), "bench"), "gateway": (_connect(gateway), key)}
+    for which in conns:  # warm both paths
+        for _ in range(20):
+            _post(*conns[which])
+    for block in range(max(1, n // 10)):
+        for which in ("direct", "gateway") if block % 2 == 0 else ("gateway", "direct"):
+            conn, k = conns[which]
+            for _ in range(10):
+                t = time.perf_counter()
+                assert _post(conn, k) == 200
+                times[which].append((time.perf_counter() - t) * 1000)
+    return statistics.median(times["direct"]), statistics.median(times["gateway"])
+
+
+def class_at_once(gateway: str, tokens: list[str], each: int) -> tuple[float, int, int]:
+    """(requests per second, answered 200, sent) with every student sending ``each`` requests at once."""
+    statuses: list[int] = []
+    lock, start = threading.Lock(), threading.Barrier(len(tokens) + 1)
+
+    def student(token: str) -> None:
+        conn = _connect(gateway)
+        start.wait(30)
+        mine = [_post(conn, token) for _ in range(each)]
+        with lock:
+            statuses.extend(mine)
+
+    threads = [threading.Thread(target=student, args=(t,)) for t in tokens]
+    for t in threads:
+        t.start()
+    start.wait(30)
+    t0 = time.perf_counter()
+    for t in threads:
+        t.join(300)
+    seconds = time.perf_counter() - t0
+    return len(statuses) / seconds, statuses.count(200), len(tokens) * each
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--requests", type=int, default=400)
+    p.add_argument("--students", type=int, default=100)
+    p.add_argument("--each", type=int, default=10)
+    p.add_argument("--quick", action="store_true", help="40 requests, 20 students x 3")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.requests, args.students, args.each = 40, 20, 3
+    from agentlab.sim.serve import make_server
+    from agentlab.sim.server import Simulator
+
+    upstream = make_server(Simulator(), 0)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    direct = "http://{}:{}".format(*upstream.server_address[:2])
+    import httpx2
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "bench.sqlite")
+        tokens = [store.add_student(f"s{i:03}", 1000, 1000) for i in range(max(args.students, 1))]
+        gateway = Running(Gateway(store, httpx2.AsyncHTTPTransport(), direct, "bench", rpm=10**6))
+        try:
+            d, g = added_latency(direct, gateway.url, tokens[0], args.requests)
+            rps, ok, sent = class_at_once(gateway.url, tokens, args.each)
+        finally:
+            gateway.stop()
+            upstream.shutdown()
+    added = g - d
+    print(f"gateway load: {args.requests} requests each way; {args.students} students x {args.each} at once")
+    verdict = "within target" if added <= TARGET_ADDED_MS else "over target"
+    print(f"median latency: direct {d:.2f} ms, through the gateway {g:.2f} ms, added {added:.2f} ms: "
+          f"{verdict} (<= {TARGET_ADDED_MS:g} ms)")  # fmt: skip
+    verdict = "within target" if ok == sent else "over target"
+    print(f"{args.students} students at once: {ok}/{sent} answered 200, {rps:.0f} requests/s: {verdict} (all answered)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
