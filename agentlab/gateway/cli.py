@@ -42,6 +42,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--port", type=int, default=PORT, help=f"port (default {PORT})")
     s.add_argument("--upstream", default="anthropic", help="anthropic (default), sim, or a base URL")
     s.add_argument("--rpm", type=int, default=None, help="requests per minute per student (default 30)")
+    s.add_argument("--log-bodies", action="store_true", help="keep every prompt and answer in the ledger (off: none)")
     a = sub.add_parser("add", parents=[db], help="add the students of a CSV (column 'name'); print each token once")
     a.add_argument("csv", type=Path, help="CSV with a 'name' column (optional: day_usd, term_usd, expires)")
     a.add_argument("--day-usd", type=_usd, default=DAY_USD, help=f"budget per UTC day (default {DAY_USD:.2f})")
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             from agentlab.gateway.app import RPM
             from agentlab.gateway.serve import make_gateway, serve
 
-            serve(make_gateway(str(args.db), args.upstream, args.rpm or RPM), args.host, args.port)
+            serve(make_gateway(str(args.db), args.upstream, args.rpm or RPM, args.log_bodies), args.host, args.port)
             return 0
         store = Store(args.db)
         if command == "add":

@@ -41,10 +41,10 @@ def sim_upstream() -> httpx2.MockTransport:
     return httpx2.MockTransport(answer)
 
 
-def make_gateway(db: str, upstream: str = "anthropic", rpm: int = RPM) -> Gateway:
+def make_gateway(db: str, upstream: str = "anthropic", rpm: int = RPM, log_bodies: bool = False) -> Gateway:
     """The gateway on ledger ``db``, forwarding to ``upstream`` (``anthropic``, ``sim`` or a base URL)."""
     if upstream == "sim":
-        return Gateway(Store(db), sim_upstream(), "http://simulator", "sim-no-key-needed", rpm)
+        return Gateway(Store(db), sim_upstream(), "http://simulator", "sim-no-key-needed", rpm, log_bodies=log_bodies)
     key = clean_key(os.environ.get(KEY_ENV)) or clean_key(os.environ.get("ANTHROPIC_API_KEY"))
     if not key:
         raise ValueError(
@@ -52,7 +52,7 @@ def make_gateway(db: str, upstream: str = "anthropic", rpm: int = RPM) -> Gatewa
             "or use --upstream sim to run the class on the simulator"
         )
     url = ANTHROPIC if upstream == "anthropic" else upstream
-    return Gateway(Store(db), httpx2.AsyncHTTPTransport(retries=0), url, key, rpm)
+    return Gateway(Store(db), httpx2.AsyncHTTPTransport(retries=0), url, key, rpm, log_bodies=log_bodies)
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -6,7 +6,8 @@ goes through :class:`Store`, so a larger class could put Postgres behind the sam
 
 What is stored: a student's name, the SHA-256 of their token (tokens are 32 random bytes, so a fast hash
 is enough; the token itself is shown once and never stored), their budgets, and per request the model,
-the tokens by kind, the dollars, the status and the time. Never a prompt or a response body.
+the tokens by kind, the dollars, the status and the time. Never a prompt or a response body, unless the
+instructor serves with ``--log-bodies`` (then the ``bodies`` table keeps both, by ledger row).
 
 Money is kept in two columns: ``reserved_usd``, the request's worst case, written *before* it is
 forwarded, and ``usd``, what its reported usage costs, written when it ends. A request in flight (or one
@@ -25,6 +26,7 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Protocol
 
 from agentlab.api.wire import GATEWAY_TOKEN_PREFIX as TOKEN_PREFIX
 
@@ -41,7 +43,19 @@ CREATE TABLE IF NOT EXISTS ledger(
     cache_read_tokens INTEGER, cache_write_tokens INTEGER, seconds REAL);
 CREATE INDEX IF NOT EXISTS ledger_student_day ON ledger(student, day);
 CREATE TABLE IF NOT EXISTS settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bodies(ledger_id INTEGER PRIMARY KEY, request BLOB NOT NULL, response BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS totals(student TEXT, day TEXT, charged REAL NOT NULL, PRIMARY KEY(student, day));
+CREATE TRIGGER IF NOT EXISTS ledger_added AFTER INSERT ON ledger BEGIN
+    INSERT INTO totals VALUES (NEW.student, NEW.day, COALESCE(NEW.usd, NEW.reserved_usd))
+    ON CONFLICT(student, day) DO UPDATE SET charged = charged + excluded.charged;
+END;
+CREATE TRIGGER IF NOT EXISTS ledger_settled AFTER UPDATE OF usd, reserved_usd ON ledger BEGIN
+    UPDATE totals SET charged = charged - COALESCE(OLD.usd, OLD.reserved_usd) + COALESCE(NEW.usd, NEW.reserved_usd)
+    WHERE student = NEW.student AND day = NEW.day;
+END;
 """
+TOTALS = """The ``totals`` table: what each student was charged each day, kept by the two triggers above whenever a
+ledger row is added or settled, so a budget check reads a row per day of the term, not every request."""
 LEDGER_FIELDS = (
     "id, student, at, day, endpoint, model, status, reserved_usd, usd, input_tokens, output_tokens, "
     "cache_read_tokens, cache_write_tokens, seconds"
@@ -90,6 +104,19 @@ def hash_token(token: str) -> str:
 def utc_now() -> datetime:
     """Now, in UTC (the ledger's clock; tests pass their own ``now`` instead)."""
     return datetime.now(timezone.utc)
+
+
+class Ledger(Protocol):
+    """What the gateway asks of its ledger per request: the plug point a Postgres ledger would fill."""
+
+    def student(self, token: str) -> Student | None: ...
+
+    def reserve(self, student: Student, endpoint: str, model: str | None, usd: float, now: datetime) -> int: ...
+
+    def settle(self, row: int, status: int, usd: float, tokens: dict[str, int], seconds: float,
+               model: str | None = None) -> None: ...  # fmt: skip
+
+    def keep_bodies(self, row: int, request: bytes, response: bytes) -> None: ...
 
 
 class Store:
@@ -172,14 +199,14 @@ class Store:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 spent_day, spent_term = self._db.execute(
-                    f"SELECT COALESCE(SUM(CASE WHEN day = ? THEN {CHARGED} END), 0), COALESCE(SUM({CHARGED}), 0) "
-                    "FROM ledger WHERE student = ?",
+                    "SELECT COALESCE(SUM(CASE WHEN day = ? THEN charged END), 0), COALESCE(SUM(charged), 0) "
+                    "FROM totals WHERE student = ?",
                     (day, student.name),
                 ).fetchone()
                 checks = [("term", student.term_usd, spent_term, None), ("daily", student.day_usd, spent_day, tomorrow)]
                 total = self._db.execute("SELECT value FROM settings WHERE key = 'class_usd'").fetchone()
                 if total is not None:  # the budgets that do not reset are named first
-                    spent = self._db.execute(f"SELECT COALESCE(SUM({CHARGED}), 0) FROM ledger").fetchone()[0]
+                    spent = self._db.execute("SELECT COALESCE(SUM(charged), 0) FROM totals").fetchone()[0]
                     checks.insert(0, ("class", float(total[0]), spent, None))
                 for budget, limit, spent, resets in checks:
                     if usd > 0 and spent + usd > limit:
@@ -205,6 +232,11 @@ class Store:
                 (status, usd, *(tokens.get(k, 0) for k in ("input", "output", "cache_read", "cache_write")),
                  seconds, model, row),
             )  # fmt: skip
+
+    def keep_bodies(self, row: int, request: bytes, response: bytes) -> None:
+        """Keep request ``row``'s bodies (only when the instructor serves with ``--log-bodies``)."""
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO bodies VALUES (?, ?, ?)", (row, request, response))
 
     def spend(self, now: datetime) -> list[dict]:
         """Per student: their budgets, what they spent today and this term (USD), what is left, their requests."""

@@ -91,6 +91,16 @@ ASK = [{"role": "user", "content": "What is the temperature in Paris today?"}]
 MODEL = "claude-haiku-4-5"
 
 
+def wait_settled(store: Store, rows: int) -> None:
+    """Wait until ``rows`` ledger rows are settled: a stream is settled after its last event went out, so a
+    student's SDK may be done reading before the gateway has written its row (bounded: 5 s)."""
+    for _ in range(500):
+        if store._db.execute("SELECT COUNT(*) FROM ledger WHERE status IS NOT NULL").fetchone()[0] >= rows:
+            return
+        threading.Event().wait(0.01)
+    raise AssertionError(f"fewer than {rows} ledger rows settled within 5 s")
+
+
 def run_async(make_coroutine):
     """``asyncio.run(make_coroutine())`` on a thread of its own: a test run earlier in this worker (a browser's,
     a kernel's) may have left an event loop running on the main thread, where ``asyncio.run`` refuses."""

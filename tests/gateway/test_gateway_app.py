@@ -9,7 +9,7 @@ import sqlite3
 import anthropic
 import httpx2
 import pytest
-from gateway_room import ASK, KEY, MODEL, Upstream, run_async
+from gateway_room import ASK, KEY, MODEL, Upstream, run_async, wait_settled
 
 from agentlab.gateway.app import Gateway
 from agentlab.gateway.budget import worst_case
@@ -35,6 +35,7 @@ def test_a_stream_is_relayed_whole_and_settled_to_the_usage_it_reports(room):
     with client.messages.stream(model=MODEL, max_tokens=300, messages=ASK) as stream:
         final = stream.get_final_message()
     assert wire.received[-1] == room.upstream.answers[-1]
+    wait_settled(room.store, 1)
     (row,) = room.store.spend(utc_now())[:1]
     assert row["term_usd"] == pytest.approx(cost_usd(MODEL, final.usage.model_dump()))
     assert row["term_usd"] > 0
@@ -157,6 +158,19 @@ def test_the_ledger_settles_each_call_to_its_usage_keeps_no_body_and_no_token(ro
     dump = "\n".join(sqlite3.connect(room.store.path).iterdump()) + (tmp_path / "ledger.csv").read_text()
     for secret in ("Paris", room.tokens["ann"], KEY):
         assert secret not in dump
+
+
+def test_with_log_bodies_the_ledger_keeps_each_prompt_and_answer_by_row(room):
+    room.gateway.log_bodies = True
+    client, wire = room.client("ann")
+    client.messages.create(model=MODEL, max_tokens=300, messages=ASK)
+    with client.messages.stream(model=MODEL, max_tokens=300, messages=ASK) as stream:
+        stream.get_final_message()
+    wait_settled(room.store, 2)
+    kept = (
+        sqlite3.connect(room.store.path).execute("SELECT request, response FROM bodies ORDER BY ledger_id").fetchall()
+    )
+    assert kept == [(wire.sent[0], wire.received[0]), (wire.sent[1], wire.received[1])]
 
 
 def test_a_run_of_the_course_through_the_gateway_is_metered_as_live_and_named_so(room, monkeypatch, tmp_path, capsys):

@@ -14,7 +14,7 @@ from gateway_room import ASK, KEY, MODEL, Upstream
 
 from agentlab.gateway.app import Gateway
 from agentlab.gateway.serve import Running
-from agentlab.gateway.store import Store, utc_now
+from agentlab.gateway.store import CHARGED, Store, utc_now
 from agentlab.meter.prices import cost_usd
 
 
@@ -155,6 +155,11 @@ def test_a_class_of_100_at_once_is_answered_whole_and_the_ledger_adds_up_to_the_
     rows = store.spend(utc_now())
     assert sum(r["term_usd"] for r in rows) == pytest.approx(sum(usd for _, usd in results), rel=1e-12)
     assert all(r["today_usd"] <= r["day_budget"] for r in rows), "no budget crossed"
+    by_day = dict(store._db.execute(f"SELECT student, SUM({CHARGED}) FROM ledger GROUP BY student, day").fetchall())
+    kept = dict(store._db.execute("SELECT student, charged FROM totals").fetchall())
+    assert kept.keys() == by_day.keys() and all(kept[k] == pytest.approx(by_day[k], abs=1e-12) for k in kept), (
+        "the running totals the budget checks read agree with the ledger"
+    )
     assert {s for s, _ in results} == {200}, "settled calls cost far below their worst case: the third fits too"
 
 

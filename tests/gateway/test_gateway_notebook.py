@@ -7,6 +7,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from gateway_room import wait_settled
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the notebook store's kernel runner
 from notebook_store import execute, kernel_env  # noqa: E402
@@ -24,8 +25,9 @@ def test_notebook_02_runs_unchanged_through_the_gateway_and_sends_what_the_live_
     execute(nb, cwd=NOTEBOOK.parent, env=env)
     shown = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "through the class gateway" in shown
-    ledger = room.store._db.execute("SELECT endpoint, status, usd FROM ledger").fetchall()
     row = expected(NOTEBOOK.stem)
+    wait_settled(room.store, row.calls + row.count_tokens)
+    ledger = room.store._db.execute("SELECT endpoint, status, usd FROM ledger").fetchall()
     assert len(ledger) == row.calls + row.count_tokens, (len(ledger), row)
     assert sum(e.endswith("count_tokens") for e, _, _ in ledger) == row.count_tokens
     assert {status for _, status, _ in ledger} == {200} and all(usd >= 0 for _, _, usd in ledger)
