@@ -32,6 +32,12 @@ def _usd(value: str) -> float:
     return usd
 
 
+def _per_minute(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"--rpm {value!r}: give a whole number of requests a minute >= 1, e.g. 30")
+    return int(value)
+
+
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     gw = subparsers.add_parser("gateway", help="the class gateway: one instructor key, a budget per student")
     sub = gw.add_subparsers(dest="gateway_command", required=True, metavar="ACTION")
@@ -41,7 +47,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: the room's network)")
     s.add_argument("--port", type=int, default=PORT, help=f"port (default {PORT})")
     s.add_argument("--upstream", default="anthropic", help="anthropic (default), sim, or a base URL")
-    s.add_argument("--rpm", type=int, default=None, help="requests per minute per student (default 30)")
+    s.add_argument("--rpm", type=_per_minute, default=None, help="requests per minute per student (default 30)")
     s.add_argument("--log-bodies", action="store_true", help="keep every prompt and answer in the ledger (off: none)")
     a = sub.add_parser("add", parents=[db], help="add the students of a CSV (column 'name'); print each token once")
     a.add_argument("csv", type=Path, help="CSV with a 'name' column (optional: day_usd, term_usd, expires)")

@@ -52,6 +52,8 @@ def make_gateway(db: str, upstream: str = "anthropic", rpm: int = RPM, log_bodie
             "or use --upstream sim to run the class on the simulator"
         )
     url = ANTHROPIC if upstream == "anthropic" else upstream
+    if not url.startswith(("http://", "https://")):
+        raise ValueError(f"--upstream {upstream!r}: give anthropic, sim, or a base URL such as https://proxy.example")
     return Gateway(Store(db), httpx2.AsyncHTTPTransport(retries=0), url, key, rpm, log_bodies=log_bodies)
 
 

@@ -1,8 +1,8 @@
 """The gateway's ledger: students, their hashed tokens and budgets, and one row per request, in SQLite.
 
 SQLite (the standard library's ``sqlite3``) in WAL mode, at a path the instructor chooses: one file, no
-server, readable by the instructor's commands while the gateway writes. Everything the gateway needs
-goes through :class:`Store`, so a larger class could put Postgres behind the same methods later.
+server, readable by the instructor's commands while the gateway writes. The gateway asks its ledger four
+things (:class:`Ledger`), so a larger class could put Postgres behind the same methods later.
 
 What is stored: a student's name, the SHA-256 of their token (tokens are 32 random bytes, so a fast hash
 is enough; the token itself is shown once and never stored), their budgets, and per request the model,
@@ -13,6 +13,8 @@ Money is kept in two columns: ``reserved_usd``, the request's worst case, writte
 forwarded, and ``usd``, what its reported usage costs, written when it ends. A request in flight (or one
 a crashed gateway never settled) counts at its reservation, so two requests at once cannot both pass a
 budget that fits one (the reservation is checked and written in one ``BEGIN IMMEDIATE`` transaction).
+The ``totals`` table holds what each student was charged each day, kept by two triggers whenever a ledger
+row is added or settled, so a budget check reads a row per day of the term, not every request.
 """
 
 from __future__ import annotations
@@ -54,8 +56,6 @@ CREATE TRIGGER IF NOT EXISTS ledger_settled AFTER UPDATE OF usd, reserved_usd ON
     WHERE student = NEW.student AND day = NEW.day;
 END;
 """
-TOTALS = """The ``totals`` table: what each student was charged each day, kept by the two triggers above whenever a
-ledger row is added or settled, so a budget check reads a row per day of the term, not every request."""
 LEDGER_FIELDS = (
     "id, student, at, day, endpoint, model, status, reserved_usd, usd, input_tokens, output_tokens, "
     "cache_read_tokens, cache_write_tokens, seconds"
@@ -129,6 +129,10 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        if self._db.execute("SELECT NOT EXISTS (SELECT 1 FROM totals) AND EXISTS (SELECT 1 FROM ledger)").fetchone()[0]:
+            self._db.execute(  # a ledger written before the totals existed: count its rows once
+                f"INSERT INTO totals SELECT student, day, SUM({CHARGED}) FROM ledger GROUP BY student, day"
+            )
         self._lock = threading.Lock()
 
     def close(self) -> None:

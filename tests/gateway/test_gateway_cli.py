@@ -101,6 +101,12 @@ def test_serve_without_a_key_or_a_ledger_refuses_to_start_and_says_how(tmp_path,
     Store(tmp_path / "l.sqlite")
     assert main(["gateway", "serve", "--db", str(tmp_path / "l.sqlite")]) == 2
     assert "set AGENTLAB_GATEWAY_KEY" in capsys.readouterr().err
+    monkeypatch.setenv("AGENTLAB_GATEWAY_KEY", "sk-ant-api03-not-a-real-key-0000")
+    assert main(["gateway", "serve", "--db", str(tmp_path / "l.sqlite"), "--upstream", "api.anthropic.com"]) == 2
+    assert "give anthropic, sim, or a base URL" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["gateway", "serve", "--db", str(tmp_path / "l.sqlite"), "--rpm", "0"])
+    assert "--rpm '0': give a whole number" in capsys.readouterr().err
 
 
 def test_a_budget_change_for_an_unknown_student_changes_nothing_and_a_bare_one_is_refused(tmp_path, capsys):

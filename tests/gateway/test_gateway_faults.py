@@ -122,6 +122,18 @@ def test_a_restarted_gateway_counts_what_was_in_flight_when_it_stopped(tmp_path)
         again.reserve(ann, "/v1/messages", MODEL, 0.008, utc_now())
 
 
+def test_a_ledger_written_before_the_running_totals_gets_them_when_opened(tmp_path):
+    first = Store(tmp_path / "l.sqlite")
+    ann = first.student(first.add_student("ann", 0.01, 2))
+    first.settle(first.reserve(ann, "/v1/messages", MODEL, 0.008, utc_now()), 200, 0.006, {}, 0.1)
+    first._db.execute("DELETE FROM totals")  # as the first ledgers were written
+    first.close()
+    again = Store(tmp_path / "l.sqlite")
+    assert again._db.execute("SELECT charged FROM totals").fetchall() == [(pytest.approx(0.006),)]
+    with pytest.raises(Exception, match="daily"):
+        again.reserve(ann, "/v1/messages", MODEL, 0.005, utc_now())
+
+
 @pytest.mark.slow
 def test_a_class_of_100_at_once_is_answered_whole_and_the_ledger_adds_up_to_the_usage_reported(tmp_path):
     store = Store(tmp_path / "l.sqlite")
