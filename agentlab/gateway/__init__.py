@@ -11,5 +11,6 @@ and every notebook runs unchanged. The rooms:
 
 What crosses where: a student's request body goes upstream byte for byte with the instructor's key in
 place of their token; the answer comes back byte for byte (a stream as it arrives). The key lives only
-in the gateway's environment; the ledger holds no prompt and no answer.
+in the gateway's environment; the ledger holds no prompt and no answer unless the instructor serves with
+``--log-bodies``.
 """

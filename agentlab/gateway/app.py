@@ -18,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import sqlite3
+import sys
 import time
 from collections import Counter, defaultdict, deque
 
@@ -43,6 +45,8 @@ past it the student gets a 504."""
 INLINE_BYTES = 64 * 1024
 """A body up to this size is budgeted on the event loop (well under a millisecond); a larger one on a thread
 (the hand-over costs 0.2-0.4 ms, measured)."""
+NEVER_SENT = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.PoolTimeout, httpx2.UnsupportedProtocol)
+"""Upstream failures that happen before the request leaves: only these release a reservation."""
 RPM = 30
 """Requests a student may send per minute by default (``agentlab gateway serve --rpm``)."""
 
@@ -114,7 +118,10 @@ class Gateway:
         if wait:
             status, headers, body = error(429, "rate_limit_error", f"over {self.rpm} requests a minute; wait {wait} s")
             return status, headers + [(b"retry-after", str(wait).encode())], body
-        raw = await _body(receive)
+        try:
+            raw = await _body(receive)
+        except Gone:  # the student hung up (or sent no whole body in time): nothing to reserve or forward
+            return None
         if raw is None:
             return error(413, "request_too_large", f"request body over {MAX_BODY_BYTES:,} bytes")
         reserved, model, streaming = 0.0, None, False
@@ -133,6 +140,20 @@ class Gateway:
                          f"may cost up to ${e.needed_usd:.4f} (lower max_tokens, or ask your instructor){resets}",
                          budget=e.budget, limit_usd=e.limit_usd, left_usd=e.left_usd, resets=e.resets)  # fmt: skip
         return await self._forward(scope, raw, row, reserved, streaming, send)
+
+    def _settle(self, row: int, *args, **kwargs) -> None:
+        """``store.settle``; a ledger that fails here (locked, full disk) leaves the row at its reservation and
+        says so on stderr, and the student still gets the answer the API gave (and may have billed)."""
+        try:
+            self.store.settle(row, *args, **kwargs)
+        except sqlite3.Error as e:
+            print(f"agentlab gateway: ledger row {row} stays at its reservation: {e}", file=sys.stderr, flush=True)
+
+    def _keep(self, row: int, request: bytes, response: bytes) -> None:
+        try:
+            self.store.keep_bodies(row, request, response)
+        except sqlite3.Error as e:
+            print(f"agentlab gateway: bodies of ledger row {row} not kept: {e}", file=sys.stderr, flush=True)
 
     def _wait(self, name: str) -> int:
         """0, counting one request of ``name``'s; or, when they sent ``rpm`` in the last 60 s, the whole
@@ -157,10 +178,10 @@ class Gateway:
             response = await self.client.send(request, stream=True)
         except httpx2.HTTPError as e:
             late = isinstance(e, httpx2.TimeoutException)
-            # never connected: nothing can be billed, so the reservation is released; sent but not answered in
-            # time: the API may still bill what it generates, so the worst case stays charged
-            sent = late and not isinstance(e, httpx2.ConnectTimeout)
-            self.store.settle(row, 504 if late else 502, reserved if sent else 0.0, {}, time.monotonic() - t0)
+            # never sent: nothing can be billed, so the reservation is released; sent and then lost (a timeout, a
+            # reset, a broken answer): the API may still bill what it generates, so the worst case stays charged
+            unsent = isinstance(e, NEVER_SENT)
+            self._settle(row, 504 if late else 502, 0.0 if unsent else reserved, {}, time.monotonic() - t0)
             if late:
                 return error(504, "timeout_error", "the API did not answer the class gateway in time; try again")
             return error(502, "api_error", f"the class gateway could not reach the API ({type(e).__name__})")
@@ -170,15 +191,15 @@ class Gateway:
                 try:
                     content = await response.aread()
                 except httpx2.HTTPError:  # sent, and its answer broke off or stalled: its worst case stays charged
-                    self.store.settle(row, 504, reserved, {}, time.monotonic() - t0)
+                    self._settle(row, 504, reserved, {}, time.monotonic() - t0)
                     return error(
                         504, "timeout_error", "the API's answer did not reach the class gateway whole; try again"
                     )
                 usage, model = _usage(content) if response.is_success else (None, None)
                 usd = settled(model, usage, reserved) if response.is_success else 0.0  # an error is not billed
                 if self.log_bodies:
-                    self.store.keep_bodies(row, raw, content)
-                self.store.settle(row, response.status_code, usd, tokens_of(usage or {}), time.monotonic() - t0, model)
+                    self._keep(row, raw, content)
+                self._settle(row, response.status_code, usd, tokens_of(usage or {}), time.monotonic() - t0, model)
                 return response.status_code, relayed, content
             reader, whole, kept = StreamUsage(), False, []
             await send({"type": "http.response.start", "status": response.status_code, "headers": relayed})
@@ -189,14 +210,15 @@ class Gateway:
                         kept.append(chunk)
                     await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 whole = True
-            except httpx2.HTTPError:  # upstream broke off: the student's SDK sees the stream end early
+            except httpx2.HTTPError:  # upstream broke off: the stream is left unended, so the student's SDK says so
                 pass
-            await send({"type": "http.response.body", "body": b""})
+            if whole:
+                await send({"type": "http.response.body", "body": b""})
             if self.log_bodies:  # before the row is settled, so a settled row has its bodies
-                self.store.keep_bodies(row, raw, b"".join(kept))
+                self._keep(row, raw, b"".join(kept))
             usd = settled(reader.model, reader.usage, reserved) if whole else reserved  # cut short: its worst case
-            self.store.settle(row, response.status_code, usd, tokens_of(reader.usage or {}),
-                              time.monotonic() - t0, reader.model)  # fmt: skip
+            self._settle(row, response.status_code, usd, tokens_of(reader.usage or {}),
+                         time.monotonic() - t0, reader.model)  # fmt: skip
             return None
         finally:
             await response.aclose()
@@ -230,13 +252,17 @@ def _budgeted(raw: bytes) -> tuple[str, float, bool]:
     return model, reserved, body.get("stream") is True
 
 
+class Gone(Exception):
+    """The student went away before their request's body was whole."""
+
+
 async def _body(receive) -> bytes | None:
-    """The request body, or None once it is over ``MAX_BODY_BYTES``."""
+    """The request body; None once it is over ``MAX_BODY_BYTES``; :class:`Gone` if the student went away first."""
     chunks, size = [], 0
     for _ in range(MAX_BODY_BYTES):  # bounded: each round takes at least one byte or ends
         message = await receive()
         if message["type"] != "http.request":
-            break
+            raise Gone
         chunks.append(message.get("body", b""))
         size += len(chunks[-1])
         if size > MAX_BODY_BYTES:

@@ -54,16 +54,19 @@ def make_gateway(db: str, upstream: str = "anthropic", rpm: int = RPM, log_bodie
     url = ANTHROPIC if upstream == "anthropic" else upstream
     if not url.startswith(("http://", "https://")):
         raise ValueError(f"--upstream {upstream!r}: give anthropic, sim, or a base URL such as https://proxy.example")
-    return Gateway(Store(db), httpx2.AsyncHTTPTransport(retries=0), url, key, rpm, log_bodies=log_bodies)
+    limits = httpx2.Limits(max_connections=None, max_keepalive_connections=100)  # no queue behind 100 in flight
+    return Gateway(Store(db), httpx2.AsyncHTTPTransport(retries=0, limits=limits), url, key, rpm, log_bodies=log_bodies)
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A listening TCP socket whose accepted connections get ``TCP_NODELAY``.
+    """A listening TCP socket whose accepted connections get ``TCP_NODELAY`` from asyncio.
 
     asyncio sets ``TCP_NODELAY`` only on sockets whose ``proto`` is ``IPPROTO_TCP``, and a socket made by
-    ``socket.create_server`` (or by uvicorn itself) has proto 0, as have the connections it accepts. uvicorn
-    writes an answer's head and body apart, so with Nagle's algorithm on, each answer waited for the
-    student's delayed ACK: 40-45 ms a request, measured with ``benchmarks/gateway_load.py``.
+    ``socket.create_server`` (or by uvicorn itself) has proto 0, as have the connections it accepts. With
+    uvicorn's own protocol, which writes an answer's head and body apart, each answer then waited for the
+    student's delayed ACK: 40-45 ms a request, measured with ``benchmarks/gateway_load.py``. ``agentlab
+    serve``'s protocol, which the gateway now uses, sets the option itself too; this keeps it whatever the
+    protocol.
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -100,7 +103,7 @@ class Running:
 def serve(gateway: Gateway, host: str, port: int) -> None:
     """Serve until interrupted, saying where (and never the key)."""
     print(
-        f"agentlab gateway: ledger {gateway.store.path}; students set ANTHROPIC_BASE_URL=http://{host}:{port} "
+        f"agentlab gateway: ledger {getattr(gateway.store, 'path', '(not a file)')}; students set ANTHROPIC_BASE_URL=http://{host}:{port} "
         "and ANTHROPIC_API_KEY=<their token>",
         flush=True,
     )

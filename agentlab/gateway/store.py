@@ -13,8 +13,9 @@ Money is kept in two columns: ``reserved_usd``, the request's worst case, writte
 forwarded, and ``usd``, what its reported usage costs, written when it ends. A request in flight (or one
 a crashed gateway never settled) counts at its reservation, so two requests at once cannot both pass a
 budget that fits one (the reservation is checked and written in one ``BEGIN IMMEDIATE`` transaction).
-The ``totals`` table holds what each student was charged each day, kept by two triggers whenever a ledger
-row is added or settled, so a budget check reads a row per day of the term, not every request.
+The ``totals`` table holds what each student was charged each day, kept by triggers whenever a ledger row
+is added, settled, corrected or deleted (by the gateway or by hand), so a budget check reads a row per day
+of the term, not every request.
 """
 
 from __future__ import annotations
@@ -51,9 +52,15 @@ CREATE TRIGGER IF NOT EXISTS ledger_added AFTER INSERT ON ledger BEGIN
     INSERT INTO totals VALUES (NEW.student, NEW.day, COALESCE(NEW.usd, NEW.reserved_usd))
     ON CONFLICT(student, day) DO UPDATE SET charged = charged + excluded.charged;
 END;
-CREATE TRIGGER IF NOT EXISTS ledger_settled AFTER UPDATE OF usd, reserved_usd ON ledger BEGIN
-    UPDATE totals SET charged = charged - COALESCE(OLD.usd, OLD.reserved_usd) + COALESCE(NEW.usd, NEW.reserved_usd)
-    WHERE student = NEW.student AND day = NEW.day;
+CREATE TRIGGER IF NOT EXISTS ledger_settled AFTER UPDATE OF usd, reserved_usd, student, day ON ledger BEGIN
+    UPDATE totals SET charged = charged - COALESCE(OLD.usd, OLD.reserved_usd)
+    WHERE student = OLD.student AND day = OLD.day;
+    INSERT INTO totals VALUES (NEW.student, NEW.day, COALESCE(NEW.usd, NEW.reserved_usd))
+    ON CONFLICT(student, day) DO UPDATE SET charged = charged + excluded.charged;
+END;
+CREATE TRIGGER IF NOT EXISTS ledger_removed AFTER DELETE ON ledger BEGIN
+    UPDATE totals SET charged = charged - COALESCE(OLD.usd, OLD.reserved_usd)
+    WHERE student = OLD.student AND day = OLD.day;
 END;
 """
 LEDGER_FIELDS = (
@@ -96,6 +103,14 @@ class OverBudget(Exception):
     """When it resets (ISO time, UTC), or None for a budget that does not."""
 
 
+def _day(text: str | None) -> str | None:
+    """A stored expiry as YYYY-MM-DD (ledgers of the first version kept ``2026-9-30`` as written)."""
+    try:
+        return None if text is None else datetime.strptime(text, "%Y-%m-%d").date().isoformat()
+    except ValueError:
+        return text
+
+
 def hash_token(token: str) -> str:
     """The hex SHA-256 the ledger keeps of ``token``."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
@@ -129,10 +144,18 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
-        if self._db.execute("SELECT NOT EXISTS (SELECT 1 FROM totals) AND EXISTS (SELECT 1 FROM ledger)").fetchone()[0]:
-            self._db.execute(  # a ledger written before the totals existed: count its rows once
-                f"INSERT INTO totals SELECT student, day, SUM({CHARGED}) FROM ledger GROUP BY student, day"
-            )
+        self._db.execute("BEGIN IMMEDIATE")  # a ledger written before the totals existed: count its rows once,
+        try:  # with every writer held off, so no row is counted twice or missed
+            if self._db.execute("SELECT 1 FROM settings WHERE key = 'totals'").fetchone() is None:
+                self._db.execute("DELETE FROM totals")
+                self._db.execute(
+                    f"INSERT INTO totals SELECT student, day, SUM({CHARGED}) FROM ledger GROUP BY student, day"
+                )
+                self._db.execute("INSERT INTO settings VALUES ('totals', 'kept by triggers')")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -166,7 +189,7 @@ class Store:
                 "SELECT name, day_usd, term_usd, expires, revoked FROM students WHERE token_sha256 = ?",
                 (hash_token(token),),
             ).fetchone()
-        return None if row is None else Student(row[0], row[1], row[2], row[3], bool(row[4]))
+        return None if row is None else Student(row[0], row[1], row[2], _day(row[3]), bool(row[4]))
 
     def update(self, name: str, *, day_usd: float | None = None, term_usd: float | None = None,
                revoked: bool | None = None) -> None:  # fmt: skip
@@ -222,7 +245,8 @@ class Store:
                 self._db.execute("COMMIT")
                 return int(cur.lastrowid)
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:  # SQLite may have rolled back already (a full disk, say)
+                    self._db.execute("ROLLBACK")
                 raise
 
     def settle(self, row: int, status: int, usd: float, tokens: dict[str, int], seconds: float,

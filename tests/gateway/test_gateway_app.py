@@ -206,3 +206,19 @@ def test_a_daily_budget_spent_today_is_whole_again_after_utc_midnight(tmp_path):
     store.reserve(ann, "/v1/messages", MODEL, 0.008, datetime(2026, 12, 8, 0, 1, tzinfo=timezone.utc))
     with pytest.raises(OverBudget, match="term"):  # the term budget counts every day
         store.reserve(ann, "/v1/messages", MODEL, 0.008, datetime(2026, 12, 9, tzinfo=timezone.utc))
+
+
+def test_a_student_gone_before_their_body_is_whole_is_neither_charged_nor_forwarded(room):
+    sent = []
+
+    async def receive():
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    headers = [(b"x-api-key", room.tokens["ann"].encode())]
+    scope = {"type": "http", "method": "POST", "path": "/v1/messages", "headers": headers, "query_string": b""}
+    run_async(lambda: room.gateway(scope, receive, send))
+    assert sent == [] and room.upstream.requests == []
+    assert room.store._db.execute("SELECT COUNT(*) FROM ledger").fetchone() == (0,)

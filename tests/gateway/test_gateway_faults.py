@@ -31,7 +31,9 @@ class Failing(httpx2.AsyncBaseTransport):
     [
         (httpx2.ConnectError("refused"), 502, "api_error", False),
         (httpx2.ConnectTimeout("no route"), 504, "timeout_error", False),
+        (httpx2.PoolTimeout("every connection busy"), 504, "timeout_error", False),
         (httpx2.ReadTimeout("slow"), 504, "timeout_error", True),
+        (httpx2.ReadError("reset after the request was sent"), 502, "api_error", True),
     ],
 )
 def test_upstream_down_or_slow_is_answered_in_the_apis_shape_and_charged_only_if_it_was_sent(
@@ -126,7 +128,8 @@ def test_a_ledger_written_before_the_running_totals_gets_them_when_opened(tmp_pa
     first = Store(tmp_path / "l.sqlite")
     ann = first.student(first.add_student("ann", 0.01, 2))
     first.settle(first.reserve(ann, "/v1/messages", MODEL, 0.008, utc_now()), 200, 0.006, {}, 0.1)
-    first._db.execute("DELETE FROM totals")  # as the first ledgers were written
+    first._db.execute("DELETE FROM totals")  # as the first ledgers were written: no totals, no mark
+    first._db.execute("DELETE FROM settings WHERE key = 'totals'")
     first.close()
     again = Store(tmp_path / "l.sqlite")
     assert again._db.execute("SELECT charged FROM totals").fetchall() == [(pytest.approx(0.006),)]
@@ -195,3 +198,45 @@ def test_an_answer_that_breaks_off_is_a_504_and_its_worst_case_stays_charged(tmp
         running.stop()
     assert answer.status_code == 504 and answer.json()["error"]["type"] == "timeout_error"
     assert store._db.execute("SELECT status, usd = reserved_usd FROM ledger").fetchone() == (504, 1)
+
+
+def test_the_running_totals_follow_a_row_corrected_or_deleted_by_hand(tmp_path):
+    store = Store(tmp_path / "l.sqlite")
+    ann = store.student(store.add_student("ann", 1, 2))
+    row = store.reserve(ann, "/v1/messages", MODEL, 0.3, utc_now())
+    store.settle(row, 200, 0.1, {}, 0.1)
+    store._db.execute("UPDATE ledger SET day = '2020-01-01' WHERE id = ?", (row,))
+    assert dict(store._db.execute("SELECT day, charged FROM totals").fetchall()) == {
+        utc_now().date().isoformat(): pytest.approx(0.0),
+        "2020-01-01": pytest.approx(0.1),
+    }
+    store._db.execute("DELETE FROM ledger")
+    assert [c for (c,) in store._db.execute("SELECT charged FROM totals")] == [pytest.approx(0.0)] * 2
+
+
+class Severed(httpx2.AsyncBaseTransport):
+    """A stream whose upstream breaks off after its first event."""
+
+    async def handle_async_request(self, request):
+        whole = await Upstream().handle_async_request(request)
+
+        class Half(httpx2.AsyncByteStream):
+            async def __aiter__(self):
+                yield whole.content.split(b"\n\n")[0] + b"\n\n"
+                raise httpx2.ReadError("upstream reset")
+
+        return httpx2.Response(200, headers=whole.headers, stream=Half())
+
+
+def test_a_stream_the_api_breaks_off_is_not_ended_cleanly_and_keeps_its_worst_case(tmp_path):
+    store = Store(tmp_path / "l.sqlite")
+    token = store.add_student("ann", 0.5, 2)
+    running = Running(Gateway(store, Severed(), "http://upstream.test", KEY))
+    client = anthropic.Anthropic(api_key=token, base_url=running.url, max_retries=0)
+    try:
+        with pytest.raises(anthropic.APIError):
+            with client.messages.stream(model=MODEL, max_tokens=200, messages=ASK) as stream:
+                stream.get_final_message()
+    finally:
+        running.stop()
+    assert store._db.execute("SELECT usd = reserved_usd, usd > 0 FROM ledger").fetchone() == (1, 1)
