@@ -70,7 +70,8 @@ class Gateway:
         self.client = httpx2.AsyncClient(
             transport=upstream, base_url=base_url, timeout=httpx2.Timeout(timeout_s, connect=10)
         )
-        """Where requests go, with the instructor's key."""
+        """Builds each upstream request (its URL and timeouts) with the instructor's key."""
+        self._upstream = upstream
         self.key = key
         """The instructor's key (never logged, never relayed)."""
         self.rpm = rpm
@@ -175,7 +176,7 @@ class Gateway:
             scope["method"], scope["path"] + ("?" + query if query else ""), headers=headers, content=raw
         )
         try:
-            response = await self.client.send(request, stream=True)
+            response = await self._upstream.handle_async_request(request)  # the transport itself: no client hooks
         except httpx2.HTTPError as e:
             late = isinstance(e, httpx2.TimeoutException)
             # never sent: nothing can be billed, so the reservation is released; sent and then lost (a timeout, a

@@ -133,3 +133,17 @@ def test_a_body_over_the_limit_is_refused_unread_and_unsent(room):
 
     answer = _post(room, "ann", b"x" * (MAX_BODY_BYTES + 1))
     assert answer.status_code == 413 and room.upstream.requests == []
+
+
+def test_a_cookie_the_api_sets_for_one_student_is_not_sent_with_anothers_request(room):
+    inner = room.upstream.handle_async_request
+
+    async def with_cookie(request):
+        response = await inner(request)
+        response.headers["set-cookie"] = "__cf_bm=ann-session; path=/"
+        return response
+
+    room.upstream.handle_async_request = with_cookie
+    assert _post(room, "ann", {"model": MODEL, "max_tokens": 50, "messages": ASK}).status_code == 200
+    assert _post(room, "bob", {"model": MODEL, "max_tokens": 50, "messages": ASK}).status_code == 200
+    assert "cookie" not in room.upstream.requests[-1].headers, "the gateway keeps no cookie jar between students"
