@@ -220,9 +220,8 @@ def connect(
             )
         target = base_url or os.environ.get("ANTHROPIC_BASE_URL")
         gateway = bool(target) and (key or "").startswith(GATEWAY_TOKEN_PREFIX)  # a class gateway's token
-        if (
-            target and not is_anthropic(target) and not gateway
-        ):  # a compatible server: refused fields degrade (agentlab.live.compat)
+        # a compatible server (neither Anthropic's API nor a class gateway): refused fields degrade (live/compat.py)
+        if target and not is_anthropic(target) and not gateway:
             chain.insert(0, LocalServer(target))
         timeout = client_options.pop("timeout", LIVE_TIMEOUT)
         if record is not None or transport is not None:
