@@ -67,11 +67,11 @@ class Gateway:
                  rpm: int = RPM, clock=utc_now, timeout_s: float = TIMEOUT_S, log_bodies: bool = False) -> None:  # fmt: skip
         self.store = store
         """The ledger."""
-        self.client = httpx2.AsyncClient(
-            transport=upstream, base_url=base_url, timeout=httpx2.Timeout(timeout_s, connect=10)
-        )
-        """Builds each upstream request (its URL and timeouts) with the instructor's key."""
-        self._upstream = upstream
+        self.upstream = upstream
+        """The transport requests go through, called directly: no client, so no cookie jar shared by students."""
+        self.base_url = base_url.rstrip("/")
+        """Where they go (``https://api.anthropic.com``)."""
+        self._timeout = {"timeout": httpx2.Timeout(timeout_s, connect=10).as_dict()}
         self.key = key
         """The instructor's key (never logged, never relayed)."""
         self.rpm = rpm
@@ -83,9 +83,7 @@ class Gateway:
         self._recent: dict[str, deque[float]] = defaultdict(deque)
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "lifespan":
-            return
-        if scope["type"] != "http":
+        if scope["type"] != "http":  # lifespan and websocket scopes: nothing to serve
             return
         answer = await self._answer(scope, receive, send)
         if answer is not None:
@@ -172,11 +170,10 @@ class Gateway:
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in DROPPED_REQUEST_HEADERS]
         headers.append((b"x-api-key", self.key.encode()))
         query = scope.get("query_string", b"").decode("latin-1")
-        request = self.client.build_request(
-            scope["method"], scope["path"] + ("?" + query if query else ""), headers=headers, content=raw
-        )
+        url = self.base_url + scope["path"] + ("?" + query if query else "")
+        request = httpx2.Request(scope["method"], url, headers=headers, content=raw, extensions=self._timeout)
         try:
-            response = await self._upstream.handle_async_request(request)  # the transport itself: no client hooks
+            response = await self.upstream.handle_async_request(request)
         except httpx2.HTTPError as e:
             late = isinstance(e, httpx2.TimeoutException)
             # never sent: nothing can be billed, so the reservation is released; sent and then lost (a timeout, a

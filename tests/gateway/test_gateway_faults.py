@@ -10,7 +10,7 @@ import threading
 import anthropic
 import httpx2
 import pytest
-from gateway_room import ASK, KEY, MODEL, Upstream
+from gateway_room import ASK, KEY, MODEL, Upstream, wait_settled
 
 from agentlab.gateway.app import Gateway
 from agentlab.gateway.serve import Running
@@ -100,11 +100,8 @@ def test_a_student_gone_mid_stream_is_charged_what_the_whole_answer_cost(tmp_pat
                 break
         assert b"message_start" in seen and b"message_stop" not in seen
     gone.set()
-    for _ in range(500):  # bounded: the gateway settles once upstream's stream ends
-        (row,) = store.spend(utc_now())
-        if row["term_usd"]:
-            break
-        threading.Event().wait(0.01)
+    wait_settled(store, 1)  # the gateway settles once upstream's stream ends
+    (row,) = store.spend(utc_now())
     running.stop()
     usage = json.loads(upstream.inner.answers[-1].split(b"message_delta")[0].split(b"data: ")[1].split(b"\n")[0])
     assert row["term_usd"] > 0 and usage["type"] == "message_start"
