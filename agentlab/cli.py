@@ -1,4 +1,5 @@
-"""``agentlab`` command line: ``compare``, ``serve``, the instructor's grading commands and the class gateway."""
+"""``agentlab`` command line: ``compare``, ``serve``, ``trace export``, the instructor's grading commands and the
+class gateway."""
 
 from __future__ import annotations
 
@@ -161,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agentlab.gateway.cli import add_commands as add_gateway  # light: imports its implementation when run
 
     add_gateway(sub)
+    from agentlab.otel.cli import add_commands as add_trace  # light: OpenTelemetry is imported when it runs
+
+    add_trace(sub)
     return p
 
 

@@ -57,6 +57,9 @@ class AgentOptions:
     """``max_tokens`` of every call: the most the model may write in one reply."""
     trace: str | Path | None = None
     """Where to write the run's JSONL trace, as it goes; ``None``: kept in memory only."""
+    otlp: str | None = None
+    """An OTLP receiver's address (``http://localhost:4318``): the trace also goes there as spans, as the run goes
+    (:mod:`agentlab.otel`; default ``$AGENTLAB_OTLP``)."""
     limits: Limits | None = None
     """Every guard (``agentlab.guards.Limits``); it replaces ``max_turns``."""
     executor: ToolRunner | None = None
@@ -109,6 +112,8 @@ class AgentOptions:
                 "or None for the model's default"
             )
         as_task_budget(self.task_budget)  # raises on a value that is no budget
+        if self.otlp is not None and not isinstance(self.otlp, str):
+            raise TypeError(f"run_agent(otlp={self.otlp!r}): give the receiver's address, e.g. 'http://localhost:4318'")
 
     def request(self, model: str, specs: list[dict]) -> dict:
         """The part of every request that never changes during the run (everything but ``messages``)."""
@@ -146,6 +151,7 @@ class Harness:
         self.request = options.request(self.model, [t.spec() for t in self.tools.values()])  # built once
         self.trace = Trace(
             options.trace,
+            options.otlp,
             kind="agent",
             model=self.model,
             task=task,

@@ -30,6 +30,9 @@ _encode = json.JSONEncoder(ensure_ascii=False).encode
 _FLUSH_BEFORE = {"request", "response", "tool_call", "code_step", "stop"}
 """Events after which the file is flushed: just before the slow or risky steps (a model call, a tool),
 and after a reply (a workflow's code step runs next and writes its event only once it has run)."""
+OTLP_ENV = "AGENTLAB_OTLP"
+"""An OTLP receiver's address: every run's trace (an agent's, a workflow's) is also sent there as spans as it goes
+(:mod:`agentlab.otel`)."""
 CHECK_TRACE_ENV = "AGENTLAB_CHECK_TRACE"
 """When set (the test suite sets it), every event written is checked against :data:`EVENTS`."""
 
@@ -169,12 +172,20 @@ class Trace:
     Text that UTF-8 cannot encode (a lone surrogate from a tool) is written as a JSON ``\\uXXXX``
     escape, so the line stays valid JSON and reads back as the same string."""
 
-    def __init__(self, path: str | Path | None = None, **header: Any) -> None:
+    def __init__(self, path: str | Path | None = None, otlp: str | None = None, **header: Any) -> None:
+        """``otlp``: an OTLP receiver's address, to which every record also goes as spans as it is written
+        (:mod:`agentlab.otel`); a run's trace (one whose header has a ``kind``) defaults to ``$AGENTLAB_OTLP``."""
         self.path = Path(path) if path is not None else None
         self.events: list[dict] = []
         self._fh = None
         self._check = bool(os.environ.get(CHECK_TRACE_ENV))
         self._lock = threading.RLock()
+        otlp = otlp or (os.environ.get(OTLP_ENV) if "kind" in header else None)
+        self._sink: Callable[[dict], None] | None = None
+        if otlp:
+            from agentlab.otel import live_sink  # only here: OpenTelemetry is an optional extra
+
+            self._sink = live_sink(otlp)
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = self.path.open("w", encoding="utf-8", errors="backslashreplace")
@@ -187,6 +198,8 @@ class Trace:
                 self._fh.write(_encode(record) + "\n")
                 if record.get("event", "stop") in _FLUSH_BEFORE:
                     self._fh.flush()
+            if self._sink is not None:
+                self._sink(record)
 
     def event(self, kind: str, **fields: Any) -> None:
         """Append one event; refuses anything after ``stop`` (and, when checking, one that breaks :data:`EVENTS`)."""

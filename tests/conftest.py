@@ -26,6 +26,7 @@ def _offline(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     monkeypatch.delenv("AGENTLAB_MODEL", raising=False)
+    monkeypatch.delenv("AGENTLAB_OTLP", raising=False)  # no test sends spans unless it starts its own receiver
 
 
 @pytest.fixture(autouse=True)
