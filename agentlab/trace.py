@@ -180,12 +180,12 @@ class Trace:
         self._fh = None
         self._check = bool(os.environ.get(CHECK_TRACE_ENV))
         self._lock = threading.RLock()
-        otlp = otlp or (os.environ.get(OTLP_ENV) if "kind" in header else None)
         self._sink: Callable[[dict], None] | None = None
-        if otlp:
+        env = os.environ.get(OTLP_ENV) if "kind" in header else None
+        if otlp or env:
             from agentlab.otel import live_sink  # only here: OpenTelemetry is an optional extra
 
-            self._sink = live_sink(otlp)
+            self._sink = live_sink(otlp) if otlp else live_sink(env, from_env=True)
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = self.path.open("w", encoding="utf-8", errors="backslashreplace")

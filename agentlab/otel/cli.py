@@ -26,7 +26,7 @@ def file_spans(path: str | Path, start_ns: int | None = None) -> list:
     from agentlab.otel.export import spans_of
     from agentlab.trace import read_trace
 
-    return spans_of(read_trace(path), Path(path).read_bytes(), start_ns)
+    return spans_of(read_trace(path), start_ns)
 
 
 def run(args: argparse.Namespace) -> int:

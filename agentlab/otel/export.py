@@ -6,15 +6,13 @@ protobuf message in OTLP's JSON form (ids as hex, enums as numbers), so any OTLP
 
 from __future__ import annotations
 
+import atexit
 import base64
-import hashlib
 import json
 import logging
-import random
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -62,24 +60,14 @@ def endpoint(url: str) -> str:
     return url if parts.path.rstrip("/").endswith("/v1/traces") else url.rstrip("/") + "/v1/traces"
 
 
-def _ids(seed: bytes) -> Iterator[int]:
-    """Span ids from ``seed``: the same file always exports the same ids (a receiver sees one trace, not two)."""
-    n = 0
-    while True:  # ends when the caller stops asking: one id per span
-        n += 1
-        yield int.from_bytes(hashlib.sha256(seed + n.to_bytes(8, "big")).digest()[:8], "big") or 1
-
-
-def spans_of(records: list[dict], seed: bytes, start_ns: int | None = None) -> list[ReadableSpan]:
-    """Every span of a trace's ``records`` (header first), laid out 1 ms apart from ``start_ns`` (default: now);
-    ids drawn from ``seed`` (the file's bytes: the same file always gives the same ids)."""
-    seed = hashlib.sha256(seed).digest()
-    spans = Spans(records[0], int.from_bytes(seed[:16], "big") or 1, _ids(seed), clock="order")
+def spans_of(records: list[dict], start_ns: int | None = None) -> list[ReadableSpan]:
+    """Every span of a trace's ``records`` (header first), laid out 1 ms apart from ``start_ns`` (default: now).
+    A trace cut off before its ``stop`` (a killed run) ends where its records end, its run span an error."""
+    spans, out = Spans(clock="order"), []
     t0 = time.time_ns() if start_ns is None else start_ns
-    out = []
     for i, record in enumerate(records):
         out += spans.add(record, t0 + i * STEP_NS)
-    return out
+    return out + spans.finish(t0 + max(len(records) - 1, 0) * STEP_NS)
 
 
 def otlp_json(spans: list[ReadableSpan]) -> dict:
@@ -112,26 +100,35 @@ def send(spans: list[ReadableSpan], url: str) -> None:
         raise ConnectionError(f"the OTLP receiver at {endpoint(url)} did not take the spans (is it running?)")
 
 
-class _SayOnce(SpanExporter):
-    """The live path's exporter: a failed send is said once, in one line, and nothing more is sent there."""
+COOL_DOWN_S = 30.0
+"""After a failed send the live path sends nothing to that receiver for this long, then tries again."""
+
+
+class _Receiver(SpanExporter):
+    """The live path's exporter, one per receiver, run by its batch processor's thread (never the run's): the
+    first failed send is said in one line; after any failure it rests ``COOL_DOWN_S`` and then tries again, so a
+    receiver started late gets the runs that follow."""
 
     def __init__(self, url: str) -> None:
-        self.url, self.inner, self.dead = url, OTLPSpanExporter(endpoint=url, timeout=TIMEOUT_S), False
+        self.url, self.inner = url, OTLPSpanExporter(endpoint=url, timeout=TIMEOUT_S)
+        self.said, self.resting_until = False, 0.0
 
     def export(self, spans) -> SpanExportResult:  # type: ignore[override]
-        if self.dead:
+        if time.monotonic() < self.resting_until:
             return SpanExportResult.FAILURE
         try:
             result = _export(self.inner, spans)
         except Exception:  # noqa: BLE001  (a receiver must never break the run)
             result = SpanExportResult.FAILURE
         if result is not SpanExportResult.SUCCESS:
-            self.dead = True
-            print(
-                f"agentlab: could not send spans to {self.url}; the run goes on and its trace file is whole "
-                "(`agentlab trace export` sends it later)",
-                file=sys.stderr,
-            )
+            self.resting_until = time.monotonic() + COOL_DOWN_S
+            if not self.said:
+                self.said = True
+                print(
+                    f"agentlab: could not send spans to {self.url}; runs go on and their trace files are whole "
+                    f"(`agentlab trace export` sends one later); trying again in {COOL_DOWN_S:g} s",
+                    file=sys.stderr,
+                )
         return result
 
     def shutdown(self) -> None:
@@ -142,30 +139,33 @@ _processors: dict[str, BatchSpanProcessor] = {}  # one per receiver for the proc
 _lock = threading.Lock()
 
 
+def _flush_at_exit() -> None:
+    for processor in list(_processors.values()):
+        processor.shutdown()  # what the last runs ended is sent before the interpreter goes
+
+
 class LiveSpans:
-    """A trace's sink (``Trace(otlp=...)``): each record becomes spans on the wall clock as it is written; they
-    are sent in the background, and at the run's end the rest is flushed (waiting at most ``TIMEOUT_S``)."""
+    """A trace's sink (``Trace(otlp=...)``): each record becomes spans on the wall clock as it is written. They
+    are handed to the receiver's batch processor, whose own thread sends them within half a second: the run never
+    waits for a receiver, and the spans still waiting when the interpreter exits are sent then."""
 
     def __init__(self, url: str) -> None:
         url = endpoint(url)
         with _lock:
+            if not _processors:
+                atexit.register(_flush_at_exit)
             if url not in _processors:
-                _processors[url] = BatchSpanProcessor(_SayOnce(url), schedule_delay_millis=500)
+                _processors[url] = BatchSpanProcessor(_Receiver(url), schedule_delay_millis=500)
             self.processor = _processors[url]
-        self.spans: Spans | None = None
+        self.spans = Spans(clock="wall")
         self.broken = False
 
     def __call__(self, record: dict) -> None:
         if self.broken:
             return
         try:
-            if self.spans is None:
-                ids = iter(lambda: random.getrandbits(64) or 1, 0)
-                self.spans = Spans(record, random.getrandbits(128) or 1, ids, "wall")
             for span in self.spans.add(record, time.time_ns()):
                 self.processor.on_end(span)
-            if record.get("event") == "stop":
-                self.processor.force_flush(int(TIMEOUT_S * 1000))
         except Exception as e:  # noqa: BLE001  (spans must never break the run they describe)
             self.broken = True
             print(
