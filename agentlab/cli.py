@@ -1,5 +1,5 @@
-"""``agentlab`` command line: ``compare``, ``serve``, ``trace export``, the instructor's grading commands and the
-class gateway."""
+"""``agentlab`` command line: ``compare``, ``serve``, ``eval``, ``trace export``, the instructor's grading commands
+and the class gateway."""
 
 from __future__ import annotations
 
@@ -165,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     from agentlab.otel.cli import add_commands as add_trace  # light: OpenTelemetry is imported when it runs
 
     add_trace(sub)
+    from agentlab.evals.cli import add_commands as add_eval  # light: the trials are imported when it runs
+
+    add_eval(sub)
     return p
 
 

@@ -1,6 +1,7 @@
 """What the simulated model writes: one policy per file, each a callable ``request -> Reply``.
 
 - ``careful``: :class:`CarefulAgent`, the default: it hands a request to the policy it asks for;
+- ``varied``: the careful agent with a seed, varying as real runs do, for many trials (``agentlab eval``);
 - ``city_task``: the city task's steps ("which is warmer? then save a note");
 - ``roles``: the workflow roles (classifier, planner, critic, extractor, summariser, writer);
 - ``adaptive``: the task variants the fixed workflow did not foresee;

@@ -1,0 +1,89 @@
+"""The trials (agentlab/evals/trials.py), their outcome check (tasks.py) and ``agentlab eval``."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentlab.cli import main
+from agentlab.evals import trials
+from agentlab.evals.tasks import TASKS, check
+
+TWO = TASKS[:2]
+
+
+@pytest.fixture(scope="module")
+def rows():
+    """Four trials of both variants on two tasks, from scratch."""
+    return trials.run_trials(trials=4, tasks=TWO, progress=False)
+
+
+def test_every_trial_is_a_row_and_the_same_seeds_give_the_same_rows(rows):
+    assert len(rows) == 2 * 2 * 4
+    assert trials.run_trials(trials=4, tasks=TWO, progress=False) == rows
+
+
+def test_a_stopped_eval_resumes_where_it_was_and_runs_nothing_twice(rows, tmp_path, monkeypatch):
+    out = tmp_path / "eval.csv"
+    trials.run_trials(trials=2, tasks=TWO, out=out, progress=False)  # stopped after two trials each
+    ran = []
+    real = trials._one
+    monkeypatch.setattr(trials, "_one", lambda *a: ran.append(a[1:3]) or real(*a))
+    again = trials.run_trials(trials=4, tasks=TWO, out=out, progress=False)
+    assert len(ran) == 2 * 2 * 2, "only the trials not yet in the file"
+    key = lambda r: (r["variant"], r["task"], r["trial"])
+    assert sorted(again, key=key) == sorted(rows, key=key) == sorted(trials.read_rows(out), key=key)
+
+
+def test_a_trial_that_raises_is_a_failed_row_said_in_one_line(tmp_path, monkeypatch, capsys):
+    real = trials._one
+
+    def flaky(client, variant, task, notes):
+        if variant == "agent" and task.id == TWO[0].id:
+            raise RuntimeError("tool server gone")
+        return real(client, variant, task, notes)
+
+    monkeypatch.setattr(trials, "_one", flaky)
+    got = trials.run_trials(trials=2, tasks=TWO, out=tmp_path / "e.csv", progress=False)
+    bad = [r for r in got if r["why"].startswith("raised")]
+    assert len(bad) == 2 and not any(r["success"] for r in bad) and len(got) == 8
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all("raised RuntimeError: tool server gone" in line for line in err)
+    assert trials.summarize(got, k=2).loc["agent", "failures"] == "raised RuntimeError x2"
+
+
+def test_the_check_reads_the_note_not_the_words(tmp_path):
+    task = TASKS[0]  # Paris 18.5, London 15
+    assert check(task, tmp_path) == "no note saved"
+    note = tmp_path / "notes.md"
+    note.write_text("London is warmer at 18.5°C, compared with Paris at 15°C.\n")
+    assert check(task, tmp_path) == "names the wrong city as warmest"
+    note.write_text("Paris is warmer at 19°C, compared with London at 15°C.\n")
+    assert check(task, tmp_path) == "a temperature missing or wrong"
+    note.write_text("Paris is warmer at 18.5°C.\n")
+    assert check(task, tmp_path) == "a city missing from the note"
+    note.write_text("Paris is warmer at 18.5°C, compared with London at 15°C.\n")
+    assert check(task, tmp_path) is None
+
+
+def test_summary_figures_follow_from_the_rows(rows):
+    table = trials.summarize(rows, k=2)
+    for variant in ("agent", "workflow"):
+        mine = [r for r in rows if r["variant"] == variant]
+        ok = sum(r["success"] for r in mine)
+        assert table.loc[variant, "trials"] == len(mine) and table.loc[variant, "pass@1"] == ok / len(mine)
+        assert table.loc[variant, "pass^2"] <= table.loc[variant, "pass@1"] <= table.loc[variant, "pass@2"]
+    assert table.loc["workflow", "turns"] == 1 and table.loc["agent", "turns"] > 2
+    with pytest.raises(ValueError, match="give k <= 4"):
+        trials.summarize(rows, k=5)
+
+
+def test_agentlab_eval_prints_the_table_marked_as_the_scripted_model(tmp_path, capsys):
+    out = tmp_path / "e.csv"
+    assert main(["eval", "--trials", "2", "-k", "2", "--variants", "workflow", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "pass^2" in printed and "[scripted model]" in printed and "agent " not in printed
+    assert main(["eval", "--trials", "2", "-k", "3", "--out", str(out)]) == 2
+    assert "-k 3 needs at least 3 trials" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["eval", "--trials", "0"])
+    assert "give a whole number >= 1" in capsys.readouterr().err
