@@ -10,15 +10,21 @@ For one task with ``n`` trials of which ``c`` succeeded:
   the tau-bench paper). It is what "it works every time" asks of an agent that runs many times a day.
   Plugging in the rate, ``(c/n)**k``, overstates it on few trials.
 
-Over a task set, each is the mean over tasks. Intervals: pass@1 pooled over trials gets a Wilson score
-interval; pass@k and pass^k get a percentile bootstrap, resampling each task's trials (seeded, so a report
-repeats exactly). Both are 95% by default.
+Over a task set, each is the mean over tasks (pass@1 too: each task counts once, whatever its trials).
+
+Intervals (:func:`interval`): each task's success rate is drawn from its Jeffreys posterior,
+Beta(c + 1/2, n - c + 1/2), the figure is computed on every draw, and the interval runs from the 1st to the
+99th percentile of the draws (seeded, so a report repeats exactly). It is about the trials' randomness on
+*these* tasks, not about tasks in general. Its coverage, measured by simulation (``tests/evals``): 91-99% for
+task rates from 0.3 to 0.96 with 10 to 50 trials, but lower where the figure sits at an edge (80% for pass^5
+when every task succeeds 99% of the time, 83% for pass@5 at a rate of 0.7, whose true value is 0.998): an
+interval that reaches 0 or 1 says "near the edge", no more. A percentile bootstrap of the trials, tried first,
+centres on the biased plug-in value and shrinks to nothing when a task never fails.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Sequence
 
 
@@ -43,17 +49,6 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     return math.comb(c, k) / math.comb(n, k)
 
 
-def wilson(successes: int, trials: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The Wilson score interval for a success rate (95% with the default ``z``); sound at 0 and n successes."""
-    if trials < 1:
-        raise ValueError(f"wilson: {trials} trials; an interval needs at least one")
-    p = successes / trials
-    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
-    return (0.0 if successes == 0 else lo), (1.0 if successes == trials else hi)  # exact at the ends
-
-
 def over_tasks(outcomes: Sequence[Sequence[bool]], k: int, kind: str = "pass@k") -> float:
     """``pass@k`` or ``pass^k`` over a task set: the mean over tasks, each from its own list of outcomes."""
     est = {"pass@k": pass_at_k, "pass^k": pass_hat_k}[kind]
@@ -62,11 +57,17 @@ def over_tasks(outcomes: Sequence[Sequence[bool]], k: int, kind: str = "pass@k")
     return sum(est(len(o), sum(map(bool, o)), k) for o in outcomes) / len(outcomes)
 
 
-def bootstrap(
-    outcomes: Sequence[Sequence[bool]], k: int, kind: str = "pass@k", reps: int = 2000, seed: int = 0
+def interval(
+    outcomes: Sequence[Sequence[bool]], k: int, kind: str = "pass@k", draws: int = 4000, seed: int = 0
 ) -> tuple[float, float]:
-    """A 95% percentile bootstrap interval for :func:`over_tasks`: each task's trials resampled with
-    replacement, ``reps`` times, from a fixed ``seed``."""
-    rng = random.Random(seed)
-    values = sorted(over_tasks([[o[rng.randrange(len(o))] for _ in o] for o in outcomes], k, kind) for _ in range(reps))
-    return values[int(0.025 * (reps - 1))], values[int(math.ceil(0.975 * (reps - 1)))]
+    """The interval around :func:`over_tasks` (see the module docstring): Jeffreys draws of each task's rate."""
+    import numpy as np
+
+    est = {"pass@k": lambda p: 1 - (1 - p) ** k, "pass^k": lambda p: p**k}[kind]
+    n = np.array([len(o) for o in outcomes])
+    c = np.array([sum(map(bool, o)) for o in outcomes])
+    for trials in n:
+        _check(int(trials), 0, k)
+    rates = np.random.default_rng(seed).beta(c + 0.5, n - c + 0.5, size=(draws, len(outcomes)))
+    lo, hi = np.quantile(est(rates).mean(axis=1), [0.01, 0.99])
+    return float(lo), float(hi)

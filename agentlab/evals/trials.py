@@ -6,25 +6,28 @@
 Offline, trial ``i`` of a variant runs on the simulator with ``VariedAgent(seed=i)``: the careful agent with
 seeded variation (``agentlab/sim/models/varied.py``), whose rates are stand-ins, so every figure here is a
 result of how our scripted model is written, not a measurement of Claude. The same seeds give the same
-rows. Each trial gets its own notes folder; :func:`agentlab.evals.tasks.check` grades its outcome.
+rows. :func:`agentlab.evals.tasks.check` grades each trial's outcome from the note it saved.
 """
 
 from __future__ import annotations
 
 import csv
+import math
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agentlab.evals.estimators import bootstrap, over_tasks, wilson
+from agentlab.evals.estimators import interval, over_tasks
 from agentlab.evals.tasks import TASKS, EvalTask, check
 
 VARIANTS = ("agent", "workflow")
 """What a trial can run: ``run_agent`` with the task's tools, or the city task's fixed-path workflow."""
 COLUMNS = ("variant", "task", "trial", "success", "why", "stop_reason", "turns", "input_tokens", "output_tokens", "usd")
 """The results' columns, one row a trial: a tidy table (``pandas.read_csv`` reads it as it is)."""
+CRASHED = "raised "
+"""How a trial that raised begins its ``why``: it counts as a failure, and is left out of the means."""
 
 
 def _one(client: Any, variant: str, task: EvalTask, notes: Path) -> dict:
@@ -47,16 +50,39 @@ def _one(client: Any, variant: str, task: EvalTask, notes: Path) -> dict:
 
 
 def read_rows(path: str | Path) -> list[dict]:
-    """The rows of a results file, typed (a missing file: none)."""
+    """The rows of a results file, typed; a missing file has none. A last line cut off mid-write (a killed
+    eval) is dropped from the file, so the trial runs again; anything else that is not a row is an error
+    naming the line and the fix."""
     path = Path(path)
-    if not path.is_file():
+    if not path.is_file() or path.stat().st_size == 0:
         return []
-    with path.open(newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    for r in rows:
-        r["trial"], r["turns"] = int(r["trial"]), int(r["turns"])
-        r["input_tokens"], r["output_tokens"] = int(r["input_tokens"]), int(r["output_tokens"])
-        r["success"], r["usd"] = r["success"] == "True", float(r["usd"]) if r["usd"] else None
+    raw = path.read_bytes()
+    if not raw.endswith(b"\n"):  # the last row was being written when the eval stopped
+        raw = raw[: raw.rfind(b"\n") + 1]
+        path.write_bytes(raw)
+    lines = raw.decode("utf-8").splitlines()
+    header = next(csv.reader(lines[:1]), [])
+    if tuple(header) != COLUMNS:
+        raise ValueError(
+            f"{path} is not an eval results file (its columns: {','.join(header) or 'none'}); "
+            "give another --out, or delete it to start again"
+        )
+    rows = []
+    for n, r in enumerate(csv.DictReader(lines), start=2):
+        try:
+            rows.append(
+                {
+                    **r,
+                    "trial": int(r["trial"]),
+                    "success": {"True": True, "False": False}[r["success"]],
+                    "turns": int(r["turns"]),
+                    "input_tokens": int(r["input_tokens"]),
+                    "output_tokens": int(r["output_tokens"]),
+                    "usd": float(r["usd"]) if r["usd"] else None,
+                }
+            )
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"{path}:{n}: not a row of this eval ({','.join(map(str, r.values()))!r})") from None
     return rows
 
 
@@ -67,47 +93,50 @@ def run_trials(
     out: str | Path | None = None,
     progress: bool = True,
 ) -> list[dict]:
-    """Run ``trials`` trials of each variant on each task (offline, seeds 0..trials-1); every row, finished ones
-    read back from ``out`` first (so a stopped eval resumes where it was) and each new one appended as it ends."""
+    """Run ``trials`` trials of each variant on each task (offline, seeds 0..trials-1); returns exactly those
+    rows, the ones already in ``out`` read back (a stopped eval resumes where it was; a row of another task,
+    variant or trial in the file is kept there, not returned) and each new one appended as it ends."""
     import agentlab
     from agentlab.sim.models.varied import VariedAgent
 
+    variants = list(dict.fromkeys(variants))  # each once, in the order given
     bad = [v for v in variants if v not in VARIANTS]
     if bad or isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise ValueError(
-            f"run_trials(variants={list(variants)!r}, trials={trials!r}): variants are {', '.join(VARIANTS)}, "
+            f"run_trials(variants={variants!r}, trials={trials!r}): variants are {', '.join(VARIANTS)}, "
             "and trials is a whole number >= 1"
         )
-    rows = read_rows(out) if out is not None else []
-    done = {(r["variant"], r["task"], r["trial"]) for r in rows}
-    todo = [(v, t, i) for v in variants for t in tasks for i in range(trials) if (v, t.id, i) not in done]
+    wanted = [(v, t, i) for v in variants for t in tasks for i in range(trials)]
+    done = {}
+    for r in read_rows(out) if out is not None else []:
+        done.setdefault((r["variant"], r["task"], r["trial"]), r)  # a repeated row counts once
     policy = VariedAgent(seed=0)
     client = agentlab.connect("sim", policy=policy, quiet=True)
-    writer = _Appender(out) if out is not None else None
+    todo = [(v, t, i) for v, t, i in wanted if (v, t.id, i) not in done]
+    writer = _Appender(out) if out is not None and todo else None
     bar = _bar(len(todo), progress)
     try:
-        for variant, task, i in todo:  # bounded: one trial each
-            policy.seed = i
-            row = {"variant": variant, "task": task.id, "trial": i}
-            with tempfile.TemporaryDirectory(prefix="agentlab-eval-") as notes:
+        with tempfile.TemporaryDirectory(prefix="agentlab-eval-") as tmp:
+            notes = Path(tmp)
+            for variant, task, i in todo:  # bounded: one trial each
+                policy.seed = i
+                (notes / "notes.md").unlink(missing_ok=True)  # each trial starts with no note
+                row = {"variant": variant, "task": task.id, "trial": i}
                 try:
-                    row |= _one(client, variant, task, Path(notes))
+                    row |= _one(client, variant, task, notes)
                 except Exception as e:  # noqa: BLE001  (one trial's crash is that trial's failure, said once)
-                    row |= dict.fromkeys(COLUMNS[5:], 0) | {"success": False, "why": f"raised {type(e).__name__}"}
-                    row["usd"] = None
-                    print(
-                        f"agentlab eval: {variant} on {task.id}, trial {i} raised {type(e).__name__}: {e}",
-                        file=sys.stderr,
-                    )
-            rows.append(row)
-            if writer is not None:
-                writer.add(row)
-            bar.update(1)
+                    row |= dict.fromkeys(COLUMNS[5:9], 0) | {"success": False, "usd": None}
+                    row["why"] = f"{CRASHED}{type(e).__name__}"
+                    print(f"agentlab eval: {variant} on {task.id}, trial {i} {row['why']}: {e}", file=sys.stderr)
+                done[(variant, task.id, i)] = row
+                if writer is not None:
+                    writer.add(row)
+                bar.update(1)
     finally:
         bar.close()
         if writer is not None:
             writer.close()
-    return rows
+    return [done[(v, t.id, i)] for v, t, i in wanted]
 
 
 class _Appender:
@@ -136,8 +165,9 @@ def _bar(total: int, on: bool):
 
 
 def summarize(rows: Iterable[dict], k: int = 5):
-    """One row a variant (a pandas DataFrame): trials, pass@1 with its 95% interval, pass@k and pass^k (``k``
-    of a task's trials) with theirs, mean turns and tokens, USD per trial and per success, and the failures by why."""
+    """One row a variant (a pandas DataFrame): trials; pass@1 and, for ``k`` > 1, pass@k and pass^k, each the mean
+    over tasks with its interval; turns, tokens and USD per trial (crashed trials left out of those means and
+    counted apart); USD per success (all USD spent over the successes); the failures by why."""
     import pandas as pd
 
     df = pd.DataFrame(list(rows), columns=list(COLUMNS))
@@ -147,27 +177,23 @@ def summarize(rows: Iterable[dict], k: int = 5):
         n_min = min(len(o) for o in outcomes)
         if k > n_min:
             raise ValueError(f"summarize(k={k}): {variant} has only {n_min} trials of some task; give k <= {n_min}")
+        ran = g[~g["why"].str.startswith(CRASHED)]
+        usd = ran["usd"].sum() if ran["usd"].notna().all() else math.nan  # a model with no price: unknown
         ok = int(g["success"].sum())
-        lo, hi = wilson(ok, len(g))
-        at_lo, at_hi = bootstrap(outcomes, k, "pass@k")
-        all_lo, all_hi = bootstrap(outcomes, k, "pass^k")
-        usd = g["usd"].sum() if g["usd"].notna().all() else float("nan")
-        fails = g.loc[~g["success"], "why"].value_counts()
-        out.append(
-            {
-                "variant": variant,
-                "trials": len(g),
-                "pass@1": ok / len(g),
-                "pass@1 95%": f"{lo:.2f}-{hi:.2f}",
-                f"pass@{k}": over_tasks(outcomes, k, "pass@k"),
-                f"pass@{k} 95%": f"{at_lo:.2f}-{at_hi:.2f}",
-                f"pass^{k}": over_tasks(outcomes, k, "pass^k"),
-                f"pass^{k} 95%": f"{all_lo:.2f}-{all_hi:.2f}",
-                "turns": g["turns"].mean(),
-                "tokens": (g["input_tokens"] + g["output_tokens"]).mean(),
-                "USD/trial": usd / len(g),
-                "USD/success": usd / ok if ok else float("inf"),
-                "failures": "; ".join(f"{why} x{n}" for why, n in fails.items()) or "none",
-            }
+        row: dict[str, Any] = {"variant": variant, "trials": len(g), "crashed": len(g) - len(ran)}
+        figures = [("pass@1", 1, "pass@k")] + (
+            [(f"pass@{k}", k, "pass@k"), (f"pass^{k}", k, "pass^k")] if k > 1 else []
         )
+        for name, kk, kind in figures:  # k = 1: pass@1 is all three
+            lo, hi = interval(outcomes, kk, kind)
+            row[name], row[f"{name} interval"] = over_tasks(outcomes, kk, kind), f"{lo:.3f}-{hi:.3f}"
+        fails = g.loc[~g["success"], "why"].value_counts()
+        row |= {
+            "turns": ran["turns"].mean(),
+            "tokens": (ran["input_tokens"] + ran["output_tokens"]).mean(),
+            "USD/trial": usd / len(ran) if len(ran) else math.nan,
+            "USD/success": usd / ok if ok else math.inf,
+            "failures": "; ".join(f"{why} x{n}" for why, n in fails.items()) or "none",
+        }
+        out.append(row)
     return pd.DataFrame(out).set_index("variant")

@@ -48,21 +48,61 @@ def test_a_trial_that_raises_is_a_failed_row_said_in_one_line(tmp_path, monkeypa
     assert len(bad) == 2 and not any(r["success"] for r in bad) and len(got) == 8
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all("raised RuntimeError: tool server gone" in line for line in err)
-    assert trials.summarize(got, k=2).loc["agent", "failures"] == "raised RuntimeError x2"
+    table = trials.summarize(got, k=2)
+    assert table.loc["agent", "failures"] == "raised RuntimeError x2" and table.loc["agent", "crashed"] == 2
+    assert table.loc["agent", "turns"] >= 3 and table.loc["agent", "USD/trial"] > 0, "crashes left out of means"
 
 
-def test_the_check_reads_the_note_not_the_words(tmp_path):
+@pytest.mark.parametrize(
+    "note,why",
+    [
+        ("London is warmer at 18.5°C, compared with Paris at 15°C.", "names the wrong city as warmest"),
+        ("Paris is warmer at 15°C, compared with London at 18.5°C.", "a temperature missing or wrong"),
+        ("Paris is warmer at 19°C, compared with London at 15°C.", "a temperature missing or wrong"),
+        ("Paris is warmer at 18.5°C.", "a city missing from the note"),
+        ("Paris 18.5°C. London 15°C. London is the warmest.", "names the wrong city as warmest"),
+        ("London at 15°C is cooler; Paris at 18.5°C is warmer.", None),
+        ("Paris is warmer at 18.5°C, compared with London at 15°C.", None),
+        ("Paris: 18.50 °C, London: 15 ℃.", None),
+    ],
+)
+def test_the_check_reads_the_note_not_the_words(tmp_path, note, why):
     task = TASKS[0]  # Paris 18.5, London 15
-    assert check(task, tmp_path) == "no note saved"
-    note = tmp_path / "notes.md"
-    note.write_text("London is warmer at 18.5°C, compared with Paris at 15°C.\n")
-    assert check(task, tmp_path) == "names the wrong city as warmest"
-    note.write_text("Paris is warmer at 19°C, compared with London at 15°C.\n")
-    assert check(task, tmp_path) == "a temperature missing or wrong"
-    note.write_text("Paris is warmer at 18.5°C.\n")
-    assert check(task, tmp_path) == "a city missing from the note"
-    note.write_text("Paris is warmer at 18.5°C, compared with London at 15°C.\n")
-    assert check(task, tmp_path) is None
+    (tmp_path / "notes.md").write_text(note + "\n", "utf-8")
+    assert check(task, tmp_path) == why
+
+
+def test_no_note_is_a_failure_whatever_the_run_said(tmp_path):
+    assert check(TASKS[0], tmp_path) == "no note saved"
+    zh = next(t for t in TASKS if t.lang == "zh")  # Shanghai 20, Beijing 14
+    (tmp_path / "notes.md").write_text("上海更暖和：20°C，北京 14°C。\n", "utf-8")
+    assert check(zh, tmp_path) is None
+
+
+def test_a_cut_off_file_resumes_and_a_foreign_one_is_refused(tmp_path):
+    out = tmp_path / "eval.csv"
+    trials.run_trials(["workflow"], trials=2, tasks=TWO, out=out, progress=False)
+    whole = trials.read_rows(out)
+    out.write_bytes(out.read_bytes()[:-7])  # killed while writing the last row
+    again = trials.run_trials(["workflow"], trials=2, tasks=TWO, out=out, progress=False)
+    assert again == whole and trials.read_rows(out) == whole, "the cut row ran again, nothing else"
+    out.write_text(out.read_text() + out.read_text().splitlines()[1] + "\n")  # a row twice
+    assert trials.run_trials(["workflow"], trials=2, tasks=TWO, out=out, progress=False) == whole
+    (tmp_path / "other.csv").write_text("name,score\nx,1\n")
+    with pytest.raises(ValueError, match="not an eval results file"):
+        trials.run_trials(["workflow"], trials=1, tasks=TWO, out=tmp_path / "other.csv", progress=False)
+    bad = out.read_text().replace(",True,", ",Tr,", 1)
+    (tmp_path / "bad.csv").write_text(bad)
+    with pytest.raises(ValueError, match=r"bad.csv:2: not a row"):
+        trials.read_rows(tmp_path / "bad.csv")
+
+
+def test_only_the_asked_rows_come_back(tmp_path):
+    out = tmp_path / "eval.csv"
+    trials.run_trials(["workflow", "workflow"], trials=3, tasks=TASKS[:3], out=out, progress=False)
+    assert len(trials.read_rows(out)) == 9, "a variant named twice runs once"
+    got = trials.run_trials(["workflow"], trials=2, tasks=TWO, out=out, progress=False)
+    assert {(r["task"], r["trial"]) for r in got} == {(t.id, i) for t in TWO for i in range(2)}
 
 
 def test_summary_figures_follow_from_the_rows(rows):
@@ -75,6 +115,8 @@ def test_summary_figures_follow_from_the_rows(rows):
     assert table.loc["workflow", "turns"] == 1 and table.loc["agent", "turns"] > 2
     with pytest.raises(ValueError, match="give k <= 4"):
         trials.summarize(rows, k=5)
+    one = trials.summarize(rows, k=1)
+    assert [c for c in one.columns if c.startswith("pass")] == ["pass@1", "pass@1 interval"]
 
 
 def test_agentlab_eval_prints_the_table_marked_as_the_scripted_model(tmp_path, capsys):

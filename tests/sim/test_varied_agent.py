@@ -58,3 +58,35 @@ def test_bad_rates_and_seeds_are_refused_with_the_fix():
         Rates(typo=1.5)
     with pytest.raises(TypeError, match="whole number"):
         VariedAgent("7")
+
+
+def test_each_rate_is_how_often_its_variation_happens(tmp_path):
+    """2,000 seeds on the requests of one careful run: each variation's share within four standard errors."""
+    asked = []
+
+    def record(request):
+        asked.append(request)
+        return CarefulAgent()(request)
+
+    client = agentlab.connect("sim", policy=record, quiet=True)
+    agentlab.run_agent(client, TASK, agentlab.task_tools(tmp_path))
+    lookups, save = asked[0], asked[1]  # all three lookups at once; then save_note
+    r, n = Rates(), 2000
+    counts = {"one_at_a_time": 0, "typo": 0, "claims_done": 0, "wrong_city": 0}
+    for seed in range(n):
+        agent = VariedAgent(seed)
+        calls = [b for b in agent(lookups).content if b["type"] == "tool_use"]
+        counts["one_at_a_time"] += len(calls) == 1
+        counts["typo"] += calls[0]["input"]["city"] not in ("Tokyo", "Sydney", "Cairo")
+        reply = agent(save).content
+        note = next((b["input"]["text"] for b in reply if b["type"] == "tool_use"), None)
+        counts["claims_done"] += note is None
+        counts["wrong_city"] += note is not None and not note.startswith("Cairo")
+    expected = {
+        "one_at_a_time": r.one_at_a_time,
+        "typo": r.typo,
+        "claims_done": r.claims_done,
+        "wrong_city": (1 - r.claims_done) * r.wrong_city,
+    }
+    for name, p in expected.items():
+        assert abs(counts[name] / n - p) <= 4 * (p * (1 - p) / n) ** 0.5, (name, counts[name] / n, p)

@@ -7,10 +7,11 @@ in one of those ways. Every draw is fixed by the seed, the conversation's first 
 position in it, so the same seed gives the same run, whatever else shares the simulator; ``CarefulAgent``
 itself (every default run) stays deterministic and untouched.
 
-The rates are **stand-ins, not measurements**. Of the recorded real runs bundled with agentlab
-(``agentlab/data/real_runs/``, pydantic-ai's cassettes), one turn had two independent tools to call, and it
-asked for both at once: enough to make "together" the usual case, far too few to fit a rate. The others
-have no recorded source at all. A result that depends on them holds for this scripted model only.
+The rates are **stand-ins, not measurements**. The recorded real runs bundled with agentlab
+(``agentlab/data/real_runs/``, pydantic-ai's cassettes) hold one turn with two independent tools to call, and
+it asked for both at once: one observation, no rate. The other variations have no recorded source at all. A
+result that depends on them holds for this scripted model only. A mistyped city drops a Latin-script name's
+last letter, so the Chinese task (two-character names) never gets one.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import random
 from dataclasses import dataclass
 
 from agentlab.sim.models.careful import CarefulAgent
-from agentlab.sim.models.reading import cities_in, text_of
+from agentlab.sim.models.reading import cities_in, is_chinese, text_of
 from agentlab.sim.policy import Reply
 
 
@@ -43,8 +44,8 @@ class Rates:
                 raise ValueError(f"Rates({name}={rate!r}): a rate is a number from 0 to 1, e.g. {name}=0.1")
 
 
-OPENINGS = ("", "Done. ", "Here is what I found. ", "All set. ")
-"""Words the final answer may start with: wording varies, the outcome does not."""
+OPENINGS = {"en": ("", "Done. ", "Here is what I found. ", "All set. "), "zh": ("", "好的。", "查到了。", "完成了。")}
+"""Words the final answer may start with, by the task's language: wording varies, the outcome does not."""
 
 
 class VariedAgent:
@@ -56,9 +57,8 @@ class VariedAgent:
         self.seed, self.rates, self.inner = seed, rates or Rates(), CarefulAgent(parallel)
 
     def _draw(self, request: dict, what: str) -> random.Random:
-        messages = request.get("messages") or [{}]
-        first = text_of(messages[0].get("content", "")) if isinstance(messages[0], dict) else ""
-        return random.Random(f"{self.seed}|{first}|{len(messages)}|{what}")
+        n = len(request.get("messages") or [])
+        return random.Random(f"{self.seed}|{_first_text(request)}|{n}|{what}")
 
     def __call__(self, request: dict) -> Reply:
         reply = self.inner(request)
@@ -79,7 +79,8 @@ class VariedAgent:
                 if self._draw(request, "wrong_city").random() < r.wrong_city:
                     call["input"] = {**call["input"], "text": swap_warmest(_said(call))}
         if reply.stop_reason in (None, "end_turn") and not calls:
-            opening = OPENINGS[self._draw(request, "wording").randrange(len(OPENINGS))]
+            openings = OPENINGS["zh" if is_chinese(_first_text(request)) else "en"]
+            opening = openings[self._draw(request, "wording").randrange(len(openings))]
             blocks = [
                 {**b, "text": opening + b["text"]} if b.get("type") == "text" else b for b in blocks[:1]
             ] + blocks[1:]
@@ -99,10 +100,14 @@ def _said(call: dict) -> str:
     return str((call.get("input") or {}).get("text", ""))
 
 
+def _first_text(request: dict) -> str:
+    first = (request.get("messages") or [{}])[0]
+    return text_of(first.get("content", "")) if isinstance(first, dict) else ""
+
+
 def _is_note_writer(request: dict) -> bool:
     """A workflow's one writing call: no tools, asked for a note saying which city is warmest."""
-    first = (request.get("messages") or [{}])[0]
-    text = text_of(first.get("content", "")) if isinstance(first, dict) else ""
+    text = _first_text(request)
     return not request.get("tools") and ("which city is warmest" in text or "哪个城市最暖和" in text)
 
 
