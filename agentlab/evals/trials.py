@@ -6,7 +6,9 @@
 Offline, trial ``i`` of a variant runs on the simulator with ``VariedAgent(seed=i)``: the careful agent with
 seeded variation (``agentlab/sim/models/varied.py``), whose rates are stand-ins, so every figure here is a
 result of how our scripted model is written, not a measurement of Claude. The same seeds give the same
-rows. :func:`agentlab.evals.tasks.check` grades each trial's outcome from the note it saved.
+rows. Given a client (``connect("live", max_usd=..., record=...)`` or ``connect("replay", cassette=...)``),
+every trial goes to it instead: a live eval goes through the client's spending cap and can be recorded once
+and replayed offline. :func:`agentlab.evals.tasks.check` grades each trial's outcome from the note it saved.
 """
 
 from __future__ import annotations
@@ -24,10 +26,27 @@ from agentlab.evals.tasks import TASKS, EvalTask, check
 
 VARIANTS = ("agent", "workflow")
 """What a trial can run: ``run_agent`` with the task's tools, or the city task's fixed-path workflow."""
-COLUMNS = ("variant", "task", "trial", "success", "why", "stop_reason", "turns", "input_tokens", "output_tokens", "usd")
+COLUMNS = (
+    "variant",
+    "task",
+    "trial",
+    "mode",
+    "success",
+    "why",
+    "stop_reason",
+    "turns",
+    "input_tokens",
+    "output_tokens",
+    "usd",
+)
 """The results' columns, one row a trial: a tidy table (``pandas.read_csv`` reads it as it is)."""
 CRASHED = "raised "
 """How a trial that raised begins its ``why``: it counts as a failure, and is left out of the means."""
+
+
+class CapReached(RuntimeError):
+    """The client's spending cap refused a trial's next call: the eval stops there, that trial unrecorded (it is
+    not the model's failure), every finished one kept; run it again with a higher cap to go on."""
 
 
 def _one(client: Any, variant: str, task: EvalTask, notes: Path) -> dict:
@@ -92,10 +111,12 @@ def run_trials(
     tasks: Sequence[EvalTask] = TASKS,
     out: str | Path | None = None,
     progress: bool = True,
+    client: Any = None,
 ) -> list[dict]:
-    """Run ``trials`` trials of each variant on each task (offline, seeds 0..trials-1); returns exactly those
-    rows, the ones already in ``out`` read back (a stopped eval resumes where it was; a row of another task,
-    variant or trial in the file is kept there, not returned) and each new one appended as it ends."""
+    """Run ``trials`` trials of each variant on each task (offline: seeds 0..trials-1; or on ``client``); returns
+    exactly those rows, the ones already in ``out`` read back (a stopped eval resumes where it was; a row of
+    another task, variant or trial in the file is kept there, not returned) and each new one appended as it
+    ends. Raises :class:`CapReached` when the client's cap stops a trial."""
     import agentlab
     from agentlab.sim.models.varied import VariedAgent
 
@@ -107,11 +128,14 @@ def run_trials(
             "and trials is a whole number >= 1"
         )
     wanted = [(v, t, i) for v in variants for t in tasks for i in range(trials)]
+    mode = "sim" if client is None else getattr(client, "agentlab_mode", "live")
     done = {}
     for r in read_rows(out) if out is not None else []:
+        if r["mode"] != mode:
+            raise ValueError(f"{out} holds {r['mode']} trials and this eval is {mode}: give another --out")
         done.setdefault((r["variant"], r["task"], r["trial"]), r)  # a repeated row counts once
-    policy = VariedAgent(seed=0)
-    client = agentlab.connect("sim", policy=policy, quiet=True)
+    policy = VariedAgent(seed=0) if client is None else None
+    client = client if client is not None else agentlab.connect("sim", policy=policy, quiet=True)
     todo = [(v, t, i) for v, t, i in wanted if (v, t.id, i) not in done]
     writer = _Appender(out) if out is not None and todo else None
     bar = _bar(len(todo), progress)
@@ -119,15 +143,19 @@ def run_trials(
         with tempfile.TemporaryDirectory(prefix="agentlab-eval-") as tmp:
             notes = Path(tmp)
             for variant, task, i in todo:  # bounded: one trial each
-                policy.seed = i
+                if policy is not None:
+                    policy.seed = i
                 (notes / "notes.md").unlink(missing_ok=True)  # each trial starts with no note
-                row = {"variant": variant, "task": task.id, "trial": i}
+                row = {"variant": variant, "task": task.id, "trial": i, "mode": mode}
                 try:
                     row |= _one(client, variant, task, notes)
                 except Exception as e:  # noqa: BLE001  (one trial's crash is that trial's failure, said once)
-                    row |= dict.fromkeys(COLUMNS[5:9], 0) | {"success": False, "usd": None}
+                    row |= {"success": False, "stop_reason": "", "turns": 0, "input_tokens": 0, "output_tokens": 0}
+                    row["usd"] = None  # nothing measured: left out of the means
                     row["why"] = f"{CRASHED}{type(e).__name__}"
                     print(f"agentlab eval: {variant} on {task.id}, trial {i} {row['why']}: {e}", file=sys.stderr)
+                if row.get("stop_reason") == "usd_budget":
+                    raise CapReached(f"the spending cap refused the next call of {variant} on {task.id}, trial {i}")
                 done[(variant, task.id, i)] = row
                 if writer is not None:
                     writer.add(row)
