@@ -3,5 +3,7 @@ and why the failures failed (``agentlab eval``).
 
 - ``tasks.py``: the task set (the city task and its siblings) and the code that checks each trial's outcome;
 - ``estimators.py``: pass@k and pass^k, unbiased, and their intervals;
-- ``trials.py``: the trials (offline: the simulator with seeded variation), one row each, and the summary.
+- ``trials.py``: the trials (offline: the simulator with seeded variation; live: through a capped client), one row
+  each, and the summary;
+- ``plot.py``: pass@k and pass^k against k, with their intervals (notebook 14's figure).
 """

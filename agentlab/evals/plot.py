@@ -1,0 +1,55 @@
+"""The eval's figure: how the chance that k trials all succeed (pass^k) falls, and that one of k does (pass@k)
+rises, as k grows, per variant, each with its interval (``agentlab.evals.estimators``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agentlab.evals.estimators import interval, over_tasks
+from agentlab.views.figures import RUN_COLORS
+
+COLORS = {"agent": RUN_COLORS[0], "workflow": RUN_COLORS[1]}
+
+
+def reliability(rows: Iterable[dict]) -> dict[str, list[dict]]:
+    """Per variant, for k = 1 .. the fewest trials of a task: pass@k and pass^k with their intervals."""
+    by: dict[str, dict[str, list[bool]]] = {}
+    for r in rows:
+        by.setdefault(r["variant"], {}).setdefault(r["task"], []).append(bool(r["success"]))
+    out = {}
+    for variant, tasks in by.items():
+        outcomes = list(tasks.values())
+        points = []
+        for k in range(1, min(len(o) for o in outcomes) + 1):
+            point = {"k": k}
+            for kind in ("pass@k", "pass^k"):
+                point[kind] = over_tasks(outcomes, k, kind)
+                point[f"{kind} interval"] = interval(outcomes, k, kind, draws=2000)
+            points.append(point)
+        out[variant] = points
+    return out
+
+
+def plot_reliability(rows: Iterable[dict]):
+    """pass@k (dashed) and pass^k (solid) against k, in percent, one colour a variant, intervals shaded."""
+    import matplotlib.pyplot as plt
+
+    from agentlab.views.i18n import localize
+
+    fig, ax = plt.subplots(figsize=(7.5, 4), constrained_layout=True)
+    for variant, points in reliability(rows).items():
+        ks = [p["k"] for p in points]
+        color = COLORS.get(variant, RUN_COLORS[2])
+        for kind, line, label in (
+            ("pass^k", "-", "all k succeed (pass^k)"),
+            ("pass@k", "--", "one of k succeeds (pass@k)"),
+        ):
+            ax.plot(ks, [100 * p[kind] for p in points], line, color=color, lw=1.6, label=f"{variant}: {label}")
+            lo, hi = zip(*(p[f"{kind} interval"] for p in points))
+            ax.fill_between(ks, [100 * v for v in lo], [100 * v for v in hi], color=color, alpha=0.12, lw=0)
+    ax.set_xlabel("trials of the same task, k (count)")
+    ax.set_ylabel("chance over the task set (%)")
+    ax.set_ylim(0, 102)
+    ax.set_title("Simulated (scripted model): how reliable each variant is over k trials")
+    ax.legend(fontsize=7, loc="lower left")
+    return localize(fig)

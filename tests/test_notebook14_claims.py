@@ -1,0 +1,56 @@
+"""Every claim in notebooks/14_many_trials.ipynb's prose (the optional notebook), read from its own run in the
+notebook store: the run that says it saved a note, the trials' table, the reliability figure and the costs.
+Each test names the sentence it checks; the zh-CN edition runs the same code and says the same."""
+
+from pathlib import Path
+
+import pytest
+from notebook_store import xdist_group
+
+from agentlab.evals.plot import reliability
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "14_many_trials.ipynb"
+pytestmark = xdist_group(NOTEBOOK)
+
+
+@pytest.fixture(scope="module")
+def nb(notebook_store):
+    """The notebook's variables after its run in the notebook store (the same run test_notebooks.py checks)."""
+    return notebook_store.namespace(NOTEBOOK)
+
+
+def test_the_run_ended_with_end_turn_saying_the_note_was_saved_and_the_check_found_none(nb):
+    said = nb["said"]
+    assert said.stop_reason.value == "end_turn" and "saved the note" in said.final_text
+    assert "save_note" not in [r["name"] for r in said.tool_results]
+
+
+def test_each_variant_ran_100_trials_the_agent_saved_89_right_notes_the_workflow_95_and_the_intervals_overlap(nb):
+    table = nb["table"]
+    assert list(table["trials"]) == [100, 100]
+    assert round(100 * table.loc["agent", "pass@1"]) == 89 and round(100 * table.loc["workflow", "pass@1"]) == 95
+    (a_lo, a_hi), (w_lo, w_hi) = (map(float, table.loc[v, "pass@1 interval"].split("-")) for v in ("agent", "workflow"))
+    assert a_lo < w_hi and w_lo < a_hi, "the two intervals overlap"
+
+
+def test_pass_at_5_is_about_1_for_both(nb):
+    assert all(v > 0.99 for v in nb["table"]["pass@5"])
+
+
+def test_the_agent_failed_two_ways_and_the_workflow_only_by_naming_the_wrong_city(nb):
+    fails = {v: {r["why"] for r in nb["rows"] if r["variant"] == v and not r["success"]} for v in ("agent", "workflow")}
+    assert fails["agent"] == {"names the wrong city as warmest", "no note saved"}
+    assert fails["workflow"] == {"names the wrong city as warmest"}
+
+
+def test_pass_hat_5_is_about_half_for_the_agent_three_quarters_for_the_workflow_and_the_agent_is_0_at_k_20(nb):
+    table = nb["table"]
+    assert round(table.loc["agent", "pass^5"], 2) == 0.52 and round(table.loc["workflow", "pass^5"], 2) == 0.77
+    curves = reliability(nb["rows"])
+    assert curves["agent"][-1]["k"] == 20 and curves["agent"][-1]["pass^k"] == 0
+    assert round(curves["workflow"][-1]["pass^k"], 1) == 0.4
+    assert all(p["pass^k interval"][1] - p["pass^k interval"][0] > 0.2 for p in curves["agent"][4:]), "bands stay wide"
+
+
+def test_an_agent_trial_costs_about_twelve_and_a_half_times_a_workflow_trial_and_a_success_about_thirteen(nb):
+    assert 12.2 <= nb["per_trial"] < 12.8 and 12.5 <= nb["per_success"] < 13.5
