@@ -11,8 +11,9 @@ from agentlab.views.figures import RUN_COLORS
 COLORS = {"agent": RUN_COLORS[0], "workflow": RUN_COLORS[1]}
 
 
-def reliability(rows: Iterable[dict]) -> dict[str, list[dict]]:
-    """Per variant, for k = 1 .. the fewest trials of a task: pass@k and pass^k with their intervals."""
+def reliability(rows: Iterable[dict], max_k: int | None = None) -> dict[str, list[dict]]:
+    """Per variant, for k = 1 .. ``max_k`` (default: the fewest trials of a task): pass@k and pass^k with their
+    intervals."""
     by: dict[str, dict[str, list[bool]]] = {}
     for r in rows:
         by.setdefault(r["variant"], {}).setdefault(r["task"], []).append(bool(r["success"]))
@@ -20,7 +21,7 @@ def reliability(rows: Iterable[dict]) -> dict[str, list[dict]]:
     for variant, tasks in by.items():
         outcomes = list(tasks.values())
         points = []
-        for k in range(1, min(len(o) for o in outcomes) + 1):
+        for k in range(1, min(max_k or len(outcomes[0]), *(len(o) for o in outcomes)) + 1):
             point = {"k": k}
             for kind in ("pass@k", "pass^k"):
                 point[kind] = over_tasks(outcomes, k, kind)
@@ -31,25 +32,33 @@ def reliability(rows: Iterable[dict]) -> dict[str, list[dict]]:
 
 
 def plot_reliability(rows: Iterable[dict]):
-    """pass@k (dashed) and pass^k (solid) against k, in percent, one colour a variant, intervals shaded."""
+    """pass@k (dashed) and pass^k (solid) against k, in percent, one colour a variant, intervals shaded; k up to
+    half the trials of a task (near k = n a task's estimate is only 0 or 1: whether it went n for n)."""
     import matplotlib.pyplot as plt
 
     from agentlab.views.i18n import localize
 
+    rows = list(rows)
+    trials = min(
+        sum(1 for r in rows if r["variant"] == v and r["task"] == t)
+        for v, t in {(r["variant"], r["task"]) for r in rows}
+    )
     fig, ax = plt.subplots(figsize=(7.5, 4), constrained_layout=True)
-    for variant, points in reliability(rows).items():
+    for n, (variant, points) in enumerate(reliability(rows, max(1, trials // 2)).items()):
         ks = [p["k"] for p in points]
         color = COLORS.get(variant, RUN_COLORS[2])
+        dashes = ("--", ":")[n % 2]
         for kind, line, label in (
             ("pass^k", "-", "all k succeed (pass^k)"),
-            ("pass@k", "--", "one of k succeeds (pass@k)"),
+            ("pass@k", dashes, "one of k succeeds (pass@k)"),
         ):
             ax.plot(ks, [100 * p[kind] for p in points], line, color=color, lw=1.6, label=f"{variant}: {label}")
             lo, hi = zip(*(p[f"{kind} interval"] for p in points))
             ax.fill_between(ks, [100 * v for v in lo], [100 * v for v in hi], color=color, alpha=0.12, lw=0)
+    ax.set_xticks(range(1, max(1, trials // 2) + 1))
     ax.set_xlabel("trials of the same task, k (count)")
     ax.set_ylabel("chance over the task set (%)")
     ax.set_ylim(0, 102)
     ax.set_title("Simulated (scripted model): how reliable each variant is over k trials")
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize=8, loc="lower left")
     return localize(fig)

@@ -30,7 +30,7 @@ def test_pass_hat_k_counts_the_ways_all_k_picked_trials_succeed():
         got = ex14.pass_hat_k(n, c, k)
         want = float(_by_counting(n, c, k))
         assert got == pytest.approx(want, abs=1e-12), (
-            f"pass_hat_k({n}, {c}, {k}) = {got}, expected {want} (reread 'Many runs of each variant' in notebook 14)"
+            f"pass_hat_k({n}, {c}, {k}) = {got}, expected {want} (reread 'Every time, not once' in notebook 14)"
         )
     plugged = (4 / 5) ** 3
     got = ex14.pass_hat_k(5, 4, 3)
