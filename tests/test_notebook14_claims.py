@@ -65,3 +65,13 @@ def test_the_figure_stops_at_half_the_trials(nb):
 
 def test_an_agent_trial_costs_about_twelve_and_a_half_times_a_workflow_trial_and_a_success_about_thirteen(nb):
     assert 12.2 <= nb["per_trial"] < 12.8 and 12.5 <= nb["per_success"] < 13.5
+
+
+def test_the_workflow_is_far_cheaper_per_success_and_higher_at_one_attempt_and_five_so_the_agent_is_off_the_frontier(
+    nb,
+):
+    table = nb["table"]
+    assert table.loc["workflow", "USD/success"] * 12.5 < table.loc["agent", "USD/success"]
+    assert all(table.loc["workflow", f] > table.loc["agent", f] for f in ("pass@1", "pass^5"))
+    labels = {t.get_text() for t in nb["frontier"].axes[0].texts}
+    assert labels == {"agent", "workflow"}

@@ -62,3 +62,34 @@ def plot_reliability(rows: Iterable[dict]):
     ax.set_title("Simulated (scripted model): how reliable each variant is over k trials")
     ax.legend(fontsize=8, loc="lower left")
     return localize(fig)
+
+
+def plot_frontier(rows: Iterable[dict], k: int = 5):
+    """Cost against reliability, one point a variant: USD per success (log scale) against pass@1 (hollow) and pass^k
+    (filled, with its interval). A variant another beats on both (cheaper and at least as reliable) is dominated:
+    the frontier is the variants left."""
+    import matplotlib.pyplot as plt
+
+    from agentlab.evals.trials import summarize
+    from agentlab.views.i18n import localize
+
+    table = summarize(rows, k=k)
+    fig, ax = plt.subplots(figsize=(7.5, 4), constrained_layout=True)
+    for variant, r in table.iterrows():
+        color = COLORS.get(variant, RUN_COLORS[2])
+        x = r["USD/success"]
+        lo, hi = (float(v) for v in r[f"pass^{k} interval"].split("-"))
+        y = r[f"pass^{k}"]
+        ax.errorbar([x], [100 * y], yerr=[[100 * (y - lo)], [100 * (hi - y)]], fmt="o", color=color, capsize=4)
+        ax.plot([x], [100 * r["pass@1"]], "o", mfc="none", color=color)
+        ax.annotate(variant, (x, 100 * y), textcoords="offset points", xytext=(8, -4), fontsize=9, color=color)
+    ax.set_xscale("log")
+    xs = sorted(table["USD/success"])
+    ax.set_xlim(xs[0] / 2, xs[-1] * 2)
+    ax.set_xticks(xs, [f"${x:.5f}" for x in xs])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
+    ax.set_xlabel("USD per success (log scale)")
+    ax.set_ylabel(f"filled: all {k} trials succeed; hollow: one trial (%)")
+    ax.set_ylim(0, 102)
+    ax.set_title("Simulated (scripted model): what a success costs against how reliable it is")
+    return localize(fig)
