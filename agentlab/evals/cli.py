@@ -11,8 +11,9 @@ import argparse
 import sys
 
 LIVE_MAX_USD = 0.50
-"""``--live``'s spending cap when ``--max-usd`` is not given, in USD: about 50 agent trials on the default model
-by the simulator's estimate; the preview says what the asked trials would cost."""
+"""``--live``'s spending cap when ``--max-usd`` is not given, in USD: several times what the default eval (20 trials
+of each variant on each task) costs at the live default model by the simulator's estimate (a test holds it so);
+the preview prints that estimate for the trials asked."""
 
 
 def _count(flag: str):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agentlab.cli import main
@@ -129,3 +131,15 @@ def test_agentlab_eval_prints_the_table_marked_as_the_scripted_model(tmp_path, c
     with pytest.raises(SystemExit):
         main(["eval", "--trials", "0"])
     assert "give a whole number >= 1" in capsys.readouterr().err
+
+
+def test_the_live_default_cap_is_several_times_what_the_default_eval_costs_at_the_live_default_model():
+    import argparse
+
+    from agentlab.client import default_model
+    from agentlab.evals.cli import LIVE_MAX_USD, _preview
+
+    args = argparse.Namespace(variants=["agent", "workflow"], trials=20, out="eval.csv")
+    said = _preview(args, default_model("live"), LIVE_MAX_USD)
+    (usd,) = re.findall(r"about \$([\d.]+) at", said)
+    assert 0 < float(usd) * 4 <= LIVE_MAX_USD and "the cap stops it" not in said
