@@ -195,7 +195,7 @@ def _bar(total: int, on: bool):
 def summarize(rows: Iterable[dict], k: int = 5):
     """One row a variant (a pandas DataFrame): trials; pass@1 and, for ``k`` > 1, pass@k and pass^k, each the mean
     over tasks with its interval; turns, tokens and USD per trial (crashed trials left out of those means and
-    counted apart); USD per success (all USD spent over the successes); the failures by why."""
+    counted apart); tokens and USD per success (all of them spent over the successes); the failures by why."""
     import pandas as pd
 
     df = pd.DataFrame(list(rows), columns=list(COLUMNS))
@@ -216,9 +216,11 @@ def summarize(rows: Iterable[dict], k: int = 5):
             lo, hi = interval(outcomes, kk, kind)
             row[name], row[f"{name} interval"] = over_tasks(outcomes, kk, kind), f"{lo:.3f}-{hi:.3f}"
         fails = g.loc[~g["success"], "why"].value_counts()
+        tokens = ran["input_tokens"] + ran["output_tokens"]
         row |= {
             "turns": ran["turns"].mean(),
-            "tokens": (ran["input_tokens"] + ran["output_tokens"]).mean(),
+            "tokens": tokens.mean(),
+            "tokens/success": tokens.sum() / ok if ok else math.inf,
             "USD/trial": usd / len(ran) if len(ran) else math.nan,
             "USD/success": usd / ok if ok else math.inf,
             "failures": "; ".join(f"{why} x{n}" for why, n in fails.items()) or "none",

@@ -115,6 +115,10 @@ def test_summary_figures_follow_from_the_rows(rows):
         assert table.loc[variant, "trials"] == len(mine) and table.loc[variant, "pass@1"] == ok / len(mine)
         assert table.loc[variant, "pass^2"] <= table.loc[variant, "pass@1"] <= table.loc[variant, "pass@2"]
     assert table.loc["workflow", "turns"] == 1 and table.loc["agent", "turns"] > 2
+    for variant in ("agent", "workflow"):
+        mine = [r for r in rows if r["variant"] == variant]
+        spent = sum(r["input_tokens"] + r["output_tokens"] for r in mine)
+        assert table.loc[variant, "tokens/success"] == pytest.approx(spent / sum(r["success"] for r in mine))
     with pytest.raises(ValueError, match="give k <= 4"):
         trials.summarize(rows, k=5)
     one = trials.summarize(rows, k=1)
