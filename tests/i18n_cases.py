@@ -351,3 +351,15 @@ FIGURE_CASES.update(
         "plot_multiplying": _multiplying,
     }
 )
+
+
+def _trials(folder: Path) -> list:
+    from agentlab.evals.plot import plot_frontier, plot_reliability
+    from agentlab.evals.tasks import TASKS
+    from agentlab.evals.trials import run_trials
+
+    rows = run_trials(trials=4, tasks=TASKS[:2], progress=False)
+    return [plot_reliability(rows), plot_frontier(rows, k=2)]
+
+
+FIGURE_CASES.update({"plot_reliability": _trials, "plot_frontier": _trials})  # notebook 14 (zh-CN: evals.json)

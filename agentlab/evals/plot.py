@@ -80,7 +80,8 @@ def plot_frontier(rows: Iterable[dict], k: int = 5):
         x = r["USD/success"]
         lo, hi = (float(v) for v in r[f"pass^{k} interval"].split("-"))
         y = r[f"pass^{k}"]
-        ax.errorbar([x], [100 * y], yerr=[[100 * (y - lo)], [100 * (hi - y)]], fmt="o", color=color, capsize=4)
+        below, above = max(0.0, y - lo), max(0.0, hi - y)  # on few trials the estimate can sit outside its band
+        ax.errorbar([x], [100 * y], yerr=[[100 * below], [100 * above]], fmt="o", color=color, capsize=4)
         ax.plot([x], [100 * r["pass@1"]], "o", mfc="none", color=color)
         ax.annotate(variant, (x, 100 * y), textcoords="offset points", xytext=(8, -4), fontsize=9, color=color)
     ax.set_xscale("log")

@@ -233,7 +233,8 @@ def untranslated(fig: Any, lang: str = "zh-CN", as_drawn: bool = False) -> list[
     words = re.compile(r"[A-Za-z]{3,}")
     keep = re.compile(
         "(" + "|".join(PROPER_NAMES) + r"|claude|sonnet|opus|haiku|USD|tool_use|tool_result|end_turn|"
-        r"max_tokens|get_weather|save_note|JSON|API|ReAct|" + "|".join(map(re.escape, COURSE_ENGLISH)) + ")",
+        r"max_tokens|get_weather|save_note|JSON|API|ReAct|pass[@^](?:k|\d+)|"  # pass@k, pass^5: the field's notation
+         + "|".join(map(re.escape, COURSE_ENGLISH)) + ")",
         re.I,
     )
     left = []
