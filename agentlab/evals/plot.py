@@ -3,6 +3,7 @@ rises, as k grows, per variant, each with its interval (``agentlab.evals.estimat
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 from agentlab.evals.estimators import interval, over_tasks
@@ -39,10 +40,7 @@ def plot_reliability(rows: Iterable[dict]):
     from agentlab.views.i18n import localize
 
     rows = list(rows)
-    trials = min(
-        sum(1 for r in rows if r["variant"] == v and r["task"] == t)
-        for v, t in {(r["variant"], r["task"]) for r in rows}
-    )
+    trials = min(Counter((r["variant"], r["task"]) for r in rows).values())  # the fewest trials of a task
     fig, ax = plt.subplots(figsize=(7.5, 4), constrained_layout=True)
     for n, (variant, points) in enumerate(reliability(rows, max(1, trials // 2)).items()):
         ks = [p["k"] for p in points]
