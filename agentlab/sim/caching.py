@@ -146,9 +146,15 @@ def _has_breakpoint(body: dict) -> bool:
 
 
 def _key(part: object) -> bytes:
+    """The block's content as the cache compares it: without ``cache_control``, and text given as a string the same
+    as the one text block it stands for (the loop's moving breakpoint turns the one into the other)."""
     if isinstance(part, tuple):
-        part = [part[0], _strip(part[1])]
-    return json.dumps(_strip(part), sort_keys=True, ensure_ascii=False).encode()
+        part = [part[0], _strip(_as_block(part[1]))]
+    return json.dumps(_strip(_as_block(part)), sort_keys=True, ensure_ascii=False).encode()
+
+
+def _as_block(content: object) -> object:
+    return {"type": "text", "text": content} if isinstance(content, str) else content
 
 
 class PromptCache:
