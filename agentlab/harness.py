@@ -235,7 +235,7 @@ class Harness:
             stop_reason=reply.stop_reason,
             content=content,
             usage=usage,
-            **stop_details(reply),
+            **reply_details(reply),
             **batch,
         )
         if self.options.context is not None:
@@ -329,16 +329,20 @@ def call_model(
     trace.event("request", **at, messages=len(request["messages"]), **(note or {}))
     reply = client.messages.create(**request)
     content, usage = as_json(reply)
-    trace.event("response", **at, stop_reason=reply.stop_reason, content=content, usage=usage, **stop_details(reply))
+    trace.event("response", **at, stop_reason=reply.stop_reason, content=content, usage=usage, **reply_details(reply))
     return reply, content, usage
 
 
-def stop_details(reply: Any) -> dict:
-    """``{"stop_details": ...}`` as the API's JSON when the reply has any (a refusal's category), else ``{}``."""
-    details = getattr(reply, "stop_details", None)
-    if details is None:
-        return {}
-    return {"stop_details": details if isinstance(details, dict) else details.model_dump(mode="json")}
+def reply_details(reply: Any) -> dict:
+    """What the reply says besides its content and usage, as the API's JSON, for the trace's ``response`` event:
+    ``stop_details`` (a refusal's category) and ``diagnostics`` (why the prompt cache missed, when asked), each
+    only when the reply has it."""
+    out = {}
+    for name in ("stop_details", "diagnostics"):
+        details = getattr(reply, name, None)
+        if details is not None:
+            out[name] = details if isinstance(details, dict) else details.model_dump(mode="json")
+    return out
 
 
 def as_json(reply: Any) -> tuple[list[dict], dict]:

@@ -61,10 +61,10 @@ EVENTS: dict[str, EventKind] = {
     ),
     "response": EventKind(
         "the model's reply: its content blocks as the API returned them, stop_reason, usage "
-        "(stop_details: what the API said of a refusal, when it said anything; batch_id: the Message Batch "
-        "that answered it)",
+        "(stop_details: what the API said of a refusal, when it said anything; diagnostics: why the prompt cache "
+        "missed, when the request asked; batch_id: the Message Batch that answered it)",
         ("turn", "stop_reason", "content", "usage"),
-        ("step", "stop_details", "batch_id"),
+        ("step", "stop_details", "diagnostics", "batch_id"),
     ),
     "tool_call": EventKind(
         "the harness runs a tool the model asked for (id: its tool_use block's; a ReAct action has none)",

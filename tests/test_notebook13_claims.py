@@ -9,6 +9,7 @@ helpers again. The prose states orderings and ratios, not token counts; each tes
 from pathlib import Path
 
 import pytest
+from claims import said
 from notebook_store import xdist_group
 
 import agentlab
@@ -178,6 +179,57 @@ def test_the_zh_cn_edition_asks_in_chinese_and_its_caching_claims_hold(tmp_path,
     for runs in (caching_pair(2, agentlab.default_model(), tmp_path), caching_pair(12, "claude-haiku-5-5", tmp_path)):
         assert saving(runs) == 1.0  # "两者有没有缓存的成本完全一样"
     test_caching_bends_opus_down_and_leaves_haiku_unchanged(sweep(progress=False, one_per_turn=True))
+
+
+# Why a cache missed: read from the notebook's own run (cells 16-20)
+
+
+def _misses_hold(runs: dict, notebook: str) -> None:
+    """Every claim of cell 20 on ``runs`` (``miss_runs``'s three runs), each tied to its sentence in ``notebook``."""
+    from agentlab.experiments.cache_misses import reasons
+
+    fixed, stamped, plain = runs["fixed"], runs["stamped"], runs["uncached"]
+    zh = notebook.startswith("zh-CN")
+    where = said(notebook, 20, "每条回复的诊断都是 null" if zh else "every reply's diagnostics is null")
+    assert reasons(fixed) == [(None, None)] * fixed.model_calls, where
+    where = said(notebook, 20, "从第三次调用起" if zh else "from\nthe third call on each reads")
+    assert all(t.cache_read_tokens > 0 for t in fixed.turns[2:]), where
+    where = said(notebook, 20, "第二次调用什么也没读到" if zh else "second call reads nothing although")
+    assert fixed.turns[1].cache_read_tokens == 0 and fixed.turns[0].cache_write_tokens == 0, where
+    assert fixed.turns[0].input_tokens < min_cacheable_tokens("claude-opus-5")[0], where  # "below the minimum"
+    where = said(notebook, 20, "没有一次调用读到任何内容" if zh else "no call reads anything")
+    assert all(t.cache_read_tokens == 0 for t in stamped.turns), where
+    kinds = reasons(stamped)
+    where = said(
+        notebook, 20, "每条回复都说 `system_changed`" if zh else "Every reply from the second on says `system_changed`"
+    )
+    assert kinds[0] == (None, None) and all(kind == "system_changed" for kind, _ in kinds[1:]), where
+    missed = [n for _, n in kinds[1:]]
+    where = said(notebook, 20, "每一轮都在增长" if zh else "grow with every turn")
+    assert all(a < b for a, b in zip(missed, missed[1:])), where
+    # "the system prompt and the history after it": less than the whole previous request (its tools are not missed)
+    assert all(0 < n < t.input_tokens + t.cache_write_tokens for n, t in zip(missed, stamped.turns)), where
+    where = said(notebook, 20, "仍要为它的前缀付写入溢价" if zh else "Each call still pays the\nwrite premium")
+    assert all(t.cache_write_tokens > 0 for t in stamped.turns[1:]), where
+    where = said(notebook, 20, "大约贵五分之一" if zh else "about a fifth more")
+    assert 1.1 < stamped.cost_usd / plain.cost_usd < 1.3, where
+    where = said(notebook, 20, "花费不到一半" if zh else "the fixed prompt costs under half")
+    assert fixed.cost_usd / plain.cost_usd < 0.5, where
+    assert fixed.model_calls == stamped.model_calls == plain.model_calls == 14  # the same run, three ways
+
+
+@xdist_group(NOTEBOOK)
+def test_the_stamped_system_prompt_never_reads_says_system_changed_and_costs_more_than_no_cache(nb13):
+    _misses_hold(nb13["misses"], "13_api_features_2026")
+
+
+def test_the_zh_cn_editions_cache_miss_claims_hold_on_its_chinese_runs(tmp_path, monkeypatch):
+    from agentlab.experiments.cache_misses import miss_runs
+
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    runs = miss_runs(12, "claude-opus-5", tmp_path)
+    assert runs["stamped"].messages[0]["content"].startswith("比较巴黎、伦敦、")
+    _misses_hold(runs, "zh-CN/13_api_features_2026")
 
 
 # Task budgets: read from the notebook's own run

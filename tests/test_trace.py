@@ -196,14 +196,16 @@ def test_a_lone_surrogate_is_escaped_in_the_file_and_reads_back(tmp_path):
     assert "\\ud800" in path.read_text("utf-8") and read_trace(path)[1]["content"] == "bad \ud800 text"
 
 
-def test_a_refusals_stop_details_reach_the_trace_typed_or_as_an_older_sdks_dict():
+def test_a_refusals_stop_details_and_cache_diagnostics_reach_the_trace_typed_or_as_an_older_sdks_dict():
     from types import SimpleNamespace
 
-    from anthropic.types import RefusalStopDetails
+    from anthropic.types import Diagnostics, RefusalStopDetails
 
-    from agentlab.harness import stop_details
+    from agentlab.harness import reply_details
 
     shape = {"type": "refusal", "category": "cyber", "explanation": None}
-    assert stop_details(SimpleNamespace(stop_details=RefusalStopDetails(**shape))) == {"stop_details": shape}
-    assert stop_details(SimpleNamespace(stop_details=dict(shape))) == {"stop_details": shape}
-    assert stop_details(SimpleNamespace(stop_details=None)) == {} == stop_details(SimpleNamespace())
+    assert reply_details(SimpleNamespace(stop_details=RefusalStopDetails(**shape))) == {"stop_details": shape}
+    assert reply_details(SimpleNamespace(stop_details=dict(shape))) == {"stop_details": shape}
+    assert reply_details(SimpleNamespace(stop_details=None)) == {} == reply_details(SimpleNamespace())
+    why = {"cache_miss_reason": {"type": "system_changed", "cache_missed_input_tokens": 40}}
+    assert reply_details(SimpleNamespace(stop_details=None, diagnostics=Diagnostics(**why))) == {"diagnostics": why}

@@ -26,20 +26,22 @@ def caching_pair(
 
     Traces go to ``notes_dir/uncached.jsonl`` and ``notes_dir/cached.jsonl`` (each response's full usage).
     """
-    runs = {}
-    for label, flag in (("uncached", False), ("cached", cache)):
-        client = connect("sim", model=model, quiet=True)
-        client.agentlab_simulator.clock = SimClock()  # type: ignore[attr-defined]
-        runs[label] = run_agent(
-            client,
-            sweep_task(city_names()[:n_cities]),
-            task_tools(notes_dir),
-            max_turns=n_cities + 4,
-            cache=flag,
-            trace=Path(notes_dir) / f"{label}.jsonl",
-            tool_choice=ONE_PER_TURN if one_per_turn else None,
+    return {
+        label: city_run(
+            n_cities, model, notes_dir, label, cache=flag, tool_choice=ONE_PER_TURN if one_per_turn else None
         )
-    return runs
+        for label, flag in (("uncached", False), ("cached", cache))
+    }
+
+
+def city_run(n_cities: int, model: str, notes_dir: str | Path, label: str, **options: Any) -> Run:
+    """The city task with ``n_cities`` on ``model``, on a fresh simulator (an empty cache, its own clock), its trace in
+    ``notes_dir/<label>.jsonl``; ``options`` go to ``run_agent``."""
+    client = connect("sim", model=model, quiet=True)
+    client.agentlab_simulator.clock = SimClock()  # type: ignore[attr-defined]
+    task = sweep_task(city_names()[:n_cities])
+    trace = Path(notes_dir) / f"{label}.jsonl"
+    return run_agent(client, task, task_tools(notes_dir), max_turns=n_cities + 4, trace=trace, **options)
 
 
 def saving(runs: dict[str, Run]) -> float:

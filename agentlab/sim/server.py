@@ -34,6 +34,7 @@ from agentlab.sim.batches import Batches
 from agentlab.sim.budgets import check_task_budget
 from agentlab.sim.caching import PromptCache
 from agentlab.sim.context_editing import apply_context_management
+from agentlab.sim.diagnostics import Diagnostics, asked
 from agentlab.sim.effort import check_effort
 from agentlab.sim.errors import SimAPIError, invalid
 from agentlab.sim.faults import Faults, as_faults
@@ -86,6 +87,8 @@ class Simulator:
         """Server-side message threads, for clients that continue one (the SDK's tool runner)."""
         self.cache = PromptCache()
         """The prompt cache (``cache_control``), shared by every request to this simulator."""
+        self.diagnostics = Diagnostics()
+        """Cache diagnostics: each opted-in request's fingerprint, by the id of its reply (``diagnostics.py``)."""
         self.batches = Batches(self._batched, lambda: self.clock)
         """The Message Batches endpoints: each batch's requests answered by this simulator, on its clock."""
 
@@ -167,6 +170,7 @@ class Simulator:
             body, input_tokens, edits = self._checked(self._parse(request), version, counting)
             check_task_budget(body, request.headers)  # output_config.task_budget: budgets.py
             check_effort(body)  # output_config.effort: effort.py
+            asked(body)  # diagnostics: a malformed one is a 400 before anything is answered
             if counting:
                 counted = {"input_tokens": input_tokens}
                 if (
@@ -183,6 +187,8 @@ class Simulator:
                 message["context_management"] = {"applied_edits": edits}
             with self._lock:  # the cache and the clock are shared by concurrent requests
                 message["usage"].update(self.cache.apply(body, input_tokens, self.clock()))  # cache reads and writes
+                betas = request.headers.get("anthropic-beta", "")
+                self.diagnostics.answer(body, betas, message, self.cache.memo)  # only if the request asked
                 headers[LATENCY_HEADER] = self._elapse(message, advance=not batched)  # a batch ends on its own clock
             headers[BREAKDOWN_HEADER] = json.dumps(input_parts(body), separators=(",", ":"))  # where the input went
             self.threads.remember(body, message)
