@@ -10,6 +10,15 @@ claude-opus-4-7 answers ``"global"`` and claude-haiku-4-5 ``"not_available"``. A
 ``stop_details`` is the installed SDK's ``RefusalStopDetails`` shape; our scripted refusals name no
 policy category (``category: null``, which the SDK documents for a refusal outside its named categories):
 a stand-in, since no public recording of a real refusal was found.
+
+Every ``tool_use`` block ends with ``"caller": {"type": "direct"}`` (the SDK: "Tool invocation directly from the
+model"), in the JSON and in its stream's ``content_block_start``: every ``tool_use`` of every model in the public
+recordings from April 2026 on carries it (opencode's, above; simonw/llm-anthropic's
+``tests/cassettes/test_anthropic/test_fixed_version_tool_chain_regression.yaml`` at 3ae428f3, Apache-2.0;
+Arize-ai/openinference's ``python/instrumentation/openinference-instrumentation-anthropic/tests/openinference/
+anthropic/cassettes/test_instrumentor/test_anthropic_instrumentation_multiple_tool_calling_streaming.yaml`` at
+1fe497f1, Apache-2.0), and none from before February 2026 does. A call a server tool makes on the model's behalf
+(programmatic tool calling) would name that tool instead; the simulator makes none.
 """
 
 from __future__ import annotations
@@ -20,6 +29,8 @@ from agentlab.sim.policy import Policy, as_reply
 from agentlab.sim.shape import shape
 from agentlab.sim.strict import constrain, strict_schemas
 
+DIRECT = {"type": "direct"}
+"""The ``caller`` of a tool call the model made itself, last key of every ``tool_use`` block (see the module docstring)."""
 NO_INFERENCE_GEO = frozenset({"claude-haiku-4-5"})
 """Models recorded answering ``usage.inference_geo: "not_available"`` (see the module docstring); every other
 model answers the request's ``inference_geo``, else ``"global"``, the docs' default (recorded for opus-4-7)."""
@@ -60,7 +71,7 @@ def build_message(
     content, stop = shape(content, reply.stop_reason, body, profile)
     for i, block in enumerate(content):  # ids after shaping, so a call written for a forced tool_choice has one too
         if block["type"] == "tool_use":
-            content[i] = {"type": "tool_use", "id": f"toolu_sim_{seed[:16]}{i:02d}", **block}
+            content[i] = {"type": "tool_use", "id": f"toolu_sim_{seed[:16]}{i:02d}", **block, "caller": DIRECT}
     stop = stop or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
     content, stop, sequence = _stop_at_sequence(content, stop, body.get("stop_sequences") or [])
     content, stop = _cap(content, stop, body["max_tokens"], profile.id)

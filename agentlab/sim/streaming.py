@@ -42,6 +42,8 @@ def _block_events(index: int, block: dict) -> list[bytes]:
         deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"])]
     elif kind == "tool_use":
         start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+        if "caller" in block:  # recorded in the start event too, after input (respond.py)
+            start["caller"] = block["caller"]
         out.append(
             _event("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
         )

@@ -127,3 +127,28 @@ def test_the_recorded_tool_order_requests_get_the_recorded_status_and_error_type
         except anthropic.APIStatusError as e:
             got = (e.status_code, e.body["error"]["type"])
         assert got == (status, kind), name
+
+
+RECORDED_TOOL_USE_START = {
+    "type": "tool_use",
+    "id": "toolu_01UmKD1vMphVCN9vw8PEMk1q",
+    "name": "fixed_version",
+    "input": {},
+    "caller": {"type": "direct"},
+}
+"""A ``content_block_start``'s block as simonw/llm-anthropic recorded it (Apache-2.0, commit 3ae428f3,
+tests/cassettes/test_anthropic/test_fixed_version_tool_chain_regression.yaml): ``caller`` last, after ``input``."""
+
+
+def test_every_tool_use_ends_with_a_direct_caller_as_recorded_streamed_or_not():
+    sim = agentlab.connect("sim", quiet=True)
+    request = {"model": "claude-opus-4-7", "max_tokens": 200, "tools": [_TOOL], "messages": ASK}
+    reply = sim.messages.with_raw_response.create(**request).http_response.json()
+    uses = [b for b in reply["content"] if b["type"] == "tool_use"]
+    assert uses and all(list(b) == list(RECORDED_TOOL_USE_START) and b["caller"] == {"type": "direct"} for b in uses)
+    events = sim.messages.with_raw_response.create(**request, stream=True).http_response.text.splitlines()
+    starts = [json.loads(line[len("data: ") :]) for line in events if line.startswith("data: ")]
+    blocks = [e["content_block"] for e in starts if e["type"] == "content_block_start"]
+    tool_starts = [b for b in blocks if b["type"] == "tool_use"]
+    assert tool_starts and all(list(b) == list(RECORDED_TOOL_USE_START) for b in tool_starts)
+    assert all(b["caller"] == RECORDED_TOOL_USE_START["caller"] and b["input"] == {} for b in tool_starts)
