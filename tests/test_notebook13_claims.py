@@ -205,11 +205,17 @@ def _misses_hold(runs: dict, notebook: str) -> None:
     )
     assert kinds[0] == (None, None) and all(kind == "system_changed" for kind, _ in kinds[1:]), where
     missed = [n for _, n in kinds[1:]]
-    where = said(notebook, 20, "每一轮都在增长" if zh else "grow with every turn")
+    where = said(notebook, 20, "每一轮都在增长" if zh else "grow with\nevery turn")
     assert all(a < b for a, b in zip(missed, missed[1:])), where
     # "the system prompt and the history after it": less than the whole previous request (its tools are not missed)
     assert all(0 < n < t.input_tokens + t.cache_write_tokens for n, t in zip(missed, stamped.turns)), where
-    where = said(notebook, 20, "仍要为它的前缀付写入溢价" if zh else "Each call still pays the\nwrite premium")
+    where = said(
+        notebook,
+        20,
+        "从第二次起，每次调用仍要为它的前缀付写入溢价"
+        if zh
+        else "Every call from the second on still pays the write premium",
+    )
     assert all(t.cache_write_tokens > 0 for t in stamped.turns[1:]), where
     where = said(notebook, 20, "大约贵五分之一" if zh else "about a fifth more")
     assert 1.1 < stamped.cost_usd / plain.cost_usd < 1.3, where

@@ -85,7 +85,8 @@ def _ttl(block: object, where: str) -> str | None:
 def request_blocks(body: dict, memo: dict[bytes, int] | None = None) -> list[_Block]:
     """The request as ordered blocks (tools, system, message content) with estimated tokens and breakpoints.
 
-    ``memo`` (content key -> tokens) saves re-counting the blocks a growing conversation sends again.
+    ``memo`` (a digest of each block's content -> tokens) saves re-counting the blocks a growing conversation
+    sends again; callers bound its size.
     """
     memo = {} if memo is None else memo
     out: list[_Block] = []
@@ -94,9 +95,10 @@ def request_blocks(body: dict, memo: dict[bytes, int] | None = None) -> list[_Bl
 
     def add(part: object, frame: int, count, where: str) -> None:
         key = _key(part)
-        tokens = memo.get(per_model + key)
+        seen = hashlib.sha256(per_model + key).digest()  # the memo keeps digests, never the prompt's text
+        tokens = memo.get(seen)
         if tokens is None:
-            tokens = memo[per_model + key] = count()
+            tokens = memo[seen] = count()
         out.append(_Block(frame + tokens, key, _ttl(part[1] if isinstance(part, tuple) else part, where)))
 
     lead = REQUEST_FRAME  # framing and the hidden tool-use prompt sit before everything else
@@ -107,7 +109,7 @@ def request_blocks(body: dict, memo: dict[bytes, int] | None = None) -> list[_Bl
     refs = referenced_tools(body) if tools else set()
     for i, t in enumerate(tools):
         on = loaded(t, refs)  # a deferred tool costs nothing until referenced: part of its cache key
-        add(
+        add(  # a gap: the API appends a discovered deferred tool "inline" and "the prefix is untouched"; here it misses
             t if on else ("deferred", t),
             lead * (i == 0),
             lambda t=t, on=on: tool_def_tokens(t, model=model) if on else 0,

@@ -12,18 +12,23 @@ made before, have no such key. The SDK reads both as ``None``; the simulator ans
 From the docs (https://platform.claude.com/docs/en/build-with-claude/cache-diagnostics, GA; no beta header needed)
 and the installed SDK's types:
 
-- ``model_changed``; ``system_changed``, ``tools_changed``; ``messages_changed`` when an earlier message was
+- ``model_changed`` (the model or ``speed``); ``system_changed``, ``tools_changed``; ``messages_changed`` when an earlier message was
   altered, reordered or removed rather than appended to; ``unavailable`` when model, system and tools match but
   another field that shapes the prompt differs (``tool_choice``, ``thinking``, ``context_management``,
   ``output_config``, ``output_format``, the set of betas); ``previous_message_not_found`` for an id it never kept
   (unknown, or sent without ``diagnostics``). The last two carry no token count. Diagnostics never fails a request.
-- ``cache_missed_input_tokens``: about how many input tokens could have been read from the cache had the prefix
-  matched: here the previous request's estimated tokens from the first differing block on.
+- ``cache_missed_input_tokens``: an estimate of the input tokens after the point where the two diverged (the docs;
+  the SDK: those "that would have been read from cache had the prefix matched"): here the previous request's
+  estimated tokens from the first differing block on.
 
 Stand-ins (neither the docs nor any public recording says): the blocks are compared in the prompt's own order
 (tools, system, messages, as ``caching.py`` reads them), ``cache_control`` left out of the comparison, and the
 other fields before the messages; fingerprints are kept for the simulator's life (the newest ``KEEP``), never
-expire, and a comparison is never still pending (the API may answer ``{"cache_miss_reason": null}``).
+expire, and a comparison is never still pending (the API may answer ``{"cache_miss_reason": null}``); the prompt
+compared is the one after any server-side context editing. One known gap, shared with the simulated cache: loading a
+deferred tool (``defer_loading``, then a ``tool_reference``) counts as ``tools_changed`` here, where the API appends
+the definition inline and keeps the prefix (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching).
+The model is compared as sent, so a dated id and its alias differ.
 No public recording of a real ``diagnostics`` answer was found (searched: the client libraries' cassettes).
 """
 
@@ -31,13 +36,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from array import array
 from dataclasses import dataclass
 
 from agentlab.sim.caching import request_blocks
 from agentlab.sim.errors import invalid
 
-KEEP = 10_000
+KEEP = 1_000
 """Most fingerprints kept (the oldest go first): a stand-in for the API's "short period" of retention."""
+MEMO = 100_000
+"""Most per-block token counts kept for reuse (then forgotten at once, as the prompt cache's are)."""
 ORDER = ("tools", "system", "messages")
 """The prompt's parts in the order the API reads them (docs: "tools → system → messages")."""
 SHAPING = ("tool_choice", "thinking", "context_management", "output_config", "output_format")
@@ -46,18 +55,33 @@ SHAPING = ("tool_choice", "thinking", "context_management", "output_config", "ou
 
 @dataclass(frozen=True)
 class Fingerprint:
-    """What is kept of one request: hashes and token estimates, never its text (as the docs say of the API's)."""
+    """What is kept of one request: digests and token estimates, never its text (as the docs say of the API's)."""
 
     model: str
-    """The model asked for."""
-    blocks: tuple[tuple[str, bytes, int], ...]
-    """Each block in prompt order: ``(section, digest of its content without cache_control, estimated tokens)``."""
+    """The model asked for, and its ``speed`` when the request set one (the SDK: "``model`` or ``speed`` differs")."""
+    parts: tuple[int, int]
+    """How many of ``digests`` are tools, then system blocks; the rest are message blocks."""
+    digests: bytes
+    """8 bytes a block, in prompt order: a digest of its content as the cache compares it (``caching.request_blocks``)."""
+    tokens: array
+    """Each block's estimated tokens, in the same order."""
     shaping: bytes
     """A digest of the other fields that shape the prompt, and of the betas."""
 
+    def section(self, i: int) -> str:
+        """``tools``, ``system`` or ``messages``: the part block ``i`` belongs to."""
+        return ORDER[0] if i < self.parts[0] else ORDER[1] if i < sum(self.parts) else ORDER[2]
+
+    def block(self, i: int) -> bytes:
+        return self.digests[8 * i : 8 * i + 8]
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
 
 def asked(body: dict) -> tuple[bool, str | None]:
-    """Whether the request opts in, and the id it names; a malformed ``diagnostics`` is a 400 that says the fix."""
+    """Whether the request opts in, and the id it names; a malformed ``diagnostics`` is a 400 that says the fix
+    (reconstructed, not quoted: the API's wording for these is not recorded)."""
     d = body.get("diagnostics")
     if d is None:
         return False, None
@@ -75,25 +99,20 @@ def asked(body: dict) -> tuple[bool, str | None]:
 
 
 def fingerprint(body: dict, betas: str, memo: dict[bytes, int]) -> Fingerprint:
-    """``body``'s fingerprint (``memo``: the cache's per-block token counts, shared), its blocks compared as the
-    cache compares them (``caching.request_blocks``: text given as a string is the text block it stands for)."""
-    tools = len(body.get("tools") or [])
+    """``body``'s fingerprint (``memo``: per-block token counts, shared with the prompt cache)."""
+    if len(memo) > MEMO:  # bounded, as the prompt cache bounds it
+        memo.clear()
+    blocks = request_blocks(body, memo)
     system = body.get("system")
-    systems = 0 if not system else 1 if isinstance(system, str) else len(system)
-    blocks = tuple(
-        (
-            "tools" if i < tools else "system" if i < tools + systems else "messages",
-            hashlib.sha256(b.key).digest(),
-            b.tokens,
-        )
-        for i, b in enumerate(request_blocks(body, memo))
+    parts = (len(body.get("tools") or []), 0 if not system else 1 if isinstance(system, str) else len(system))
+    shaping = [body.get(k) for k in SHAPING] + [sorted(b.strip() for b in betas.split(",") if b.strip())]
+    return Fingerprint(
+        f"{body.get('model')} {body.get('speed') or ''}",
+        parts,
+        b"".join(hashlib.blake2b(b.key, digest_size=8).digest() for b in blocks),
+        array("l", (b.tokens for b in blocks)),
+        hashlib.sha256(json.dumps(shaping, sort_keys=True, default=str).encode()).digest(),
     )
-    shaping = json.dumps(
-        [body.get(k) for k in SHAPING] + [sorted(b.strip() for b in betas.split(",") if b.strip())],
-        sort_keys=True,
-        default=str,
-    )
-    return Fingerprint(str(body.get("model")), blocks, hashlib.sha256(shaping.encode()).digest())
 
 
 def miss_reason(before: Fingerprint | None, now: Fingerprint) -> dict | None:
@@ -102,11 +121,11 @@ def miss_reason(before: Fingerprint | None, now: Fingerprint) -> dict | None:
         return {"cache_miss_reason": {"type": "previous_message_not_found"}}
     if before.model != now.model:
         return _changed("model_changed", before, 0)
-    for i, (section, digest, _) in enumerate(before.blocks):
-        if i >= len(now.blocks) or now.blocks[i][:2] != (section, digest):
-            if section == "messages" and before.shaping != now.shaping:
-                return {"cache_miss_reason": {"type": "unavailable"}}
-            here = section if i >= len(now.blocks) else min(section, now.blocks[i][0], key=ORDER.index)
+    for i in range(len(before)):  # bounded: one step a block of the earlier request
+        if i >= len(now) or now.block(i) != before.block(i) or now.section(i) != before.section(i):
+            here = before.section(i) if i >= len(now) else min(before.section(i), now.section(i), key=ORDER.index)
+            if here == "messages" and before.shaping != now.shaping:
+                break  # model, tools and system match; another field that shapes the prompt differs
             return _changed(f"{here}_changed", before, i)  # of two parts at odds, the earlier one in the prompt changed
     if before.shaping != now.shaping:
         return {"cache_miss_reason": {"type": "unavailable"}}
@@ -114,8 +133,7 @@ def miss_reason(before: Fingerprint | None, now: Fingerprint) -> dict | None:
 
 
 def _changed(kind: str, before: Fingerprint, at: int) -> dict:
-    missed = sum(tokens for _, _, tokens in before.blocks[at:])
-    return {"cache_miss_reason": {"type": kind, "cache_missed_input_tokens": missed}}
+    return {"cache_miss_reason": {"type": kind, "cache_missed_input_tokens": sum(before.tokens[at:])}}
 
 
 class Diagnostics:
@@ -124,15 +142,18 @@ class Diagnostics:
     def __init__(self) -> None:
         self.kept: dict[str, Fingerprint] = {}
         """Fingerprints by message id, oldest first (at most ``KEEP``)."""
+        self._lock = threading.Lock()
 
     def answer(self, body: dict, betas: str, message: dict, memo: dict[bytes, int]) -> None:
-        """Set ``message["diagnostics"]`` if ``body`` opts in, keeping its fingerprint under the message's id."""
+        """Set ``message["diagnostics"]`` if ``body`` opts in, keeping its fingerprint under the message's id.
+        The fingerprint is built outside the lock, so concurrent requests do not wait on each other's."""
         opted, previous = asked(body)
         if not opted:
             return
         now = fingerprint(body, betas, memo)
-        said = miss_reason(self.kept.get(previous), now) if previous is not None else None
-        self.kept[message["id"]] = now
-        while len(self.kept) > KEEP:  # bounded: drops the oldest, one at a time
-            del self.kept[next(iter(self.kept))]
-        message["diagnostics"] = said
+        with self._lock:
+            before = self.kept.get(previous) if previous is not None else None
+            self.kept[message["id"]] = now
+            while len(self.kept) > KEEP:  # bounded: drops the oldest, one at a time
+                del self.kept[next(iter(self.kept))]
+        message["diagnostics"] = miss_reason(before, now) if previous is not None else None

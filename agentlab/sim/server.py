@@ -187,9 +187,9 @@ class Simulator:
                 message["context_management"] = {"applied_edits": edits}
             with self._lock:  # the cache and the clock are shared by concurrent requests
                 message["usage"].update(self.cache.apply(body, input_tokens, self.clock()))  # cache reads and writes
-                betas = request.headers.get("anthropic-beta", "")
-                self.diagnostics.answer(body, betas, message, self.cache.memo)  # only if the request asked
                 headers[LATENCY_HEADER] = self._elapse(message, advance=not batched)  # a batch ends on its own clock
+            betas = request.headers.get("anthropic-beta", "")
+            self.diagnostics.answer(body, betas, message, self.cache.memo)  # only if the request asked
             headers[BREAKDOWN_HEADER] = json.dumps(input_parts(body), separators=(",", ":"))  # where the input went
             self.threads.remember(body, message)
             if body.get("stream"):

@@ -89,6 +89,19 @@ def test_an_edited_earlier_message_is_messages_changed_and_misses_fewer_tokens_t
     assert 0 < by_messages["cache_missed_input_tokens"] < by_system["cache_missed_input_tokens"]
 
 
+def test_a_changed_part_is_named_even_when_a_shaping_field_changed_too(sim):
+    first = ask(sim, None)
+    more = {"tool_choice": {"type": "auto", "disable_parallel_tool_use": True}}
+    assert reason(ask(sim, first.id, tools=TOOLS[:1], **more))["type"] == "tools_changed"
+    assert reason(ask(sim, first.id, system="Be terse.", **more))["type"] == "system_changed"
+
+
+def test_a_changed_speed_is_model_changed_as_the_sdk_says():
+    client = agentlab.connect("sim", model="claude-opus-4-6", quiet=True)
+    first = ask(client, None, model="claude-opus-4-6")
+    assert reason(ask(client, first.id, model="claude-opus-4-6", speed="fast"))["type"] == "model_changed"
+
+
 def test_a_changed_tool_choice_with_the_same_prompt_parts_is_unavailable_and_carries_no_count(sim):
     first = ask(sim, None)
     why = reason(ask(sim, first.id, tool_choice={"type": "auto", "disable_parallel_tool_use": True}))
@@ -149,3 +162,6 @@ def test_fingerprints_hold_hashes_and_counts_only_and_are_bounded(monkeypatch):
         kept.answer(body, "", {"id": f"msg_{i}"}, {})
     assert list(kept.kept) == ["msg_2", "msg_3", "msg_4"]
     assert b"secret" not in repr(kept.kept["msg_4"]).encode() and "Paris" not in repr(kept.kept["msg_4"])
+    memo: dict = {}
+    kept.answer(body, "", {"id": "msg_5"}, memo)  # the token counts it shares with the prompt cache: digests only
+    assert memo and all(b"secret" not in k and b"Paris" not in k for k in memo)

@@ -140,3 +140,15 @@ def test_no_cache_control_means_no_cache_fields_move():
     body = {"model": MODEL, "system": LONG, "messages": [{"role": "user", "content": "q"}]}
     u = PromptCache().apply(body, 1234, 0)
     assert u == {"input_tokens": 1234, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+
+
+def test_text_sent_as_a_string_reads_the_prefix_its_one_block_form_wrote():
+    """The loop's moving breakpoint turns the newest message into a block with cache_control; sent again as a
+    string on the next turn it is the same prompt, as the API renders it."""
+    cache, marked = PromptCache(), [{"type": "text", "text": LONG, "cache_control": {"type": "ephemeral"}}]
+    first = {"model": MODEL, "messages": [{"role": "user", "content": marked}]}
+    later = [{"role": "user", "content": LONG}, {"role": "assistant", "content": "ok"}]
+    second = {"model": MODEL, "messages": [*later, {"role": "user", "content": [{**marked[0], "text": "and?"}]}]}
+    wrote = cache.apply(first, estimate_input_tokens(first), 0.0)["cache_creation_input_tokens"]
+    assert wrote > min_cacheable_tokens(MODEL)[0]
+    assert cache.apply(second, estimate_input_tokens(second), 1.0)["cache_read_input_tokens"] == wrote
