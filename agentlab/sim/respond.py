@@ -19,18 +19,33 @@ Arize-ai/openinference's ``python/instrumentation/openinference-instrumentation-
 anthropic/cassettes/test_instrumentor/test_anthropic_instrumentation_multiple_tool_calling_streaming.yaml`` at
 1fe497f1, Apache-2.0), and none from before February 2026 does. A call a server tool makes on the model's behalf
 (programmatic tool calling) would name that tool instead; the simulator makes none.
+
+``usage.output_tokens_details`` (``{"thinking_tokens": N}``: "output tokens the model generated as internal
+reasoning", the SDK) is there when the model thinks: the request turns thinking on, or sends no ``thinking`` to a
+model that thinks by default; absent otherwise, and in a stream only on ``message_delta``, never ``message_start``.
+So the public recordings from late May 2026 on (pydantic-ai's ``tests/models/cassettes/test_anthropic/``, e.g. its
+``..._across_models[claude-*].yaml`` of 2026-07-30, at 4fda3898, MIT; llm-anthropic's
+``test_fixed_version_tool_chain_with_thinking_display_regression.yaml``, 2026-05-28): with ``0`` when no thinking
+came back; absent on claude-haiku-4-5, claude-sonnet-4-5 and claude-sonnet-4-6 asked without ``thinking``, and on
+claude-opus-4-8 not (``THINKS_UNASKED``). Stand-ins: ``thinking: {"type": "disabled"}`` (no recording) leaves it out,
+and N counts the thinking the reply shows. The API counts the raw reasoning, "not the (possibly shorter) summarized
+thinking text returned" (the SDK), so where the display is ``omitted`` (the default) the simulator's thinking, and
+with it ``output_tokens``, is short of what the API would bill.
 """
 
 from __future__ import annotations
 
 from agentlab.api.profiles import Profile
-from agentlab.api.tokens import estimate_input_tokens, estimate_output_tokens, text_tokens
+from agentlab.api.tokens import content_tokens, estimate_input_tokens, estimate_output_tokens, text_tokens
 from agentlab.sim.policy import Policy, as_reply
 from agentlab.sim.shape import shape
 from agentlab.sim.strict import constrain, strict_schemas
 
 DIRECT = {"type": "direct"}
 """The ``caller`` of a tool call the model made itself, last key of every ``tool_use`` block (see the module docstring)."""
+THINKS_UNASKED = frozenset({"claude-opus-4-8"})
+"""Beyond the models whose profile thinks by default: recorded with ``output_tokens_details`` on a request that sent
+no ``thinking`` (pydantic-ai, 2026-07-30; see the module docstring)."""
 NO_INFERENCE_GEO = frozenset({"claude-haiku-4-5"})
 """Models recorded answering ``usage.inference_geo: "not_available"`` (see the module docstring); every other
 model answers the request's ``inference_geo``, else ``"global"``, the docs' default (recorded for opus-4-7)."""
@@ -75,6 +90,14 @@ def build_message(
     stop = stop or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
     content, stop, sequence = _stop_at_sequence(content, stop, body.get("stop_sequences") or [])
     content, stop = _cap(content, stop, body["max_tokens"], profile.id)
+    used = usage(
+        estimate_input_tokens(body) if input_tokens is None else input_tokens,
+        estimate_output_tokens(content, model=profile.id),
+        "not_available" if profile.id in NO_INFERENCE_GEO else body.get("inference_geo") or "global",
+    )
+    if _thinks(body, profile):  # right after output_tokens, where the recordings have it
+        thought = content_tokens([b for b in content if b["type"] == "thinking"], model=profile.id)
+        used = {**dict(list(used.items())[:2]), "output_tokens_details": {"thinking_tokens": thought}, **used}
     return {
         "id": f"msg_sim_{counter:06d}{seed[:14]}",
         "type": "message",
@@ -84,12 +107,16 @@ def build_message(
         "stop_reason": stop,
         "stop_sequence": sequence,
         "stop_details": stop_details(stop),
-        "usage": usage(
-            estimate_input_tokens(body) if input_tokens is None else input_tokens,
-            estimate_output_tokens(content, model=profile.id),
-            "not_available" if profile.id in NO_INFERENCE_GEO else body.get("inference_geo") or "global",
-        ),
+        "usage": used,
     }
+
+
+def _thinks(body: dict, profile: Profile) -> bool:
+    """Whether the model thinks on this request: asked to, or not told and thinking by default (module docstring)."""
+    thinking = body.get("thinking")
+    if isinstance(thinking, dict):
+        return thinking.get("type") != "disabled"
+    return profile.thinking in ("adaptive_default", "adaptive_always") or profile.id in THINKS_UNASKED
 
 
 def _stop_at_sequence(content: list[dict], stop: str, stops: list[str]) -> tuple[list[dict], str, str | None]:

@@ -80,7 +80,8 @@ def _block_events(index: int, block: dict) -> list[bytes]:
 def sse_body(message: dict) -> bytes:
     """The whole event stream for a finished ``message`` (the JSON ``POST /v1/messages`` would return)."""
     usage = message["usage"]
-    start_usage = {**usage, "output_tokens": 1}
+    start_usage = {k: v for k, v in usage.items() if k != "output_tokens_details"}  # recorded on message_delta only
+    start_usage["output_tokens"] = 1
     head = {
         **message,
         "content": [],

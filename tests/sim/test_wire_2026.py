@@ -152,3 +152,35 @@ def test_every_tool_use_ends_with_a_direct_caller_as_recorded_streamed_or_not():
     tool_starts = [b for b in blocks if b["type"] == "tool_use"]
     assert tool_starts and all(list(b) == list(RECORDED_TOOL_USE_START) for b in tool_starts)
     assert all(b["caller"] == RECORDED_TOOL_USE_START["caller"] and b["input"] == {} for b in tool_starts)
+
+
+def test_output_tokens_details_come_with_thinking_after_output_tokens_and_only_on_message_delta():
+    sim = agentlab.connect("sim", quiet=True)
+    request = {"max_tokens": 2000, "tools": [_TOOL], "messages": ASK}
+    thinks = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+    for model, extra, present in [
+        ("claude-sonnet-5-5", {}, True),  # thinks by default (its profile)
+        ("claude-opus-4-8", {}, True),  # recorded so without a thinking field
+        ("claude-haiku-4-5", {}, False),  # recorded without it when not asked
+        ("claude-haiku-4-5", thinks, True),
+    ]:
+        usage = sim.messages.with_raw_response.create(model=model, **request, **extra).http_response.json()["usage"]
+        assert ("output_tokens_details" in usage) is present, (model, extra, usage)
+        if present:
+            assert list(usage)[:3] == ["input_tokens", "output_tokens", "output_tokens_details"]
+            assert 0 <= usage["output_tokens_details"]["thinking_tokens"] <= usage["output_tokens"]
+    stream = sim.messages.with_raw_response.create(model="claude-sonnet-5-5", **request, stream=True)
+    events = [json.loads(x[len("data: ") :]) for x in stream.http_response.text.splitlines() if x.startswith("data: ")]
+    start, delta = events[0], next(e for e in events if e["type"] == "message_delta")
+    assert "output_tokens_details" not in start["message"]["usage"] and "output_tokens_details" in delta["usage"]
+
+
+def test_thinking_tokens_count_the_thinking_a_reply_shows():
+    sim = agentlab.connect("sim", quiet=True)
+    summarized = {"type": "adaptive", "display": "summarized"}
+    request = {"model": "claude-sonnet-5-5", "max_tokens": 500, "tools": [_TOOL], "messages": ASK}
+    shown = sim.messages.create(**request, thinking=summarized)
+    hidden = sim.messages.create(**request)
+    said = [b.thinking for b in shown.content if b.type == "thinking"]
+    assert said and said[0] and shown.usage.output_tokens_details.thinking_tokens > 0
+    assert hidden.usage.output_tokens_details.thinking_tokens == 0  # omitted display: see sim/respond.py's docstring
