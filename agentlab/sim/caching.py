@@ -18,7 +18,10 @@ a block (at most 4 per request) asks for the prefix ending at that block to be c
 Lifetimes (5 minutes, 1 hour) run on the ``now`` passed in, seconds on any clock: the simulator
 passes its own ``clock()``, tests pass a :class:`SimClock`. Nothing sleeps. Facts and sources:
 ``data/caching.json``. Entries are keyed by model and the prefix's content (``cache_control``
-itself excluded), so a changed tool list or system prompt misses, as it does on the API.
+itself excluded), so a changed tool list or system prompt misses, as it does on the API. Text sent as a string is
+the text block it stands for. A deferred tool (``defer_loading``) is no part of the prefix: once a ``tool_reference``
+loads it, its definition counts where that reference sits, so loading one keeps the cache (docs:
+https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching).
 """
 
 from __future__ import annotations
@@ -34,8 +37,8 @@ from agentlab.api.tokens import (
     REQUEST_FRAME,
     SYSTEM_FRAME,
     content_tokens,
+    deferred,
     hidden_prompt_tokens,
-    loaded,
     referenced_tools,
     tool_def_tokens,
     tool_prompt_overhead,
@@ -104,15 +107,20 @@ def request_blocks(body: dict, memo: dict[bytes, int] | None = None) -> list[_Bl
     lead = REQUEST_FRAME  # framing and the hidden tool-use prompt sit before everything else
     tools = body.get("tools") or []
     if tools:
-        lead += tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"))[0]
+        lead += tool_prompt_overhead(body.get("model", ""), body.get("tool_choice"), deferred=deferred(tools))[0]
     lead += hidden_prompt_tokens(body)  # thinking, JSON outputs, task_budget: hidden prompts, before everything too
     refs = referenced_tools(body) if tools else set()
+    # A deferred tool is no part of the prefix: once a tool_reference loads it, its definition is "appended inline"
+    # there and "the prefix is untouched" (docs: tool-use-with-prompt-caching), so its tokens go with that block.
+    waiting = {
+        t.get("name"): t for t in tools if isinstance(t, dict) and t.get("defer_loading") and t.get("name") in refs
+    }
     for i, t in enumerate(tools):
-        on = loaded(t, refs)  # a deferred tool costs nothing until referenced: part of its cache key
-        add(  # a gap: the API appends a discovered deferred tool "inline" and "the prefix is untouched"; here it misses
-            t if on else ("deferred", t),
+        later = isinstance(t, dict) and bool(t.get("defer_loading"))
+        add(
+            ("deferred", t) if later else t,
             lead * (i == 0),
-            lambda t=t, on=on: tool_def_tokens(t, model=model) if on else 0,
+            lambda t=t, later=later: 0 if later else tool_def_tokens(t, model=model),
             f"tools.{i}",
         )
     lead = 0 if tools else lead
@@ -136,6 +144,9 @@ def request_blocks(body: dict, memo: dict[bytes, int] | None = None) -> list[_Bl
                 f"messages.{m}.content.{i}",
             )
             lead = 0
+            if waiting and isinstance(b, dict):  # the deferred tools this block loads, each counted once
+                for name in referenced_tools({"messages": [{"content": [b]}]}) & waiting.keys():
+                    out[-1].tokens += tool_def_tokens(waiting.pop(name), model=model)
     return out
 
 

@@ -25,10 +25,9 @@ Stand-ins (neither the docs nor any public recording says): the blocks are compa
 (tools, system, messages, as ``caching.py`` reads them), ``cache_control`` left out of the comparison, and the
 other fields before the messages; fingerprints are kept for the simulator's life (the newest ``KEEP``), never
 expire, and a comparison is never still pending (the API may answer ``{"cache_miss_reason": null}``); the prompt
-compared is the one after any server-side context editing. One known gap, shared with the simulated cache: loading a
-deferred tool (``defer_loading``, then a ``tool_reference``) counts as ``tools_changed`` here, where the API appends
-the definition inline and keeps the prefix (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching).
-The model is compared as sent, so a dated id and its alias differ.
+compared is the one after any server-side context editing. The model is compared as sent, so a dated id and its
+alias differ. A deferred tool (``defer_loading``) is no part of the prefix whether or not a ``tool_reference`` has
+loaded it, as the docs say of the cache (``caching.request_blocks``).
 No public recording of a real ``diagnostics`` answer was found (searched: the client libraries' cassettes).
 """
 

@@ -165,3 +165,11 @@ def test_fingerprints_hold_hashes_and_counts_only_and_are_bounded(monkeypatch):
     memo: dict = {}
     kept.answer(body, "", {"id": "msg_5"}, memo)  # the token counts it shares with the prompt cache: digests only
     assert memo and all(b"secret" not in k and b"Paris" not in k for k in memo)
+
+
+def test_loading_a_deferred_tool_only_appends(sim):
+    from test_prompt_cache import DEFERRED, FOUND
+
+    search = {"name": "search", "description": "Find a tool.", "input_schema": {"type": "object"}}
+    first = ask(sim, None, tools=[search, DEFERRED], messages=FOUND[:1])
+    assert ask(sim, first.id, tools=[search, DEFERRED], messages=FOUND).diagnostics is None

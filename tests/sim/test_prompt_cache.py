@@ -152,3 +152,44 @@ def test_text_sent_as_a_string_reads_the_prefix_its_one_block_form_wrote():
     wrote = cache.apply(first, estimate_input_tokens(first), 0.0)["cache_creation_input_tokens"]
     assert wrote > min_cacheable_tokens(MODEL)[0]
     assert cache.apply(second, estimate_input_tokens(second), 1.0)["cache_read_input_tokens"] == wrote
+
+
+DEFERRED = {
+    "name": "lookup_refund_policy",
+    "defer_loading": True,
+    "description": "Refund policy for an order, with every exception the shop allows. " * 5,
+    "input_schema": {"type": "object", "properties": {"order_id": {"type": "string"}}},
+}
+FOUND = [
+    {"role": "user", "content": "Refund?"},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "s1", "name": "search", "input": {"q": "refund"}}]},
+    {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "s1",
+                "content": [{"type": "tool_reference", "tool_name": "lookup_refund_policy"}],
+            }
+        ],
+    },
+]
+
+
+def test_a_deferred_tool_loaded_later_keeps_the_cached_prefix_and_is_counted_where_it_is_loaded():
+    """Docs (tool-use-with-prompt-caching): a discovered deferred tool "is appended inline ... The prefix is untouched"."""
+    search = {"name": "search", "description": "Find a tool.", "input_schema": {"type": "object"}}
+    base = {"model": MODEL, "tools": [search, DEFERRED], "system": _cached_system()}
+    before = {**base, "messages": FOUND[:1]}
+    after = {**base, "messages": FOUND}
+    blocks = request_blocks(after)
+    assert sum(b.tokens for b in blocks) == estimate_input_tokens(after)  # counted once, at the reference
+    from agentlab.api.tokens import MESSAGE_FRAME, content_tokens, tool_def_tokens
+
+    loaded = tool_def_tokens(DEFERRED, model=MODEL)
+    assert blocks[1].tokens == 0  # in the tools, a deferred tool is nothing
+    own = MESSAGE_FRAME + content_tokens(FOUND[-1]["content"], model=MODEL)
+    assert blocks[-1].tokens == own + loaded  # counted where it was loaded
+    cache = PromptCache()
+    wrote = cache.apply(before, estimate_input_tokens(before), 0.0)["cache_creation_input_tokens"]
+    assert wrote > 0 and cache.apply(after, estimate_input_tokens(after), 1.0)["cache_read_input_tokens"] == wrote
