@@ -152,6 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
         "other public projects' recordings, never fitted on; out_of_sample: held_out and unseen, by source",
     )
     k.add_argument("--png", default=None, help="also write the figure here")
+    k.add_argument(
+        "--loso",
+        action="store_true",
+        help="leave one source out: measure each public source with figures fitted on the others only",
+    )
     k.set_defaults(handler=_calibrate)  # the implementation is imported when the command runs, not on every start
     try:
         from agentlab.grading.cli import add_commands  # light: it imports its implementations when a command runs

@@ -268,7 +268,9 @@ def simulator_pages() -> dict[str, str]:
             "假定的速率（每本笔记本的 **局限。** 都写明了）。由 `scripts/build_kit.py pages` 生成。\n"
         ),
     }
-    pages = {}
+    from agentlab.sim.calibrate_loso import leave_one_out
+
+    pages, loso = {}, leave_one_out()
     for lang, text in head.items():
         for path in _notebooks(lang):
             cells = json.loads(path.read_text("utf-8"))["cells"]
@@ -284,8 +286,40 @@ def simulator_pages() -> dict[str, str]:
                 text += f"\n## {path.stem}\n\n" + "".join(
                     f"- {joiner.join(line.strip() for line in p.splitlines())}\n" for p in found
                 )
-        pages[lang] = text + _estimate_by_source(lang)
+        pages[lang] = text + _estimate_by_source(lang) + _leave_one_source_out(lang, loso)
     return pages
+
+
+def _leave_one_source_out(lang: str, rows: list[dict]) -> str:
+    """The figures fitted on all public sources but one, measured on the one left out (``agentlab calibrate --loso``)."""
+    head = {
+        "en": (
+            "\n## Leave one source out\n\n"
+            "`agentlab calibrate --loso`: the estimator's measured figures (the hidden tool-use prompt and what a "
+            "round trip, thinking, JSON outputs and a task budget add) fitted from nothing on every public source but "
+            "one, then the one left out measured with them (core requests), beside the shipped figures. *Fitted on*: "
+            "the model's requests among the other sources that fitted a figure; 0 means it got none. No row of a model "
+            "with five requests or more is within 5%: most models are recorded by one source only, so leaving it out "
+            "leaves nothing to fit on, and where two sources record a model the figures fitted on one leave the "
+            "other more than 5% off. The shipped figures are what the simulator uses.\n\n"
+            "| model | left out | requests | fitted on | shipped figures | refit on the others | bias (refit) |\n"
+            "|---|---|---|---|---|---|---|\n"
+        ),
+        "zh-CN": (
+            "\n## 留出一个来源\n\n"
+            "`agentlab calibrate --loso`：估算器的实测数字（隐藏的工具使用提示，以及一次往返、thinking、JSON 输出和任务预算各加多少）"
+            "只用其余的公开来源从零拟合，再用它们测量被留出的那个来源（核心请求），与随附的数字并列。*拟合用*：其余来源里该模型"
+            "参与拟合的请求数；0 表示它没有得到任何数字。请求数在五个及以上的模型，没有一行在 5% 以内：多数模型只有一个来源录制过，"
+            "留出它就没有可拟合的数据；有两个来源录制的模型，用一个来源拟合的数字，放到另一个来源上误差仍超过 5%。模拟器用的是随附的数字。\n\n"
+            "| 模型 | 留出的来源 | 请求数 | 拟合用 | 随附的数字 | 用其余来源重拟合 | bias（重拟合） |\n"
+            "|---|---|---|---|---|---|---|\n"
+        ),
+    }[lang]
+    return head + "".join(
+        f"| {r['model']} | {r['source']} | {r['n']} | {r['fitted_on']} | {r['shipped']:.1%} | {r['refit']:.1%} | "
+        f"{r['bias']:+.1%} |\n"
+        for r in sorted(rows, key=lambda r: (r["model"], -r["n"]))
+    )
 
 
 def _estimate_by_source(lang: str) -> str:

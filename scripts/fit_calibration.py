@@ -13,7 +13,8 @@ isolate one figure, and the figure that would remove it (the current figure plus
 
 Run it, copy the figures it prints into ``agentlab/api/data/profiles.json`` (``measured``), run it
 again: a fitted figure's residual is then about 0. Only core requests (no server-side work) count, and
-never the held-out part, which ``agentlab calibrate`` reports on.
+never the held-out part, which ``agentlab calibrate`` reports on. ``agentlab calibrate --loso`` fits the same
+figures from nothing on all but one public source, and measures the one left out.
 
     PYTHONPATH=. python scripts/fit_calibration.py
 """
@@ -24,43 +25,7 @@ import statistics
 
 from agentlab.api.profiles import profile
 from agentlab.sim.calibrate import bundled, replay
-
-
-def _kinds(body: dict) -> list[str]:
-    return [
-        b.get("type")
-        for m in body["messages"]
-        if isinstance(m.get("content"), list)
-        for b in m["content"]
-        if isinstance(b, dict)
-    ]
-
-
-def _clean(body: dict, row) -> bool:
-    """Core requests without images (whose counts the figures do not cover)."""
-    return row.core and "images" not in row.groups
-
-
-def subsets(body: dict, row) -> dict[str, float]:
-    """The figures this request measures, with the weight of each (tool_use: per block)."""
-    if not _clean(body, row):
-        return {}
-    kinds, tools = _kinds(body), body.get("tools")
-    thinking = (body.get("thinking") or {}).get("type")
-    oc = body.get("output_config") or {}
-    plain = len(body["messages"]) == 1 and not oc.get("format") and not oc.get("task_budget")
-    out = {}
-    if tools and not thinking and not oc.get("format") and not oc.get("task_budget"):
-        n = kinds.count("tool_use")
-        deferred = any(isinstance(t, dict) and t.get("defer_loading") for t in tools)
-        out["tool_use_block" if n else "deferred_tools" if deferred else "tool_prompt_offset"] = n or 1
-    if not tools and plain and thinking in ("enabled", "adaptive"):
-        out[f"thinking_{thinking}"] = 1
-    if not tools and not thinking and len(body["messages"]) == 1 and oc.get("format"):
-        out["structured_output"] = 1
-    if not tools and not thinking and oc.get("task_budget"):
-        out["task_budget"] = 1
-    return out
+from agentlab.sim.calibrate_loso import subsets  # which figure each request measures: one home, shared
 
 
 def main() -> None:

@@ -148,7 +148,18 @@ def _sources(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``agentlab calibrate``: print the table (and write the figure)."""
+    """``agentlab calibrate``: print the table (and write the figure), or with ``--loso`` the leave-one-source-out one."""
+    if getattr(args, "loso", False):
+        if args.cassettes or args.png or args.split != "held_out":
+            print(
+                "agentlab calibrate --loso: it measures the bundled public sources; give no cassette, --split or --png",
+                file=sys.stderr,
+            )
+            return 2
+        from agentlab.sim.calibrate_loso import leave_one_out, loso_table
+
+        print(loso_table(leave_one_out()))
+        return 0
     try:
         rows = rows_for(args.cassettes, args.split)
     except (OSError, ValueError) as e:

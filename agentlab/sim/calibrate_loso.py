@@ -1,0 +1,153 @@
+"""Leave one source out: fit the estimator's measured figures on every other public source, measure on the one left out.
+
+The figures ``profiles.json`` calls ``measured`` (a model's hidden tool-use prompt beyond the published one, what a
+deferred tool, a ``tool_use`` round trip, thinking, JSON outputs and a task budget add) are fitted on recorded real
+requests that isolate one figure each (:func:`subsets`): a figure is the median of ``real - estimate`` over them.
+The shipped figures were fitted on pydantic-ai's ``fit`` half only (``scripts/fit_calibration.py``). Here, for each
+source in turn, every figure is fitted again from nothing on the *other* sources (pydantic-ai's whole set and the
+other projects' recordings), and the source left out is measured with them: the error to expect on traffic the
+figures never saw. A model with no fitting request among the others gets no figure (none is borrowed from another
+model, as the shipped profiles borrow for a model with no recording).
+
+    agentlab calibrate --split loso
+"""
+
+from __future__ import annotations
+
+import statistics
+from contextlib import contextmanager
+from typing import Iterator
+
+from agentlab.sim.calibrate import Row, bundled, replay, unseen
+
+FITTED_ON = "pydantic/pydantic-ai"
+"""The bundled set's source (its records carry no ``source`` of their own)."""
+FIRST = ("tool_prompt_offset", "thinking_enabled", "thinking_adaptive", "structured_output", "task_budget")
+"""Figures fitted on requests no other figure touches."""
+THEN = ("deferred_tools", "tool_use_block")
+"""Figures fitted after ``FIRST`` is applied (each sits on top of the tool-use prompt)."""
+
+
+def sources() -> dict[str, list[dict]]:
+    """Every recorded request, by the public project it was recorded in."""
+    out: dict[str, list[dict]] = {FITTED_ON: [{**r, "source": FITTED_ON} for r in bundled()["records"]]}
+    for r in unseen()["records"]:
+        out.setdefault(str(r.get("source")), []).append(r)
+    return out
+
+
+def subsets(body: dict, row: Row) -> dict[str, float]:
+    """The figures this request measures, each with its weight (``tool_use_block``: per block); none for a request
+    with server-side work or images, which the figures do not cover."""
+    if not row.core or "images" in row.groups:
+        return {}
+    kinds = [
+        b.get("type")
+        for m in body["messages"]
+        if isinstance(m.get("content"), list)
+        for b in m["content"]
+        if isinstance(b, dict)
+    ]
+    tools, thinking = body.get("tools"), (body.get("thinking") or {}).get("type")
+    oc = body.get("output_config") or {}
+    out: dict[str, float] = {}
+    if tools and not thinking and not oc.get("format") and not oc.get("task_budget"):
+        n = kinds.count("tool_use")
+        deferred = any(isinstance(t, dict) and t.get("defer_loading") for t in tools)
+        out["tool_use_block" if n else "deferred_tools" if deferred else "tool_prompt_offset"] = n or 1
+    one = len(body["messages"]) == 1
+    if not tools and one and thinking in ("enabled", "adaptive") and not oc.get("format") and not oc.get("task_budget"):
+        out[f"thinking_{thinking}"] = 1
+    if not tools and not thinking and one and oc.get("format"):
+        out["structured_output"] = 1
+    if not tools and not thinking and oc.get("task_budget"):
+        out["task_budget"] = 1
+    return out
+
+
+@contextmanager
+def figures(by_model: dict[str, dict[str, float]]) -> Iterator[None]:
+    """Every profile's measured figures replaced by ``by_model``'s (none for a model not in it), restored after."""
+    from agentlab.api.profiles import profiles
+
+    unique = {id(p): p for p in profiles().values()}.values()  # an alias maps to the same profile
+    saved = [(p, dict(p.measured)) for p in unique]
+    try:
+        for p in unique:
+            p.measured.clear()
+            p.measured.update(by_model.get(p.id, {}))
+        yield
+    finally:
+        for p, was in saved:
+            p.measured.clear()
+            p.measured.update(was)
+
+
+def fit(records: list[dict]) -> tuple[dict[str, dict[str, float]], dict[str, int]]:
+    """The measured figures fitted from nothing on ``records``, by model (``FIRST``, then ``THEN`` on top), and how
+    many requests of each model fitted one."""
+    fitted: dict[str, dict[str, float]] = {}
+    fitting: dict[str, int] = {}
+    for stage in (FIRST, THEN):
+        with figures(fitted):
+            rows = replay(records)
+        found: dict[tuple[str, str], list[float]] = {}
+        for rec, row in zip(records, rows):
+            if row.estimate is None or row.real is None:
+                continue
+            used = {name: w for name, w in subsets(rec["request"], row).items() if name in stage}
+            for name, weight in used.items():
+                found.setdefault((row.model, name), []).append((row.real - row.estimate) / weight)
+            fitting[row.model] = fitting.get(row.model, 0) + bool(used)
+        for (model, name), residuals in found.items():
+            fitted.setdefault(model, {})[name] = round(statistics.median(residuals))
+    return fitted, fitting
+
+
+def leave_one_out() -> list[dict]:
+    """One row per (source left out, model): its core requests' errors with the shipped figures and with figures
+    fitted on the other sources only (``n``; ``fitted_on``: the model's requests among the others that fitted a
+    figure, 0 when it got none; ``shipped`` and ``refit``: median absolute error; ``bias``: refit's)."""
+    by_source, out = sources(), []
+    for left, records in by_source.items():
+        others = [r for name, recs in by_source.items() if name != left for r in recs]
+        shipped = replay(records)
+        fitted, fitting = fit(others)
+        with figures(fitted):
+            refit = replay(records)
+        for model in sorted({r.model for r in refit}):
+            errors = [
+                (a.error, b.error)
+                for a, b in zip(shipped, refit)
+                if b.model == model and b.core and b.error is not None
+            ]
+            if errors:
+                out.append(
+                    {
+                        "source": left,
+                        "model": model,
+                        "n": len(errors),
+                        "fitted_on": fitting.get(model, 0),
+                        "shipped": statistics.median(abs(a) for a, _ in errors),
+                        "refit": statistics.median(abs(b) for _, b in errors),
+                        "bias": statistics.median(b for _, b in errors),
+                    }
+                )
+    return out
+
+
+def loso_table(rows: list[dict]) -> str:
+    """The rows as the CLI prints them, a model's row marked when it has fewer than 5 requests."""
+    lines = [
+        "Leave one source out: each source's core requests measured with the shipped figures (fitted on half of",
+        "pydantic-ai's) and with figures fitted from nothing on the other sources only ('fitted on': the model's",
+        "requests there that fitted one; 0: it got no figure). Median absolute error; bias of the refit.",
+        f"  {'model':20} {'left out':32} {'n':>4} {'fitted on':>9}  {'shipped':>8}  {'refit':>8}  {'bias':>7}",
+    ]
+    for r in sorted(rows, key=lambda r: (r["model"], -r["n"])):
+        few = "  (fewer than 5)" if r["n"] < 5 else ""
+        lines.append(
+            f"  {r['model']:20} {r['source']:32} {r['n']:4} {r['fitted_on']:9}  {r['shipped']:8.1%}  "
+            f"{r['refit']:8.1%}  {r['bias']:+7.1%}{few}"
+        )
+    return "\n".join(lines)

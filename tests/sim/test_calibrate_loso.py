@@ -1,0 +1,69 @@
+"""Leave one source out (``agentlab calibrate --loso``): figures fitted on the other public sources only."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentlab.api.profiles import profile
+from agentlab.sim.calibrate import bundled, by_source, replay, unseen
+from agentlab.sim.calibrate_loso import FITTED_ON, figures, fit, leave_one_out, loso_table, sources, subsets
+
+
+@pytest.fixture(scope="module")
+def loso():
+    return leave_one_out()
+
+
+def test_figures_replace_every_models_measured_figures_and_restore_them():
+    haiku, alias = profile("claude-haiku-4-5"), profile("claude-haiku-4-5-20251001")
+    was = dict(haiku.measured)
+    with figures({"claude-haiku-4-5": {"tool_prompt_offset": 123}}):
+        assert haiku.measured == {"tool_prompt_offset": 123} and alias is haiku
+        assert profile("claude-sonnet-4-5").measured == {}  # a model not given has none
+    assert haiku.measured == was and profile("claude-sonnet-4-5").measured
+
+
+def test_a_fitted_figure_leaves_a_median_residual_of_about_zero_on_what_it_was_fitted_on():
+    records = [r for r in bundled()["records"] if r["split"] == "fit" and r["model"] == "claude-sonnet-4-5"]
+    fitted, fitting = fit(records)
+    assert fitted["claude-sonnet-4-5"]["tool_prompt_offset"] and fitting["claude-sonnet-4-5"] > 10
+    with figures(fitted):
+        rows = replay(records)
+    residuals = [
+        r.real - r.estimate for rec, r in zip(records, rows) if "tool_prompt_offset" in subsets(rec["request"], r)
+    ]
+    assert len(residuals) > 5 and abs(sorted(residuals)[len(residuals) // 2]) <= 1
+
+
+def test_every_source_is_left_out_once_and_the_shipped_column_is_the_by_source_table(loso):
+    assert {r["source"] for r in loso} == set(sources()) - {"braintrustdata/braintrust-sdk-python"}  # no core request
+    shipped = by_source(replay([r for r in unseen()["records"] if r["source"] == "posit-dev/chatlas"]))
+    row = next(r for r in loso if (r["source"], r["model"]) == ("posit-dev/chatlas", "claude-haiku-4-5"))
+    assert row["shipped"] == shipped[("posit-dev/chatlas", "claude-haiku-4-5")]["median_abs"] and row["n"] == 48
+    assert row["fitted_on"] > 0  # pydantic-ai's and opencode's haiku requests fitted its figures
+
+
+def test_a_model_recorded_by_one_source_only_gets_no_figure_when_that_source_is_left_out(loso):
+    only_pydantic = {r["model"] for r in loso if r["source"] == FITTED_ON} - {
+        r["model"] for r in loso if r["source"] != FITTED_ON
+    }
+    assert "claude-sonnet-4-0" in only_pydantic
+    assert all(r["fitted_on"] == 0 for r in loso if r["source"] == FITTED_ON and r["model"] in only_pydantic)
+    assert "(fewer than 5)" in loso_table(loso) and "claude-sonnet-4-0" in loso_table(loso)
+
+
+def test_loso_takes_no_cassette(capsys):
+    from agentlab.cli import main
+
+    assert main(["calibrate", "--loso", "some.yaml"]) == 2
+    assert "give no cassette" in capsys.readouterr().err
+
+
+def test_what_the_simulator_page_says_of_the_table_holds(loso):
+    """docs/*/simulator_results.md, "Leave one source out": no model with five requests or more within 5%; most
+    models recorded by one source only."""
+    assert all(r["refit"] > 0.05 for r in loso if r["n"] >= 5)
+    by_model: dict[str, set] = {}
+    for r in loso:
+        by_model.setdefault(r["model"], set()).add(r["source"])
+    assert sum(len(s) == 1 for s in by_model.values()) > len(by_model) / 2
