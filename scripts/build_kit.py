@@ -292,25 +292,32 @@ def simulator_pages() -> dict[str, str]:
 
 def _leave_one_source_out(lang: str, rows: list[dict]) -> str:
     """The figures fitted on all public sources but one, measured on the one left out (``agentlab calibrate --loso``)."""
+    from agentlab.sim.calibrate_loso import ordered
+
     head = {
         "en": (
             "\n## Leave one source out\n\n"
-            "`agentlab calibrate --loso`: the estimator's measured figures (the hidden tool-use prompt and what a "
-            "round trip, thinking, JSON outputs and a task budget add) fitted from nothing on every public source but "
-            "one, then the one left out measured with them (core requests), beside the shipped figures. *Fitted on*: "
-            "the model's requests among the other sources that fitted a figure; 0 means it got none. No row of a model "
-            "with five requests or more is within 5%: most models are recorded by one source only, so leaving it out "
-            "leaves nothing to fit on, and where two sources record a model the figures fitted on one leave the "
-            "other more than 5% off. The shipped figures are what the simulator uses.\n\n"
+            "`agentlab calibrate --loso`: the estimator's measured figures (the hidden tool-use prompt, and what a "
+            "deferred tool, a round trip, thinking, JSON outputs and a task budget add) fitted from nothing on every "
+            "public source but one, then the one left out measured with them (core requests), beside the shipped "
+            "figures. The shipped figures were fitted on half of pydantic-ai's recordings, so on its rows that column "
+            "is partly in sample. *Fitted on*: the model's requests among the other sources that fitted a figure; 0 "
+            "means it got none, and its row shows the estimator without any figure (the shipped profiles borrow "
+            "another model's there). No row of a model with five requests or more is within 5%: six of the ten "
+            "models are recorded by one source only, so leaving it out leaves nothing to fit on, and for the others "
+            "no left-out source with five requests or more comes within 5% of figures fitted on the rest. The "
+            "shipped figures are what the simulator uses.\n\n"
             "| model | left out | requests | fitted on | shipped figures | refit on the others | bias (refit) |\n"
             "|---|---|---|---|---|---|---|\n"
         ),
         "zh-CN": (
             "\n## 留出一个来源\n\n"
-            "`agentlab calibrate --loso`：估算器的实测数字（隐藏的工具使用提示，以及一次往返、thinking、JSON 输出和任务预算各加多少）"
-            "只用其余的公开来源从零拟合，再用它们测量被留出的那个来源（核心请求），与随附的数字并列。*拟合用*：其余来源里该模型"
-            "参与拟合的请求数；0 表示它没有得到任何数字。请求数在五个及以上的模型，没有一行在 5% 以内：多数模型只有一个来源录制过，"
-            "留出它就没有可拟合的数据；有两个来源录制的模型，用一个来源拟合的数字，放到另一个来源上误差仍超过 5%。模拟器用的是随附的数字。\n\n"
+            "`agentlab calibrate --loso`：估算器的实测数字（隐藏的工具使用提示，以及延迟加载的工具、一次往返、thinking、JSON 输出和"
+            "任务预算各加多少）只用其余的公开来源从零拟合，再用它们测量被留出的那个来源（核心请求），与随附的数字并列。随附的数字"
+            "是用 pydantic-ai 一半的录制拟合的，所以它那几行的这一栏有一部分是样本内的。*拟合用*：其余来源里该模型参与拟合的请求数；"
+            "0 表示它没有得到任何数字，那一行就是估算器不带任何数字时的误差（随附的模型档案在这种情况下借用别的模型的数字）。"
+            "请求数在五个及以上的模型，没有一行在 5% 以内：十个模型里有六个只有一个来源录制过，留出它就没有可拟合的数据；"
+            "其余的模型，凡是请求数在五个及以上的被留出来源，用其余来源拟合的数字都到不了 5% 以内。模拟器用的是随附的数字。\n\n"
             "| 模型 | 留出的来源 | 请求数 | 拟合用 | 随附的数字 | 用其余来源重拟合 | bias（重拟合） |\n"
             "|---|---|---|---|---|---|---|\n"
         ),
@@ -318,7 +325,7 @@ def _leave_one_source_out(lang: str, rows: list[dict]) -> str:
     return head + "".join(
         f"| {r['model']} | {r['source']} | {r['n']} | {r['fitted_on']} | {r['shipped']:.1%} | {r['refit']:.1%} | "
         f"{r['bias']:+.1%} |\n"
-        for r in sorted(rows, key=lambda r: (r["model"], -r["n"]))
+        for r in ordered(rows)
     )
 
 

@@ -9,7 +9,7 @@ other projects' recordings), and the source left out is measured with them: the 
 figures never saw. A model with no fitting request among the others gets no figure (none is borrowed from another
 model, as the shipped profiles borrow for a model with no recording).
 
-    agentlab calibrate --split loso
+    agentlab calibrate --loso
 """
 
 from __future__ import annotations
@@ -19,13 +19,16 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from agentlab.sim.calibrate import Row, bundled, replay, unseen
+from agentlab.sim.calibrate_report import FITTED_ON
 
-FITTED_ON = "pydantic/pydantic-ai"
-"""The bundled set's source (its records carry no ``source`` of their own)."""
-FIRST = ("tool_prompt_offset", "thinking_enabled", "thinking_adaptive", "structured_output", "task_budget")
-"""Figures fitted on requests no other figure touches."""
-THEN = ("deferred_tools", "tool_use_block")
-"""Figures fitted after ``FIRST`` is applied (each sits on top of the tool-use prompt)."""
+STAGES = (
+    ("tool_prompt_offset", "thinking_enabled", "thinking_adaptive", "structured_output", "task_budget"),
+    ("deferred_tools",),
+    ("tool_use_block",),
+)
+"""The figures in the order ``scripts/fit_calibration.py`` fits them, each stage on top of the ones before: the
+tool-use prompt's offset (and the figures no other touches), then what a deferred tool adds to it, then a round trip
+(whose requests may carry deferred tools too)."""
 
 
 def sources() -> dict[str, list[dict]]:
@@ -84,11 +87,11 @@ def figures(by_model: dict[str, dict[str, float]]) -> Iterator[None]:
 
 
 def fit(records: list[dict]) -> tuple[dict[str, dict[str, float]], dict[str, int]]:
-    """The measured figures fitted from nothing on ``records``, by model (``FIRST``, then ``THEN`` on top), and how
-    many requests of each model fitted one."""
+    """The measured figures fitted from nothing on ``records``, by model (``STAGES`` in order), and how many requests
+    of each model fitted one."""
     fitted: dict[str, dict[str, float]] = {}
     fitting: dict[str, int] = {}
-    for stage in (FIRST, THEN):
+    for stage in STAGES:
         with figures(fitted):
             rows = replay(records)
         found: dict[tuple[str, str], list[float]] = {}
@@ -136,15 +139,21 @@ def leave_one_out() -> list[dict]:
     return out
 
 
+def ordered(rows: list[dict]) -> list[dict]:
+    """The rows by model, then most requests first: the order of the CLI's table and the docs' one."""
+    return sorted(rows, key=lambda r: (r["model"], -r["n"]))
+
+
 def loso_table(rows: list[dict]) -> str:
     """The rows as the CLI prints them, a model's row marked when it has fewer than 5 requests."""
     lines = [
         "Leave one source out: each source's core requests measured with the shipped figures (fitted on half of",
-        "pydantic-ai's) and with figures fitted from nothing on the other sources only ('fitted on': the model's",
-        "requests there that fitted one; 0: it got no figure). Median absolute error; bias of the refit.",
+        "pydantic-ai's, so its rows are partly in sample) and with figures fitted from nothing on the other sources",
+        "only ('fitted on': the model's requests there that fitted one; 0: it got none). Median absolute error;",
+        "bias of the refit.",
         f"  {'model':20} {'left out':32} {'n':>4} {'fitted on':>9}  {'shipped':>8}  {'refit':>8}  {'bias':>7}",
     ]
-    for r in sorted(rows, key=lambda r: (r["model"], -r["n"])):
+    for r in ordered(rows):
         few = "  (fewer than 5)" if r["n"] < 5 else ""
         lines.append(
             f"  {r['model']:20} {r['source']:32} {r['n']:4} {r['fitted_on']:9}  {r['shipped']:8.1%}  "

@@ -150,9 +150,15 @@ def _sources(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     """``agentlab calibrate``: print the table (and write the figure), or with ``--loso`` the leave-one-source-out one."""
     if getattr(args, "loso", False):
-        if args.cassettes or args.png or args.split != "held_out":
+        given = [
+            *args.cassettes,
+            *(["--png"] if args.png else []),
+            *([f"--split {args.split}"] if args.split != "held_out" else []),
+        ]
+        if given:
             print(
-                "agentlab calibrate --loso: it measures the bundled public sources; give no cassette, --split or --png",
+                f"agentlab calibrate --loso: got {' '.join(given)}; --loso measures the bundled public sources, "
+                "so give it no cassette, --split or --png",
                 file=sys.stderr,
             )
             return 2
