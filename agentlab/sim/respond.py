@@ -26,8 +26,8 @@ model that thinks by default; absent otherwise, and in a stream only on ``messag
 So the public recordings from late May 2026 on (pydantic-ai's ``tests/models/cassettes/test_anthropic/``, e.g. its
 ``..._across_models[claude-*].yaml`` of 2026-07-30, at 4fda3898, MIT; llm-anthropic's
 ``test_fixed_version_tool_chain_with_thinking_display_regression.yaml``, 2026-05-28): with ``0`` when no thinking
-came back; absent on claude-haiku-4-5, claude-sonnet-4-5 and claude-sonnet-4-6 asked without ``thinking``, and on
-claude-opus-4-8 not (``THINKS_UNASKED``). Stand-ins: ``thinking: {"type": "disabled"}`` (no recording) leaves it out,
+came back; absent on claude-haiku-4-5, claude-sonnet-4-5 and claude-sonnet-4-6 asked without ``thinking``, but
+present on claude-opus-4-8 asked without it (``THINKS_UNASKED``). Stand-ins: ``thinking: {"type": "disabled"}`` (no recording) leaves it out,
 and N counts the thinking the reply shows. The API counts the raw reasoning, "not the (possibly shorter) summarized
 thinking text returned" (the SDK), so where the display is ``omitted`` (the default) the simulator's thinking, and
 with it ``output_tokens``, is short of what the API would bill.
