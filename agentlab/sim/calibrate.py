@@ -38,6 +38,8 @@ from pathlib import Path
 
 VERSION = "2023-06-01"
 """The API version the recordings are replayed under (the one the SDK of their time sent)."""
+FITTED_ON = "pydantic/pydantic-ai"
+"""The project whose recordings (their ``fit`` half) the estimator's figures are fitted on."""
 GROUPS = ("plain", "tools", "thinking", "images", "structured", "server")
 """Request kinds errors are reported by (see the module docstring)."""
 

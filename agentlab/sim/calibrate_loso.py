@@ -18,8 +18,7 @@ import statistics
 from contextlib import contextmanager
 from typing import Iterator
 
-from agentlab.sim.calibrate import Row, bundled, replay, unseen
-from agentlab.sim.calibrate_report import FITTED_ON
+from agentlab.sim.calibrate import FITTED_ON, Row, bundled, replay, unseen
 
 STAGES = (
     ("tool_prompt_offset", "thinking_enabled", "thinking_adaptive", "structured_output", "task_budget"),

@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from agentlab.sim.calibrate import (
+    FITTED_ON,
     GROUPS,
     Row,
     bundled,
@@ -23,8 +24,6 @@ from agentlab.sim.calibrate import (
     unseen,
 )
 
-FITTED_ON = "pydantic/pydantic-ai"
-"""The project whose recordings (their ``fit`` half) the estimator's figures are fitted on."""
 MIN_N = 5
 """Held-out core requests a model needs before its median is held to the target."""
 TARGET = 0.05
