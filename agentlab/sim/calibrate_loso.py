@@ -87,20 +87,31 @@ def figures(by_model: dict[str, dict[str, float]]) -> Iterator[None]:
 
 def fit(records: list[dict]) -> tuple[dict[str, dict[str, float]], dict[str, int]]:
     """The measured figures fitted from nothing on ``records``, by model (``STAGES`` in order), and how many requests
-    of each model fitted one."""
+    of each model fitted one. Which figures a request measures does not depend on the figures, so after the first
+    stage only the requests that measure a later stage's figures are replayed again."""
     fitted: dict[str, dict[str, float]] = {}
-    fitting: dict[str, int] = {}
-    for stage in STAGES:
-        with figures(fitted):
-            rows = replay(records)
+    with figures(fitted):
+        first = replay(records)
+    measures = [
+        subsets(rec["request"], row) if row.estimate is not None and row.real is not None else {}
+        for rec, row in zip(records, first)
+    ]
+    fitting = {}
+    for row, used in zip(first, measures):
+        fitting[row.model] = fitting.get(row.model, 0) + bool(used)
+    for n, stage in enumerate(STAGES):
+        picked = [i for i, used in enumerate(measures) if used.keys() & set(stage)]
+        if n:
+            with figures(fitted):
+                rows = dict(zip(picked, replay([records[i] for i in picked])))
+        else:
+            rows = {i: first[i] for i in picked}
         found: dict[tuple[str, str], list[float]] = {}
-        for rec, row in zip(records, rows):
-            if row.estimate is None or row.real is None:
-                continue
-            used = {name: w for name, w in subsets(rec["request"], row).items() if name in stage}
-            for name, weight in used.items():
-                found.setdefault((row.model, name), []).append((row.real - row.estimate) / weight)
-            fitting[row.model] = fitting.get(row.model, 0) + bool(used)
+        for i in picked:
+            row = rows[i]
+            for name in stage:
+                if name in measures[i]:
+                    found.setdefault((row.model, name), []).append((row.real - row.estimate) / measures[i][name])
         for (model, name), residuals in found.items():
             fitted.setdefault(model, {})[name] = round(statistics.median(residuals))
     return fitted, fitting

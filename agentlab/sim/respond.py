@@ -51,11 +51,14 @@ NO_INFERENCE_GEO = frozenset({"claude-haiku-4-5"})
 model answers the request's ``inference_geo``, else ``"global"``, the docs' default (recorded for opus-4-7)."""
 
 
-def usage(input_tokens: int, output_tokens: int, inference_geo: str = "global") -> dict:
-    """The ``usage`` object with the fields the API returns (cache parts 0 here; ``caching.py`` fills them)."""
+def usage(input_tokens: int, output_tokens: int, inference_geo: str = "global", thinking: int | None = None) -> dict:
+    """The ``usage`` object with the fields the API returns (cache parts 0 here; ``caching.py`` fills them);
+    ``thinking``: the thinking tokens, for ``output_tokens_details`` right after ``output_tokens`` (``None``: none)."""
+    details = {} if thinking is None else {"output_tokens_details": {"thinking_tokens": thinking}}
     return {
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
+        **details,
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": 0,
         "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
@@ -90,14 +93,7 @@ def build_message(
     stop = stop or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
     content, stop, sequence = _stop_at_sequence(content, stop, body.get("stop_sequences") or [])
     content, stop = _cap(content, stop, body["max_tokens"], profile.id)
-    used = usage(
-        estimate_input_tokens(body) if input_tokens is None else input_tokens,
-        estimate_output_tokens(content, model=profile.id),
-        "not_available" if profile.id in NO_INFERENCE_GEO else body.get("inference_geo") or "global",
-    )
-    if _thinks(body, profile):  # right after output_tokens, where the recordings have it
-        thought = content_tokens([b for b in content if b["type"] == "thinking"], model=profile.id)
-        used = {**dict(list(used.items())[:2]), "output_tokens_details": {"thinking_tokens": thought}, **used}
+    thought = content_tokens([b for b in content if b["type"] == "thinking"], model=profile.id)
     return {
         "id": f"msg_sim_{counter:06d}{seed[:14]}",
         "type": "message",
@@ -107,7 +103,12 @@ def build_message(
         "stop_reason": stop,
         "stop_sequence": sequence,
         "stop_details": stop_details(stop),
-        "usage": used,
+        "usage": usage(
+            estimate_input_tokens(body) if input_tokens is None else input_tokens,
+            estimate_output_tokens(content, model=profile.id),
+            "not_available" if profile.id in NO_INFERENCE_GEO else body.get("inference_geo") or "global",
+            thought if _thinks(body, profile) else None,
+        ),
     }
 
 
