@@ -192,7 +192,7 @@ def _misses_hold(runs: dict, notebook: str) -> None:
     zh = notebook.startswith("zh-CN")
     where = said(notebook, 20, "每条回复的诊断都是 null" if zh else "every reply's diagnostics is null")
     assert reasons(fixed) == [(None, None)] * fixed.model_calls, where
-    where = said(notebook, 20, "从第三次调用起" if zh else "from\nthe third call on each reads")
+    where = said(notebook, 20, "从第三次调用起" if zh else "from the third call on each reads")
     assert all(t.cache_read_tokens > 0 for t in fixed.turns[2:]), where
     where = said(notebook, 20, "第二次调用什么也没读到" if zh else "second call reads nothing although")
     assert fixed.turns[1].cache_read_tokens == 0 and fixed.turns[0].cache_write_tokens == 0, where
@@ -205,7 +205,7 @@ def _misses_hold(runs: dict, notebook: str) -> None:
     )
     assert kinds[0] == (None, None) and all(kind == "system_changed" for kind, _ in kinds[1:]), where
     missed = [n for _, n in kinds[1:]]
-    where = said(notebook, 20, "每一轮都在增长" if zh else "grow with\nevery turn")
+    where = said(notebook, 20, "每一轮都在增长" if zh else "grow with every turn")
     assert all(a < b for a, b in zip(missed, missed[1:])), where
     # "the system prompt and the history after it": less than the whole previous request (its tools are not missed)
     assert all(0 < n < t.input_tokens + t.cache_write_tokens for n, t in zip(missed, stamped.turns)), where
