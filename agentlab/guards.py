@@ -170,15 +170,20 @@ class Budget:
 
     def check(self, after_call: bool = False) -> Stopped | None:
         """The first guard that says stop, or ``None``. ``after_call=True`` checks only the budgets."""
-        seen = self.observed()
+        seen = None  # each guard's value, read once and only when a guard is on (twice a turn, every turn)
         for name, reason in GUARDS:
             limit = getattr(self.limits, name)
             if limit is None or (after_call and name not in ("max_tokens", "max_usd")):
                 continue
-            over = seen[name] > limit if name in ("max_tokens", "max_usd") else seen[name] >= limit
+            if name == "max_turns":  # the one guard always on: no need for the others' values
+                value = self.turns
+            else:
+                seen = seen or self.observed()
+                value = seen[name]
+            over = value > limit if name in ("max_tokens", "max_usd") else value >= limit
             if over:
                 detail = self.calls.most_common(1)[0][0] if name == "max_repeats" else ""
-                return Stopped(reason, name, seen[name], limit, detail)
+                return Stopped(reason, name, value, limit, detail)
         return None
 
     def before_call(self, request: dict) -> Stopped | None:

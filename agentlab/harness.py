@@ -242,7 +242,7 @@ class Harness:
             self.options.context.after_call(reply, self.trace, self.turn)
         said = " ".join(b["text"] for b in content if b["type"] == "text").strip()
         self.text = said if reply.stop_reason == "refusal" else said or self.text
-        self.budget.after_call(content, usage, reply.model)
+        self.budget.after_call(content, record.tokens, reply.model)  # the meter's reading of the usage
         self.last_stop = reply.stop_reason
         self._content = content
         return content

@@ -79,9 +79,11 @@ def no_token_counting(error: Exception) -> bool:
     return not (isinstance(message, str) and message.startswith("model:"))
 
 
-def cache_reported(usage: dict) -> bool:
-    """True when a response's ``usage`` carries a cache field (the API always sends both, 0 or more)."""
-    return any(usage.get(k) is not None for k in ("cache_read_input_tokens", "cache_creation_input_tokens"))
+def cache_reported(usage: Any) -> bool:
+    """True when a response's ``usage`` (its JSON or the SDK's ``Usage``) carries a cache field (the API always
+    sends both, 0 or more)."""
+    read = usage.get if isinstance(usage, dict) else lambda k: getattr(usage, k, None)
+    return any(read(k) is not None for k in ("cache_read_input_tokens", "cache_creation_input_tokens"))
 
 
 def marks_cache(body: dict) -> bool:

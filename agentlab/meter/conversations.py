@@ -30,6 +30,15 @@ def fingerprint(content: Any) -> str:
     return "t:" + "".join(t or "" for kind, _, t in blocks if kind == "text")
 
 
+def tool_names(content: list) -> tuple[str, ...]:
+    """The names of the tools a reply asked for, in order (``content``: blocks as dicts or SDK objects)."""
+    blocks = [
+        b if isinstance(b, dict) else {"type": getattr(b, "type", None), "name": getattr(b, "name", "")}
+        for b in content
+    ]
+    return tuple(b.get("name", "") for b in blocks if b.get("type") == "tool_use")
+
+
 def first_key(msgs: list) -> str:
     """The first message in one form: a string or its one text block, with or without the ``cache_control``
     breakpoint a caching harness moves from turn to turn, is the same conversation."""
@@ -37,6 +46,9 @@ def first_key(msgs: list) -> str:
         return ""
     first = msgs[0]
     content = first.get("content") if isinstance(first, dict) else None
+    text = _only_text(content)
+    if text is not None and first.keys() <= {"role", "content"}:  # the common case, read every call: no JSON
+        return f"{first.get('role')}\x00{text}"
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
     if isinstance(content, list):
@@ -47,6 +59,21 @@ def first_key(msgs: list) -> str:
             ],
         }
     return json.dumps(first, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _only_text(content: Any) -> str | None:
+    """The text of ``content`` when it is a string or one text block (its ``cache_control`` aside), else ``None``."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and len(content) == 1:
+        block = content[0]
+        if isinstance(block, dict) and block.get("type") == "text" and block.keys() <= _TEXT_KEYS:
+            text = block.get("text")
+            return text if isinstance(text, str) else None
+    return None
+
+
+_TEXT_KEYS = {"type", "text", "cache_control"}
 
 
 def resent_reply(msgs: list) -> Any:

@@ -35,7 +35,7 @@ from agentlab.api.wire import LATENCY_HEADER, SIM_HEADER
 from agentlab.live.compat import NOT_REPORTED, cache_reported, marks_cache, no_token_counting, say
 from agentlab.live.costs import add_call, add_count
 from agentlab.meter.breakdown import count_prefixes, from_counts, from_header
-from agentlab.meter.conversations import fingerprint, first_key, resent_reply
+from agentlab.meter.conversations import fingerprint, first_key, resent_reply, tool_names
 from agentlab.meter.latency import latency_of
 from agentlab.meter.record import CallRecord
 from agentlab.meter.stream import Attempt, record_attempt, tap_stream
@@ -130,16 +130,15 @@ class Meter(Middleware):
         msg = response.parse()  # the SDK caches this parse and hands the same Message to the caller
         if not hasattr(msg, "usage"):  # a caller that asked for raw JSON (cast_to=object, dict...)
             msg = Message.model_validate(response.http_response.json())
-        content = [b.model_dump(mode="json", exclude_none=True) for b in msg.content]
-        self._record(
+        self._record(  # the SDK's objects as they are: _record reads a few fields, no dump of the reply needed
             body,
             first,
             resent,
             headers,
             msg.model,
-            msg.usage.model_dump(),
+            msg.usage,
             msg.stop_reason,
-            content,
+            msg.content,
             wall,
             retry,
             counts,
@@ -215,9 +214,9 @@ class Meter(Middleware):
         resent: Any,
         headers: Any,
         model: str,
-        raw_usage: dict,
+        raw_usage: Any,
         stop_reason: str | None,
-        content: list[dict],
+        content: list[Any],
         wall: float,
         retry: bool,
         counts: dict | None = None,
@@ -235,7 +234,8 @@ class Meter(Middleware):
                 f"writes (its usage has no cache fields: it ignores cache_control); caching figures show as "
                 f"'{NOT_REPORTED}', not as 0 tokens saved"
             )
-        parts = from_header(headers, total)
+        estimated = SIM_HEADER in headers  # the simulator's answer: only it sends the split and latency headers
+        parts = from_header(headers, total) if estimated else None
         if parts is None and counts is not None:  # live: the counts made before the call
             parts = from_counts(counts, body, total)
         if parts is not None and parts.source == "simulator" and self.check_parts and parts.residual:
@@ -249,28 +249,28 @@ class Meter(Middleware):
                 self._conversations += 1
             conversation = prev[0] if prev else self._conversations
             self._replies[(first, fingerprint(content))] = (conversation, tokens)
-            self.calls.append(
-                CallRecord(
-                    model=model,
-                    usage=tokens.as_api(),
-                    stop_reason=stop_reason,
-                    wall_s=wall,
-                    continues=prev is not None,
-                    estimated=SIM_HEADER in headers,
-                    tool_calls=tuple(b.get("name", "") for b in content if b.get("type") == "tool_use"),
-                    reprefill=tokens.reprefill_after(prev[1] if prev else None),
-                    conversation=conversation,
-                    thread=threading.get_ident(),
-                    breakdown=parts,
-                    retry=retry,
-                    sim_latency_s=latency_of(headers),
-                    cache_reported=cached,
-                    batch=batch,
-                    message_id=message_id,
-                )
+            record = CallRecord(
+                model=model,
+                usage=tokens.as_api(),
+                stop_reason=stop_reason,
+                wall_s=wall,
+                continues=prev is not None,
+                estimated=estimated,
+                tool_calls=tool_names(content),
+                reprefill=tokens.reprefill_after(prev[1] if prev else None),
+                conversation=conversation,
+                thread=threading.get_ident(),
+                breakdown=parts,
+                retry=retry,
+                sim_latency_s=latency_of(headers) if estimated else None,
+                cache_reported=cached,
+                batch=batch,
+                message_id=message_id,
             )
+            record.tokens = tokens  # the Usage just read: the loop, the budget and the run read it, not usage again
+            self.calls.append(record)
             if message_id:
-                self._by_id[message_id] = self.calls[-1]
+                self._by_id[message_id] = record
         if self.live_path:
             add_call(self.live_model, tokens, batch is not None)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from agentlab.meter.breakdown import InputBreakdown
 from agentlab.meter.usage import Usage
@@ -46,9 +47,9 @@ class CallRecord:
     message_id: str | None = None
     """The reply's ``id`` (``msg_...``): how a loop that kept its replies finds their records (``Meter.record_of``)."""
 
-    @property
+    @cached_property
     def tokens(self) -> Usage:
-        """``usage`` as one typed value."""
+        """``usage`` as one typed value (read once: a record's ``usage`` is not changed after it is made)."""
         return Usage.from_api(self.usage)
 
 

@@ -42,11 +42,11 @@ class Usage:
     """The part of ``cache_write_tokens`` written with the 1-hour lifetime (priced at its higher rate)."""
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
+        for name in _FIELDS:  # once per call the meter records: a tuple, not dataclasses.fields() each time
+            value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(
-                    f"Usage({f.name}={value!r}): a token count is a whole number >= 0; "
+                    f"Usage({name}={value!r}): a token count is a whole number >= 0; "
                     "build one from a response with Usage.from_api(response.usage)"
                 )
         if self.cache_write_1h_tokens > self.cache_write_tokens:
@@ -92,7 +92,10 @@ class Usage:
     def __add__(self, other: "Usage") -> "Usage":
         if not isinstance(other, Usage):
             return NotImplemented
-        return Usage(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+        return Usage(*(getattr(self, name) + getattr(other, name) for name in _FIELDS))
 
     def __radd__(self, other: Any) -> "Usage":
         return self if other == 0 else NotImplemented  # so sum(usages) starts from Python's 0
+
+
+_FIELDS = tuple(f.name for f in fields(Usage))

@@ -28,7 +28,7 @@ from typing import Any, Callable
 import httpx2
 
 from agentlab.api.profiles import DEFAULT_MODEL, did_you_mean, model_catalog, profiles, today  # noqa: F401  (re-exported)
-from agentlab.api.tokens import estimate_input_tokens, input_parts
+from agentlab.api.tokens import input_parts
 from agentlab.api.wire import BREAKDOWN_HEADER, LATENCY_HEADER, SIM_HEADER
 from agentlab.sim.batches import Batches
 from agentlab.sim.budgets import check_task_budget
@@ -167,7 +167,8 @@ class Simulator:
             version = check_version(request.headers)
             check_betas(request.headers)
             counting = path.endswith("count_tokens")
-            body, input_tokens, edits = self._checked(self._parse(request), version, counting)
+            body, parts, edits = self._checked(self._parse(request), version, counting)
+            input_tokens = sum(parts.values())
             check_task_budget(body, request.headers)  # output_config.task_budget: budgets.py
             check_effort(body)  # output_config.effort: effort.py
             asked(body)  # diagnostics: a malformed one is a 400 before anything is answered
@@ -190,7 +191,7 @@ class Simulator:
                 headers[LATENCY_HEADER] = self._elapse(message, advance=not batched)  # a batch ends on its own clock
             betas = request.headers.get("anthropic-beta", "")
             self.diagnostics.answer(body, betas, message, self.cache.memo)  # only if the request asked
-            headers[BREAKDOWN_HEADER] = json.dumps(input_parts(body), separators=(",", ":"))  # where the input went
+            headers[BREAKDOWN_HEADER] = json.dumps(parts, separators=(",", ":"))  # where the input went
             self.threads.remember(body, message)
             if body.get("stream"):
                 return httpx2.Response(
@@ -207,9 +208,10 @@ class Simulator:
             )
             return _error_response(err, request_id, headers)
 
-    def _checked(self, body: Any, version: str, counting: bool) -> tuple[dict, int, list | None]:
+    def _checked(self, body: Any, version: str, counting: bool) -> tuple[dict, dict[str, int], list | None]:
         """``body`` validated for its model and API version (a continued thread expanded to the full request),
-        as the model sees it after any ``context_management`` edits; its input tokens; the applied edits."""
+        as the model sees it after any ``context_management`` edits; its input tokens by part (``input_parts``,
+        estimated once: they add up to ``usage.input_tokens`` and are the breakdown header); the applied edits."""
         if isinstance(body, dict):
             check_fields(body, version, count_tokens=counting)
             body = self.threads.expand(body)
@@ -219,9 +221,9 @@ class Simulator:
         check_sampling(body, p)
         check_model_rules(body, p, count_tokens=counting)
         body, edits = apply_context_management(body)
-        input_tokens = estimate_input_tokens(body)
-        check_context(input_tokens, p)
-        return body, input_tokens, edits
+        parts = input_parts(body)
+        check_context(sum(parts.values()), p)
+        return body, parts, edits
 
     @staticmethod
     def _parse(request: httpx2.Request) -> Any:
@@ -242,7 +244,8 @@ class Simulator:
         except ValueError as e:  # bad UTF-8, NaN/Infinity, or an integer of more than 4,300 digits
             said = "an integer has more than 4300 digits" if "digits" in str(e) else str(e)[:200]
             raise invalid(f"The request body is not valid JSON: {said}.") from None
-        if _deeper_than(body, MAX_JSON_DEPTH):
+        openers = content.count(b"{") + content.count(b"[")  # a bound on the depth, counted at C speed
+        if openers > MAX_JSON_DEPTH and _deeper_than(body, MAX_JSON_DEPTH):
             raise invalid(
                 f"The request body is not valid JSON for this API: nested more than {MAX_JSON_DEPTH} levels deep (this simulator's limit)."
             )
