@@ -46,9 +46,9 @@ def first_key(msgs: list) -> str:
         return ""
     first = msgs[0]
     content = first.get("content") if isinstance(first, dict) else None
-    text = _only_text(content)
-    if text is not None and first.keys() <= {"role", "content"}:  # the common case, read every call: no JSON
-        return f"{first.get('role')}\x00{text}"
+    text, role = _only_text(content), first.get("role") if isinstance(first, dict) else None
+    if text is not None and first.keys() <= {"role", "content"} and isinstance(role, str) and "\x00" not in role:
+        return f"{role}\x00{text}"  # the common case, read every call: no JSON (which never has a raw NUL)
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
     if isinstance(content, list):

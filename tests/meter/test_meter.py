@@ -121,3 +121,30 @@ def test_turns_table_shows_cache_reads_and_writes_when_there_are_any():
     table = turns_table(run)
     assert list(table["input tokens"]) == [110, 120]
     assert list(table["of which cache reads"]) == [0, 100] and list(table["of which cache writes"]) == [100, 0]
+
+
+def test_a_first_message_has_one_conversation_key_in_any_form_and_no_two_messages_share_one():
+    from agentlab.meter.conversations import first_key
+
+    task = "Compare Paris and London."
+    same = [
+        [{"role": "user", "content": task}],
+        [{"role": "user", "content": [{"type": "text", "text": task}]}],
+        [{"role": "user", "content": [{"type": "text", "text": task, "cache_control": {"type": "ephemeral"}}]}],
+    ]
+    assert len({first_key(m) for m in same}) == 1
+    different = [
+        [{"role": "user", "content": task}],
+        [{"role": "assistant", "content": task}],
+        [{"content": task}],
+        [{"role": None, "content": task}],
+        [{"role": "None", "content": task}],
+        [{"role": 1, "content": task}],
+        [{"role": "1", "content": task}],
+        [{"role": "user\x00a", "content": "b"}],
+        [{"role": "user", "content": "a\x00b"}],
+        [{"role": "user", "content": task, "name": "x"}],
+        [{"role": "user", "content": [{"type": "text", "text": task, "citations": None}]}],
+        [{"role": "user", "content": [{"type": "text", "text": task}, {"type": "text", "text": task}]}],
+    ]
+    assert len({first_key(m) for m in different}) == len(different)
