@@ -25,8 +25,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
 import pytest
+
+from agentlab.schema_check import import_jsonschema
+
+import_jsonschema()  # before nbformat imports it: without the IRI grammar (38 lark parsers) no test here uses, about
+import nbformat  # noqa: E402  # 1.8 s less CPU in every pytest process that collects (the controller and each worker)
 
 CELL_TIMEOUT_S = 180
 """Longest one cell may run, in seconds (a bound against a hung kernel, not a speed claim)."""
