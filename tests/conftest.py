@@ -51,6 +51,14 @@ def tools(tmp_path):
 
 
 @pytest.fixture(scope="session")
+def approval_sweep():
+    """Notebook 11's approval sweep (every rate, every seed: about 5 s), run once for its claims and the defences' tests."""
+    from agentlab.injection import approval_sweep
+
+    return approval_sweep()
+
+
+@pytest.fixture(scope="session")
 def context_lab(tmp_path_factory):
     """Notebook 10's 30-city experiment, run once for its tests and its prose claims: (workdir, (table, results))."""
     from agentlab.context import compare_tactics

@@ -8,7 +8,6 @@ import pytest
 
 from agentlab.injection import (
     GUARD,
-    approval_sweep,
     guard_reach,
     matrix,
     reachable_share,
@@ -67,8 +66,8 @@ def test_matrix_numbers_as_stated(frame):
     assert len(USER_TASKS) * (1 + len(INJECTION_TASKS)) == 24  # "the suite's 24 runs"
 
 
-def test_approval_sweep_from_zero_to_all_and_half_utility_when_nothing_is_approved(frame):
-    sweep = approval_sweep()
+def test_approval_sweep_from_zero_to_all_and_half_utility_when_nothing_is_approved(frame, approval_sweep):
+    sweep = approval_sweep
     assert sweep["attack success %"].iloc[0] == 0 and sweep["attack success %"].iloc[-1] == 100
     assert sweep["benign utility %"].iloc[0] == 50
     assert sweep["attack success %"].is_monotonic_increasing

@@ -58,10 +58,8 @@ def test_least_privilege_and_guard_together_stop_every_suite_attack():
     assert summarize(run_suite(Defence("both", least_privilege=True, guard=True))).asr == 0
 
 
-def test_approval_sweep_is_monotone_in_the_rate():
-    from agentlab.injection import approval_sweep
-
-    frame = approval_sweep(rates=(0.0, 0.5, 1.0), seeds=(0, 1))
+def test_approval_sweep_is_monotone_in_the_rate(approval_sweep):
+    frame = approval_sweep  # every rate of APPROVAL_RATES, every seed (tests/conftest.py)
     asr, util = frame["attack success %"].tolist(), frame["benign utility %"].tolist()
     assert asr == sorted(asr) and util == sorted(util)
     assert asr[0] == 0 and asr[-1] == 100 and util[-1] == 100 and util[0] < 100
@@ -97,13 +95,12 @@ def test_an_undefended_injected_trace_shows_the_leak(tmp_path):
     ]
 
 
-def test_matrix_confirmation_row_is_the_sweep_at_the_same_rate():
-    from agentlab.injection import approval_sweep
+def test_matrix_confirmation_row_is_the_sweep_at_the_same_rate(approval_sweep):
     from agentlab.injection.metrics import SEEDS
 
     half = Defence("confirmation (50% approved)", approval_rate=0.5)
     row = matrix([half]).loc[half.name]
-    point = approval_sweep(rates=(0.5,)).loc[0.5]
+    point = approval_sweep.loc[0.5]
     for col in ("benign utility %", "utility under attack %", "attack success %"):
         assert row[col] == pytest.approx(point[col]), col
     one_seed = [summarize(run_suite(Defence("c", approval_rate=0.5, seed=s))).asr for s in SEEDS]

@@ -138,6 +138,7 @@ def test_in_a_notebook_an_api_error_prints_one_line_not_a_traceback(capsys):
         InteractiveShell.clear_instance()
 
 
+@pytest.mark.slow  # starts a kernel (tests/conftest.py's SLOW says what is slow)
 def test_a_notebook_run_live_with_a_padded_key_shows_it_nowhere(monkeypatch, tmp_path):
     """Notebook 00 executed live against the stand-in served over HTTP: no output holds the key."""
     from pathlib import Path

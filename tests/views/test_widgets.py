@@ -177,6 +177,7 @@ def test_the_city_experiment_reruns_the_simulator_for_more_cities(monkeypatch):
     assert WIDGET_MIME not in panel._repr_mimebundle_()
 
 
+@pytest.mark.slow  # starts a kernel (tests/conftest.py's SLOW says what is slow)
 def test_in_a_kernel_without_a_frontend_the_widgets_leave_a_figure_and_no_error(tmp_path, monkeypatch):
     """nbclient runs a real kernel but no widget frontend: each display keeps its static PNG beside the widget."""
     import nbformat
