@@ -70,10 +70,14 @@ def hangs_once(release: threading.Event, hang_city: str) -> Tool:
 
 
 def run_case(case: str, style: str, lang: str, notes_dir: str | Path | None = None) -> dict:
-    """One run of ``case`` in error ``style`` on the ``lang`` task; its figures as a flat dict."""
+    """One run of ``case`` in error ``style`` on the ``lang`` task; its figures as a flat dict. The notes go to
+    ``notes_dir``, kept; without one, to a temporary folder removed once the row is made."""
+    if not notes_dir:  # None (or ""): a temporary folder
+        with tempfile.TemporaryDirectory(prefix="agentlab-recovery-", ignore_cleanup_errors=True) as notes:
+            return run_case(case, style, lang, notes)
     cities, task_lang = TASKS[lang]
     release = threading.Event()
-    folder = Path(notes_dir or tempfile.mkdtemp(prefix="agentlab-recovery-"))
+    folder = Path(notes_dir)
     weather = hangs_once(release, cities[0]) if case == "timeout" else get_weather
     tools = [weather, get_weather_report, make_save_note(folder)]
     client = connect("sim", policy=CarelessModel(case), quiet=True)

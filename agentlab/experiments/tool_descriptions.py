@@ -74,9 +74,8 @@ def run_once(
     """The city task with ``lookup`` described so, on ``DescriptionReader``: one row (see the module docstring)."""
     t = lookup_tool(description, query_description)
     client = connect("sim", policy=DescriptionReader(guess_wrong=guess_wrong, seed=seed), quiet=True)
-    run = run_agent(
-        client, city_task(list(cities), lang), [t, make_save_note(tempfile.mkdtemp(prefix="agentlab-desc-"))]
-    )
+    with tempfile.TemporaryDirectory(prefix="agentlab-desc-", ignore_cleanup_errors=True) as notes:  # read by no one
+        run = run_agent(client, city_task(list(cities), lang), [t, make_save_note(notes)])
     calls = [r for r in run.tool_results if r["name"] == "lookup"]
     warmer = max(cities, key=lambda c: lookup(c)["temp_c"])
     return {

@@ -78,3 +78,19 @@ def test_the_timeout_case_hangs_the_first_call_for_its_city_whatever_thread_come
     assert not paris.wait(0.2), "the first Paris call hangs, though a London call came first"
     release.set()
     assert paris.wait(5) and call("Paris").wait(4), "released, it answers; a later Paris call never hangs"
+
+
+def test_runs_without_a_notes_folder_leave_no_temporary_folder_behind(tmp_path, monkeypatch):
+    """recovery_table and the tool-description comparison run many agents whose notes nobody reads."""
+    import tempfile
+
+    from agentlab.experiments.tool_descriptions import DESCRIPTIONS, run_once
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    row = run_case("missing_field", "readable", "en")
+    assert row["success"]  # its notes were written (success needs them) and then removed
+    run_once(*DESCRIPTIONS[next(iter(DESCRIPTIONS))])
+    assert list(tmp_path.iterdir()) == []
+    kept = tmp_path / "kept"
+    run_case("missing_field", "readable", "en", kept)
+    assert (kept / "notes.md").is_file()  # a folder the caller names is the caller's
