@@ -70,15 +70,23 @@ class NullMeter(agentlab.Meter):
 def call_counts(by: dict[str, Variant], ns: tuple[int, ...]) -> None:
     """Function calls per run of agentlab+trace beyond plain; per-turn work that walks the history grows faster than N."""
     total: dict[tuple[str, int], int] = {}
-    for name in ("plain", "agentlab+trace"):
+    middleware = Variant("plain+middleware", plain_loop, [PassThrough()])
+    middleware.run(ns[0])  # warm: imports and SDK caches, as warm() does for the others
+    for name, variant in (("plain", by["plain"]), ("agentlab+trace", by["agentlab+trace"]), ("mw", middleware)):
         for n in ns:
             prof = cProfile.Profile()
-            by[name].run(n, prof)
+            variant.run(n, prof)
             total[(name, n)] = pstats.Stats(prof).total_calls  # type: ignore[attr-defined]
     extra = {n: total[("agentlab+trace", n)] - total[("plain", n)] for n in ns}
     steps = [(a, b, (extra[b] - extra[a]) / (b - a)) for a, b in zip(ns, ns[1:])]
     print("\nFunction calls per run (cProfile count; deterministic): agentlab+trace minus plain")
     print("  " + ", ".join(f"N={n}: plain {total[('plain', n)]}, extra {extra[n]:+d}" for n in ns))
+    n = max(ns)
+    sdk, own = (total[("mw", n)] - total[("plain", n)]) / n, (total[("agentlab+trace", n)] - total[("mw", n)]) / n
+    print(
+        f"  per turn at N={n}: {extra[n] / n:+.0f} calls = {sdk:+.0f} on the SDK's middleware path (a do-nothing "
+        f"middleware adds them: the client's headers rebuilt per call) {own:+.0f} agentlab's own (loop, Meter, trace, tools)"
+    )
     print("  extra calls per added turn: " + ", ".join(f"N {a}->{b}: {d:+.1f}" for a, b, d in steps), end="")
     if len(steps) < 2:
         print(" (three values of N are needed to tell growth; run without --quick)")
