@@ -113,8 +113,8 @@ def serve(gateway: Gateway, host: str, port: int) -> None:
 def _config(gateway: Gateway) -> uvicorn.Config:
     """uvicorn with ``agentlab serve``'s protocol: a connection that sends no whole header block within 10 s, or
     no whole body within 30 s, is answered and closed (uvicorn alone holds it open), at most 1,000 at once; on
-    uvloop where it is installed (the lock has it off Windows), which takes the gateway's added latency from
-    1.8-2.1 ms to 1.5-1.7 ms a request (``benchmarks/gateway_load.py``, this 2-core machine)."""
+    uvloop where it is installed (uvicorn[standard]'s loop; the lock has it off Windows). ``benchmarks/gateway_load.py``
+    measures what it adds to a request and the requests a class gets answered per second."""
     from agentlab.sim.asgi import IDLE_TIMEOUT_S
     from agentlab.sim.asgi_httptools import FastProtocol
 

@@ -32,6 +32,8 @@ from urllib.parse import urlsplit
 
 from anthropic import Middleware
 
+from agentlab.meter.usage import field_of
+
 FIELDS = ("disable_parallel_tool_use", "tool_choice")
 """Request fields a compatible server may refuse, most specific first (the first one a 400 names wins)."""
 
@@ -82,8 +84,7 @@ def no_token_counting(error: Exception) -> bool:
 def cache_reported(usage: Any) -> bool:
     """True when a response's ``usage`` (its JSON or the SDK's ``Usage``) carries a cache field (the API always
     sends both, 0 or more)."""
-    read = usage.get if isinstance(usage, dict) else lambda k: getattr(usage, k, None)
-    return any(read(k) is not None for k in ("cache_read_input_tokens", "cache_creation_input_tokens"))
+    return any(field_of(usage, k) is not None for k in ("cache_read_input_tokens", "cache_creation_input_tokens"))
 
 
 def marks_cache(body: dict) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentlab.meter.usage import field_of
+
 
 def fingerprint(content: Any) -> str:
     """What identifies one reply inside a later request: its tool_use ids, else its text.
@@ -18,12 +20,7 @@ def fingerprint(content: Any) -> str:
     """
     if isinstance(content, str):
         return "t:" + content
-    blocks = [
-        (b.get("type"), b.get("id"), b.get("text"))
-        if isinstance(b, dict)
-        else (getattr(b, "type", None), getattr(b, "id", None), getattr(b, "text", None))
-        for b in content or []
-    ]
+    blocks = [(field_of(b, "type"), field_of(b, "id"), field_of(b, "text")) for b in content or []]
     ids = [i or "" for kind, i, _ in blocks if kind == "tool_use"]
     if ids:
         return "u:" + ",".join(ids)
@@ -32,11 +29,7 @@ def fingerprint(content: Any) -> str:
 
 def tool_names(content: list) -> tuple[str, ...]:
     """The names of the tools a reply asked for, in order (``content``: blocks as dicts or SDK objects)."""
-    blocks = [
-        b if isinstance(b, dict) else {"type": getattr(b, "type", None), "name": getattr(b, "name", "")}
-        for b in content
-    ]
-    return tuple(b.get("name", "") for b in blocks if b.get("type") == "tool_use")
+    return tuple(field_of(b, "name") or "" for b in content if field_of(b, "type") == "tool_use")
 
 
 def first_key(msgs: list) -> str:

@@ -22,7 +22,8 @@ _API_NAMES = {
 """Usage field -> the API's name for it (the 1-hour writes live inside ``cache_creation``)."""
 
 
-def _read(obj: Any, name: str) -> Any:
+def field_of(obj: Any, name: str) -> Any:
+    """``obj[name]`` of the API's JSON, or the attribute of the SDK's object; ``None`` when it has none."""
     return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
@@ -75,9 +76,9 @@ class Usage:
         """
         if obj is None:
             return cls()
-        counts = {name: _read(obj, api) or 0 for name, api in _API_NAMES.items()}
-        split = _read(obj, "cache_creation")
-        one_hour = (_read(split, "ephemeral_1h_input_tokens") if split is not None else None) or 0
+        counts = {name: field_of(obj, api) or 0 for name, api in _API_NAMES.items()}
+        split = field_of(obj, "cache_creation")
+        one_hour = (field_of(split, "ephemeral_1h_input_tokens") if split is not None else None) or 0
         return cls(**counts, cache_write_1h_tokens=one_hour)
 
     def as_api(self) -> dict:
