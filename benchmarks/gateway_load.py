@@ -1,7 +1,11 @@
 """The class gateway's cost: latency it adds to a request, and requests per second with a class at once.
 
-Upstream is the simulator served over HTTP on loopback (``agentlab serve``'s server, on a thread), so
-both paths cross HTTP the same way; the gateway (``agentlab.gateway``, on a thread) forwards to it.
+Upstream is the simulator served over HTTP on loopback (``agentlab serve``'s server), so both paths cross
+HTTP the same way; the gateway (``agentlab.gateway``) forwards to it. ``--layout processes`` (the default) runs
+the simulator and the gateway each in a process of its own, as a class runs them (``agentlab gateway serve`` is
+its own process, and the real upstream is not in it); ``--layout threads`` runs both on threads of this
+process, where the client, the gateway and the simulator share one interpreter lock and its hand-overs count
+as the gateway's latency too.
 
 * added latency: the same ``POST /v1/messages`` (the city task's first request) sent ``--requests`` times
   on one keep-alive connection, directly and through the gateway, in alternating blocks; the median of each,
@@ -17,9 +21,13 @@ Run: ``.venv/bin/python benchmarks/gateway_load.py`` (``--quick`` for a short sm
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
+import os
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -91,35 +99,92 @@ def class_at_once(gateway: str, tokens: list[str], each: int) -> tuple[float, in
     return len(statuses) / seconds, statuses.count(200), len(tokens) * each
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--requests", type=int, default=400)
-    p.add_argument("--students", type=int, default=100)
-    p.add_argument("--each", type=int, default=10)
-    p.add_argument("--quick", action="store_true", help="40 requests, 20 students x 3")
-    args = p.parse_args(argv)
-    if args.quick:
-        args.requests, args.students, args.each = 40, 20, 3
+@contextlib.contextmanager
+def _on_threads(store: Store):
+    """``(direct URL, gateway URL)``: the simulator's server and the gateway on threads of this process."""
+    import httpx2
+
     from agentlab.sim.serve import make_server
     from agentlab.sim.server import Simulator
 
     upstream = make_server(Simulator(), 0)
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     direct = "http://{}:{}".format(*upstream.server_address[:2])
-    import httpx2
+    gateway = Running(Gateway(store, httpx2.AsyncHTTPTransport(), direct, "bench", rpm=10**6))
+    try:
+        yield direct, gateway.url
+    finally:
+        gateway.stop()
+        upstream.shutdown()
 
+
+_SIM = "import sys; from agentlab.sim.serve import serve; serve(int(sys.argv[1]))"
+_GATEWAY = (
+    "import sys; from agentlab.gateway.serve import make_gateway, serve; "
+    "serve(make_gateway(sys.argv[1], sys.argv[2], rpm=10**6), '127.0.0.1', int(sys.argv[3]))"
+)
+
+
+@contextlib.contextmanager
+def _in_processes(store: Store):
+    """``(direct URL, gateway URL)``: the simulator's server and ``agentlab gateway serve``'s code, each a process,
+    the gateway forwarding to the simulator's URL as it would to Anthropic's (the same transport and limits)."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "AGENTLAB_GATEWAY_KEY": "bench", "PYTHONPATH": str(root)}
+    env.pop("ANTHROPIC_API_KEY", None)
+    sim_port, gw_port = _free_port(), _free_port()
+    direct, gateway = f"http://127.0.0.1:{sim_port}", f"http://127.0.0.1:{gw_port}"
+    procs = [subprocess.Popen([sys.executable, "-c", _SIM, str(sim_port)], env=env, stdout=subprocess.DEVNULL)]
+    try:
+        _wait_for(sim_port, procs[0])
+        procs.append(subprocess.Popen([sys.executable, "-c", _GATEWAY, str(store.path), direct, str(gw_port)],
+                                      env=env, stdout=subprocess.DEVNULL))  # fmt: skip
+        _wait_for(gw_port, procs[1])
+        yield direct, gateway
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(30)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for(port: int, proc: subprocess.Popen) -> None:
+    """Return once ``port`` accepts a connection; up to 60 s, or a clear error if ``proc`` ended first."""
+    for _ in range(600):  # bounded: 60 s
+        if proc.poll() is not None:
+            raise RuntimeError(f"a server process ended with code {proc.returncode} before listening on {port}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing listened on port {port} within 60 s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--requests", type=int, default=400)
+    p.add_argument("--students", type=int, default=100)
+    p.add_argument("--each", type=int, default=10)
+    p.add_argument("--quick", action="store_true", help="40 requests, 20 students x 3")
+    p.add_argument("--layout", choices=("processes", "threads"), default="processes",
+                   help="simulator and gateway in processes of their own (default, as a class runs them) or on "
+                        "threads of this one")  # fmt: skip
+    args = p.parse_args(argv)
+    if args.quick:
+        args.requests, args.students, args.each = 40, 20, 3
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "bench.sqlite")
         tokens = [store.add_student(f"s{i:03}", 1000, 1000) for i in range(max(args.students, 1))]
-        gateway = Running(Gateway(store, httpx2.AsyncHTTPTransport(), direct, "bench", rpm=10**6))
-        try:
-            d, g = added_latency(direct, gateway.url, tokens[0], args.requests)
-            rps, ok, sent = class_at_once(gateway.url, tokens, args.each)
-        finally:
-            gateway.stop()
-            upstream.shutdown()
+        with (_in_processes if args.layout == "processes" else _on_threads)(store) as (direct, gateway):
+            d, g = added_latency(direct, gateway, tokens[0], args.requests)
+            rps, ok, sent = class_at_once(gateway, tokens, args.each)
     added = g - d
-    print(f"gateway load: {args.requests} requests each way; {args.students} students x {args.each} at once")
+    print(f"gateway load ({args.layout}): {args.requests} requests each way; {args.students} students x "
+          f"{args.each} at once")  # fmt: skip
     verdict = "within target" if added <= TARGET_ADDED_MS else "over target"
     print(f"median latency: direct {d:.2f} ms, through the gateway {g:.2f} ms, added {added:.2f} ms: "
           f"{verdict} (<= {TARGET_ADDED_MS:g} ms)")  # fmt: skip
