@@ -102,15 +102,14 @@ def class_at_once(gateway: str, tokens: list[str], each: int) -> tuple[float, in
 @contextlib.contextmanager
 def _on_threads(store: Store):
     """``(direct URL, gateway URL)``: the simulator's server and the gateway on threads of this process."""
-    import httpx2
-
+    from agentlab.gateway.serve import api_upstream
     from agentlab.sim.serve import make_server
     from agentlab.sim.server import Simulator
 
     upstream = make_server(Simulator(), 0)
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     direct = "http://{}:{}".format(*upstream.server_address[:2])
-    gateway = Running(Gateway(store, httpx2.AsyncHTTPTransport(), direct, "bench", rpm=10**6))
+    gateway = Running(Gateway(store, api_upstream(), direct, "bench", rpm=10**6))
     try:
         yield direct, gateway.url
     finally:

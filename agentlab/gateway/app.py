@@ -83,7 +83,14 @@ class Gateway:
         self._recent: dict[str, deque[float]] = defaultdict(deque)
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":  # lifespan and websocket scopes: nothing to serve
+        if scope["type"] == "lifespan":  # the server's start, then its stop: close the connections to the API
+            await receive()
+            await send({"type": "lifespan.startup.complete"})
+            await receive()
+            await self.upstream.aclose()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        if scope["type"] != "http":  # websocket scopes: nothing to serve
             return
         answer = await self._answer(scope, receive, send)
         if answer is not None:

@@ -54,8 +54,42 @@ def make_gateway(db: str, upstream: str = "anthropic", rpm: int = RPM, log_bodie
     url = ANTHROPIC if upstream == "anthropic" else upstream
     if not url.startswith(("http://", "https://")):
         raise ValueError(f"--upstream {upstream!r}: give anthropic, sim, or a base URL such as https://proxy.example")
-    limits = httpx2.Limits(max_connections=None, max_keepalive_connections=100)  # no queue behind 100 in flight
-    return Gateway(Store(db), httpx2.AsyncHTTPTransport(retries=0, limits=limits), url, key, rpm, log_bodies=log_bodies)
+    return Gateway(Store(db), api_upstream(), url, key, rpm, log_bodies=log_bodies)
+
+
+def api_upstream() -> httpx2.AsyncBaseTransport:
+    """The transport to the API (or any base URL): aiohttp behind httpx2's transport interface (httpx-aiohttp,
+    which the SDK's own ``aiohttp`` extra vendors), so the gateway and its tests see one interface whatever
+    carries the bytes. aiohttp parses with llhttp in C; httpx2's own transport (httpcore2 over anyio, h11 in
+    Python) cost about 0.8 ms of CPU a request here, most of what the gateway added to a request
+    (``benchmarks/gateway_load.py`` measures the gateway as shipped). No pool limit: no queue behind 100
+    requests in flight; the keep-alive connections close after 5 idle seconds."""
+    import aiohttp
+    from httpx_aiohttp.httpx2 import AiohttpTransport
+
+    class Upstream(AiohttpTransport):
+        """httpx-aiohttp, with a failed forward's error saying whether the request can have left: it maps every
+        ``aiohttp.ClientConnectionError`` to a connect error, a reset after the request was written too, and
+        the gateway releases a reservation only for a request that never left."""
+
+        async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+            try:
+                return await super().handle_async_request(request)
+            except httpx2.HTTPError as e:
+                cause = e.__cause__
+                if isinstance(cause, aiohttp.ConnectionTimeoutError):  # no connection within the connect timeout
+                    raise httpx2.ConnectTimeout(str(e), request=request) from cause
+                if isinstance(cause, aiohttp.ClientConnectorError):  # refused, unreachable, unknown host
+                    raise httpx2.ConnectError(str(e), request=request) from cause
+                if isinstance(e, (httpx2.ConnectError, httpx2.ConnectTimeout)):  # connected, then lost
+                    raise httpx2.ReadError(str(e), request=request) from cause
+                raise
+
+    transport = Upstream(retries=0)
+    transport.client = lambda: aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=0, keepalive_timeout=5.0, ssl=transport.ssl_context)
+    )
+    return transport
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -107,11 +141,15 @@ def serve(gateway: Gateway, host: str, port: int) -> None:
         "and ANTHROPIC_API_KEY=<their token>",
         flush=True,
     )
-    uvicorn.Server(_config(gateway)).run(sockets=[listen(host, port)])
+    try:
+        uvicorn.Server(_config(gateway)).run(sockets=[listen(host, port)])
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn has answered what was in flight and closed the connections
+        pass
 
 
 def _config(gateway: Gateway) -> uvicorn.Config:
-    """uvicorn with ``agentlab serve``'s protocol: a connection that sends no whole header block within 10 s, or
+    """uvicorn with ``agentlab serve``'s protocol (and the ASGI lifespan, at whose end the gateway closes its
+    connections to the API): a connection that sends no whole header block within 10 s, or
     no whole body within 30 s, is answered and closed (uvicorn alone holds it open), at most 1,000 at once; on
     uvloop where it is installed (uvicorn[standard]'s loop; the lock has it off Windows). ``benchmarks/gateway_load.py``
     measures what it adds to a request and the requests a class gets answered per second."""
@@ -119,6 +157,6 @@ def _config(gateway: Gateway) -> uvicorn.Config:
     from agentlab.sim.asgi_httptools import FastProtocol
 
     return uvicorn.Config(
-        gateway, http=FastProtocol, loop="auto", lifespan="off", log_config=None, access_log=False, ws="none",
+        gateway, http=FastProtocol, loop="auto", lifespan="on", log_config=None, access_log=False, ws="none",
         timeout_keep_alive=IDLE_TIMEOUT_S,
     )  # fmt: skip
