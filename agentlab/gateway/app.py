@@ -31,8 +31,9 @@ from agentlab.gateway.store import Ledger, OverBudget, utc_now
 FORWARDED_PATHS = {("POST", "/v1/messages"), ("POST", "/v1/messages/count_tokens"), ("GET", "/v1/models")}
 """What the gateway serves; anything else is answered 404 without reaching upstream."""
 DROPPED_REQUEST_HEADERS = {b"host", b"x-api-key", b"authorization", b"content-length", b"connection",
-                           b"transfer-encoding", b"accept-encoding", b"keep-alive", b"te", b"upgrade"}  # fmt: skip
-"""Student headers not forwarded: their credentials, and what belongs to their own connection."""
+                           b"transfer-encoding", b"accept-encoding", b"keep-alive", b"te", b"upgrade", b"expect"}  # fmt: skip
+"""Student headers not forwarded: their credentials, and what belongs to their own connection (an ``Expect:
+100-continue`` was answered by the gateway's server already; forwarded, the body would wait for the API's)."""
 DROPPED_RESPONSE_HEADERS = {b"content-length", b"connection", b"transfer-encoding", b"content-encoding", b"keep-alive",
                             b"anthropic-organization-id"}  # fmt: skip
 """Upstream headers not relayed: the relay sets its own length and framing (bodies arrive decoded), and the
@@ -71,7 +72,7 @@ class Gateway:
         """The transport requests go through, called directly: no client, so no cookie jar shared by students."""
         self.base_url = base_url.rstrip("/")
         """Where they go (``https://api.anthropic.com``)."""
-        self._timeout = {"timeout": httpx2.Timeout(timeout_s, connect=10).as_dict()}
+        self._timeout = {"timeout": httpx2.Timeout(timeout_s, connect=10, pool=10).as_dict()}  # pool: aiohttp's DNS too
         self.key = key
         """The instructor's key (never logged, never relayed)."""
         self.rpm = rpm
@@ -84,11 +85,17 @@ class Gateway:
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "lifespan":  # the server's start, then its stop: close the connections to the API
-            await receive()
-            await send({"type": "lifespan.startup.complete"})
-            await receive()
-            await self.upstream.aclose()
-            await send({"type": "lifespan.shutdown.complete"})
+            for _ in range(2):
+                if (await receive())["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                    continue
+                try:
+                    await self.upstream.aclose()
+                except Exception as e:  # uvicorn prints the message and still stops
+                    await send({"type": "lifespan.shutdown.failed", "message": f"closing the API connections: {e!r}"})
+                else:
+                    await send({"type": "lifespan.shutdown.complete"})
+                return
             return
         if scope["type"] != "http":  # websocket scopes: nothing to serve
             return
@@ -195,11 +202,11 @@ class Gateway:
             if not (streaming and response.is_success):
                 try:
                     content = await response.aread()
-                except httpx2.HTTPError:  # sent, and its answer broke off or stalled: its worst case stays charged
-                    self._settle(row, 504, reserved, {}, time.monotonic() - t0)
-                    return error(
-                        504, "timeout_error", "the API's answer did not reach the class gateway whole; try again"
-                    )
+                except httpx2.HTTPError as e:  # sent, and its answer broke off or stalled: its worst case stays charged
+                    status = 504 if isinstance(e, httpx2.TimeoutException) else 502
+                    self._settle(row, status, reserved, {}, time.monotonic() - t0)
+                    return error(status, "timeout_error" if status == 504 else "api_error",
+                                 "the API's answer did not reach the class gateway whole; try again")  # fmt: skip
                 usage, model = _usage(content) if response.is_success else (None, None)
                 usd = settled(model, usage, reserved) if response.is_success else 0.0  # an error is not billed
                 if self.log_bodies:

@@ -58,38 +58,10 @@ def make_gateway(db: str, upstream: str = "anthropic", rpm: int = RPM, log_bodie
 
 
 def api_upstream() -> httpx2.AsyncBaseTransport:
-    """The transport to the API (or any base URL): aiohttp behind httpx2's transport interface (httpx-aiohttp,
-    which the SDK's own ``aiohttp`` extra vendors), so the gateway and its tests see one interface whatever
-    carries the bytes. aiohttp parses with llhttp in C; httpx2's own transport (httpcore2 over anyio, h11 in
-    Python) cost about 0.8 ms of CPU a request here, most of what the gateway added to a request
-    (``benchmarks/gateway_load.py`` measures the gateway as shipped). No pool limit: no queue behind 100
-    requests in flight; the keep-alive connections close after 5 idle seconds."""
-    import aiohttp
-    from httpx_aiohttp.httpx2 import AiohttpTransport
+    """The transport to the API (or any base URL): ``upstream.APITransport``, aiohttp behind httpx2's interface."""
+    from agentlab.gateway.upstream import APITransport
 
-    class Upstream(AiohttpTransport):
-        """httpx-aiohttp, with a failed forward's error saying whether the request can have left: it maps every
-        ``aiohttp.ClientConnectionError`` to a connect error, a reset after the request was written too, and
-        the gateway releases a reservation only for a request that never left."""
-
-        async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-            try:
-                return await super().handle_async_request(request)
-            except httpx2.HTTPError as e:
-                cause = e.__cause__
-                if isinstance(cause, aiohttp.ConnectionTimeoutError):  # no connection within the connect timeout
-                    raise httpx2.ConnectTimeout(str(e), request=request) from cause
-                if isinstance(cause, aiohttp.ClientConnectorError):  # refused, unreachable, unknown host
-                    raise httpx2.ConnectError(str(e), request=request) from cause
-                if isinstance(e, (httpx2.ConnectError, httpx2.ConnectTimeout)):  # connected, then lost
-                    raise httpx2.ReadError(str(e), request=request) from cause
-                raise
-
-    transport = Upstream(retries=0)
-    transport.client = lambda: aiohttp.ClientSession(
-        connector=aiohttp.TCPConnector(limit=0, keepalive_timeout=5.0, ssl=transport.ssl_context)
-    )
-    return transport
+    return APITransport()
 
 
 def listen(host: str, port: int) -> socket.socket:

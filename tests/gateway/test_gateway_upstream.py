@@ -1,10 +1,11 @@
-"""The gateway's transport to the API as shipped (``api_upstream``: aiohttp behind httpx2's interface), against
-real sockets on loopback: what it relays, and whether a forward that failed is charged (it is, unless the
-request never left)."""
+"""The gateway's transport to the API as shipped (``upstream.APITransport``: aiohttp behind httpx2's interface):
+what it relays, and whether a forward that failed is charged (it is, unless the request never left). Most
+tests run against a small HTTP server on a real loopback socket; the error table uses aiohttp's own errors."""
 
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import signal
@@ -13,58 +14,73 @@ import subprocess
 import sys
 import threading
 import time
+from types import SimpleNamespace
 
+import aiohttp
 import httpx2
 import pytest
+from aiohttp.http_exceptions import TransferEncodingError
 from gateway_room import ASK, KEY, MODEL
 
-from agentlab.gateway.app import Gateway
+from agentlab.gateway.app import NEVER_SENT, Gateway
 from agentlab.gateway.serve import Running, api_upstream
 from agentlab.gateway.store import Store
+from agentlab.gateway.upstream import mapped
 from agentlab.sim.server import Simulator
 
 
 class FakeAPI:
-    """A one-connection HTTP server on loopback that reads one whole request and then does ``act(conn)``."""
+    """An HTTP server on loopback that answers its requests in turn, each with the next of ``acts`` (a function of
+    the connection); it keeps every request it read, whole, in ``requests``."""
 
-    def __init__(self, act) -> None:
+    def __init__(self, *acts) -> None:
         self.sock = socket.create_server(("127.0.0.1", 0))
-        self.url = "http://127.0.0.1:{}".format(self.sock.getsockname()[1])
-        self.request = b""
-        self.act = act
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.requests: list[bytes] = []
+        self.acts = list(acts)
+        threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self) -> None:
-        self.sock.settimeout(20)
-        conn, _ = self.sock.accept()
-        with conn:
-            conn.settimeout(20)
-            while b"\r\n\r\n" not in self.request:  # bounded by the timeout: each recv gets bytes or raises
-                self.request += conn.recv(65536) or b"!"
-            head, _, body = self.request.partition(b"\r\n\r\n")
-            length = int(
-                next(
-                    v for k, _, v in (h.partition(b":") for h in head.split(b"\r\n")) if k.lower() == b"content-length"
-                )
-            )
-            while len(body) < length:
-                body += conn.recv(65536)
-            self.request = head + b"\r\n\r\n" + body
-            self.act(conn)
-        self.sock.close()
+        self.sock.settimeout(30)
+        with self.sock:
+            while self.acts:  # bounded: each round serves one connection, which takes at least one act
+                conn, _ = self.sock.accept()
+                with conn:
+                    conn.settimeout(30)
+                    while self.acts and self._read(conn):  # bounded by the acts
+                        self.acts.pop(0)(conn)
+
+    def _read(self, conn: socket.socket) -> bool:
+        """Read one whole request; False when the connection ended first."""
+        data = b""
+        while b"\r\n\r\n" not in data:  # bounded: each round reads bytes or ends
+            got = conn.recv(65536)
+            if not got:
+                return False
+            data += got
+        head, _, body = data.partition(b"\r\n\r\n")
+        fields = dict(h.split(b":", 1) for h in head.split(b"\r\n")[1:])
+        length = int(next((v for k, v in fields.items() if k.lower() == b"content-length"), b"0"))
+        while len(body) < length:  # bounded: each round reads bytes or ends
+            got = conn.recv(65536)
+            if not got:
+                return False
+            body += got
+        self.requests.append(head + b"\r\n\r\n" + body)
+        return True
 
 
-def _answer(body: bytes, content_type: bytes = b"application/json"):
+def _answer(body: bytes, *extra: bytes):
     def act(conn: socket.socket) -> None:
-        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: " + content_type + b"\r\ncontent-length: "
-                     + str(len(body)).encode() + b"\r\n\r\n" + body)  # fmt: skip
+        head = [b"HTTP/1.1 200 OK", b"content-type: application/json", b"content-length: %d" % len(body), *extra]
+        conn.sendall(b"\r\n".join(head) + b"\r\n\r\n" + body)
 
     return act
 
 
 def _simulated(stream: bool) -> bytes:
-    """What the simulator answers the test's request, as the API would send it."""
+    """What the simulator answers the tests' request, as the API would send it."""
     body = {"model": MODEL, "max_tokens": 100, "messages": ASK, "stream": stream}
     request = httpx2.Request("POST", "http://api.test/v1/messages", json=body,
                              headers={"anthropic-version": "2023-06-01", "x-api-key": "k"})  # fmt: skip
@@ -72,92 +88,205 @@ def _simulated(stream: bool) -> bytes:
     return response.read()
 
 
-def _through_gateway(tmp_path, upstream_url: str, **body) -> tuple[httpx2.Response, Store]:
+def _class(tmp_path, upstream_url: str, **options) -> tuple[Running, Store, str]:
     store = Store(tmp_path / "l.sqlite")
     token = store.add_student("ann", 0.5, 2)
-    running = Running(Gateway(store, api_upstream(), upstream_url, KEY, timeout_s=1.0))
+    return Running(Gateway(store, api_upstream(), upstream_url, KEY, **options)), store, token
+
+
+def _ask(tmp_path, upstream_url: str, **options) -> tuple[httpx2.Response, Store]:
+    running, store, token = _class(tmp_path, upstream_url, **options)
     try:
-        answer = httpx2.post(running.url + "/v1/messages", headers={"x-api-key": token}, timeout=30,
-                             json={"model": MODEL, "max_tokens": 100, "messages": ASK, **body})  # fmt: skip
+        answer = httpx2.post(running.url + "/v1/messages", headers={"x-api-key": token}, timeout=60,
+                             json={"model": MODEL, "max_tokens": 100, "messages": ASK})  # fmt: skip
     finally:
         running.stop()
     return answer, store
 
 
-def test_an_answer_comes_back_byte_for_byte_with_the_instructors_key_sent_only_upstream(tmp_path):
+def _row(store: Store) -> tuple:
+    return store._db.execute("SELECT status, usd = reserved_usd, usd > 0 FROM ledger").fetchone()
+
+
+def test_an_answer_and_the_students_headers_go_through_as_they_came(tmp_path):
     data = json.loads(_simulated(stream=False))
     body = json.dumps({**data, "a_field_from_2027": {"kept": True}}, separators=(",", ":")).encode()
     api = FakeAPI(_answer(body))
-    answer, store = _through_gateway(tmp_path, api.url)
-    assert answer.status_code == 200 and answer.content == body
-    assert b"x-api-key: " + KEY.encode() in api.request and KEY not in answer.text
+    running, store, token = _class(tmp_path, api.url)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", int(running.url.rsplit(":", 1)[1]), timeout=60)
+        ask = json.dumps({"model": MODEL, "max_tokens": 100, "messages": ASK})
+        conn.request("POST", "/v1/messages", body=ask, headers={
+            "x-api-key": token, "anthropic-version": "2023-06-01", "anthropic-beta": "a-beta-2026-01-01,another",
+            "content-type": "application/json", "Expect": "100-continue"})  # fmt: skip
+        answer = conn.getresponse()
+        got = answer.read()
+    finally:
+        running.stop()
+    assert answer.status == 200 and got == body
+    sent = api.requests[0].lower()
+    assert (
+        b"\r\nanthropic-version: 2023-06-01\r\n" in sent
+        and b"\r\nanthropic-beta: a-beta-2026-01-01,another\r\n" in sent
+    )
+    assert b"x-api-key: " + KEY.lower().encode() in sent and KEY not in got.decode()
+    for added in (b"user-agent", b"accept:", b"accept-encoding", b"cookie", b"expect"):
+        assert b"\r\n" + added not in sent, f"{added!r} reached the API, not sent by the student (or theirs alone)"
     status, usd, reserved = store._db.execute("SELECT status, usd, reserved_usd FROM ledger").fetchone()
     assert status == 200 and 0 < usd < reserved, "settled to the usage the answer reports"
+
+
+def test_no_cookie_the_api_sets_for_one_request_goes_with_the_next(tmp_path):
+    body = _simulated(stream=False)
+    api = FakeAPI(_answer(body, b"set-cookie: __cf_bm=ann-s-session; Path=/"), _answer(body))
+    running, _, token = _class(tmp_path, f"http://localhost:{api.port}")  # a host name: aiohttp keeps no IP's cookies
+    try:
+        for _ in range(2):
+            answer = httpx2.post(running.url + "/v1/messages", headers={"x-api-key": token}, timeout=60,
+                                 json={"model": MODEL, "max_tokens": 100, "messages": ASK})  # fmt: skip
+            assert answer.status_code == 200
+    finally:
+        running.stop()
+    assert len(api.requests) == 2 and b"cookie" not in api.requests[1].lower()
 
 
 def test_a_refused_connection_is_a_502_and_releases_the_reservation(tmp_path):
     with socket.create_server(("127.0.0.1", 0)) as s:
         port = s.getsockname()[1]  # closed again at once: nothing listens there
-    answer, store = _through_gateway(tmp_path, f"http://127.0.0.1:{port}")
+    answer, store = _ask(tmp_path, f"http://127.0.0.1:{port}")
     assert (answer.status_code, answer.json()["error"]["type"]) == (502, "api_error")
     assert store._db.execute("SELECT status, usd FROM ledger").fetchone() == (502, 0.0)
 
 
 def test_a_connection_closed_after_the_request_was_read_is_a_502_that_keeps_the_worst_case(tmp_path):
-    """httpx-aiohttp alone calls this a connect error, which the gateway would take for a request that never
+    """httpx-aiohttp alone calls this a connect failure, which the gateway would take for a request that never
     left and release: the API may bill a request it read, so the worst case must stay charged."""
     api = FakeAPI(lambda conn: None)  # reads the whole request, then hangs up without a word
-    answer, store = _through_gateway(tmp_path, api.url)
-    assert b"POST /v1/messages" in api.request, "the request did reach the API"
+    answer, store = _ask(tmp_path, api.url)
+    assert b"POST /v1/messages" in api.requests[0], "the request did reach the API"
     assert (answer.status_code, answer.json()["error"]["type"]) == (502, "api_error")
-    assert store._db.execute("SELECT status, usd = reserved_usd, usd > 0 FROM ledger").fetchone() == (502, 1, 1)
+    assert _row(store) == (502, 1, 1)
+
+
+def test_an_answer_that_is_not_http_is_a_502_that_keeps_the_worst_case(tmp_path):
+    api = FakeAPI(lambda conn: conn.sendall(b"SMTP ready, not HTTP\r\n\r\n"))
+    answer, store = _ask(tmp_path, api.url)
+    assert (answer.status_code, answer.json()["error"]["type"]) == (502, "api_error")
+    assert _row(store) == (502, 1, 1)
 
 
 def test_an_api_that_does_not_answer_in_time_is_a_504_that_keeps_the_worst_case(tmp_path):
     released = threading.Event()
-    api = FakeAPI(lambda conn: released.wait(10))  # the gateway waits 1 s
+    api = FakeAPI(lambda conn: released.wait(30))
     try:
-        answer, store = _through_gateway(tmp_path, api.url)
+        answer, store = _ask(tmp_path, api.url, timeout_s=3.0)
     finally:
         released.set()
     assert (answer.status_code, answer.json()["error"]["type"]) == (504, "timeout_error")
-    assert store._db.execute("SELECT status, usd = reserved_usd FROM ledger").fetchone() == (504, 1)
+    assert _row(store) == (504, 1, 1)
+
+
+def _streamed(tmp_path, act, **options) -> tuple[bytes, Store, threading.Event]:
+    go_on = threading.Event()
+    api = FakeAPI(lambda conn: act(conn, go_on))
+    running, store, token = _class(tmp_path, api.url, **options)
+    got = b""
+    try:
+        body = {"model": MODEL, "max_tokens": 100, "messages": ASK, "stream": True}
+        with httpx2.stream("POST", running.url + "/v1/messages", json=body, headers={"x-api-key": token},
+                           timeout=60) as answer:  # fmt: skip
+            with contextlib.suppress(httpx2.HTTPError):  # a stream the API broke off is left unended
+                for chunk in answer.iter_bytes():
+                    got += chunk
+                    if b"\n\n" in got:
+                        go_on.set()
+    finally:
+        go_on.set()
+        running.stop()
+    return got, store, go_on
+
+
+SSE_HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
 
 
 @pytest.mark.timeout(60)
 def test_a_stream_is_relayed_event_by_event_as_it_arrives(tmp_path):
     sse = _simulated(stream=True)
     first, rest = sse.split(b"\n\n", 1)
-    first += b"\n\n"
-    go_on, waited = threading.Event(), []
+    waited = []
 
-    def act(conn: socket.socket) -> None:
-        conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
-        conn.sendall(b"%x\r\n%s\r\n" % (len(first), first))
+    def act(conn, go_on):
+        conn.sendall(SSE_HEAD + b"%x\r\n%s\n\n\r\n" % (len(first) + 2, first))
         waited.append(go_on.wait(15))  # the rest only once the student has read the first event
         conn.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(rest), rest))
 
-    api = FakeAPI(act)
-    store = Store(tmp_path / "l.sqlite")
-    token = store.add_student("ann", 0.5, 2)
-    running = Running(Gateway(store, api_upstream(), api.url, KEY))
-    got = b""
-    try:
-        body = {"model": MODEL, "max_tokens": 100, "messages": ASK, "stream": True}
-        with httpx2.stream("POST", running.url + "/v1/messages", json=body, headers={"x-api-key": token},
-                           timeout=30) as answer:  # fmt: skip
-            for chunk in answer.iter_bytes():
-                got += chunk
-                if b"\n\n" in got:
-                    go_on.set()
-    finally:
-        go_on.set()
-        running.stop()
+    got, store, _ = _streamed(tmp_path, act)
     assert waited == [True], "the first event reached the student before the API sent the rest"
     assert got == sse
+    assert store._db.execute("SELECT status, usd < reserved_usd FROM ledger").fetchone() == (200, 1)
 
 
-def test_stopping_the_gateway_closes_its_connections_to_the_api(tmp_path):
+@pytest.mark.timeout(60)
+def test_a_stream_broken_mid_way_ends_within_the_read_timeout_and_keeps_the_worst_case(tmp_path):
+    """aiohttp's C parser meets the bad chunk and leaves its reader waiting with no timer: the gateway's own
+    bound ends it."""
+    first = _simulated(stream=True).split(b"\n\n", 1)[0] + b"\n\n"
+
+    def act(conn, go_on):
+        conn.sendall(SSE_HEAD + b"%x\r\n%s\r\n" % (len(first), first))
+        go_on.wait(15)
+        conn.sendall(b"zz-not-a-chunk-size\r\n")
+        time.sleep(10)  # and keeps the connection open
+
+    t0 = time.monotonic()
+    got, store, _ = _streamed(tmp_path, act, timeout_s=2.0)
+    assert got == first and time.monotonic() - t0 < 9
+    assert _row(store) == (200, 1, 1)
+
+
+def _connector_error() -> aiohttp.ClientConnectorError:
+    return aiohttp.ClientConnectorError(SimpleNamespace(host="api.test", port=443, ssl=True), OSError(111, "refused"))
+
+
+def _wrapped(kind: type[httpx2.HTTPError], cause: BaseException) -> httpx2.HTTPError:
+    """``cause`` as httpx-aiohttp passes it on: an httpx2 error raised from it."""
+    try:
+        raise kind(str(cause)) from cause
+    except kind as e:
+        return e
+
+
+INFO = SimpleNamespace(real_url="https://api.test/v1/messages")
+
+
+@pytest.mark.parametrize(
+    "error, expected",
+    [
+        (_wrapped(httpx2.ConnectTimeout, aiohttp.ConnectionTimeoutError("connect")), httpx2.ConnectTimeout),
+        (_wrapped(httpx2.ConnectError, _connector_error()), httpx2.ConnectError),
+        (_wrapped(httpx2.ConnectTimeout, _connector_error()), httpx2.ConnectError),  # httpx-aiohttp as published
+        (_wrapped(httpx2.ConnectError, aiohttp.ServerDisconnectedError()), httpx2.ReadError),
+        (_wrapped(httpx2.ConnectTimeout, aiohttp.ServerDisconnectedError()), httpx2.ReadError),
+        (_wrapped(httpx2.ConnectError, aiohttp.ClientOSError(104, "reset")), httpx2.ReadError),
+        (_wrapped(httpx2.ReadTimeout, aiohttp.SocketTimeoutError("read")), httpx2.ReadTimeout),
+        (_wrapped(httpx2.ReadError, aiohttp.ClientPayloadError("cut")), httpx2.ReadError),
+        (aiohttp.ClientResponseError(INFO, (), status=400, message="bad status line"), httpx2.RemoteProtocolError),
+        (TransferEncodingError("bad chunk"), httpx2.RemoteProtocolError),
+        (TimeoutError(), httpx2.ReadTimeout),
+        (httpx2.UnsupportedProtocol("ftp://"), httpx2.UnsupportedProtocol),
+    ],
+)
+def test_only_an_error_before_the_connection_was_made_releases_a_reservation(error, expected):
+    request = httpx2.Request("POST", "https://api.test/v1/messages")
+    got = mapped(error, request)
+    assert type(got) is expected
+    cause = error.__cause__ if isinstance(error, httpx2.HTTPError) else error
+    never_left = isinstance(cause, (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError, httpx2.InvalidURL))
+    never_left = never_left or expected is httpx2.UnsupportedProtocol  # a URL the transport cannot send to
+    assert isinstance(got, NEVER_SENT) == never_left, "released exactly when the request cannot have left"
+
+
+def test_stopping_the_gateway_closes_its_connections_and_it_serves_again_after(tmp_path):
     closed = []
 
     class Kept(httpx2.AsyncBaseTransport):
@@ -166,6 +295,20 @@ def test_stopping_the_gateway_closes_its_connections_to_the_api(tmp_path):
 
     Running(Gateway(Store(tmp_path / "l.sqlite"), Kept(), "http://upstream.test", KEY)).stop()
     assert closed == [True]
+    body = _simulated(stream=False)
+    api = FakeAPI(_answer(body), _answer(body))
+    (tmp_path / "again").mkdir()
+    running, _, token = _class(tmp_path / "again", api.url)
+    gateway = running.server.config.app
+    running.stop()  # its transport closed: a second server on the same gateway must open it again
+    for _ in range(2):
+        running = Running(gateway)
+        try:
+            answer = httpx2.post(running.url + "/v1/messages", headers={"x-api-key": token}, timeout=60,
+                                 json={"model": MODEL, "max_tokens": 100, "messages": ASK})  # fmt: skip
+        finally:
+            running.stop()
+        assert answer.status_code == 200, answer.text
 
 
 def test_ctrl_c_stops_gateway_serve_with_no_traceback_and_no_connection_left_open(tmp_path):
@@ -186,7 +329,7 @@ def test_ctrl_c_stops_gateway_serve_with_no_traceback_and_no_connection_left_ope
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
                 break
             time.sleep(0.1)
-        answer = httpx2.post(f"http://127.0.0.1:{port}/v1/messages", headers={"x-api-key": token}, timeout=30,
+        answer = httpx2.post(f"http://127.0.0.1:{port}/v1/messages", headers={"x-api-key": token}, timeout=60,
                              json={"model": MODEL, "max_tokens": 100, "messages": ASK})  # fmt: skip
         assert answer.status_code == 200
         proc.send_signal(signal.SIGINT)
