@@ -7,6 +7,8 @@ and every notebook runs unchanged. The rooms:
 - ``budget.py``: a request's worst case before it is sent, its cost after (the notebooks' prices).
 - ``app.py``: the ASGI app: authenticate, rate-limit, reserve, forward, relay, settle.
 - ``serve.py``: its upstream (Anthropic's API or the simulator) and uvicorn.
+- ``upstream.py``: the transport to the API (aiohttp behind httpx2's interface), and which failed forwards
+  can have reached it.
 - ``cli.py``, ``plot.py``: the instructor's commands (``serve``, ``add``, ``spend``, ``budget``, ``revoke``, ``export``).
 
 What crosses where: a student's request body goes upstream byte for byte with the instructor's key in
