@@ -292,7 +292,7 @@ def simulator_pages() -> dict[str, str]:
 
 def _leave_one_source_out(lang: str, rows: list[dict]) -> str:
     """The figures fitted on all public sources but one, measured on the one left out (``agentlab calibrate --loso``)."""
-    from agentlab.sim.calibrate_loso import ordered, why
+    from agentlab.sim.calibrate_loso import ordered, summary, why
 
     head = {
         "en": (
@@ -304,10 +304,8 @@ def _leave_one_source_out(lang: str, rows: list[dict]) -> str:
             "is partly in sample. *Fitted on*: the model's requests among the other sources that fitted a figure; 0 "
             "means it got none, and its row shows the estimator without any figure (the shipped profiles borrow "
             "another model's there). The last column holds each row to issue 46's bar (at most 5% for a model with "
-            "five requests or more in the source left out). No such row is within it. Six of the ten models are "
-            "recorded by one source only, so leaving it out leaves nothing to fit on; one row's figures were fitted "
-            "on a single request of the others; the rest miss with figures fitted on enough requests of the other "
-            "sources, and these recordings do not say why. The shipped figures are what the simulator uses.\n\n"
+            "five requests or more in the source left out). {summary} The shipped figures are what the simulator "
+            "uses.\n\n"
             "| model | left out | requests | fitted on | shipped figures | refit on the others | bias (refit) | 5% bar |\n"
             "|---|---|---|---|---|---|---|---|\n"
         ),
@@ -317,13 +315,12 @@ def _leave_one_source_out(lang: str, rows: list[dict]) -> str:
             "任务预算各加多少）只用其余的公开来源从零拟合，再用它们测量被留出的那个来源（核心请求），与随附的数字并列。随附的数字"
             "是用 pydantic-ai 一半的录制拟合的，所以它那几行的这一栏有一部分是样本内的。*拟合用*：其余来源里该模型参与拟合的请求数；"
             "0 表示它没有得到任何数字，那一行就是估算器不带任何数字时的误差（随附的模型档案在这种情况下借用别的模型的数字）。"
-            "最后一栏用 issue 46 的标准衡量每一行（被留出的来源里有五个及以上请求的模型，误差不超过 5%），没有一行达到。"
-            "十个模型里有六个只有一个来源录制过，留出它就没有可拟合的数据；有一行的数字只用其余来源的一个请求拟合；"
-            "其余几行用其余来源足够多的请求拟合，仍然达不到，这些录制说不出原因。模拟器用的是随附的数字。\n\n"
+            "最后一栏用 issue 46 的标准衡量每一行（被留出的来源里有五个及以上请求的模型，误差不超过 5%）。{summary}"
+            "模拟器用的是随附的数字。\n\n"
             "| 模型 | 留出的来源 | 请求数 | 拟合用 | 随附的数字 | 用其余来源重拟合 | bias（重拟合） | 5% 标准 |\n"
             "|---|---|---|---|---|---|---|---|\n"
         ),
-    }[lang]
+    }[lang].replace("{summary}", summary(rows, lang))
     return head + "".join(
         f"| {r['model']} | {r['source']} | {r['n']} | {r['fitted_on']} | {r['shipped']:.1%} | {r['refit']:.1%} | "
         f"{r['bias']:+.1%} | {why(r, lang)} |\n"

@@ -18,6 +18,7 @@ import statistics
 from contextlib import contextmanager
 from typing import Iterator
 
+from agentlab.api.profiles import profile
 from agentlab.sim.calibrate import FITTED_ON, Row, bundled, replay, unseen
 
 STAGES = (
@@ -117,10 +118,42 @@ def fit(records: list[dict]) -> tuple[dict[str, dict[str, float]], dict[str, int
     return fitted, fitting
 
 
+def needs(body: dict) -> set[str]:
+    """The measured figures the estimator adds to ``body`` (``api/tokens.py``: the tool-use prompt and what a
+    deferred tool and a round trip add to it, thinking, JSON outputs, a task budget)."""
+    out: set[str] = set()
+    tools = body.get("tools")
+    if tools:
+        out.add("tool_prompt_offset")
+        if any(isinstance(t, dict) and t.get("defer_loading") for t in tools):
+            out.add("deferred_tools")
+    blocks = [b for m in body.get("messages") or [] if isinstance(m.get("content"), list) for b in m["content"]]
+    if any(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks):
+        out.add("tool_use_block")
+    thinking = body.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
+        out.add(f"thinking_{thinking['type']}")
+    config = body.get("output_config")
+    if isinstance(config, dict) and isinstance(config.get("format"), dict):
+        out.add("structured_output")
+    if isinstance(config, dict) and config.get("task_budget"):
+        out.add("task_budget")
+    return out
+
+
+def _model(record: dict) -> str:
+    """The profile id of the model a recorded request asked for (a dated alias counts with its model)."""
+    asked = str(record["request"].get("model", ""))
+    p = profile(asked)
+    return p.id if p is not None else asked
+
+
 def leave_one_out() -> list[dict]:
     """One row per (source left out, model): its core requests' errors with the shipped figures and with figures
     fitted on the other sources only (``n``; ``fitted_on``: the model's requests among the others that fitted a
-    figure, 0 when it got none; ``shipped`` and ``refit``: median absolute error; ``bias``: refit's)."""
+    figure, 0 when it got none; ``elsewhere``: the model's requests in the other sources at all; ``shipped`` and
+    ``refit``: median absolute error; ``bias``: refit's; ``lacking``: the figures some of its requests need that
+    the others did not fit, ``lacking_n`` those requests, ``covered``: the refit's error on the rest, or None)."""
     by_source, out = sources(), []
     for left, records in by_source.items():
         others = [r for name, recs in by_source.items() if name != left for r in recs]
@@ -129,21 +162,26 @@ def leave_one_out() -> list[dict]:
         with figures(fitted):
             refit = replay(records)
         for model in sorted({r.model for r in refit}):
-            errors = [
-                (a.error, b.error)
-                for a, b in zip(shipped, refit)
+            rows = [
+                (a.error, b.error, needs(rec["request"]) - fitted.get(model, {}).keys())
+                for rec, a, b in zip(records, shipped, refit)
                 if b.model == model and b.core and b.error is not None
             ]
-            if errors:
+            if rows:
+                covered = [abs(b) for _, b, missing in rows if not missing]
                 out.append(
                     {
                         "source": left,
                         "model": model,
-                        "n": len(errors),
+                        "n": len(rows),
                         "fitted_on": fitting.get(model, 0),
-                        "shipped": statistics.median(abs(a) for a, _ in errors),
-                        "refit": statistics.median(abs(b) for _, b in errors),
-                        "bias": statistics.median(b for _, b in errors),
+                        "elsewhere": sum(_model(r) == model for r in others),
+                        "shipped": statistics.median(abs(a) for a, _, _ in rows),
+                        "refit": statistics.median(abs(b) for _, b, _ in rows),
+                        "bias": statistics.median(b for _, b, _ in rows),
+                        "lacking": sorted(set().union(*(missing for _, _, missing in rows))),
+                        "lacking_n": sum(bool(missing) for _, _, missing in rows),
+                        "covered": statistics.median(covered) if covered else None,
                     }
                 )
     return out
@@ -158,35 +196,65 @@ WHY = {
         "few": "fewer than 5 requests",
         "within": "within 5%",
         "alone": "no other source records it: nothing to fit on",
-        "thin": "fitted on {fitted_on} of the others' requests only",
-        "missed": "missed, not explained (bias {bias:+.1%})",
+        "unfitted": "the others' {elsewhere} requests of it fit no figure",
+        "lacking": "{lacking_n} of {n} need a figure the others never fitted ({names}); the other {rest}: {covered}",
+        "missed": "missed (bias {bias:+.1%})",
     },
     "zh-CN": {
         "few": "请求少于 5 个",
         "within": "在 5% 以内",
         "alone": "没有别的来源录制过它：无从拟合",
-        "thin": "只用其余来源的 {fitted_on} 个请求拟合",
-        "missed": "未达到，原因不明（bias {bias:+.1%}）",
+        "unfitted": "其余来源里它的 {elsewhere} 个请求都没有拟合出数字",
+        "lacking": "{n} 个里有 {lacking_n} 个需要其余来源从未拟合的数字（{names}）；其余 {rest} 个：{covered}",
+        "missed": "未达到（bias {bias:+.1%}）",
     },
 }
-"""What a row says of the bar, by :func:`why`'s kind, as the CLI (en) and the simulator pages print it."""
+"""What a row says of the bar, by :func:`kind`, as the CLI (en) and the simulator pages print it."""
+
+
+def kind(row: dict) -> str:
+    """What ``row`` says of the 5% bar: ``few`` requests to judge, ``within`` it, or why it misses: ``alone`` (no
+    other source records the model), ``unfitted`` (the others' requests of it fit no figure), ``lacking`` (some
+    of its requests need a figure the others never fitted), or ``missed`` (none of these)."""
+    if row["n"] < MIN_REQUESTS:
+        return "few"
+    if row["refit"] <= BAR:
+        return "within"
+    if row["elsewhere"] == 0:
+        return "alone"
+    if row["fitted_on"] == 0:
+        return "unfitted"
+    return "lacking" if row["lacking_n"] else "missed"
 
 
 def why(row: dict, lang: str = "en") -> str:
-    """What ``row`` says of the 5% bar: within it, too few requests to judge, or why it misses. Only the last
-    ("missed") is a miss the data do not explain: its figures were fitted on enough requests of the other sources,
-    and still miss on the one left out."""
-    if row["n"] < MIN_REQUESTS:
-        kind = "few"
-    elif row["refit"] <= BAR:
-        kind = "within"
-    elif row["fitted_on"] == 0:
-        kind = "alone"
-    elif row["fitted_on"] < MIN_REQUESTS:
-        kind = "thin"
-    else:
-        kind = "missed"
-    return WHY[lang][kind].format(**row)
+    """:func:`kind`, in words."""
+    shown = {**row, "covered": "—" if row["covered"] is None else f"{row['covered']:.1%}"}
+    return WHY[lang][kind(row)].format(**shown, rest=row["n"] - row["lacking_n"], names=", ".join(row["lacking"]))
+
+
+SUMMARY = {
+    "en": (
+        "Of the {judged} rows held to it: {within} within it; {alone} of a model no other source records "
+        "(nothing to fit on); {unfitted} of a model whose requests in the other sources fit no figure; {lacking} "
+        "where some requests need a figure the other sources never fitted (the column names it, with the error "
+        "on the row's other requests: over 5% in {over} of them); {missed} missed for none of these reasons."
+    ),
+    "zh-CN": (
+        "按这个标准衡量的 {judged} 行里：{within} 行在 5% 以内；{alone} 行的模型没有别的来源录制过（无从拟合）；"
+        "{unfitted} 行的模型在其余来源里的请求都没有拟合出数字；{lacking} 行有一部分请求需要其余来源从未拟合过的数字"
+        "（最后一栏写出是哪些，以及这一行其余请求的误差，其中 {over} 行仍超过 5%）；{missed} 行不属于以上任何一种，"
+        "却仍未达到。"
+    ),
+}
+
+
+def summary(rows: list[dict], lang: str = "en") -> str:
+    """How many rows held to the bar are of each :func:`kind`, in words (the simulator pages' paragraph)."""
+    kinds = [kind(r) for r in rows]
+    counts = {k: kinds.count(k) for k in WHY["en"]}
+    over = sum(k == "lacking" and (r["covered"] is None or r["covered"] > BAR) for k, r in zip(kinds, rows))
+    return SUMMARY[lang].format(**counts, judged=len(rows) - counts["few"], over=over)
 
 
 def ordered(rows: list[dict]) -> list[dict]:
