@@ -25,7 +25,6 @@ import contextlib
 import http.client
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,6 +34,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _ports import free_port, wait_listening  # noqa: E402
 
 from agentlab.gateway.app import Gateway  # noqa: E402
 from agentlab.gateway.serve import Running  # noqa: E402
@@ -131,36 +132,19 @@ def _in_processes(store: Store):
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "AGENTLAB_GATEWAY_KEY": "bench", "PYTHONPATH": str(root)}
     env.pop("ANTHROPIC_API_KEY", None)
-    sim_port, gw_port = _free_port(), _free_port()
+    sim_port, gw_port = free_port(), free_port()
     direct, gateway = f"http://127.0.0.1:{sim_port}", f"http://127.0.0.1:{gw_port}"
     procs = [subprocess.Popen([sys.executable, "-c", _SIM, str(sim_port)], env=env, stdout=subprocess.DEVNULL)]
     try:
-        _wait_for(sim_port, procs[0])
+        wait_listening(sim_port, procs[0])
         procs.append(subprocess.Popen([sys.executable, "-c", _GATEWAY, str(store.path), direct, str(gw_port)],
                                       env=env, stdout=subprocess.DEVNULL))  # fmt: skip
-        _wait_for(gw_port, procs[1])
+        wait_listening(gw_port, procs[1])
         yield direct, gateway
     finally:
         for proc in procs:
             proc.terminate()
             proc.wait(30)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_for(port: int, proc: subprocess.Popen) -> None:
-    """Return once ``port`` accepts a connection; up to 60 s, or a clear error if ``proc`` ended first."""
-    for _ in range(600):  # bounded: 60 s
-        if proc.poll() is not None:
-            raise RuntimeError(f"a server process ended with code {proc.returncode} before listening on {port}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-            return
-        time.sleep(0.1)
-    raise RuntimeError(f"nothing listened on port {port} within 60 s")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,7 +32,9 @@ import sys
 import threading
 import time
 
-HOST = "127.0.0.1"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _ports import HOST, free_port, wait_listening  # noqa: E402
+
 HEADERS = {"content-type": "application/json", "anthropic-version": "2026-10-21", "x-api-key": "bench"}
 TARGET_RPS = 300
 TARGET_CLIENTS = (200, 500)
@@ -79,24 +81,11 @@ def serve_current(port: int) -> None:
     server.serve_forever()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
 def _start(kind: str) -> tuple[subprocess.Popen, int]:
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, __file__, "--serve", kind, "--port", str(port)])
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection((HOST, port), timeout=0.5).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError(f"{kind} server did not start on port {port}")
+    wait_listening(port, proc)
+    return proc, port
 
 
 def _until_listening(argv: list[str], port: int, timeout: float = 60.0) -> float:
@@ -120,7 +109,7 @@ def startup(reps: int = 5) -> tuple[float, float]:
     """Best of ``reps``: a bare interpreter that binds a socket, and ``python -m agentlab serve`` (both until the port accepts)."""
     bare, serve = [], []
     for _ in range(reps):
-        port = _free_port()
+        port = free_port()
         bare.append(
             _until_listening(
                 [
@@ -131,7 +120,7 @@ def startup(reps: int = 5) -> tuple[float, float]:
                 port,
             )
         )
-        port = _free_port()
+        port = free_port()
         serve.append(_until_listening([sys.executable, "-m", "agentlab", "serve", "--port", str(port)], port))
     return min(bare), min(serve)
 

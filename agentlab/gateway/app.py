@@ -96,8 +96,7 @@ class Gateway:
                 else:
                     await send({"type": "lifespan.shutdown.complete"})
                 return
-            return
-        if scope["type"] != "http":  # websocket scopes: nothing to serve
+        if scope["type"] != "http":  # websocket scopes (and a lifespan that never got its stop): nothing to serve
             return
         answer = await self._answer(scope, receive, send)
         if answer is not None:
@@ -189,24 +188,23 @@ class Gateway:
         try:
             response = await self.upstream.handle_async_request(request)
         except httpx2.HTTPError as e:
-            late = isinstance(e, httpx2.TimeoutException)
+            status, kind = _failed(e)
             # never sent: nothing can be billed, so the reservation is released; sent and then lost (a timeout, a
             # reset, a broken answer): the API may still bill what it generates, so the worst case stays charged
             unsent = isinstance(e, NEVER_SENT)
-            self._settle(row, 504 if late else 502, 0.0 if unsent else reserved, {}, time.monotonic() - t0)
-            if late:
-                return error(504, "timeout_error", "the API did not answer the class gateway in time; try again")
-            return error(502, "api_error", f"the class gateway could not reach the API ({type(e).__name__})")
+            self._settle(row, status, 0.0 if unsent else reserved, {}, time.monotonic() - t0)
+            if status == 504:
+                return error(504, kind, "the API did not answer the class gateway in time; try again")
+            return error(502, kind, f"the class gateway could not reach the API ({type(e).__name__})")
         relayed = [(k, v) for k, v in response.headers.raw if k.lower() not in DROPPED_RESPONSE_HEADERS]
         try:
             if not (streaming and response.is_success):
                 try:
                     content = await response.aread()
                 except httpx2.HTTPError as e:  # sent, and its answer broke off or stalled: its worst case stays charged
-                    status = 504 if isinstance(e, httpx2.TimeoutException) else 502
+                    status, kind = _failed(e)
                     self._settle(row, status, reserved, {}, time.monotonic() - t0)
-                    return error(status, "timeout_error" if status == 504 else "api_error",
-                                 "the API's answer did not reach the class gateway whole; try again")  # fmt: skip
+                    return error(status, kind, "the API's answer did not reach the class gateway whole; try again")
                 usage, model = _usage(content) if response.is_success else (None, None)
                 usd = settled(model, usage, reserved) if response.is_success else 0.0  # an error is not billed
                 if self.log_bodies:
@@ -234,6 +232,11 @@ class Gateway:
             return None
         finally:
             await response.aclose()
+
+
+def _failed(e: httpx2.HTTPError) -> tuple[int, str]:
+    """The status and error type a failed forward is answered with: 504 for a timeout, 502 otherwise."""
+    return (504, "timeout_error") if isinstance(e, httpx2.TimeoutException) else (502, "api_error")
 
 
 def _usage(content: bytes) -> tuple[dict | None, str | None]:

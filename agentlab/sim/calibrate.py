@@ -207,6 +207,19 @@ def real_tokens(usage: dict | None) -> int | None:
     )
 
 
+def _profile_of(rec: dict):
+    """The profile of the model a record asked for, or None."""
+    from agentlab.api.profiles import profile
+
+    return profile(rec.get("model")) if isinstance(rec.get("model"), str) else None
+
+
+def model_id(rec: dict) -> str:
+    """The model a record asked for, as its profile's id (a dated alias counts with its model)."""
+    known = _profile_of(rec)
+    return known.id if known else str(rec.get("model"))
+
+
 def replay(records: list[dict]) -> list[Row]:
     """Send every record to a fresh simulator; one :class:`Row` per record."""
     import httpx2
@@ -226,13 +239,13 @@ def replay(records: list[dict]) -> list[Row]:
         if rec.get("beta") and task_budget_of(body) is not None:  # recorded: ?beta=true, not which beta headers
             headers["anthropic-beta"] = BUDGET_BETA
         request = httpx2.Request("POST", "https://api.anthropic.com" + path, json=body, headers=headers)
-        known = profile(rec.get("model")) if isinstance(rec.get("model"), str) else None
+        known = _profile_of(rec)
         clock = SimClock(day=recorded_day(rec, known))
         response = Simulator(clock=clock).handle(request)
         answer = response.json()
         row = Row(
             str(rec["cassette"]),
-            known.id if known else str(rec.get("model")),
+            model_id(rec),
             rec.get("split", "yours"),
             real_tokens(rec.get("usage")) if rec.get("status", 200) == 200 else None,
             groups=groups_of(body),

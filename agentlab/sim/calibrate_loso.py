@@ -15,11 +15,11 @@ model, as the shipped profiles borrow for a model with no recording).
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from contextlib import contextmanager
 from typing import Iterator
 
-from agentlab.api.profiles import profile
-from agentlab.sim.calibrate import FITTED_ON, Row, bundled, replay, unseen
+from agentlab.sim.calibrate import FITTED_ON, Row, bundled, model_id, replay, unseen
 
 STAGES = (
     ("tool_prompt_offset", "thinking_enabled", "thinking_adaptive", "structured_output", "task_budget"),
@@ -141,13 +141,6 @@ def needs(body: dict) -> set[str]:
     return out
 
 
-def _model(record: dict) -> str:
-    """The profile id of the model a recorded request asked for (a dated alias counts with its model)."""
-    asked = str(record["request"].get("model", ""))
-    p = profile(asked)
-    return p.id if p is not None else asked
-
-
 def leave_one_out() -> list[dict]:
     """One row per (source left out, model): its core requests' errors with the shipped figures and with figures
     fitted on the other sources only (``n``; ``fitted_on``: the model's requests among the others that fitted a
@@ -157,6 +150,7 @@ def leave_one_out() -> list[dict]:
     by_source, out = sources(), []
     for left, records in by_source.items():
         others = [r for name, recs in by_source.items() if name != left for r in recs]
+        elsewhere = Counter(model_id(r) for r in others)
         shipped = replay(records)
         fitted, fitting = fit(others)
         with figures(fitted):
@@ -175,7 +169,7 @@ def leave_one_out() -> list[dict]:
                         "model": model,
                         "n": len(rows),
                         "fitted_on": fitting.get(model, 0),
-                        "elsewhere": sum(_model(r) == model for r in others),
+                        "elsewhere": elsewhere[model],
                         "shipped": statistics.median(abs(a) for a, _, _ in rows),
                         "refit": statistics.median(abs(b) for _, b, _ in rows),
                         "bias": statistics.median(b for _, b, _ in rows),
