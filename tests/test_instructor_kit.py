@@ -160,6 +160,30 @@ def test_the_syllabus_states_the_hours_that_time_md_adds_up_to(lang):
     )
 
 
+def test_answer_06_the_raw_executor_changes_nothing_for_the_careful_model_but_one_untranslated_result(
+    tmp_path, monkeypatch
+):
+    from agentlab.executor import Executor
+
+    for lang, said in (
+        ("en", "3 calls, `end_turn`, {raw:,} input tokens, as with the"),
+        ("zh-CN", "3 次调用，`end_turn`，{raw:,} 个输入 token（默认执行器是 {plain:,} 个）"),
+    ):
+        monkeypatch.setenv("AGENTLAB_LANG", lang)  # the zh-CN kernel asks in Chinese
+        client, task = agentlab.connect("sim", quiet=True), agentlab.city_task(["Paris", "London"])
+        raw = agentlab.run_agent(
+            client, task, agentlab.task_tools(tmp_path / lang), executor=Executor(errors="raw", max_result_chars=600)
+        )
+        plain = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / f"{lang}-plain"))
+        assert (raw.model_calls, raw.stop_reason.value, raw.final_text) == (3, "end_turn", plain.final_text)
+        assert (raw.input_tokens == plain.input_tokens) == (lang == "en"), (raw.input_tokens, plain.input_tokens)
+        section = (DOCS / lang / "answer_key.md").read_text("utf-8").split("## 06 ", 1)[1].split("\n## ", 1)[0]
+        assert said.format(raw=raw.input_tokens, plain=plain.input_tokens) in section.replace("\n   ", " "), lang
+        assert (
+            lang == "en" or f"少 {plain.input_tokens - raw.input_tokens} 个 token" in section
+        )  # Saved note, untranslated
+
+
 def test_answer_09_forecasts_cost_just_under_twice_and_one_reply_keeps_the_sweep_at_3_calls(tmp_path):
     from agentlab.experiments.sweeps import sweep
 
@@ -167,9 +191,9 @@ def test_answer_09_forecasts_cost_just_under_twice_and_one_reply_keeps_the_sweep
     task = agentlab.city_task(["Paris", "London"])
     run = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / "plain"))
     forecast = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / "forecast", forecast_days=7))
-    assert (round(forecast.cost_usd, 5), round(run.cost_usd, 5)) == (0.00901, 0.00454)
-    assert (run.model_calls, forecast.model_calls, run.output_tokens, forecast.output_tokens) == (3, 3, 100, 100)
-    assert (forecast.input_tokens, run.input_tokens) == (4005, 1770)
+    assert (round(forecast.cost_usd, 5), round(run.cost_usd, 5)) == (0.00921, 0.00474)
+    assert (run.model_calls, forecast.model_calls, run.output_tokens, forecast.output_tokens) == (3, 3, 114, 114)
+    assert (forecast.input_tokens, run.input_tokens) == (4033, 1798)
     for one_per_turn, calls, tokens in ((False, {3}, (1609, 3858)), (True, None, (1609, 16497))):
         df = sweep(one_per_turn=one_per_turn, progress=False)
         agent = df[(df.kind == "agent") & (df.model == "claude-opus-5") & ~df.cache & ~df["long output"]]

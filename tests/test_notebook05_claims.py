@@ -18,18 +18,46 @@ def rows(tmp_path_factory):
     return {r["case"]: r for r in stop_reason_runs(tmp_path_factory.mktemp("stops"))}
 
 
-def test_max_tokens_34_cuts_the_save_note_call_after_one_reply_asked_for_both_cities(rows):
+@pytest.mark.parametrize(
+    "edition, calls, whole, cut",
+    [
+        ("05_who_decides_done", "Its two calls take 32\ntokens", "the reply needs 46", "after 1 call with no tool run"),
+        (
+            "zh-CN/05_who_decides_done",
+            "它的两个调用占 32 个 token",
+            "这次回复需要 46 个 token",
+            "在 1 次调用后以 `max_tokens` 结束",
+        ),
+    ],
+)
+def test_max_tokens_40_cuts_the_first_reply_once_its_omitted_thinking_is_counted(
+    rows, tmp_path, edition, calls, whole, cut
+):
+    """The first reply's calls fit in 40 tokens; with the thinking the default model does not show, it does not."""
     from agentlab.experiments.stop_reasons import CUT_AT
 
     r = rows["max_tokens cuts a tool_use"]
-    assert CUT_AT == 34 and r["replies"] == ["tool_use", "max_tokens"]
+    assert CUT_AT == 40 and r["replies"] == ["max_tokens"]
     assert (r["stop"], r["model calls"], r["tools run"], r["note saved"], r["final text"]) == (
         "max_tokens",
-        2,
-        ["get_weather", "get_weather"],
+        1,
+        [],
         False,
         "",
     )
+    agentlab.run_agent(
+        agentlab.connect("sim", quiet=True), TASK, agentlab.task_tools(tmp_path), trace=tmp_path / "t.jsonl"
+    )
+    first = next(e for e in read_trace(tmp_path / "t.jsonl") if e.get("event") == "response")
+    thinking = first["usage"]["output_tokens_details"]["thinking_tokens"]
+    assert [b["type"] for b in first["content"]] == ["thinking", "tool_use", "tool_use"]
+    assert first["content"][0]["thinking"] == ""  # omitted on the wire, billed all the same
+    shown = first["usage"]["output_tokens"] - thinking
+    assert shown <= CUT_AT < first["usage"]["output_tokens"]
+    assert (shown, first["usage"]["output_tokens"]) == (32, 46), (
+        said(edition, 31, calls) + " " + said(edition, 31, whole)
+    )
+    assert said(edition, 31, cut) and said(edition, 29, "max_tokens=40")
 
 
 def test_a_stop_sequence_cuts_the_afterthought_and_keeps_the_answer(rows):
@@ -74,8 +102,10 @@ def test_paused_calls_count_as_turns_under_max_turns(tmp_path):
     assert (run.stop_reason.value, run.model_calls) == ("max_turns", 2)
 
 
-def test_max_tokens_40_lets_the_run_finish_with_the_note(tmp_path):
-    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), TASK, agentlab.task_tools(tmp_path), max_tokens=40)
+@pytest.mark.parametrize("edition", ["05_who_decides_done", "zh-CN/05_who_decides_done"])
+def test_max_tokens_50_lets_the_run_finish_with_the_note(tmp_path, edition):
+    assert said(edition, 39, "max_tokens=50")
+    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), TASK, agentlab.task_tools(tmp_path), max_tokens=50)
     assert run.stop_reason.value == "end_turn" and run.model_calls == 3 and any(tmp_path.iterdir())
 
 

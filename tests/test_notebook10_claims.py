@@ -119,18 +119,17 @@ def test_right_answers_and_cheap_just_in_time_are_said_to_hold_by_construction(l
     assert "我们脚本化 agent 的构造决定的" in _prose("zh") and "从不调用 `load_details`" in _prose("zh")
 
 
-def test_sub_agents_cost_about_a_third_of_plain_here_and_about_3_8_times_the_agent_in_notebook_12(lab):
-    from agentlab.experiments.multiplying import multiplying_table, ratios
+def test_sub_agents_cost_about_a_third_of_plain_here_and_several_times_the_agent_in_notebook_12(lab):
+    from agentlab.experiments.multiplying import multiplying_table
 
     table, _ = lab
     sub, plain = table.loc["sub-agents", "input tokens"], table.loc["plain", "input tokens"]
     assert 0.28 < sub / plain < 0.4
     assert f"about {round(sub, -3):,} input tokens against {round(plain, -3):,}" in _prose()
-    r = ratios(multiplying_table((8,), lang="en"), 8)
-    assert round(r["multi-agent"] / r["agent"], 1) == 3.8, r  # "about 3.8 times the agent's tokens"
-    assert "about 3.8 times the agent's tokens" in _prose()
-    zh = ratios(multiplying_table((8,), lang="zh"), 8)  # zh-CN's notebook 12 asks in Chinese: its own multiple
-    assert f"约为 agent {round(zh['multi-agent'] / zh['agent'], 1)} 倍的 token" in _prose("zh"), zh
+    for lang, sentence in (("en", "about {} times the agent's tokens"), ("zh", "约为 agent {} 倍的 token")):
+        at8 = multiplying_table((8,), lang=lang).set_index("kind")["tokens"]  # zh asks in Chinese: its own multiple
+        multiple = round(at8["multi-agent"] / at8["agent"], 1)  # as notebook 12b's claim test computes it
+        assert 3 < multiple < 5 and sentence.format(multiple) in _prose(lang), (lang, multiple)
 
 
 def test_the_change_predict_run_exercises_can_be_done_with_the_imports_they_give(tmp_path):

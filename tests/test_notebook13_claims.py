@@ -139,21 +139,45 @@ def test_high_and_no_effort_are_the_same_run(efforts):
     )
 
 
-def test_low_writes_40_percent_less_in_the_same_3_calls_and_costs_about_15_percent_less(efforts):
+def _less(run, high, field: str) -> int:
+    """How much less ``run``'s ``field`` is than ``high``'s, in whole percent (negative: more)."""
+    return round(100 * (1 - getattr(run, field) / getattr(high, field)))
+
+
+def test_low_writes_less_in_the_same_3_calls_and_costs_less_by_the_stated_percentages(efforts):
     """[scripted model]: every level asks for all five cities in one turn; low names only the warmest."""
     low, high = efforts["low"], efforts["high"]
     assert low.turns[0].tool_calls == high.turns[0].tool_calls == ["get_weather"] * 5
-    assert (low.model_calls, high.model_calls) == (3, 3) and 0.8 < low.cost_usd / high.cost_usd < 0.9
-    assert 0.35 < 1 - low.output_tokens / high.output_tokens < 0.45  # "about 40% fewer output tokens"
+    assert (low.model_calls, high.model_calls) == (3, 3) and 0 < _less(low, high, "cost_usd")
+    assert said("13_api_features_2026", 38, f"{_less(low, high, 'output_tokens')}% fewer output tokens")
+    assert said("13_api_features_2026", 38, f"cost {_less(low, high, 'cost_usd')}% less than `high`'s")
     assert low.final_text == "Madrid is the warmest at 24.5°C." and "Let me" not in str(low.messages)
 
 
-def test_medium_and_xhigh_change_one_sentence_and_stay_within_a_few_percent_of_high(efforts):
-    high = efforts["high"]
-    for level in ("medium", "xhigh"):
-        r = efforts[level]
-        assert r.model_calls == 3 and abs(r.cost_usd / high.cost_usd - 1) < 0.05 and r.final_text != high.final_text
+def test_medium_and_xhigh_change_one_sentence_and_move_the_cost_by_the_stated_percentages(efforts):
+    high, medium, xhigh = efforts["high"], efforts["medium"], efforts["xhigh"]
+    for r in (medium, xhigh):
+        assert r.model_calls == 3 and r.final_text != high.final_text
+    moved = f"({_less(medium, high, 'cost_usd')}% less and {-_less(xhigh, high, 'cost_usd')}% more than `high`'s)"
+    assert said("13_api_features_2026", 38, moved)
     assert "I saved a note" not in efforts["medium"].final_text and "checked each number" in efforts["xhigh"].final_text
+
+
+def test_the_zh_cn_edition_states_bounds_its_own_effort_runs_keep(tmp_path, monkeypatch):
+    """zh-CN asks in Chinese, so its counts differ; its prose states bounds, held here on its own runs."""
+    from agentlab.experiments.effort import effort_runs
+
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
+    runs = effort_runs(["Paris", "London", "Berlin", "Madrid", "Rome"], tmp_path)
+    high = runs["high"]
+    assert runs["low"].messages[0]["content"].startswith("比较巴黎")
+    assert _less(runs["low"], high, "output_tokens") > 100 / 3, said(
+        "zh-CN/13_api_features_2026", 38, "少了三分之一以上"
+    )
+    assert 10 < _less(runs["low"], high, "cost_usd") < 20, said("zh-CN/13_api_features_2026", 38, "低一成多")
+    for level in ("medium", "xhigh"):
+        assert abs(_less(runs[level], high, "cost_usd")) < 10, said("zh-CN/13_api_features_2026", 38, "相差不到一成")
+    assert runs["max"].cost_usd / high.cost_usd > 4 / 3, said("zh-CN/13_api_features_2026", 38, "高出三分之一以上")
 
 
 def test_max_looks_the_warmest_city_up_twice_one_turn_more_about_a_third_more(efforts):

@@ -85,9 +85,24 @@ def _block_tokens(block: Any) -> int:
         )
     if kind == "tool_result":
         return BLOCK_FRAME + content_tokens(block.get("content", ""))
-    if kind in ("thinking", "redacted_thinking"):  # the signature is opaque to the model
-        return text_tokens(str(block.get("thinking", "")))
+    if kind in ("thinking", "redacted_thinking"):  # the text shown, and what its signature says was left out
+        return text_tokens(str(block.get("thinking", ""))) + left_out(block.get("signature"))
     return text_tokens(json.dumps(block, ensure_ascii=False))  # other block types: count their JSON
+
+
+LEFT_OUT = re.compile(r"sim1[0-9a-f]{40}h([0-9]{1,9})")
+"""A simulator signature of a thinking block whose text the reply left out (``display`` ``"omitted"``): it ends
+in ``h`` and the number of tokens the model generated there (``sim/validate_model.signature``)."""
+
+
+def left_out(signature: object) -> int:
+    """Tokens of thinking the model generated but the reply did not show, as its ``signature`` carries them.
+
+    The API decrypts its own signatures, so the model sees that thinking again when the block is sent back, and
+    bills it as input; the simulator's signatures carry its size instead (a stand-in). The API's signatures are
+    opaque here, so for them this is 0 and an estimate of a live request misses that thinking."""
+    found = LEFT_OUT.fullmatch(signature) if isinstance(signature, str) else None
+    return int(found.group(1)) if found else 0
 
 
 def measured(model: str | None, name: str) -> int:

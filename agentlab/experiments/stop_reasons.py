@@ -21,7 +21,7 @@ from agentlab.views.i18n import localize
 from agentlab.weather import city_task, task_tools
 
 TASK = city_task(["Paris", "London"])
-CUT_AT = 34
+CUT_AT = 40
 """``max_tokens`` for the cut-off case: enough for the reply asking for both cities' weather, too few for the
 ``save_note`` call."""
 COLOURS = {

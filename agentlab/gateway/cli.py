@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 DAY_USD = 0.50
-"""A student's default budget per UTC day, in USD (the whole course live costs about $0.23 on the default
+"""A student's default budget per UTC day, in USD (the whole course live costs about $0.24 on the default
 model, docs/en/live_cost.md: a day's budget runs it twice)."""
 TERM_USD = 2.00
 """A student's default budget for the term, in USD (the course live about eight times)."""

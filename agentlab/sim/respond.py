@@ -27,10 +27,17 @@ So the public recordings from late May 2026 on (pydantic-ai's ``tests/models/cas
 ``..._across_models[claude-*].yaml`` of 2026-07-30, at 4fda3898, MIT; llm-anthropic's
 ``test_fixed_version_tool_chain_with_thinking_display_regression.yaml``, 2026-05-28): with ``0`` when no thinking
 came back; absent on claude-haiku-4-5, claude-sonnet-4-5 and claude-sonnet-4-6 asked without ``thinking``, but
-present on claude-opus-4-8 asked without it (``THINKS_UNASKED``). Stand-ins: ``thinking: {"type": "disabled"}`` (no recording) leaves it out,
-and N counts the thinking the reply shows. The API counts the raw reasoning, "not the (possibly shorter) summarized
-thinking text returned" (the SDK), so where the display is ``omitted`` (the default) the simulator's thinking, and
-with it ``output_tokens``, is short of what the API would bill.
+present on claude-opus-4-8 asked without it (``THINKS_UNASKED``). Stand-in: ``thinking: {"type": "disabled"}`` (no recording)
+leaves it out. N counts the thinking the model generated, shown or not: the docs say thinking tokens "are billed as
+output tokens, even when the thinking text isn't returned to you, and they count toward max_tokens"
+(https://platform.claude.com/docs/en/build-with-claude/thinking), and the SDK that N reflects "the raw reasoning the
+model produced, not the (possibly shorter) summarized thinking text returned". So a thinking block whose display is ``omitted`` (the
+default model's default) comes back empty, and its text (``shape.HIDDEN``, what the policy wrote) is counted into
+``output_tokens`` and ``thinking_tokens`` and against ``max_tokens`` (``_cap``). The simulator's summarized thinking
+is the text itself, so there the shown and the billed thinking are the same (a stand-in: the API's summary is shorter).
+Sent back (a tool-use loop must send it back), the block counts as input at its generated size too: the API restores
+the thinking from its encrypted signature, so the model reads it again; the simulator's signature carries the size
+instead (``api.tokens.left_out``, a stand-in). So the display changes what a reply shows, never what is billed.
 """
 
 from __future__ import annotations
@@ -38,8 +45,9 @@ from __future__ import annotations
 from agentlab.api.profiles import Profile
 from agentlab.api.tokens import content_tokens, estimate_input_tokens, estimate_output_tokens, text_tokens
 from agentlab.sim.policy import Policy, as_reply
-from agentlab.sim.shape import shape
+from agentlab.sim.shape import HIDDEN, shape
 from agentlab.sim.strict import constrain, strict_schemas
+from agentlab.sim.validate_model import conversation_key, signature
 
 DIRECT = {"type": "direct"}
 """The ``caller`` of a tool call the model made itself, last key of every ``tool_use`` block (see the module docstring)."""
@@ -93,7 +101,8 @@ def build_message(
     stop = stop or ("tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn")
     content, stop, sequence = _stop_at_sequence(content, stop, body.get("stop_sequences") or [])
     content, stop = _cap(content, stop, body["max_tokens"], profile.id)
-    thought = content_tokens([b for b in content if b["type"] == "thinking"], model=profile.id)
+    content = [_on_the_wire(b, body) for b in content]  # an omitted thinking block: empty, its size in its signature
+    thought = content_tokens([b for b in content if b["type"] == "thinking"], model=profile.id)  # shown or not
     return {
         "id": f"msg_sim_{counter:06d}{seed[:14]}",
         "type": "message",
@@ -132,23 +141,55 @@ def _stop_at_sequence(content: list[dict], stop: str, stops: list[str]) -> tuple
     return content, stop, None
 
 
+def _generated(block: dict) -> dict:
+    """``block`` as the model generated it, for counting: a thinking block with its omitted text put back."""
+    return {"type": "thinking", "thinking": block[HIDDEN]} if HIDDEN in block else block
+
+
+def _on_the_wire(block: dict, body: dict) -> dict:
+    """``block`` as the reply carries it: a thinking block the display omits is empty, and its signature carries the
+    tokens generated there (``api.tokens.left_out``), which count whenever the block is counted, sent back included."""
+    if HIDDEN not in block:
+        return block
+    size = text_tokens(block[HIDDEN])
+    return {
+        "type": "thinking",
+        "thinking": "",
+        "signature": signature(body["model"], conversation_key(body["messages"]), "", size),
+    }
+
+
 def _cap(content: list[dict], stop: str, max_tokens: int, model: str) -> tuple[list[dict], str]:
-    """Apply ``max_tokens`` (cut the text, drop unfinished tool calls) as the API would end the turn."""
-    if estimate_output_tokens(content, model=model) <= max_tokens:
+    """Apply ``max_tokens`` (cut the text, drop unfinished tool calls) as the API would end the turn. Thinking comes
+    first and counts, shown or not; one the budget cannot hold is cut (an omitted one stays empty on the wire)."""
+    if estimate_output_tokens([_generated(b) for b in content], model=model) <= max_tokens:
         return content, stop
     kept, budget = [], max_tokens
     for block in content:
+        if block["type"] == "thinking" and HIDDEN in block:
+            said = _cut(block[HIDDEN], budget, model)
+            kept.append({**block, HIDDEN: said})
+            budget -= estimate_output_tokens([_generated(kept[-1])], model=model)
+            if budget <= 0 or said != block[HIDDEN]:
+                break
+            continue
         if block["type"] != "text":
             break
-        words = block["text"].split(" ")
-        cut: list[str] = []
-        for w in words:
-            if estimate_output_tokens([{"type": "text", "text": " ".join(cut + [w])}], model=model) > budget:
-                break
-            cut.append(w)
-        if cut:
-            kept.append({"type": "text", "text": " ".join(cut)})
-        budget -= text_tokens(" ".join(cut))
-        if budget <= 0 or len(cut) < len(words):
+        said = _cut(block["text"], budget, model)
+        if said:
+            kept.append({"type": "text", "text": said})
+        budget -= text_tokens(said)
+        if budget <= 0 or said != block["text"]:
             break
     return kept, "max_tokens"
+
+
+def _cut(text: str, budget: int, model: str) -> str:
+    """The longest run of ``text``'s first words whose text block fits in ``budget`` tokens."""
+    words = text.split(" ")
+    cut: list[str] = []
+    for w in words:  # bounded by the words
+        if estimate_output_tokens([{"type": "text", "text": " ".join(cut + [w])}], model=model) > budget:
+            break
+        cut.append(w)
+    return " ".join(cut)

@@ -26,6 +26,10 @@ from __future__ import annotations
 from agentlab.api.profiles import Profile
 from agentlab.sim.validate_model import conversation_key, signature
 
+HIDDEN = "_generated"
+"""Key of a ``thinking`` block whose display is omitted: the text the model generated there, which the API bills as
+output tokens and counts toward ``max_tokens`` though the block comes back empty. ``respond.py`` cuts it to
+``max_tokens``, puts its size in the block's signature and removes the key: it never reaches the wire."""
 _PLACEHOLDER = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
 
 
@@ -88,8 +92,14 @@ def _thinking_between_tools(content: list[dict], body: dict) -> list[dict]:
         if block.get("type") == "tool_use":
             before_tool = False
         if block.get("type") == "text" and before_tool:
-            text = block["text"] if shown else ""
-            block = {"type": "thinking", "thinking": text, "signature": signature(body["model"], key, text)}
+            if shown:
+                block = {
+                    "type": "thinking",
+                    "thinking": block["text"],
+                    "signature": signature(body["model"], key, block["text"]),
+                }
+            else:  # generated, so billed and under max_tokens, though not shown: respond.py signs it and drops the key
+                block = {"type": "thinking", "thinking": "", HIDDEN: block["text"]}
         out.append(block)
     return out
 

@@ -23,6 +23,7 @@ import json
 from datetime import date
 
 from agentlab.api.profiles import Profile, profile, today
+from agentlab.api.tokens import left_out
 from agentlab.sim.errors import SimAPIError, invalid
 
 
@@ -123,10 +124,12 @@ def _check_thinking_limits(body: dict) -> None:
         raise invalid("Thinking may not be enabled when tool_choice forces tool use.")
 
 
-def signature(model: str, conversation_key: str, thinking: str) -> str:
-    """The signature the simulator puts on a thinking block: tied to the model, the conversation and the text."""
-    digest = hashlib.sha256(f"agentlab-sim|{model}|{conversation_key}|{thinking}".encode()).hexdigest()
-    return f"sim1{digest[:40]}"
+def signature(model: str, conversation_key: str, thinking: str, left_out: int = 0) -> str:
+    """The signature the simulator puts on a thinking block: tied to the model, the conversation and the text,
+    and carrying ``left_out``, the tokens of thinking the reply did not show (``api.tokens.left_out`` reads it)."""
+    said = f"|{left_out}" if left_out else ""
+    digest = hashlib.sha256(f"agentlab-sim|{model}|{conversation_key}|{thinking}{said}".encode()).hexdigest()
+    return f"sim1{digest[:40]}" + (f"h{left_out}" if left_out else "")
 
 
 def conversation_key(messages: list[dict]) -> str:
@@ -149,7 +152,7 @@ def _check_signatures(body: dict, p: Profile) -> None:
             continue
         for j, block in enumerate(message["content"]):
             if block.get("type") == "thinking" and block["signature"] != signature(
-                body["model"], key, block["thinking"]
+                body["model"], key, block["thinking"], left_out(block["signature"])
             ):
                 # Quoted: https://github.com/ding113/claude-code-hub/issues/518 ("messages.1.content.0: Invalid `signature` in `thinking` block")
                 raise invalid(f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block")

@@ -60,7 +60,8 @@ def test_the_call_tokens_figure_labels_every_bar_and_is_translated(monkeypatch):
 
     traces = {n: agentlab.read_trace(capstone.trace_path(n)) for n in capstone.NAMES}
     texts = [t.get_text() for t in plot_call_tokens(traces).findobj(matplotlib.text.Text)]
-    assert "666" in texts and "59" in texts and "agent: 4 model calls" in texts
+    last = [e["usage"]["input_tokens"] for e in traces["agent"] if e.get("event") == "response"][-1]
+    assert str(last) in texts and "59" in texts and "agent: 4 model calls" in texts  # each bar's own label
     assert "workflow: 1 model call" in texts  # one call, singular
     monkeypatch.setenv("AGENTLAB_LANG", "zh-CN")
     zh = plot_call_tokens(traces)

@@ -42,7 +42,7 @@ def test_cli_preview_prints_the_line(capsys):
 
 
 def test_the_preview_is_the_run_agentlab_compare_makes(tmp_path):
-    """The preview once ran the sweep's one-tool-per-turn agent: 4 calls and 2,340 tokens for a demo of 3 and 1,770."""
+    """The preview once ran the sweep's one-tool-per-turn agent: 4 calls where the demo it previews makes 3."""
     from agentlab.client import connect
     from agentlab.experiments.comparison import compare
 

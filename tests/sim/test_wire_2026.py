@@ -175,7 +175,9 @@ def test_output_tokens_details_come_with_thinking_after_output_tokens_and_only_o
     assert "output_tokens_details" not in start["message"]["usage"] and "output_tokens_details" in delta["usage"]
 
 
-def test_thinking_tokens_count_the_thinking_a_reply_shows():
+def test_thinking_is_billed_as_generated_whether_its_display_shows_it_or_omits_it():
+    """The docs: thinking tokens are "billed as output tokens, even when the thinking text isn't returned to you"
+    (https://platform.claude.com/docs/en/build-with-claude/thinking)."""
     sim = agentlab.connect("sim", quiet=True)
     summarized = {"type": "adaptive", "display": "summarized"}
     request = {"model": "claude-sonnet-5-5", "max_tokens": 500, "tools": [_TOOL], "messages": ASK}
@@ -183,4 +185,18 @@ def test_thinking_tokens_count_the_thinking_a_reply_shows():
     hidden = sim.messages.create(**request)
     said = [b.thinking for b in shown.content if b.type == "thinking"]
     assert said and said[0] and shown.usage.output_tokens_details.thinking_tokens > 0
-    assert hidden.usage.output_tokens_details.thinking_tokens == 0  # omitted display: see sim/respond.py's docstring
+    assert [b.thinking for b in hidden.content if b.type == "thinking"] == [""]  # omitted: empty on the wire
+    assert "_generated" not in hidden.model_dump_json()
+    assert hidden.usage.output_tokens_details == shown.usage.output_tokens_details
+    assert hidden.usage.output_tokens == shown.usage.output_tokens
+
+
+def test_omitted_thinking_counts_toward_max_tokens_before_the_tool_call_it_precedes():
+    sim = agentlab.connect("sim", quiet=True)
+    request = {"model": "claude-sonnet-5-5", "tools": [_TOOL], "messages": ASK}
+    whole = sim.messages.create(**request, max_tokens=500)
+    thought = whole.usage.output_tokens_details.thinking_tokens
+    assert whole.stop_reason == "tool_use" and 0 < thought < whole.usage.output_tokens
+    cut = sim.messages.create(**request, max_tokens=whole.usage.output_tokens - 1)
+    assert cut.stop_reason == "max_tokens" and [b.type for b in cut.content] == ["thinking"]
+    assert cut.usage.output_tokens <= whole.usage.output_tokens - 1
