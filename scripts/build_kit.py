@@ -250,8 +250,9 @@ def time_pages(rows: list[dict]) -> dict[str, str]:
     return {lang: head[lang] + body + foot[lang] for lang in head}
 
 
-def simulator_pages() -> dict[str, str]:
-    """Every paragraph of the notebooks that carries the marker, by notebook, in each language."""
+def simulator_pages(loso: list[dict] | None = None) -> dict[str, str]:
+    """Every paragraph of the notebooks that carries the marker, by notebook, in each language (``loso``: the rows
+    of ``calibrate_loso.leave_one_out``, computed here when not given)."""
     head = {
         "en": (
             "# Results that belong to the simulator\n\nEach paragraph below states a result that holds "
@@ -270,7 +271,7 @@ def simulator_pages() -> dict[str, str]:
     }
     from agentlab.sim.calibrate_loso import leave_one_out
 
-    pages, loso = {}, leave_one_out()
+    pages, loso = {}, leave_one_out() if loso is None else loso
     for lang, text in head.items():
         for path in _notebooks(lang):
             cells = json.loads(path.read_text("utf-8"))["cells"]
@@ -357,14 +358,33 @@ def _estimate_by_source(lang: str) -> str:
     )
 
 
+PROFILES = ROOT / "agentlab" / "api" / "data" / "profiles.json"
+
+
+def write_held_out(loso: list[dict]) -> None:
+    """Put the leave-one-source-out rows into ``profiles.json``'s ``measured.held_out`` (``calibrate_loso.held_out``),
+    replacing that one value and leaving the rest of the hand-kept file as it is."""
+    from agentlab.sim.calibrate_loso import held_out
+
+    text, key = PROFILES.read_text("utf-8"), '    "held_out": '
+    at = text.index(key) + len(key)
+    _, end = json.JSONDecoder().raw_decode(text, at)
+    value = json.dumps(held_out(loso), indent=2, ensure_ascii=False).replace("\n", "\n    ")
+    PROFILES.write_text(text[:at] + value + text[end:], encoding="utf-8")
+
+
 def build_pages(docs: Path = ROOT / "docs") -> list[Path]:
     """Write the kit's generated pages into ``docs/<lang>/``."""
-    glossary = json.loads(GLOSSARY.read_text("utf-8"))
+    from agentlab.sim.calibrate_loso import leave_one_out
+
+    glossary, loso = json.loads(GLOSSARY.read_text("utf-8")), leave_one_out()
     generated = {
         "glossary.md": glossary_pages(glossary),
         "time.md": time_pages(time_estimates()),
-        "simulator_results.md": simulator_pages(),
+        "simulator_results.md": simulator_pages(loso),
     }
+    if docs == ROOT / "docs":  # the repository's own pages: the profiles say the same (a test run writes elsewhere)
+        write_held_out(loso)
     written = []
     for name, by_lang in generated.items():
         for lang, page in by_lang.items():
