@@ -85,8 +85,10 @@ def _block_tokens(block: Any) -> int:
         )
     if kind == "tool_result":
         return BLOCK_FRAME + content_tokens(block.get("content", ""))
-    if kind in ("thinking", "redacted_thinking"):  # the text shown, and what its signature says was left out
+    if kind == "thinking":  # the text shown, and what its signature says was left out
         return text_tokens(str(block.get("thinking", ""))) + left_out(block.get("signature"))
+    if kind == "redacted_thinking":  # its data is opaque to the estimate
+        return text_tokens(str(block.get("thinking", "")))
     return text_tokens(json.dumps(block, ensure_ascii=False))  # other block types: count their JSON
 
 

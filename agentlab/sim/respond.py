@@ -147,39 +147,41 @@ def _generated(block: dict) -> dict:
 
 
 def _on_the_wire(block: dict, body: dict) -> dict:
-    """``block`` as the reply carries it: a thinking block the display omits is empty, and its signature carries the
-    tokens generated there (``api.tokens.left_out``), which count whenever the block is counted, sent back included."""
-    if HIDDEN not in block:
+    """``block`` as the reply carries it: a thinking block signed for the model and the conversation; one the display
+    omits is empty, and its signature carries the tokens generated there (``api.tokens.left_out``), which count
+    whenever the block is counted, sent back included."""
+    if block["type"] != "thinking" or "signature" in block:
         return block
-    size = text_tokens(block[HIDDEN])
+    size = text_tokens(block[HIDDEN]) if HIDDEN in block else 0
+    key = conversation_key(body["messages"])
     return {
         "type": "thinking",
-        "thinking": "",
-        "signature": signature(body["model"], conversation_key(body["messages"]), "", size),
+        "thinking": block["thinking"],
+        "signature": signature(body["model"], key, block["thinking"], size),
     }
 
 
 def _cap(content: list[dict], stop: str, max_tokens: int, model: str) -> tuple[list[dict], str]:
     """Apply ``max_tokens`` (cut the text, drop unfinished tool calls) as the API would end the turn. Thinking comes
-    first and counts, shown or not; one the budget cannot hold is cut (an omitted one stays empty on the wire)."""
+    first and counts, shown or not: one the budget cannot hold is cut like text (an omitted one stays empty on the
+    wire, its signature carrying what is left)."""
     if estimate_output_tokens([_generated(b) for b in content], model=model) <= max_tokens:
         return content, stop
     kept, budget = [], max_tokens
     for block in content:
-        if block["type"] == "thinking" and HIDDEN in block:
-            said = _cut(block[HIDDEN], budget, model)
-            kept.append({**block, HIDDEN: said})
-            budget -= estimate_output_tokens([_generated(kept[-1])], model=model)
-            if budget <= 0 or said != block[HIDDEN]:
-                break
-            continue
-        if block["type"] != "text":
+        if block["type"] == "thinking":
+            written = block.get(HIDDEN, block["thinking"])
+            said = _cut(written, budget, model)
+            kept.append({**block, HIDDEN: said} if HIDDEN in block else {**block, "thinking": said})
+        elif block["type"] == "text":
+            written = block["text"]
+            said = _cut(written, budget, model)
+            if said:
+                kept.append({"type": "text", "text": said})
+        else:
             break
-        said = _cut(block["text"], budget, model)
-        if said:
-            kept.append({"type": "text", "text": said})
-        budget -= text_tokens(said)
-        if budget <= 0 or said != block["text"]:
+        budget -= content_tokens([_generated(kept[-1])], model=model) if said else 0
+        if budget <= 0 or said != written:
             break
     return kept, "max_tokens"
 

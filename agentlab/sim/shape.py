@@ -86,20 +86,17 @@ def _thinking_between_tools(content: list[dict], body: dict) -> list[dict]:
     if not any(b.get("type") == "tool_use" for b in content):
         return content
     shown = (body.get("thinking") or {}).get("display") == "summarized"
-    key = conversation_key(body["messages"])
     out, before_tool = [], True
     for block in content:
         if block.get("type") == "tool_use":
             before_tool = False
-        if block.get("type") == "text" and before_tool:
-            if shown:
-                block = {
-                    "type": "thinking",
-                    "thinking": block["text"],
-                    "signature": signature(body["model"], key, block["text"]),
-                }
-            else:  # generated, so billed and under max_tokens, though not shown: respond.py signs it and drops the key
-                block = {"type": "thinking", "thinking": "", HIDDEN: block["text"]}
+        if block.get("type") == "text" and before_tool:  # billed and under max_tokens shown or not: respond.py
+            written = block["text"]  # cuts it to max_tokens, then signs it for the model and the conversation
+            block = (
+                {"type": "thinking", "thinking": written}
+                if shown
+                else {"type": "thinking", "thinking": "", HIDDEN: written}
+            )
         out.append(block)
     return out
 

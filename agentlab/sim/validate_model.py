@@ -57,8 +57,7 @@ def check_model_rules(body: dict, p: Profile, *, count_tokens: bool = False) -> 
     _check_thinking(body.get("thinking"), p)
     if not count_tokens:  # recorded: count_tokens took adaptive thinking with a forced tool (pydantic-ai cassette)
         _check_thinking_limits(body)
-    if p.thinking_between_tools:
-        _check_signatures(body, p)
+    _check_signatures(body, p)
 
 
 def _resumes_paused_turn(message: dict) -> bool:
@@ -146,13 +145,17 @@ def conversation_key(messages: list[dict]) -> str:
 
 
 def _check_signatures(body: dict, p: Profile) -> None:
+    """A model whose thinking blocks are tied to it and the conversation checks every one an assistant sent back; every
+    model checks a signature that carries a size (``api.tokens.left_out``), wherever it is, so no one can make a block
+    count for thinking the simulator never generated (a stand-in: the API decrypts its own signatures)."""
     key = conversation_key(body["messages"])
     for i, message in enumerate(body["messages"]):
-        if message["role"] != "assistant" or isinstance(message["content"], str):
+        if isinstance(message["content"], str):
             continue
+        tied = p.thinking_between_tools and message["role"] == "assistant"
         for j, block in enumerate(message["content"]):
-            if block.get("type") == "thinking" and block["signature"] != signature(
-                body["model"], key, block["thinking"], left_out(block["signature"])
-            ):
+            if block.get("type") != "thinking" or not (tied or left_out(block["signature"])):
+                continue
+            if block["signature"] != signature(body["model"], key, block["thinking"], left_out(block["signature"])):
                 # Quoted: https://github.com/ding113/claude-code-hub/issues/518 ("messages.1.content.0: Invalid `signature` in `thinking` block")
                 raise invalid(f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import anthropic
+import pytest
 
 import agentlab
 from agentlab.sim.models.stops import Refuser
@@ -191,12 +192,70 @@ def test_thinking_is_billed_as_generated_whether_its_display_shows_it_or_omits_i
     assert hidden.usage.output_tokens == shown.usage.output_tokens
 
 
-def test_omitted_thinking_counts_toward_max_tokens_before_the_tool_call_it_precedes():
+def test_thinking_counts_toward_max_tokens_before_the_tool_call_it_precedes_shown_or_not():
     sim = agentlab.connect("sim", quiet=True)
-    request = {"model": "claude-sonnet-5-5", "tools": [_TOOL], "messages": ASK}
-    whole = sim.messages.create(**request, max_tokens=500)
-    thought = whole.usage.output_tokens_details.thinking_tokens
-    assert whole.stop_reason == "tool_use" and 0 < thought < whole.usage.output_tokens
-    cut = sim.messages.create(**request, max_tokens=whole.usage.output_tokens - 1)
-    assert cut.stop_reason == "max_tokens" and [b.type for b in cut.content] == ["thinking"]
-    assert cut.usage.output_tokens <= whole.usage.output_tokens - 1
+    for display in ("omitted", "summarized"):
+        request = {
+            "model": "claude-sonnet-5-5",
+            "tools": [_TOOL],
+            "messages": ASK,
+            "thinking": {"type": "adaptive", "display": display},
+        }
+        whole = sim.messages.create(**request, max_tokens=500)
+        thought = whole.usage.output_tokens_details.thinking_tokens
+        assert whole.stop_reason == "tool_use" and 0 < thought < whole.usage.output_tokens
+        cut = sim.messages.create(**request, max_tokens=whole.usage.output_tokens - 1)
+        assert cut.stop_reason == "max_tokens" and [b.type for b in cut.content] == ["thinking"], display
+        assert (
+            cut.usage.output_tokens_details.thinking_tokens
+            == thought
+            <= cut.usage.output_tokens
+            < whole.usage.output_tokens
+        )
+        for budget in (1, 5, thought - 1):  # a budget the thinking does not fit: cut like text, never dropped
+            short = sim.messages.create(**request, max_tokens=budget)
+            assert [b.type for b in short.content] == ["thinking"], (display, budget)
+            assert 0 < short.usage.output_tokens_details.thinking_tokens <= budget, (display, budget)
+            assert short.usage.output_tokens <= budget, (display, budget)
+
+
+def test_the_thinking_a_reply_left_out_counts_as_input_when_sent_back_and_only_as_the_simulator_signed_it():
+    """The API restores omitted thinking from its encrypted signature; the simulator's signature carries its size
+    (api.tokens.left_out), bound into the digest, so a changed or forged size is a 400, never a count."""
+    sim = agentlab.connect("sim", quiet=True)
+    first = sim.messages.create(model="claude-sonnet-5-5", max_tokens=500, tools=[_TOOL], messages=ASK)
+    thinking = first.content[0].model_dump(exclude_none=True)
+    from agentlab.api.tokens import content_tokens
+
+    assert thinking["type"] == "thinking" and thinking["thinking"] == ""  # omitted: empty on the wire, yet sent back
+    assert (
+        content_tokens([thinking], model="claude-sonnet-5-5") == first.usage.output_tokens_details.thinking_tokens > 0
+    )
+    results = [
+        {"type": "tool_result", "tool_use_id": b.id, "content": "18C"} for b in first.content if b.type == "tool_use"
+    ]
+    sent = [*ASK, {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]}]
+    again = {"model": "claude-sonnet-5-5", "tools": [_TOOL], "messages": [*sent, {"role": "user", "content": results}]}
+    emptied = json.loads(json.dumps(again))
+    emptied["messages"][1]["content"][0]["signature"] = thinking["signature"].rsplit("h", 1)[0]
+    with_size = sim.messages.count_tokens(**again).input_tokens
+    with pytest.raises(anthropic.BadRequestError, match="Invalid `signature`"):
+        sim.messages.count_tokens(**emptied)  # the size left out of the signature: not the one the simulator gave
+    forged = "sim1" + "0" * 40 + "h5000"
+    for model, where in (
+        ("claude-sonnet-5-5", "assistant"),
+        ("claude-sonnet-5-5", "user"),
+        ("claude-haiku-4-5", "assistant"),
+    ):
+        body = json.loads(json.dumps(again))
+        body["model"] = model
+        block = {"type": "thinking", "thinking": "", "signature": forged}
+        if where == "user":
+            body["messages"][2]["content"].append(block)
+        else:
+            body["messages"][1]["content"][0] = block
+        with pytest.raises(anthropic.BadRequestError, match="Invalid `signature`"):
+            sim.messages.count_tokens(**body)
+    redacted = json.loads(json.dumps(again))
+    redacted["messages"][1]["content"][0] = {"type": "redacted_thinking", "data": forged}
+    assert with_size > sim.messages.count_tokens(**redacted).input_tokens  # redacted data is opaque: no size read
