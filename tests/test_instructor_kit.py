@@ -184,16 +184,28 @@ def test_answer_06_the_raw_executor_changes_nothing_for_the_careful_model_but_on
         )  # Saved note, untranslated
 
 
-def test_answer_09_forecasts_cost_just_under_twice_and_one_reply_keeps_the_sweep_at_3_calls(tmp_path):
+def test_answer_09_forecasts_cost_just_under_twice_and_one_reply_keeps_the_sweep_at_3_calls(tmp_path, monkeypatch):
     from agentlab.experiments.sweeps import sweep
 
-    client = agentlab.connect("sim", quiet=True)
-    task = agentlab.city_task(["Paris", "London"])
-    run = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / "plain"))
-    forecast = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / "forecast", forecast_days=7))
-    assert (round(forecast.cost_usd, 5), round(run.cost_usd, 5)) == (0.00921, 0.00474)
-    assert (run.model_calls, forecast.model_calls, run.output_tokens, forecast.output_tokens) == (3, 3, 114, 114)
-    assert (forecast.input_tokens, run.input_tokens) == (4033, 1798)
+    for lang in LANGS:  # each edition's kernel asks in its own language, so each answer gives its own run's figures
+        monkeypatch.setenv("AGENTLAB_LANG", lang)
+        client = agentlab.connect("sim", quiet=True)
+        task = agentlab.city_task(["Paris", "London"])
+        run = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / lang / "plain"))
+        forecast = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / lang / "forecast", forecast_days=7))
+        assert (run.model_calls, forecast.model_calls, run.output_tokens) == (3, 3, forecast.output_tokens)
+        section = _answer(lang, "09")
+        for figure in (
+            f"{forecast.cost_usd:.5f}",
+            f"{run.cost_usd:.5f}",
+            f"{forecast.cost_usd / run.cost_usd:.2f}",
+            f"{run.output_tokens}",
+            f"{forecast.input_tokens:,}",
+            f"{run.input_tokens:,}",
+        ):
+            assert figure in section, (lang, figure)
+        assert 1.8 < forecast.cost_usd / run.cost_usd < 2, "just under twice"
+    monkeypatch.delenv("AGENTLAB_LANG")
     for one_per_turn, calls, tokens in ((False, {3}, (1609, 3858)), (True, None, (1609, 16497))):
         df = sweep(one_per_turn=one_per_turn, progress=False)
         agent = df[(df.kind == "agent") & (df.model == "claude-opus-5") & ~df.cache & ~df["long output"]]
@@ -252,3 +264,55 @@ def test_answer_10_gives_the_compaction_and_window_figures_each_edition_runs(tmp
         under = run_tactic("plain", n_cities=18, lang=task_lang, workdir=tmp_path / f"{lang}-18").per_call
         assert f"{peak:,}" in section, f"{lang} answer key 10: peak {peak:,}"
         assert max(over) > 12_000 >= max(under) and f"{round(max(over), -2):,}" in section, (lang, max(over))
+
+
+def _answer(lang: str, number: str) -> str:
+    """The answer key's section for notebook ``number`` in ``lang``, its wrapped lines joined."""
+    key = (DOCS / lang / "answer_key.md").read_text("utf-8")
+    return key.split(f"## {number} ", 1)[1].split("\n## ", 1)[0].replace("\n   ", " ")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_change_predict_run_answers_give_the_figures_each_editions_runs_show(lang, tmp_path, monkeypatch):
+    """02b, 03, 08 and 12: every figure an answer states, from the run the exercise asks for, in that edition's
+    language (a zh-CN kernel asks in Chinese)."""
+    import pandas as pd
+
+    from agentlab.experiments import capstone
+    from agentlab.experiments.react_vs_native import compare_styles
+    from agentlab.experiments.replacement import side_by_side
+    from agentlab.experiments.scaling import scaling_table
+    from agentlab.experiments.tool_descriptions import compare_descriptions, summary
+
+    monkeypatch.setenv("AGENTLAB_LANG", lang)
+    client = agentlab.connect("sim", quiet=True)
+    scaling = scaling_table(client, agentlab.city_names()[:12], tmp_path / "ps")
+    steps = scaling["extra input tokens vs previous row"].dropna()
+    assert set(scaling["model calls"]) == {3} and f"{scaling.loc[6, 'input tokens']:,}" in _answer(lang, "02b")
+    about = round(steps.mean(), -1) if lang != "en" else 5 * round(steps.mean() / 5)
+    assert steps.max() - steps.min() < 20 and str(int(about)) in _answer(lang, "02b"), list(steps)
+    two, three = (
+        side_by_side(client, c, tmp_path / str(len(c))) for c in (["Paris", "London"], ["Madrid", "Oslo", "Cairo"])
+    )
+    grew = {row: three.loc[row, "agent"] - two.loc[row, "agent"] for row in two.index if row.startswith("input:")}
+    assert max(grew, key=grew.get) == "input: earlier turns" and three.loc["input: tool definitions", "agent"] == 1410
+    for figure in (two.loc["input: earlier turns", "agent"], three.loc["input: earlier turns", "agent"]):
+        assert str(figure) in _answer(lang, "03"), figure
+    assert f"{two.loc['input tokens', 'workflow']} 到 {three.loc['input tokens', 'workflow']}" in _answer(
+        lang, "03"
+    ) or (
+        lang == "en"
+        and f"{two.loc['input tokens', 'workflow']} to {three.loc['input tokens', 'workflow']}" in _answer(lang, "03")
+    )
+    styles = pd.DataFrame(compare_styles(seeds=range(5), malformed=0.0)).groupby("style")["input_tokens"].mean()
+    pair = f"{styles['react']:,.0f} {'against' if lang == 'en' else '对'} {styles['native']:,.0f}"
+    assert pair in _answer(lang, "08"), pair
+    assert (styles["react"] < styles["native"]) == (lang == "en")  # "slightly fewer" in en; "更多" in zh-CN
+    broken = pd.DataFrame(compare_styles(seeds=range(5), malformed=0.6)).groupby("style").mean(numeric_only=True)
+    assert f"{broken.loc['react', 'input_tokens']:,.0f}" in _answer(lang, "08") and broken.loc["react", "turns"] == 6.2
+    described = summary(compare_descriptions(guess_wrong=0.0))
+    vague, precise = described["vague"]["input_tokens"], described["precise"]["input_tokens"]
+    assert f"{vague:,.0f} {'against' if lang == 'en' else '对'} {precise:,.0f}" in _answer(lang, "08")
+    capstone.record_looper(tmp_path / "looper5.jsonl", max_repeats=5)
+    calls = [e for e in agentlab.read_trace(tmp_path / "looper5.jsonl") if e.get("event") == "response"]
+    assert len(calls) == 5 and str(calls[-1]["usage"]["input_tokens"]) in _answer(lang, "12")

@@ -68,6 +68,13 @@ def test_an_agent_trial_costs_about_thirteen_times_a_workflow_trial_and_a_succes
     assert 12.5 <= nb["per_trial"] < 13.5, said("14_many_trials", 18, "about thirteen times a workflow trial")
     assert 13.5 <= nb["per_success"] < 14.5, said("14_many_trials", 18, "an agent success about fourteen times")
     assert said("zh-CN/14_many_trials", 18, "试验的十三倍，一次 agent 成功约为十四倍")
+    for where in (
+        said("14_many_trials", 21, "each success about a fourteenth of the agent's cost"),
+        said("14_many_trials", 22, "costs about fourteen times the workflow's"),
+        said("zh-CN/14_many_trials", 21, "约为 agent 的十四分之一"),
+        said("zh-CN/14_many_trials", 22, "workflow 的十四倍"),
+    ):
+        assert 13.5 <= nb["per_success"] < 14.5, where
 
 
 def test_the_workflow_is_far_cheaper_per_success_and_higher_at_one_attempt_and_five_so_the_agent_is_off_the_frontier(
