@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import sys
@@ -361,16 +362,23 @@ def _estimate_by_source(lang: str) -> str:
 PROFILES = ROOT / "agentlab" / "api" / "data" / "profiles.json"
 
 
-def write_held_out(loso: list[dict]) -> None:
-    """Put the leave-one-source-out rows into ``profiles.json``'s ``measured.held_out`` (``calibrate_loso.held_out``),
-    replacing that one value and leaving the rest of the hand-kept file as it is."""
-    from agentlab.sim.calibrate_loso import held_out
+def write_loso(loso: list[dict]) -> None:
+    """Put the leave-one-source-out rows into ``profiles.json``'s ``measured.loso`` (``calibrate_loso.loso_by_model``),
+    replacing that one value and leaving every other byte of the hand-kept file as it is; written whole or not at all."""
+    from agentlab.sim.calibrate_loso import loso_by_model
 
-    text, key = PROFILES.read_text("utf-8"), '    "held_out": '
+    text, key = PROFILES.read_bytes().decode("utf-8"), '\n    "loso": '
+    if text.count(key) != 1:
+        raise SystemExit(f"{PROFILES}: expected one {key.strip()!r} inside measured, found {text.count(key)}")
     at = text.index(key) + len(key)
     _, end = json.JSONDecoder().raw_decode(text, at)
-    value = json.dumps(held_out(loso), indent=2, ensure_ascii=False).replace("\n", "\n    ")
-    PROFILES.write_text(text[:at] + value + text[end:], encoding="utf-8")
+    value = loso_by_model(loso)
+    new = text[:at] + json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n    ") + text[end:]
+    if json.loads(new)["measured"]["loso"] != value:
+        raise SystemExit(f"{PROFILES}: the rewritten file does not hold the new value where expected")
+    tmp = PROFILES.with_suffix(".json.tmp")
+    tmp.write_bytes(new.encode("utf-8"))
+    os.replace(tmp, PROFILES)
 
 
 def build_pages(docs: Path = ROOT / "docs") -> list[Path]:
@@ -384,7 +392,7 @@ def build_pages(docs: Path = ROOT / "docs") -> list[Path]:
         "simulator_results.md": simulator_pages(loso),
     }
     if docs == ROOT / "docs":  # the repository's own pages: the profiles say the same (a test run writes elsewhere)
-        write_held_out(loso)
+        write_loso(loso)
     written = []
     for name, by_lang in generated.items():
         for lang, page in by_lang.items():

@@ -251,20 +251,21 @@ def summary(rows: list[dict], lang: str = "en") -> str:
     return SUMMARY[lang].format(**counts, judged=len(rows) - counts["few"], over=over)
 
 
-HELD_OUT_ABOUT = (
+LOSO_ABOUT = (
     "agentlab calibrate --loso, by model: each public source left out in turn, the estimator's figures fitted on the "
-    "other sources only and measured on it (median absolute error of input tokens), for every model with at least "
+    "other sources only and measured on it ('error': the median absolute relative error of its input tokens, a "
+    "fraction: 0.0557 is 5.6%), for every model with at least "
     "5 requests in the source left out; 'bar' says what the row says of the 5% bar and 'why' why it misses it. "
     "Written by scripts/build_kit.py pages with docs/*/simulator_results.md; tests/sim/test_calibrate_loso.py "
     "holds it to a fresh run."
 )
-"""What ``profiles.json``'s ``measured.held_out`` holds, said there."""
+"""What ``profiles.json``'s ``measured.loso`` holds, said there."""
 
 
-def held_out(rows: list[dict]) -> dict:
-    """The rows held to the 5% bar, by model, as ``profiles.json`` keeps them (``measured.held_out``): each model's
-    profile says how far its estimate is off on a source no figure was fitted on, and why it misses the bar."""
-    out: dict = {"_about": HELD_OUT_ABOUT}
+def loso_by_model(rows: list[dict]) -> dict:
+    """The rows held to the 5% bar, by model, as ``profiles.json`` keeps them (``measured.loso``): how far each
+    model's estimate is off on a source no figure was fitted on, and why it misses the bar."""
+    out: dict = {"_about": LOSO_ABOUT}
     for r in ordered(rows):
         if kind(r) != "few":
             out.setdefault(r["model"], []).append(

@@ -139,13 +139,13 @@ def test_what_the_simulator_page_says_of_the_table_holds(loso):
 
 
 def test_each_models_profile_says_how_far_off_it_is_on_a_source_left_out_and_why(loso):
-    """Issue 46: where a model misses the 5% bar, say why in the profile too: profiles.json's measured.held_out is
+    """Issue 46: where a model misses the 5% bar, say why in the profile too: profiles.json's measured.loso is
     this run's rows held to the bar (``scripts/build_kit.py pages`` writes it)."""
     from agentlab.api.profiles import profile_data
-    from agentlab.sim.calibrate_loso import held_out
+    from agentlab.sim.calibrate_loso import loso_by_model
 
-    shipped = profile_data()["measured"]["held_out"]
-    assert shipped == held_out(loso), "profiles.json's measured.held_out is stale: run scripts/build_kit.py pages"
+    shipped = profile_data()["measured"]["loso"]
+    assert shipped == loso_by_model(loso), "profiles.json's measured.loso is stale: run scripts/build_kit.py pages"
     judged = [r for r in loso if kind(r) != "few"]
     assert sum(len(v) for k, v in shipped.items() if k != "_about") == len(judged) > 0
     assert all(row["why"] and row["bar"] != "few" for k, v in shipped.items() if k != "_about" for row in v)
