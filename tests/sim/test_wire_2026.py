@@ -259,3 +259,14 @@ def test_the_thinking_a_reply_left_out_counts_as_input_when_sent_back_and_only_a
     redacted = json.loads(json.dumps(again))
     redacted["messages"][1]["content"][0] = {"type": "redacted_thinking", "data": forged}
     assert with_size > sim.messages.count_tokens(**redacted).input_tokens  # redacted data is opaque: no size read
+
+
+def test_text_cut_to_max_tokens_never_bills_past_it_on_a_model_whose_tokenizer_counts_more():
+    """Sonnet 5.5's tokenizer counts 1.3 reference tokens a token: the budget is spent in the model's tokens."""
+    words = "the quick brown fox jumps over the lazy dog " * 4
+    sim = agentlab.connect(
+        "sim", quiet=True, policy=agentlab.FunctionModel(lambda m, i: [{"type": "text", "text": words}] * 2)
+    )
+    for budget in range(5, 60, 5):
+        reply = sim.messages.create(model="claude-sonnet-5-5", max_tokens=budget, messages=ASK)
+        assert reply.stop_reason == "max_tokens" and reply.usage.output_tokens <= budget, (budget, reply.usage)
