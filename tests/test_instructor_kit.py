@@ -218,15 +218,15 @@ def test_answer_09_forecasts_cost_just_under_twice_and_one_reply_keeps_the_sweep
             assert agent["turns"].iloc[-1] == 14
 
 
-def test_answer_13_a_1_hour_cache_costs_more_than_the_5_minute_one_on_a_short_run(tmp_path):
+def test_answer_13_a_1_hour_cache_costs_more_than_the_5_minute_one_on_a_short_run(tmp_path, monkeypatch):
     from agentlab.experiments.turn_costs import caching_pair
 
-    hour, five = caching_pair(12, "claude-opus-5", tmp_path, cache="1h"), caching_pair(12, "claude-opus-5", tmp_path)
-    assert [round(r.cost_usd, 4) for r in (hour["cached"], five["cached"], five["uncached"])] == [
-        0.0579,
-        0.0505,
-        0.1114,
-    ]
+    for lang in LANGS:  # the zh-CN kernel asks in Chinese: its own costs
+        monkeypatch.setenv("AGENTLAB_LANG", lang)
+        hour = caching_pair(12, "claude-opus-5", tmp_path / lang, cache="1h")
+        five = caching_pair(12, "claude-opus-5", tmp_path / lang)
+        costs = [round(r.cost_usd, 4) for r in (hour["cached"], five["cached"], five["uncached"])]
+        assert costs[1] < costs[0] < costs[2] and all(f"{c:.4f}" in _answer(lang, "13") for c in costs), (lang, costs)
 
 
 def test_answer_08b_gives_the_token_counts_a_run_of_20_and_of_40_documents_shows():
@@ -286,6 +286,15 @@ def test_the_change_predict_run_answers_give_the_figures_each_editions_runs_show
 
     monkeypatch.setenv("AGENTLAB_LANG", lang)
     client = agentlab.connect("sim", quiet=True)
+    task = agentlab.city_task(["Paris", "London"])
+    run = agentlab.run_agent(  # 05.3
+        client, task, agentlab.task_tools(tmp_path / "05"), max_tokens=60, trace=tmp_path / "05.jsonl"
+    )
+    first = next(e for e in agentlab.read_trace(tmp_path / "05.jsonl") if e.get("event") == "response")["usage"]
+    assert (run.stop_reason.value, run.model_calls) == ("end_turn", 3) and any((tmp_path / "05").iterdir())
+    assert first["output_tokens"] == max(t.output_tokens for t in run.turns), "the first reply is the largest"
+    for figure in (first["output_tokens"], first["output_tokens_details"]["thinking_tokens"]):
+        assert f"{figure} " in _answer(lang, "05"), figure
     scaling = scaling_table(client, agentlab.city_names()[:12], tmp_path / "ps")
     steps = scaling["extra input tokens vs previous row"].dropna()
     assert set(scaling["model calls"]) == {3} and f"{scaling.loc[6, 'input tokens']:,}" in _answer(lang, "02b")
@@ -313,6 +322,20 @@ def test_the_change_predict_run_answers_give_the_figures_each_editions_runs_show
     described = summary(compare_descriptions(guess_wrong=0.0))
     vague, precise = described["vague"]["input_tokens"], described["precise"]["input_tokens"]
     assert f"{vague:,.0f} {'against' if lang == 'en' else '对'} {precise:,.0f}" in _answer(lang, "08")
+    from agentlab.injection import GUARD, Defence, matrix
+
+    guarded = matrix([Defence("strict guard", guard=True, min_chars=6), GUARD])  # 11.1
+    strict, usual = guarded.loc["strict guard"], guarded.loc["data-flow guard"]
+    assert strict["attack success %"] == usual["attack success %"] == 40.0, "it cannot stop control-flow goals"
+    blocked, utility = (int(strict["benign calls blocked"]), int(usual["benign calls blocked"])), (usual, strict)
+    if lang == "en":
+        assert f"({blocked[0]} instead of {blocked[1]})" in _answer(lang, "11")
+        assert f"from {usual['benign utility %']:.0f}% to {strict['benign utility %']:.0f}%" in _answer(lang, "11")
+    else:
+        assert blocked[0] == blocked[1] and strict["benign utility %"] == usual["benign utility %"], (blocked, utility)
+        assert f"仍然只拒绝 {blocked[0]} 次正常调用，正常效用仍是 {strict['benign utility %']:.0f}%" in _answer(
+            lang, "11"
+        )
     capstone.record_looper(tmp_path / "looper5.jsonl", max_repeats=5)
     calls = [e for e in agentlab.read_trace(tmp_path / "looper5.jsonl") if e.get("event") == "response"]
     assert len(calls) == 5 and str(calls[-1]["usage"]["input_tokens"]) in _answer(lang, "12")

@@ -19,19 +19,26 @@ def rows(tmp_path_factory):
 
 
 @pytest.mark.parametrize(
-    "edition, calls, whole, cut",
+    "edition, lang, calls, whole, cut",
     [
-        ("05_who_decides_done", "Its two calls take 32\ntokens", "the reply needs 46", "after 1 call with no tool run"),
+        (
+            "05_who_decides_done",
+            "en",
+            "Its two calls take {}\ntokens",
+            "the reply needs {}",
+            "after 1 call with no tool run",
+        ),
         (
             "zh-CN/05_who_decides_done",
-            "它的两个调用占 32 个 token",
-            "这次回复需要 46 个 token",
+            "zh-CN",  # a zh-CN kernel asks in Chinese: its own counts
+            "它的两个调用占 {} 个 token",
+            "这次回复需要 {} 个 token",
             "在 1 次调用后以 `max_tokens` 结束",
         ),
     ],
 )
 def test_max_tokens_40_cuts_the_first_reply_once_its_omitted_thinking_is_counted(
-    rows, tmp_path, edition, calls, whole, cut
+    rows, tmp_path, monkeypatch, edition, lang, calls, whole, cut
 ):
     """The first reply's calls fit in 40 tokens; with the thinking the default model does not show, it does not."""
     from agentlab.experiments.stop_reasons import CUT_AT
@@ -45,18 +52,22 @@ def test_max_tokens_40_cuts_the_first_reply_once_its_omitted_thinking_is_counted
         False,
         "",
     )
+    monkeypatch.setenv("AGENTLAB_LANG", lang)
+    task = agentlab.city_task(["Paris", "London"])
+    cut_run = agentlab.run_agent(
+        agentlab.connect("sim", quiet=True), task, agentlab.task_tools(tmp_path / "cut"), max_tokens=CUT_AT
+    )
+    assert (cut_run.stop_reason.value, cut_run.model_calls, cut_run.tool_results) == ("max_tokens", 1, [])
     agentlab.run_agent(
-        agentlab.connect("sim", quiet=True), TASK, agentlab.task_tools(tmp_path), trace=tmp_path / "t.jsonl"
+        agentlab.connect("sim", quiet=True), task, agentlab.task_tools(tmp_path), trace=tmp_path / "t.jsonl"
     )
     first = next(e for e in read_trace(tmp_path / "t.jsonl") if e.get("event") == "response")
     thinking = first["usage"]["output_tokens_details"]["thinking_tokens"]
     assert [b["type"] for b in first["content"]] == ["thinking", "tool_use", "tool_use"]
     assert first["content"][0]["thinking"] == ""  # omitted on the wire, billed all the same
-    shown = first["usage"]["output_tokens"] - thinking
-    assert shown <= CUT_AT < first["usage"]["output_tokens"]
-    assert (shown, first["usage"]["output_tokens"]) == (32, 46), (
-        said(edition, 31, calls) + " " + said(edition, 31, whole)
-    )
+    shown, total = first["usage"]["output_tokens"] - thinking, first["usage"]["output_tokens"]
+    assert shown <= CUT_AT < total
+    assert said(edition, 31, calls.format(shown)) and said(edition, 31, whole.format(total))
     assert said(edition, 31, cut) and said(edition, 29, "max_tokens=40")
 
 
@@ -103,9 +114,11 @@ def test_paused_calls_count_as_turns_under_max_turns(tmp_path):
 
 
 @pytest.mark.parametrize("edition", ["05_who_decides_done", "zh-CN/05_who_decides_done"])
-def test_max_tokens_50_lets_the_run_finish_with_the_note(tmp_path, edition):
-    assert said(edition, 39, "max_tokens=50")
-    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), TASK, agentlab.task_tools(tmp_path), max_tokens=50)
+def test_max_tokens_60_lets_the_run_finish_with_the_note(tmp_path, monkeypatch, edition):
+    assert said(edition, 39, "max_tokens=60")
+    monkeypatch.setenv("AGENTLAB_LANG", "zh-CN" if edition.startswith("zh-CN") else "en")  # the kernel's language
+    task = agentlab.city_task(["Paris", "London"])
+    run = agentlab.run_agent(agentlab.connect("sim", quiet=True), task, agentlab.task_tools(tmp_path), max_tokens=60)
     assert run.stop_reason.value == "end_turn" and run.model_calls == 3 and any(tmp_path.iterdir())
 
 
