@@ -34,6 +34,12 @@ needs_answer_key = pytest.mark.skipif(
 )
 
 
+def _answer(lang: str, number: str) -> str:
+    """The answer key's section for notebook ``number`` in ``lang``, its wrapped lines joined."""
+    key = (DOCS / lang / "answer_key.md").read_text("utf-8")
+    return key.split(f"## {number} ", 1)[1].split("\n## ", 1)[0].replace("\n   ", " ")
+
+
 def test_both_languages_have_the_same_pages_and_every_required_one():
     en, zh = ({p.name for p in (DOCS / lang).glob("*.md")} for lang in LANGS)
     required = PAGES - {"answer_key.md"} if STUDENT_EDITION else PAGES
@@ -177,8 +183,8 @@ def test_answer_06_the_raw_executor_changes_nothing_for_the_careful_model_but_on
         plain = agentlab.run_agent(client, task, agentlab.task_tools(tmp_path / f"{lang}-plain"))
         assert (raw.model_calls, raw.stop_reason.value, raw.final_text) == (3, "end_turn", plain.final_text)
         assert (raw.input_tokens == plain.input_tokens) == (lang == "en"), (raw.input_tokens, plain.input_tokens)
-        section = (DOCS / lang / "answer_key.md").read_text("utf-8").split("## 06 ", 1)[1].split("\n## ", 1)[0]
-        assert said.format(raw=raw.input_tokens, plain=plain.input_tokens) in section.replace("\n   ", " "), lang
+        section = _answer(lang, "06")
+        assert said.format(raw=raw.input_tokens, plain=plain.input_tokens) in section, lang
         assert (
             lang == "en" or f"少 {plain.input_tokens - raw.input_tokens} 个 token" in section
         )  # Saved note, untranslated
@@ -236,8 +242,7 @@ def test_answer_08b_gives_the_token_counts_a_run_of_20_and_of_40_documents_shows
     twenty, forty = (position_tokens(client, k=k)["input tokens"] for k in (20, 40))
     assert twenty.nunique() == forty.nunique() == 1, "every position costs the same"
     for lang in LANGS:
-        key = (DOCS / lang / "answer_key.md").read_text("utf-8")
-        section = key.split("## 08b ", 1)[1].split("\n## ", 1)[0]
+        section = _answer(lang, "08b")
         for n in (twenty.iloc[0], forty.iloc[0]):
             assert f"{n:,}" in section, f"{lang} answer key 08b should state {n:,} input tokens"
 
@@ -247,7 +252,7 @@ def test_answer_12b_gives_the_multiples_of_chat_each_edition_runs():
 
     for lang, task_lang in (("en", "en"), ("zh-CN", "zh")):
         table = multiplying_table((1, 2, 4, 8), lang=task_lang)
-        section = (DOCS / lang / "answer_key.md").read_text("utf-8").split("## 12b ", 1)[1].split("\n## ", 1)[0]
+        section = _answer(lang, "12b")
         for n in (2, 8):
             for kind in ("agent", "multi-agent"):
                 assert f"{ratios(table, n)[kind]}" in section, f"{lang} answer key 12b: {kind} at {n} cities"
@@ -258,18 +263,12 @@ def test_answer_10_gives_the_compaction_and_window_figures_each_edition_runs(tmp
     from agentlab.context.compare import run_tactic
 
     for lang, task_lang in (("en", "en"), ("zh-CN", "zh")):
-        section = (DOCS / lang / "answer_key.md").read_text("utf-8").split("## 10 ", 1)[1].split("\n## ", 1)[0]
+        section = _answer(lang, "10")
         peak = max(run_tactic("compaction", threshold=4_000, lang=task_lang, workdir=tmp_path / lang).per_call)
         over = run_tactic("plain", n_cities=19, lang=task_lang, workdir=tmp_path / f"{lang}-19").per_call
         under = run_tactic("plain", n_cities=18, lang=task_lang, workdir=tmp_path / f"{lang}-18").per_call
         assert f"{peak:,}" in section, f"{lang} answer key 10: peak {peak:,}"
         assert max(over) > 12_000 >= max(under) and f"{round(max(over), -2):,}" in section, (lang, max(over))
-
-
-def _answer(lang: str, number: str) -> str:
-    """The answer key's section for notebook ``number`` in ``lang``, its wrapped lines joined."""
-    key = (DOCS / lang / "answer_key.md").read_text("utf-8")
-    return key.split(f"## {number} ", 1)[1].split("\n## ", 1)[0].replace("\n   ", " ")
 
 
 @pytest.mark.parametrize("lang", LANGS)

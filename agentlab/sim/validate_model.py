@@ -154,8 +154,9 @@ def _check_signatures(body: dict, p: Profile) -> None:
             continue
         tied = p.thinking_between_tools and message["role"] == "assistant"
         for j, block in enumerate(message["content"]):
-            if block.get("type") != "thinking" or not (tied or left_out(block["signature"])):
+            size = left_out(block["signature"]) if block.get("type") == "thinking" else 0
+            if block.get("type") != "thinking" or not (tied or size):
                 continue
-            if block["signature"] != signature(body["model"], key, block["thinking"], left_out(block["signature"])):
+            if block["signature"] != signature(body["model"], key, block["thinking"], size):
                 # Quoted: https://github.com/ding113/claude-code-hub/issues/518 ("messages.1.content.0: Invalid `signature` in `thinking` block")
                 raise invalid(f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block")
