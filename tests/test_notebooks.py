@@ -7,15 +7,21 @@ edition, then read here, by the claim tests and by the figure tests alike.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_store import xdist_group
+from notebook_store import ADDED_IN_FRONT, xdist_group
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 BOTH_EDITIONS = NOTEBOOKS + sorted((NOTEBOOK_DIR / "zh-CN").glob("*.ipynb"))
+FIGURE_CALL = re.compile(
+    r"^(?!\s*(from|import)\s).*\b(plot_\w+|trace_stepper|city_experiment|experiment_controls)\(", re.M
+)
+"""A code cell that calls one of these (a call, not an import) is expected to show at least one image (a widget
+shows its static copy's)."""
 
 
 def test_there_are_notebooks() -> None:
@@ -26,12 +32,28 @@ def test_there_are_notebooks() -> None:
     "path", [pytest.param(p, marks=xdist_group(p), id=str(p.relative_to(NOTEBOOK_DIR))) for p in BOTH_EDITIONS]
 )
 def test_notebook_runs_offline(path: Path, notebook_store) -> None:
-    """Execute every cell on the simulator (no API key, so connect() picks sim); a failing cell fails the test."""
+    """Execute every cell on the simulator (no API key, so connect() picks sim); a failing cell fails the test,
+    and so do a traceback printed on stderr and a cell that draws a figure but shows no image (what the
+    browser test checks on the page, here for every notebook of both editions)."""
     done = notebook_store.get(path)
     if done.error:
         pytest.fail(f"{path.relative_to(NOTEBOOK_DIR)}: a cell failed:\n{done.error}", pytrace=False)
     ran = [c for c in done.nb.cells if c.cell_type == "code"]
     assert all(c.get("execution_count") for c in ran), f"{path.name}: some code cells never ran"
+    own = [c for c in done.nb.cells[ADDED_IN_FRONT:-1] if c.cell_type == "code"]
+    tracebacks = [
+        (i, o["text"][:1500])
+        for i, c in enumerate(own)
+        for o in c.get("outputs", [])
+        if o.get("name") == "stderr" and "Traceback" in o["text"]
+    ]
+    assert not tracebacks, f"{path.name}: tracebacks on stderr (code cell, text): {tracebacks}"
+    imageless = [
+        i
+        for i, c in enumerate(own)
+        if FIGURE_CALL.search(c.source) and not any("image/png" in o.get("data", {}) for o in c.get("outputs", []))
+    ]
+    assert not imageless, f"{path.name}: code cells {imageless} draw a figure but show no image"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])

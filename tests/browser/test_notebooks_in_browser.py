@@ -1,6 +1,7 @@
-"""Every notebook, run in a real JupyterLab in a real (headless) Chromium, as a student would.
+"""The notebooks that show a widget, run in a real JupyterLab in a real (headless) Chromium, as a student would.
 
-For each notebook in notebooks/ (and each of notebooks/zh-CN/ that shows a widget): open a copy of it, run all cells, wait until
+For each notebook of either edition that shows a widget, and the first notebook (standing for the plain ones, see
+``_in_the_browser``): open a copy of it, run all cells, wait until
 the server says its kernel is idle and the page shows every code cell executed, then check: no error
 output, every cell that draws a figure shows an image, and for each trace stepper, moving its slider
 changes what it shows. A scratch notebook made here (build/, never committed) exercises the widgets
@@ -34,11 +35,18 @@ WIDGETS = re.compile(r"\b(trace_stepper|city_experiment|experiment_controls)\(")
 """The calls that show a widget: the browser is the only place its frontend (and its translated labels) runs."""
 
 
+PLAIN = NOTEBOOK_DIR / "00_setup_and_your_key.ipynb"
+"""The one notebook without a widget run here: the first a student opens, standing for every plain notebook."""
+
+
 def _in_the_browser(path: Path) -> bool:
-    """Every English notebook; a zh-CN one where it shows a widget. The zh-CN edition runs the same code, and its
-    text and figures are checked headless (tests/test_zh_notebooks.py, tests/test_i18n_figures.py) and recorded
-    and replayed (tests/live/); a second browser run of the same cells would check nothing new."""
-    return path.parent == NOTEBOOK_DIR or bool(WIDGETS.search(path.read_text("utf-8")))
+    """A notebook of either edition that shows a widget, and :data:`PLAIN`. What the page shows of any other
+    notebook is what its headless run (tests/test_notebooks.py) already checks of every notebook of both
+    editions, in the same kind of kernel started in the same folder: every cell ran, no error output, no
+    traceback on stderr, an image from every cell that draws a figure. The browser adds the widgets'
+    frontend (their sliders, controls and translated labels), which runs nowhere else; a plain notebook's
+    second run here would check nothing new, so one stands for them all."""
+    return path == PLAIN or bool(WIDGETS.search(path.read_text("utf-8")))
 
 
 NOTEBOOKS = sorted(
