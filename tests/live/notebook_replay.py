@@ -1,5 +1,6 @@
 """Run one notebook twice in one kernel: live against the stand-in, recording a cassette, then replayed
-from that cassette with the network blocked; hand back each code cell's outputs from both passes.
+from that cassette with the network blocked; hand back each code cell's outputs from both passes (a notebook
+that sends nothing live runs the live pass only).
 
 The notebook's own parameter cell picks the mode (``MODE, CASSETTE, RECORD, MAX_USD = ...``): each pass
 is the notebook with that one line changed, as papermill would set it. Between the passes a cell takes
@@ -58,7 +59,8 @@ class Passes:
     record: list[list]
     """Outputs of each of the notebook's code cells in the record pass (in file order)."""
     replay: list[list]
-    """The same cells' outputs in the replay pass (shorter when the replay stopped at a failing cell)."""
+    """The same cells' outputs in the replay pass (shorter when the replay stopped at a failing cell; empty
+    when there was none)."""
     checks: list[dict]
     """What each pass's last cell printed: recordings, replays (played, recorded, refused) and blocked dials."""
     error: str | None
@@ -76,15 +78,18 @@ def _pass(nb, mode: str, cassette: Path) -> list:
     return cells
 
 
-def run_both(path: Path, base_url: str, cassette: Path) -> Passes:
-    """``path`` recorded live against the stand-in at ``base_url`` into ``cassette``, then replayed offline."""
+def run_both(path: Path, base_url: str, cassette: Path, replay: bool = True) -> Passes:
+    """``path`` recorded live against the stand-in at ``base_url`` into ``cassette``, then replayed offline
+    (``replay=False``: the live pass only, for a notebook that sends nothing live and so has nothing to replay)."""
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(path, as_version=4)
-    record, replay = _pass(nb, "live", cassette), _pass(nb, "replay", cassette)
+    record = _pass(nb, "live", cassette)
     check = nbformat.v4.new_code_cell(CHECK % MARK)
     run = nbformat.v4.new_notebook(metadata=nb.metadata)
-    run.cells = [*record, check, nbformat.v4.new_code_cell(OFFLINE), *replay, nbformat.from_dict(check)]
+    run.cells = [*record, check]
+    if replay:
+        run.cells += [nbformat.v4.new_code_cell(OFFLINE), *_pass(nb, "replay", cassette), nbformat.from_dict(check)]
     env = {**kernel_env(), "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": base_url, "AGENTLAB_CONFIRM": "1"}
     error = None
     try:
@@ -96,10 +101,12 @@ def run_both(path: Path, base_url: str, cassette: Path) -> Passes:
     n = len(record)
     own = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
     first = [run.cells[i].get("outputs", []) for i in own]
-    second = [run.cells[n + 2 + i].get("outputs", []) for i in own if run.cells[n + 2 + i].get("execution_count")]
+    second = [
+        run.cells[n + 2 + i].get("outputs", []) for i in own if replay and run.cells[n + 2 + i].get("execution_count")
+    ]
     checks = [
         json.loads(line[len(MARK) :])
-        for c in (run.cells[n], run.cells[-1])
+        for c in ((run.cells[n], run.cells[-1]) if replay else (run.cells[n],))
         for out in c.get("outputs", [])
         for line in out.get("text", "").splitlines()
         if line.startswith(MARK)

@@ -2,6 +2,11 @@
 with RECORD set, writes a cassette; run again in replay mode from that cassette with the network blocked, it
 shows what it showed live, cell by cell, and the live run sent what the live-cost table says it sends.
 
+A notebook whose row in that table sends nothing (its experiments run on scripted models, ``connect("sim")``,
+in every mode) records an empty cassette, so a replay would only run it a third time: its live run is
+compared instead with its offline run, the notebook store's, from which its claims are read. That is the
+check that matters for it: a student with a key sees what the prose says.
+
 Each notebook runs once for all its tests here: both passes in one kernel (tests/live/notebook_replay.py),
 against one stand-in (the simulator over HTTP on 127.0.0.1, without its own headers, as ``agentlab serve``
 behind a header-stripping proxy). Under ``--dist loadgroup`` a notebook's tests share one worker
@@ -17,6 +22,7 @@ from pathlib import Path
 import pytest
 from live_standin import serve_standin
 from notebook_replay import KEY, Passes, run_both, shown
+from notebook_store import ADDED_IN_FRONT
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb")) + sorted(NOTEBOOK_DIR.glob("zh-CN/*.ipynb"))
@@ -90,7 +96,7 @@ def replayed(standin, tmp_path_factory):
     def get(path: Path) -> tuple[Passes, Path, int]:
         if path not in done:
             cassette, before = tmp_path_factory.mktemp("cassettes") / f"{path.stem}.yaml", len(seen)
-            passes = run_both(path, base, cassette)
+            passes = run_both(path, base, cassette, replay=_sends(path))
             done[path] = passes, cassette, len(seen) - before
         if done[path][0].error:
             pytest.fail(f"{path.name}: a cell failed:\n{done[path][0].error}", pytrace=False)
@@ -104,8 +110,21 @@ def _id(path: Path) -> str:
     return f"{path.parent.name}-{path.stem}" if path.parent != NOTEBOOK_DIR else path.stem
 
 
-def _params():
-    return [pytest.param(p, id=_id(p)) for p in NOTEBOOKS if _id(p) not in LEFT_OUT]
+def _sends(path: Path) -> bool:
+    """Whether the notebook's row in the live-cost table sends anything (paid or count_tokens calls)."""
+    from agentlab.live.costs import expected
+
+    row = expected(path.stem)
+    return row is None or row.calls + row.count_tokens + BEYOND_THE_TABLE.get(path.stem, (0, ""))[0] > 0
+
+
+def _params(sends: bool | None = None):
+    """Every notebook (``sends=None``), or those that send something live (True) or nothing (False)."""
+    return [
+        pytest.param(p, id=_id(p))
+        for p in NOTEBOOKS
+        if _id(p) not in LEFT_OUT and (sends is None or _sends(p) == sends)
+    ]
 
 
 @pytest.mark.parametrize("path", _params())
@@ -113,11 +132,15 @@ def test_a_live_run_writes_a_cassette_that_replays_whole_with_the_network_blocke
     from agentlab.live.cassette import load
 
     passes, cassette, answered = replayed(path)
-    live, replay = passes.checks
+    live, *replayed_ = passes.checks
     recorded = live["recorded"].get(str(cassette.resolve()), 0)
     assert cassette.is_file() and len(load(cassette).data) == recorded == answered, (
         f"the cassette holds every call the stand-in answered ({recorded} recorded, {answered} answered)"
     )
+    if not replayed_:  # the table says it sends nothing: nothing recorded, so nothing to replay
+        assert recorded == 0, f"a notebook the live-cost table says sends nothing recorded {recorded} calls"
+        return
+    (replay,) = replayed_
     played = replay["played"].get(str(cassette.resolve()))
     if played is not None:  # a notebook that never connects in auto mode never opens its (empty) cassette
         assert played == [recorded, recorded, []], "the replay played every recorded call, refused none"
@@ -129,7 +152,7 @@ def test_a_live_run_writes_a_cassette_that_replays_whole_with_the_network_blocke
     assert KEY not in cassette.read_text() and KEY[-8:] not in cassette.read_text()
 
 
-BEYOND_THE_TABLE = {
+BEYOND_THE_TABLE: dict[str, tuple[int, str]] = {
     "01_one_round_trip": (
         1,
         "the malformed request of the 'what goes wrong' cell is refused with a 400 (sent, not billed)",
@@ -153,21 +176,39 @@ def test_the_live_run_sent_what_the_live_cost_table_says_its_notebook_sends(path
     )
 
 
-@pytest.mark.parametrize("path", _params())
+@pytest.mark.parametrize("path", _params(sends=True))
 def test_the_replay_shows_what_the_live_run_showed(path, replayed):
     passes, _, _ = replayed(path)
     assert len(passes.replay) == len(passes.record), "every cell ran in both passes"
-    boxes = [i for i, outputs in enumerate(passes.record) if "missing from font" in shown(outputs)["text"]]
+    _same(path, passes.record, passes.replay, "replay")
+
+
+@pytest.mark.parametrize("path", _params(sends=False))
+def test_a_notebook_that_sends_nothing_live_shows_live_what_it_shows_offline(path, replayed, notebook_store):
+    """Its live run (key set, RECORD set) against its offline run, the one its claims are read from."""
+    passes, _, _ = replayed(path)
+    done = notebook_store.get(path)
+    if done.error:
+        pytest.fail(f"{path.name}: a cell failed offline:\n{done.error}", pytrace=False)
+    offline = [done.outputs(i) for i, c in enumerate(done.nb.cells[ADDED_IN_FRONT:-1]) if c.cell_type == "code"]
+    assert len(offline) == len(passes.record), "the two runs have the same code cells"
+    _same(path, passes.record, offline, "offline")
+
+
+def _same(path: Path, live: list[list], other: list[list], mode: str) -> None:
+    """Every code cell showed in ``other`` (a run in ``mode``) what it showed in the live run: cells that name
+    the mode (:data:`DIFFER_BY_DESIGN`) only name it, clocked ones (:data:`CLOCKED`) are compared masked."""
+    boxes = [i for i, outputs in enumerate(live) if "missing from font" in shown(outputs)["text"]]
     assert not boxes, f"code cells {boxes} drew glyphs as boxes (a warning shows once per kernel: the record pass)"
     exempt, clocked = _cells(path, DIFFER_BY_DESIGN), _cells(path, CLOCKED)
     differ = []
-    for i, (live, replay) in enumerate(zip(passes.record, passes.replay)):
-        a, b = (_seen(o, clocked=i in clocked) for o in (live, replay))
+    for i, (first, second) in enumerate(zip(live, other)):
+        a, b = (_seen(o, clocked=i in clocked) for o in (first, second))
         if i in exempt:
-            assert "replay" in repr(b) and "live" in repr(a), f"code cell {i} no longer names the mode ({exempt[i]})"
+            assert mode in repr(b) and "live" in repr(a), f"code cell {i} no longer names the mode ({exempt[i]})"
         elif a != b:
-            differ.append(f"code cell {i}:\n  live:   {a!r:.600}\n  replay: {b!r:.600}")
-    assert not differ, f"{path.name}: the replay showed otherwise than the live run\n" + "\n".join(differ)
+            differ.append(f"code cell {i}:\n  live:   {a!r:.600}\n  {mode + ':':8}{b!r:.600}")
+    assert not differ, f"{path.name}: the {mode} run showed otherwise than the live run\n" + "\n".join(differ)
 
 
 def _seen(outputs: list, clocked: bool) -> object:
