@@ -1,4 +1,5 @@
-"""Every figure the notebooks draw reads Chinese in the zh-CN edition and stays exactly English in the English one.
+"""Every figure the notebooks draw reads Chinese in the zh-CN edition (and stays English in the English one:
+tests/views/test_figure_style.py checks that on its English drawing of the same cases, drawn once for both).
 
 The figure functions are found by scanning the notebooks' code (tests/i18n_cases.py), so a notebook
 that starts drawing a new figure fails here until the figure has a case and its text a translation.
@@ -70,22 +71,6 @@ def test_zh_cn_figures_show_chinese_text(name, tmp_path, monkeypatch):
                 "numbers or names in it), and make sure the plot function ends with `return localize(fig)`"
             )
             assert any(CJK.search(t) for t in _texts(fig)), f"{name}: no Chinese text at all in the zh-CN figure"
-    finally:
-        plt.close("all")  # a case's builder may draw figures it does not return (more than 20 open warn)
-
-
-@pytest.mark.parametrize("name", sorted(FIGURE_CASES))
-def test_english_figures_keep_their_english_text(name, tmp_path, monkeypatch):
-    monkeypatch.setenv("AGENTLAB_LANG", "en")
-    figures = FIGURE_CASES[name](tmp_path)
-    try:
-        for fig in figures:
-            texts = _texts(fig)
-            assert not [t for t in texts if CJK.search(t)], f"{name}: Chinese text in an English figure: {texts}"
-            assert i18n.untranslated(fig, as_drawn=True), f"{name}: the English figure shows no English text"
-            for ax in fig.axes:
-                for axis in (ax.xaxis, ax.yaxis):
-                    assert type(axis.get_major_formatter()).__name__ != "Translated", f"{name}: English ticks rewritten"
     finally:
         plt.close("all")  # a case's builder may draw figures it does not return (more than 20 open warn)
 

@@ -1,8 +1,10 @@
 """Every figure a notebook draws, read as a student reads it: text large enough, counts in whole numbers,
-no legend over a value, one colour-blind-safe palette (``agentlab.views.style``).
+no legend over a value, one colour-blind-safe palette (``agentlab.views.style``), and in the English
+edition English only.
 
-The figures are the ones ``tests/i18n_cases.py`` rebuilds for each figure function the notebooks call;
-each is drawn once, read into plain data, and closed.
+The figures are the ones ``tests/i18n_cases.py`` rebuilds for each figure function the notebooks call,
+drawn in English; each is drawn once, read into plain data, and closed (the Chinese drawing of the same
+cases is tests/test_i18n_figures.py's).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from matplotlib.text import Text
 from agentlab.views.style import HIGHLIGHT, PALETTE, TINTS
 
 PACKAGE = Path(__file__).resolve().parents[2] / "agentlab"
+CJK = re.compile(r"[\u4e00-\u9fff]")
 MIN_PT = 7.0
 """The smallest text any figure may draw."""
 COUNT = re.compile(r"\((count|N)\)\s*$|number\)\s*$")
@@ -28,9 +31,12 @@ def _read(fig) -> dict:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         FigureCanvasAgg(fig)
+    from agentlab.views import i18n
+
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    every = [t.get_text() for t in fig.findobj(Text) if t.get_text()]
     counts, covered = {}, []
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
@@ -48,6 +54,13 @@ def _read(fig) -> dict:
                 if t.get_visible() and t.get_text().strip() and t.get_window_extent(renderer).overlaps(box)
             ]
     return {
+        "chinese": [t for t in every if CJK.search(t)],
+        "english": bool(i18n.untranslated(fig, as_drawn=True)),
+        "translated_ticks": [
+            type(axis.get_major_formatter()).__name__ == "Translated"
+            for ax in fig.axes
+            for axis in (ax.xaxis, ax.yaxis)
+        ].count(True),
         "small": sorted({(t.get_text()[:30], t.get_fontsize()) for t in texts if t.get_fontsize() < MIN_PT}),
         "counts": counts,
         "covered": covered,
@@ -61,17 +74,27 @@ def _read(fig) -> dict:
 
 @pytest.fixture(scope="module")
 def figures(tmp_path_factory) -> dict[str, list[dict]]:
-    """name -> what each figure its case draws shows (each figure drawn once, then closed)."""
+    """name -> what each figure its case draws shows, in English (each figure drawn once, then closed)."""
     import matplotlib.pyplot as plt
 
     read = {}
-    for name, build in FIGURE_CASES.items():
-        out = build(tmp_path_factory.mktemp(name))
-        out = [f for f in (list(out.values()) if isinstance(out, dict) else list(out)) if hasattr(f, "findobj")]
-        read[name] = [_read(fig) for fig in out]
-        for fig in out:
-            plt.close(fig)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AGENTLAB_LANG", "en")
+        for name, build in FIGURE_CASES.items():
+            out = build(tmp_path_factory.mktemp(name))
+            out = [f for f in (list(out.values()) if isinstance(out, dict) else list(out)) if hasattr(f, "findobj")]
+            read[name] = [_read(fig) for fig in out]
+            plt.close("all")  # a case's builder may draw figures it does not return (more than 20 open warn)
     return read
+
+
+@pytest.mark.parametrize("name", sorted(FIGURE_CASES))
+def test_english_figures_keep_their_english_text(figures, name):
+    assert figures[name], f"{name}: the case drew no figure"
+    for fig in figures[name]:
+        assert not fig["chinese"], f"{name}: Chinese text in an English figure: {fig['chinese']}"
+        assert fig["english"], f"{name}: the English figure shows no English text"
+        assert not fig["translated_ticks"], f"{name}: English ticks rewritten"
 
 
 @pytest.mark.parametrize("name", sorted(FIGURE_CASES))
