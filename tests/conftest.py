@@ -3,12 +3,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from notebook_store import NotebookStore
-from system_packages import apt_install
 
-import agentlab
-from agentlab.meter.middleware import CHECK_PARTS_ENV
-from agentlab.trace import CHECK_TRACE_ENV
+sys.path.insert(0, str(Path(__file__).resolve().parent / "live"))  # the stand-in and the notebooks' live passes
+from notebook_store import NotebookStore  # noqa: E402
+from system_packages import apt_install  # noqa: E402
+
+import agentlab  # noqa: E402
+from agentlab.meter.middleware import CHECK_PARTS_ENV  # noqa: E402
+from agentlab.trace import CHECK_TRACE_ENV  # noqa: E402
 
 # Every simulated call in the test run (notebook kernels and graded exercises included, which
 # inherit this environment) checks that its input parts add up to its input_tokens; a mismatch
@@ -85,10 +87,25 @@ def _store_folder(config):
     return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "executed-notebooks"
 
 
+_STANDIN: list = []
+
+
+def _standin() -> tuple[str, list]:
+    """``(base_url, requests answered)`` of this process's one stand-in for the notebooks' live passes (the
+    simulator over HTTP on 127.0.0.1, without its own headers), started the first time a notebook runs here."""
+    if not _STANDIN:
+        from live_standin import serve_standin
+
+        base, stop = serve_standin()
+        _STANDIN.append((base, stop.seen))
+    return _STANDIN[0]
+
+
 @pytest.fixture(scope="session")
 def notebook_store(pytestconfig) -> NotebookStore:
-    """Every notebook executed once per run and edition, shared by the tests that read it (tests/notebook_store.py)."""
-    return NotebookStore(_store_folder(pytestconfig))
+    """Every notebook executed once per run and edition, offline then live and replayed in the same kernel,
+    shared by the tests that read it (tests/notebook_store.py)."""
+    return NotebookStore(_store_folder(pytestconfig), live=_standin)
 
 
 def pytest_configure(config):
@@ -108,7 +125,7 @@ def pytest_terminal_summary(terminalreporter, config):
     folder = _store_folder(config)
     rows = NotebookStore(folder).timings() if folder.exists() else []
     if rows:
-        terminalreporter.section("notebooks executed headless, once each (wall s)")
+        terminalreporter.section("notebooks, each in one kernel: offline, then live and replayed (wall s)")
         for name, seconds, ok in rows:
             terminalreporter.write_line(f"{seconds:8.1f}  {name}{'' if ok else '  (failed)'}")
         terminalreporter.write_line(f"{sum(r[1] for r in rows):8.1f}  total, {len(rows)} notebooks")
@@ -140,7 +157,7 @@ def _browser_steps(terminalreporter) -> None:
 BROWSER_TESTS = "tests/browser/"
 """Every test under here shares one JupyterLab, one Chromium and one build/ folder: one xdist worker runs them all."""
 REPLAY_TESTS = "tests/live/test_notebooks_replay.py"
-"""Its tests of one notebook share that notebook's one record-and-replay run (a module fixture): one worker each."""
+"""Its tests read each notebook's live and replay passes from the notebook store."""
 ONE_GRADEBOOK_RUN = tuple(
     f"tests/grading/test_{name}.py"
     for name in (
@@ -163,9 +180,8 @@ def pytest_xdist_make_scheduler(config, log):
 
     xdist marks a test's group by appending ``@group`` to its node id, which pytest 9.2's structured
     ids ignore, so ``xdist_group`` marks alone no longer keep a group on one worker. Here the browser
-    tests form one group by their path, the figure-style tests another, each module of ``ONE_GRADEBOOK_RUN`` one,
-    and the replay tests one group per notebook; any ``@group`` suffix
-    xdist does manage to add still counts.
+    tests form one group by their path, the figure-style tests another, and each module of ``ONE_GRADEBOOK_RUN``
+    one; any ``@group`` suffix xdist does manage to add still counts.
     Tests that read one notebook's run need no group: the notebook store's lock has the second wait.
     """
     if config.getvalue("dist") != "loadgroup":
@@ -176,8 +192,6 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             if nodeid.startswith(BROWSER_TESTS):
                 return "browser"
-            if nodeid.startswith(REPLAY_TESTS) and "[" in nodeid:
-                return "replay:" + nodeid.rsplit("[", 1)[-1].rstrip("]")
             if nodeid.startswith(FIGURE_STYLE_TESTS):
                 return "figure-style"
             if nodeid.startswith(ONE_GRADEBOOK_RUN):

@@ -11,6 +11,11 @@ every figure an agentlab plot function localizes, the language it drew in and th
 and one at the end that prints that record and the live tally (``agentlab.live.costs``: what the
 notebook's live path would send) and saves the notebook's variables (each one that pickles)
 for the claim tests. A failing cell stops the run; every reader then sees that failure.
+
+The same kernel then runs the notebook live against a stand-in and replays what it recorded
+(tests/live/notebook_replay.py; ``Executed.passes``, read by tests/live/test_notebooks_replay.py): one
+kernel start and one set of imports a notebook, not two. The offline pass runs first, with no key in the
+kernel's environment, so what its readers see is what a student without a key sees.
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ import json
 import os
 import pickle
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,6 +108,9 @@ class Executed:
     """Wall time of the run, kernel start included."""
     ns: Namespace = field(repr=False, default=None)  # type: ignore[assignment]
     """The variables after the last cell (empty when the run failed)."""
+    passes: Any = None
+    """The live and replay passes that followed in the same kernel (``notebook_replay.Passes``), or None when
+    the store has no stand-in (``scripts/live_costs.py``'s) or the offline pass failed."""
 
     def figures_localized(self) -> list[dict]:
         """For every figure a plot function localized: {"lang": language drawn in, "left": texts still English}."""
@@ -163,10 +172,14 @@ def execute(nb, *, timeout: int = CELL_TIMEOUT_S, cwd: Path | None = None, env: 
 
 
 class NotebookStore:
-    """Executed notebooks keyed by path (and content), in a folder shared by every xdist worker."""
+    """Executed notebooks keyed by path (and content), in a folder shared by every xdist worker.
 
-    def __init__(self, folder: Path) -> None:
+    ``live``: a function giving ``(base_url, requests answered)`` of a stand-in in this process; with it,
+    each notebook's kernel goes on to its live and replay passes after the offline one."""
+
+    def __init__(self, folder: Path, live: Callable[[], tuple[str, list]] | None = None) -> None:
         self.folder = folder
+        self.live = live
         folder.mkdir(parents=True, exist_ok=True)
         self._mine: dict[Path, Executed] = {}
 
@@ -204,8 +217,16 @@ class NotebookStore:
         from nbclient.exceptions import CellExecutionError
 
         values = self.folder / f"{key}.ns.pickle"
-        nb = nbformat.read(path, as_version=4)
-        nb.cells = [nbformat.v4.new_code_cell(RECORD), *nb.cells, nbformat.v4.new_code_cell(SAVE % str(values))]
+        source = nbformat.read(path, as_version=4)
+        nb = nbformat.v4.new_notebook(metadata=source.metadata)
+        nb.cells = [nbformat.v4.new_code_cell(RECORD), *source.cells, nbformat.v4.new_code_cell(SAVE % str(values))]
+        offline, live = len(nb.cells), None
+        if self.live is not None:
+            from notebook_replay import live_cells, sends
+
+            (base_url, seen), cassette = self.live(), self.folder / f"{key}.yaml"
+            live = (seen, len(seen), sends(path), cassette)
+            nb.cells += live_cells(source, base_url, cassette, replay=live[2])
         error, t0 = None, time.perf_counter()
         try:
             execute(nb, cwd=path.parent, env=kernel_env())
@@ -214,9 +235,28 @@ class NotebookStore:
         except Exception as e:  # a kernel that died or timed out: the readers still get a reason, not a hang
             error = f"{type(e).__name__}: {e}"
         seconds = time.perf_counter() - t0
+        ran = [i for i, c in enumerate(nb.cells) if c.get("execution_count")]
+        failed_offline = error is not None and (not ran or ran[-1] < offline)
+        if live is not None and not failed_offline:
+            from dataclasses import asdict
+
+            from notebook_replay import passes_of
+
+            seen, before, replay, cassette = live
+            passes = passes_of(nb.cells[offline:], source, replay, error)
+            passes.answered, passes.cassette = len(seen) - before, str(cassette)
+            (self.folder / f"{key}.passes.json").write_text(json.dumps(asdict(passes)))
+        nb.cells = nb.cells[:offline]
         nbformat.write(nb, self.folder / f"{key}.ipynb")
         (self.folder / f"{key}.json").write_text(
-            json.dumps({"path": str(path), "error": error, "seconds": round(seconds, 2), "pid": os.getpid()})
+            json.dumps(
+                {
+                    "path": str(path),
+                    "error": error if failed_offline else None,
+                    "seconds": round(seconds, 2),
+                    "pid": os.getpid(),
+                }
+            )
         )
 
     def _read(self, path: Path, key: str) -> Executed:
@@ -228,14 +268,21 @@ class NotebookStore:
             if values.exists() and not meta["error"]
             else {"values": {}, "skipped": []}
         )
+        passes, live = None, self.folder / f"{key}.passes.json"
+        if live.exists():
+            from notebook_replay import Passes
+
+            passes = Passes(**json.loads(live.read_text()))
         return Executed(
-            path, nb, meta["error"], meta["seconds"], Namespace(path.name, saved["values"], saved["skipped"])
+            path, nb, meta["error"], meta["seconds"], Namespace(path.name, saved["values"], saved["skipped"]), passes
         )
 
     def timings(self) -> list[tuple[str, float, bool]]:
         """(notebook, seconds, ran cleanly) for every run in the store, slowest first."""
         rows = []
-        for meta in self.folder.glob("*.json"):
+        for meta in self.folder.glob("*--*.json"):
+            if meta.name.endswith(".passes.json"):
+                continue
             m = json.loads(meta.read_text())
             p = Path(m["path"])
             rows.append((f"{p.parent.name}/{p.name}", m["seconds"], m["error"] is None))

@@ -33,8 +33,9 @@ def test_there_are_notebooks() -> None:
 )
 def test_notebook_runs_offline(path: Path, notebook_store) -> None:
     """Execute every cell on the simulator (no API key, so connect() picks sim); a failing cell fails the test,
-    and so do a traceback printed on stderr and a cell that draws a figure but shows no image (what the
-    browser test checks on the page, here for every notebook of both editions)."""
+    and so do a traceback printed on stderr, a glyph drawn as a box (a font without it) and a cell that draws a
+    figure but shows no image (what the browser test checks on the page, here for every notebook of both
+    editions)."""
     done = notebook_store.get(path)
     if done.error:
         pytest.fail(f"{path.relative_to(NOTEBOOK_DIR)}: a cell failed:\n{done.error}", pytrace=False)
@@ -48,6 +49,8 @@ def test_notebook_runs_offline(path: Path, notebook_store) -> None:
         if o.get("name") == "stderr" and "Traceback" in o["text"]
     ]
     assert not tracebacks, f"{path.name}: tracebacks on stderr (code cell, text): {tracebacks}"
+    boxes = [i for i, c in enumerate(own) for o in c.get("outputs", []) if "missing from font" in o.get("text", "")]
+    assert not boxes, f"{path.name}: code cells {boxes} drew glyphs as boxes (said once a kernel: this, its first pass)"
     imageless = [
         i
         for i, c in enumerate(own)

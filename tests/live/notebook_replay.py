@@ -1,10 +1,12 @@
-"""Run one notebook twice in one kernel: live against the stand-in, recording a cassette, then replayed
-from that cassette with the network blocked; hand back each code cell's outputs from both passes (a notebook
-that sends nothing live runs the live pass only).
+"""The live half of a notebook's one kernel: after its offline pass (tests/notebook_store.py), the notebook
+runs live against the stand-in, recording a cassette, then is replayed from that cassette with the network
+blocked; each code cell's outputs from both passes are handed back (a notebook that sends nothing live runs
+the live pass only: its cassette is empty, and its live run is compared with its offline one instead).
 
 The notebook's own parameter cell picks the mode (``MODE, CASSETTE, RECORD, MAX_USD = ...``): each pass
-is the notebook with that one line changed, as papermill would set it. Between the passes a cell takes
-the key and base URL out of the kernel's environment (a replay needs neither) and blocks every IPv4 and
+is the notebook with that one line changed, as papermill would set it. Before the live pass a cell puts the
+key and the stand-in's base URL in the kernel's environment (the offline pass ran without them); between
+the live and replay passes a cell takes them out again (a replay needs neither) and blocks every IPv4 and
 IPv6 connection, noting where each attempt went, so a call that escapes the cassette fails loudly.
 """
 
@@ -16,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from notebook_store import execute, kernel_env
 
 KEY = "sk-ant-api03-" + "Tm9" * 14 + "-replaytail"
 """The key the record pass sends (the stand-in accepts any; the replay pass has none)."""
@@ -27,6 +28,10 @@ PARAMETERS = re.compile(r"^MODE, CASSETTE, RECORD, MAX_USD = .*$", re.M)
 MARK = "REPLAY-CHECK "
 """Prefix of the line the last cell of each pass prints: what was recorded, played and blocked."""
 
+GO_LIVE = """\
+import os as _os
+_os.environ.update(ANTHROPIC_API_KEY=%r, ANTHROPIC_BASE_URL=%r, AGENTLAB_CONFIRM="1")
+"""
 OFFLINE = """\
 import os as _os, socket as _socket
 for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
@@ -54,7 +59,7 @@ print(%r + _json.dumps({
 
 @dataclass
 class Passes:
-    """One notebook run live (recorded) and then replayed, in one kernel."""
+    """One notebook run live (recorded) and then replayed, in the kernel of its offline run."""
 
     record: list[list]
     """Outputs of each of the notebook's code cells in the record pass (in file order)."""
@@ -65,6 +70,10 @@ class Passes:
     """What each pass's last cell printed: recordings, replays (played, recorded, refused) and blocked dials."""
     error: str | None
     """The failing cell and its traceback, or None when both passes ran to the end."""
+    answered: int = 0
+    """Requests the stand-in answered during the live pass."""
+    cassette: str = ""
+    """The cassette the live pass recorded."""
 
 
 def _pass(nb, mode: str, cassette: Path) -> list:
@@ -78,35 +87,42 @@ def _pass(nb, mode: str, cassette: Path) -> list:
     return cells
 
 
-def run_both(path: Path, base_url: str, cassette: Path, replay: bool = True) -> Passes:
-    """``path`` recorded live against the stand-in at ``base_url`` into ``cassette``, then replayed offline
-    (``replay=False``: the live pass only, for a notebook that sends nothing live and so has nothing to replay)."""
-    from nbclient.exceptions import CellExecutionError
+BEYOND_THE_TABLE: dict[str, tuple[int, str]] = {
+    "01_one_round_trip": (
+        1,
+        "the malformed request of the 'what goes wrong' cell is refused with a 400 (sent, not billed)",
+    ),
+}
+"""Requests the live run sent beyond its row of the live-cost table, by notebook: how many, and why."""
 
-    nb = nbformat.read(path, as_version=4)
-    record = _pass(nb, "live", cassette)
+
+def sends(path: Path) -> bool:
+    """Whether the notebook's row in the live-cost table sends anything (paid or count_tokens calls)."""
+    from agentlab.live.costs import expected
+
+    row = expected(path.stem)
+    return row is None or row.calls + row.count_tokens + BEYOND_THE_TABLE.get(path.stem, (0, ""))[0] > 0
+
+
+def live_cells(nb, base_url: str, cassette: Path, replay: bool) -> list:
+    """The cells that run ``nb`` live against the stand-in at ``base_url`` into ``cassette``, then (``replay``)
+    replay it offline: to be run in the kernel that has just run ``nb`` offline."""
     check = nbformat.v4.new_code_cell(CHECK % MARK)
-    run = nbformat.v4.new_notebook(metadata=nb.metadata)
-    run.cells = [*record, check]
+    cells = [nbformat.v4.new_code_cell(GO_LIVE % (KEY, base_url)), *_pass(nb, "live", cassette), check]
     if replay:
-        run.cells += [nbformat.v4.new_code_cell(OFFLINE), *_pass(nb, "replay", cassette), nbformat.from_dict(check)]
-    env = {**kernel_env(), "ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": base_url, "AGENTLAB_CONFIRM": "1"}
-    error = None
-    try:
-        execute(run, cwd=path.parent, env=env)
-    except CellExecutionError as e:
-        error = str(e)
-    except Exception as e:  # a dead or timed-out kernel: still a reason, not a hang
-        error = f"{type(e).__name__}: {e}"
-    n = len(record)
+        cells += [nbformat.v4.new_code_cell(OFFLINE), *_pass(nb, "replay", cassette), nbformat.from_dict(check)]
+    return cells
+
+
+def passes_of(cells: list, nb, replay: bool, error: str | None) -> Passes:
+    """The :class:`Passes` in ``cells``, the executed :func:`live_cells` of ``nb``."""
+    n = len(nb.cells)
     own = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
-    first = [run.cells[i].get("outputs", []) for i in own]
-    second = [
-        run.cells[n + 2 + i].get("outputs", []) for i in own if replay and run.cells[n + 2 + i].get("execution_count")
-    ]
+    first = [cells[1 + i].get("outputs", []) for i in own]
+    second = [cells[n + 3 + i].get("outputs", []) for i in own if replay and cells[n + 3 + i].get("execution_count")]
     checks = [
         json.loads(line[len(MARK) :])
-        for c in ((run.cells[n], run.cells[-1]) if replay else (run.cells[n],))
+        for c in ((cells[n + 1], cells[-1]) if replay else (cells[n + 1],))
         for out in c.get("outputs", [])
         for line in out.get("text", "").splitlines()
         if line.startswith(MARK)

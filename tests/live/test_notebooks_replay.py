@@ -7,11 +7,10 @@ in every mode) records an empty cassette, so a replay would only run it a third 
 compared instead with its offline run, the notebook store's, from which its claims are read. That is the
 check that matters for it: a student with a key sees what the prose says.
 
-Each notebook runs once for all its tests here: both passes in one kernel (tests/live/notebook_replay.py),
-against one stand-in (the simulator over HTTP on 127.0.0.1, without its own headers, as ``agentlab serve``
-behind a header-stripping proxy). Under ``--dist loadgroup`` a notebook's tests share one worker
-(``REPLAY_TESTS`` in tests/conftest.py), so no notebook runs twice, and each notebook is a group of its own,
-so the zh-CN ones spread over the workers like the English ones.
+Each notebook runs once for all its tests here, and for every other test that reads it: its live and replay
+passes follow its offline run in the same kernel (tests/notebook_store.py, tests/live/notebook_replay.py),
+against a stand-in in the test process (the simulator over HTTP on 127.0.0.1, without its own headers, as
+``agentlab serve`` behind a header-stripping proxy).
 """
 
 from __future__ import annotations
@@ -20,8 +19,8 @@ import re
 from pathlib import Path
 
 import pytest
-from live_standin import serve_standin
-from notebook_replay import KEY, Passes, run_both, shown
+from notebook_replay import BEYOND_THE_TABLE, KEY, Passes, shown
+from notebook_replay import sends as sends_live
 from notebook_store import ADDED_IN_FRONT
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
@@ -78,29 +77,20 @@ DIALS_BY_DESIGN = [["127.0.0.1", 1]]
 """Addresses a notebook dials in every mode: 00's demonstration of an unreachable server."""
 
 
-@pytest.fixture(scope="module")
-def standin():
-    """``(base_url, requests answered)`` of one stand-in for every notebook here."""
-    base, stop = serve_standin()
-    yield base, stop.seen
-    stop()
-
-
-@pytest.fixture(scope="module")
-def replayed(standin, tmp_path_factory):
-    """``replayed(path)``: ``(passes, cassette, calls the stand-in answered)`` of the notebook, run the
-    first time a test of it asks, then shared."""
-    base, seen = standin
-    done: dict[Path, tuple[Passes, Path, int]] = {}
+@pytest.fixture
+def replayed(notebook_store):
+    """``replayed(path)``: ``(passes, cassette, calls the stand-in answered)`` of the notebook's live and replay
+    passes, run in the kernel of its offline run (the notebook store's, once for every test that reads it)."""
 
     def get(path: Path) -> tuple[Passes, Path, int]:
-        if path not in done:
-            cassette, before = tmp_path_factory.mktemp("cassettes") / f"{path.stem}.yaml", len(seen)
-            passes = run_both(path, base, cassette, replay=_sends(path))
-            done[path] = passes, cassette, len(seen) - before
-        if done[path][0].error:
-            pytest.fail(f"{path.name}: a cell failed:\n{done[path][0].error}", pytrace=False)
-        return done[path]
+        done = notebook_store.get(path)
+        if done.error:
+            pytest.fail(f"{path.name}: a cell failed offline, before the live pass:\n{done.error}", pytrace=False)
+        if done.passes is None:
+            pytest.skip("this notebook store ran without a stand-in (AGENTLAB_NOTEBOOK_STORE names another's)")
+        if done.passes.error:
+            pytest.fail(f"{path.name}: a cell failed:\n{done.passes.error}", pytrace=False)
+        return done.passes, Path(done.passes.cassette), done.passes.answered
 
     return get
 
@@ -110,20 +100,12 @@ def _id(path: Path) -> str:
     return f"{path.parent.name}-{path.stem}" if path.parent != NOTEBOOK_DIR else path.stem
 
 
-def _sends(path: Path) -> bool:
-    """Whether the notebook's row in the live-cost table sends anything (paid or count_tokens calls)."""
-    from agentlab.live.costs import expected
-
-    row = expected(path.stem)
-    return row is None or row.calls + row.count_tokens + BEYOND_THE_TABLE.get(path.stem, (0, ""))[0] > 0
-
-
 def _params(sends: bool | None = None):
     """Every notebook (``sends=None``), or those that send something live (True) or nothing (False)."""
     return [
         pytest.param(p, id=_id(p))
         for p in NOTEBOOKS
-        if _id(p) not in LEFT_OUT and (sends is None or _sends(p) == sends)
+        if _id(p) not in LEFT_OUT and (sends is None or sends_live(p) == sends)
     ]
 
 
@@ -150,15 +132,6 @@ def test_a_live_run_writes_a_cassette_that_replays_whole_with_the_network_blocke
         f"the replay reached for the network: {replay['dialed']}"
     )
     assert KEY not in cassette.read_text() and KEY[-8:] not in cassette.read_text()
-
-
-BEYOND_THE_TABLE: dict[str, tuple[int, str]] = {
-    "01_one_round_trip": (
-        1,
-        "the malformed request of the 'what goes wrong' cell is refused with a 400 (sent, not billed)",
-    ),
-}
-"""Requests the live run sent beyond its row of the live-cost table, by notebook: how many, and why."""
 
 
 @pytest.mark.parametrize("path", _params())
@@ -198,8 +171,6 @@ def test_a_notebook_that_sends_nothing_live_shows_live_what_it_shows_offline(pat
 def _same(path: Path, live: list[list], other: list[list], mode: str) -> None:
     """Every code cell showed in ``other`` (a run in ``mode``) what it showed in the live run: cells that name
     the mode (:data:`DIFFER_BY_DESIGN`) only name it, clocked ones (:data:`CLOCKED`) are compared masked."""
-    boxes = [i for i, outputs in enumerate(live) if "missing from font" in shown(outputs)["text"]]
-    assert not boxes, f"code cells {boxes} drew glyphs as boxes (a warning shows once per kernel: the record pass)"
     exempt, clocked = _cells(path, DIFFER_BY_DESIGN), _cells(path, CLOCKED)
     differ = []
     for i, (first, second) in enumerate(zip(live, other)):
