@@ -3,14 +3,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from notebook_store import NotebookStore  # puts tests/live on the path: the stand-in and the notebooks' live passes
+from system_packages import apt_install
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "live"))  # the stand-in and the notebooks' live passes
-from notebook_store import NotebookStore  # noqa: E402
-from system_packages import apt_install  # noqa: E402
-
-import agentlab  # noqa: E402
-from agentlab.meter.middleware import CHECK_PARTS_ENV  # noqa: E402
-from agentlab.trace import CHECK_TRACE_ENV  # noqa: E402
+import agentlab
+from agentlab.meter.middleware import CHECK_PARTS_ENV
+from agentlab.trace import CHECK_TRACE_ENV
 
 # Every simulated call in the test run (notebook kernels and graded exercises included, which
 # inherit this environment) checks that its input parts add up to its input_tokens; a mismatch
@@ -215,9 +213,9 @@ SLOW = (
     "tests/test_i18n_figures.py",
 )
 """Where the slow tests are: a browser, the gradebook and its sandbox, a recorded notebook, nbconvert, the graded
-exercises, the benchmark scripts run as a user runs them, every figure of the course drawn (the style check, about
-20 s a worker; both editions' text, about 55 s in all). Any test that reads a notebook's run (the ``notebook_store``
-fixture, a kernel) is slow too."""
+exercises, the benchmark scripts run as a user runs them, every figure of the course drawn (in English for the style
+and English-text checks, on one worker; in Chinese for the translation check). Any test that reads a notebook's run
+(the ``notebook_store`` fixture, a kernel) is slow too."""
 
 
 def pytest_collection_modifyitems(config, items):

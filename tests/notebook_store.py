@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import pickle
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -38,24 +39,33 @@ from agentlab.schema_check import import_jsonschema
 import_jsonschema()  # before nbformat imports it: without the IRI grammar (38 lark parsers) no test here uses, about
 import nbformat  # noqa: E402  # 1.8 s less CPU in every pytest process that collects (the controller and each worker)
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "live"))  # the notebooks' live passes and their stand-in
+from notebook_replay import BLOCK  # noqa: E402
+
 CELL_TIMEOUT_S = 180
 """Longest one cell may run, in seconds (a bound against a hung kernel, not a speed claim)."""
 
-RECORD = """\
+RECORD = (
+    """\
 import agentlab.views.i18n as _i18n
+def _recording(localize, i18n, seen):
+    def _recording_localize(fig, lang=None):
+        out = localize(fig, lang)
+        seen.append({"lang": lang or i18n.language(), "left": i18n.untranslated(fig, as_drawn=True)})
+        return out
+    return _recording_localize
 _i18n_seen = []
-_i18n_localize = _i18n.localize
-def _recording_localize(fig, lang=None):
-    out = _i18n_localize(fig, lang)
-    _i18n_seen.append({"lang": lang or _i18n.language(), "left": _i18n.untranslated(fig, as_drawn=True)})
-    return out
-_i18n.localize = _recording_localize  # plot modules import it after this cell, so they get this one
+_i18n.localize = _recording(_i18n.localize, _i18n, _i18n_seen)  # plot modules import it after this cell: they get this
 """
+    + BLOCK
+)
+"""The cell in front: records each figure's language and English left, and blocks the network (``BLOCK``)."""
 SAVE = """\
 import json as _json, pickle as _pickle, types as _types
 import agentlab.live.costs as _costs
 print("I18N-RECORD " + _json.dumps(_i18n_seen, ensure_ascii=False))
 print("LIVE-COST " + _json.dumps(_costs.tally()))
+print("DIALED " + _json.dumps(_dialed))
 _saved, _skipped = {}, []
 for _k, _v in list(globals().items()):
     if _k.startswith("_") or _k in ("In", "Out", "exit", "quit", "get_ipython") or isinstance(_v, _types.ModuleType):
@@ -103,9 +113,10 @@ class Executed:
     nb: nbformat.NotebookNode | None
     """The executed notebook with its outputs, the two added cells included (None if the kernel never started)."""
     error: str | None
-    """Why the run stopped early (the failing cell and its traceback), or None when every cell ran."""
+    """Why the offline run stopped early (the failing cell and its traceback), or None when every cell of it ran
+    (a failure in the live or replay pass is ``passes.error``)."""
     seconds: float
-    """Wall time of the run, kernel start included."""
+    """Wall time of the kernel, all its passes and its start included."""
     ns: Namespace = field(repr=False, default=None)  # type: ignore[assignment]
     """The variables after the last cell (empty when the run failed)."""
     passes: Any = None
@@ -123,6 +134,10 @@ class Executed:
                 if line.startswith(prefix):
                     return json.loads(line[len(prefix) :])
         raise AssertionError(f"{self.path.name}: the record cell printed {what} (error: {self.error})")
+
+    def dialed(self) -> list[list]:
+        """Every IPv4 or IPv6 address the offline run tried to reach (each attempt was refused)."""
+        return self._printed("DIALED ", "no dials")
 
     def live_tally(self) -> list[dict]:
         """What the run's live path would have sent: ``agentlab.live.costs.tally()`` after its last cell."""
@@ -235,8 +250,10 @@ class NotebookStore:
         except Exception as e:  # a kernel that died or timed out: the readers still get a reason, not a hang
             error = f"{type(e).__name__}: {e}"
         seconds = time.perf_counter() - t0
-        ran = [i for i, c in enumerate(nb.cells) if c.get("execution_count")]
-        failed_offline = error is not None and (not ran or ran[-1] < offline)
+        saved = nb.cells[offline - 1]  # the offline pass's last cell: it ran whole, or the offline pass failed
+        failed_offline = error is not None and (
+            not saved.get("execution_count") or any(o.get("output_type") == "error" for o in saved.get("outputs", []))
+        )
         if live is not None and not failed_offline:
             from dataclasses import asdict
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from notebook_replay import DIALS_BY_DESIGN
 from notebook_store import ADDED_IN_FRONT, xdist_group
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
@@ -33,9 +34,9 @@ def test_there_are_notebooks() -> None:
 )
 def test_notebook_runs_offline(path: Path, notebook_store) -> None:
     """Execute every cell on the simulator (no API key, so connect() picks sim); a failing cell fails the test,
-    and so do a traceback printed on stderr, a glyph drawn as a box (a font without it) and a cell that draws a
+    and so do a traceback printed on stderr, a glyph drawn as a box (a font without it), a cell that draws a
     figure but shows no image (what the browser test checks on the page, here for every notebook of both
-    editions)."""
+    editions), and a connection to anywhere (the run has the network blocked, as a replay has)."""
     done = notebook_store.get(path)
     if done.error:
         pytest.fail(f"{path.relative_to(NOTEBOOK_DIR)}: a cell failed:\n{done.error}", pytrace=False)
@@ -51,6 +52,9 @@ def test_notebook_runs_offline(path: Path, notebook_store) -> None:
     assert not tracebacks, f"{path.name}: tracebacks on stderr (code cell, text): {tracebacks}"
     boxes = [i for i, c in enumerate(own) for o in c.get("outputs", []) if "missing from font" in o.get("text", "")]
     assert not boxes, f"{path.name}: code cells {boxes} drew glyphs as boxes (said once a kernel: this, its first pass)"
+    assert all(dial in DIALS_BY_DESIGN for dial in done.dialed()), (
+        f"{path.name}: the offline run reached for the network: {done.dialed()}"
+    )
     imageless = [
         i
         for i, c in enumerate(own)

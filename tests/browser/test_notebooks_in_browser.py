@@ -42,7 +42,7 @@ PLAIN = NOTEBOOK_DIR / "00_setup_and_your_key.ipynb"
 def _in_the_browser(path: Path) -> bool:
     """A notebook of either edition that shows a widget, and :data:`PLAIN`. What the page shows of any other
     notebook is what its headless run (tests/test_notebooks.py) already checks of every notebook of both
-    editions, in the same kind of kernel started in the same folder: every cell ran, no error output, no
+    editions, in the same kind of kernel started in its edition's folder: every cell ran, no error output, no
     traceback on stderr, an image from every cell that draws a figure. The browser adds the widgets'
     frontend (their sliders, controls and translated labels), which runs nowhere else; a plain notebook's
     second run here would check nothing new, so one stands for them all."""

@@ -4,10 +4,12 @@ blocked; each code cell's outputs from both passes are handed back (a notebook t
 the live pass only: its cassette is empty, and its live run is compared with its offline one instead).
 
 The notebook's own parameter cell picks the mode (``MODE, CASSETTE, RECORD, MAX_USD = ...``): each pass
-is the notebook with that one line changed, as papermill would set it. Before the live pass a cell puts the
-key and the stand-in's base URL in the kernel's environment (the offline pass ran without them); between
-the live and replay passes a cell takes them out again (a replay needs neither) and blocks every IPv4 and
-IPv6 connection, noting where each attempt went, so a call that escapes the cassette fails loudly.
+is the notebook with that one line changed, as papermill would set it. Before the live pass a cell lets the
+kernel reach the network again (the offline pass ran with it blocked), clears the offline pass's variables
+(``%reset``: imported modules stay, which is the point of one kernel) and puts the key and the stand-in's base
+URL in the kernel's environment; between the live and replay passes a cell takes them out again (a replay
+needs neither) and blocks every IPv4 and IPv6 connection, noting where each attempt went, so a call that
+escapes the cassette fails loudly.
 """
 
 from __future__ import annotations
@@ -28,24 +30,37 @@ PARAMETERS = re.compile(r"^MODE, CASSETTE, RECORD, MAX_USD = .*$", re.M)
 MARK = "REPLAY-CHECK "
 """Prefix of the line the last cell of each pass prints: what was recorded, played and blocked."""
 
-GO_LIVE = """\
-import os as _os
-_os.environ.update(ANTHROPIC_API_KEY=%r, ANTHROPIC_BASE_URL=%r, AGENTLAB_CONFIRM="1")
-"""
-OFFLINE = """\
-import os as _os, socket as _socket
-for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
-    _os.environ.pop(_name, None)
+BLOCK = """\
+import socket as _socket
 _dialed = []
+_unblocked = (_socket.socket.connect, _socket.socket.connect_ex)
 def _blocked(self, address, *_rest):
     if self.family in (_socket.AF_INET, _socket.AF_INET6):
         _dialed.append(list(address[:2]))
         raise ConnectionRefusedError(111, "Connection refused")
-    return _unblocked(self, address)
-_unblocked = _socket.socket.connect
+    return _unblocked[0](self, address)
 _socket.socket.connect = _blocked
 _socket.socket.connect_ex = lambda self, address: _blocked(self, address) or 0
 """
+"""Source that blocks every IPv4 and IPv6 connection of the kernel, noting in ``_dialed`` where each attempt
+went (Unix sockets, the kernel's own, pass): the offline and the replay passes run under it."""
+DIALS_BY_DESIGN = [["127.0.0.1", 1]]
+"""Addresses a notebook dials in every mode: 00's demonstration of an unreachable server."""
+GO_LIVE = """\
+_socket.socket.connect, _socket.socket.connect_ex = _unblocked
+get_ipython().run_line_magic("reset", "-f")  # the offline pass's variables: a live-only path must not find them
+import os as _os
+_os.environ.update(ANTHROPIC_API_KEY=%r, ANTHROPIC_BASE_URL=%r, AGENTLAB_CONFIRM="1")
+"""
+"""The network back, the offline pass's variables gone (its imports kept), the key and the stand-in's URL set."""
+OFFLINE = (
+    """\
+import os as _os
+for _name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+    _os.environ.pop(_name, None)
+"""
+    + BLOCK
+)
 CHECK = """\
 import json as _json
 from agentlab.live import cassette as _cassette

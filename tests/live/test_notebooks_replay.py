@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 import pytest
-from notebook_replay import BEYOND_THE_TABLE, KEY, Passes, shown
+from notebook_replay import BEYOND_THE_TABLE, DIALS_BY_DESIGN, KEY, Passes, shown
 from notebook_replay import sends as sends_live
 from notebook_store import ADDED_IN_FRONT
 
@@ -73,10 +73,6 @@ def _cells(path: Path, table: dict[str, dict[str, str]]) -> dict[int, str]:
     return found
 
 
-DIALS_BY_DESIGN = [["127.0.0.1", 1]]
-"""Addresses a notebook dials in every mode: 00's demonstration of an unreachable server."""
-
-
 @pytest.fixture
 def replayed(notebook_store):
     """``replayed(path)``: ``(passes, cassette, calls the stand-in answered)`` of the notebook's live and replay
@@ -111,18 +107,21 @@ def _params(sends: bool | None = None):
 
 @pytest.mark.parametrize("path", _params())
 def test_a_live_run_writes_a_cassette_that_replays_whole_with_the_network_blocked(path, replayed):
+    """A notebook the live-cost table says sends nothing records an empty cassette and is not replayed (its
+    offline pass, run with the network blocked like a replay, is checked for dials in tests/test_notebooks.py)."""
     from agentlab.live.cassette import load
 
     passes, cassette, answered = replayed(path)
-    live, *replayed_ = passes.checks
+    live = passes.checks[0]
     recorded = live["recorded"].get(str(cassette.resolve()), 0)
     assert cassette.is_file() and len(load(cassette).data) == recorded == answered, (
         f"the cassette holds every call the stand-in answered ({recorded} recorded, {answered} answered)"
     )
-    if not replayed_:  # the table says it sends nothing: nothing recorded, so nothing to replay
+    if not sends_live(path):
         assert recorded == 0, f"a notebook the live-cost table says sends nothing recorded {recorded} calls"
         return
-    (replay,) = replayed_
+    assert len(passes.checks) == 2, "the replay pass printed its check"
+    replay = passes.checks[1]
     played = replay["played"].get(str(cassette.resolve()))
     if played is not None:  # a notebook that never connects in auto mode never opens its (empty) cassette
         assert played == [recorded, recorded, []], "the replay played every recorded call, refused none"
@@ -153,7 +152,7 @@ def test_the_live_run_sent_what_the_live_cost_table_says_its_notebook_sends(path
 def test_the_replay_shows_what_the_live_run_showed(path, replayed):
     passes, _, _ = replayed(path)
     assert len(passes.replay) == len(passes.record), "every cell ran in both passes"
-    _same(path, passes.record, passes.replay, "replay")
+    _same(path, passes.record, passes.replay, "replay", says="replay")
 
 
 @pytest.mark.parametrize("path", _params(sends=False))
@@ -165,18 +164,21 @@ def test_a_notebook_that_sends_nothing_live_shows_live_what_it_shows_offline(pat
         pytest.fail(f"{path.name}: a cell failed offline:\n{done.error}", pytrace=False)
     offline = [done.outputs(i) for i, c in enumerate(done.nb.cells[ADDED_IN_FRONT:-1]) if c.cell_type == "code"]
     assert len(offline) == len(passes.record), "the two runs have the same code cells"
-    _same(path, passes.record, offline, "offline")
+    _same(path, passes.record, offline, "offline", says="sim")
 
 
-def _same(path: Path, live: list[list], other: list[list], mode: str) -> None:
-    """Every code cell showed in ``other`` (a run in ``mode``) what it showed in the live run: cells that name
-    the mode (:data:`DIFFER_BY_DESIGN`) only name it, clocked ones (:data:`CLOCKED`) are compared masked."""
+def _same(path: Path, live: list[list], other: list[list], mode: str, says: str) -> None:
+    """Every code cell showed in ``other`` (the ``mode`` run) what it showed in the live run: cells that name
+    the mode (:data:`DIFFER_BY_DESIGN`) only name it (``says``, and live), clocked ones (:data:`CLOCKED`) are
+    compared masked."""
+    boxes = [i for i, outputs in enumerate(live) if "missing from font" in shown(outputs)["text"]]
+    assert not boxes, f"code cells {boxes} drew glyphs as boxes (said once a kernel: here, text drawn only live)"
     exempt, clocked = _cells(path, DIFFER_BY_DESIGN), _cells(path, CLOCKED)
     differ = []
     for i, (first, second) in enumerate(zip(live, other)):
         a, b = (_seen(o, clocked=i in clocked) for o in (first, second))
         if i in exempt:
-            assert mode in repr(b) and "live" in repr(a), f"code cell {i} no longer names the mode ({exempt[i]})"
+            assert says in repr(b) and "live" in repr(a), f"code cell {i} no longer names the mode ({exempt[i]})"
         elif a != b:
             differ.append(f"code cell {i}:\n  live:   {a!r:.600}\n  {mode + ':':8}{b!r:.600}")
     assert not differ, f"{path.name}: the {mode} run showed otherwise than the live run\n" + "\n".join(differ)
