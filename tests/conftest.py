@@ -50,12 +50,39 @@ def tools(tmp_path):
     return agentlab.task_tools(tmp_path / "notes")
 
 
+def _once(config, name: str, build):
+    """``build()``'s value (plain data that pickles), computed once for the whole run by whichever xdist worker
+    asks first; the others wait for it and read it (a session fixture alone runs once per worker)."""
+    import fcntl
+    import pickle
+
+    base = config._tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "computed-once"  # this run's only
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, even if this process dies
+        path = folder / f"{name}.pickle"
+        if path.exists():
+            return pickle.loads(path.read_bytes())
+        value = build()
+        path.write_bytes(pickle.dumps(value))
+        return value
+
+
 @pytest.fixture(scope="session")
-def approval_sweep():
+def approval_sweep(pytestconfig):
     """Notebook 11's approval sweep (every rate, every seed: about 5 s), run once for its claims and the defences' tests."""
     from agentlab.injection import approval_sweep
 
-    return approval_sweep()
+    return _once(pytestconfig, "approval_sweep", approval_sweep)
+
+
+@pytest.fixture(scope="session")
+def recovery_rows(pytestconfig):
+    """Notebook 06's recovery table (every careless case, both error styles: about 4 s), run once for its tests."""
+    from agentlab.experiments.recovery import recovery_table
+
+    return _once(pytestconfig, "recovery_table", recovery_table)
 
 
 @pytest.fixture(scope="session")

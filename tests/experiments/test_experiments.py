@@ -6,7 +6,7 @@ import agentlab
 from agentlab.executor import waves
 from agentlab.experiments import coupling
 from agentlab.experiments.react_vs_native import compare_styles, means, plot_styles
-from agentlab.experiments.recovery import plot_recovery, recovery_table, summary
+from agentlab.experiments.recovery import plot_recovery, summary
 from agentlab.experiments.tool_speedup import plot_speedup
 from agentlab.experiments.who_decides import GENEROUS, guard_demos, plot_guards
 
@@ -34,8 +34,8 @@ def test_nb05_each_misbehaving_model_is_stopped_by_its_own_guard_well_before_the
     plot_guards(rows)
 
 
-def test_nb06_readable_always_recovers_in_one_turn_raw_only_on_timeouts_and_raw_runs_are_cheaper():
-    rows = recovery_table()
+def test_nb06_readable_always_recovers_in_one_turn_raw_only_on_timeouts_and_raw_runs_are_cheaper(recovery_rows):
+    rows = recovery_rows
     s = summary(rows)
     assert len({r["case"] for r in rows}) == 6  # "one of six ways"
     assert s["readable"]["success_rate"] == 1.0 and s["readable"]["mean_turns_to_recover"] == 1.0

@@ -4,14 +4,14 @@ import re
 
 import pytest
 
-from agentlab.experiments.recovery import recovery_table, run_case, summary
+from agentlab.experiments.recovery import run_case, summary
 from agentlab.sim.models.misbehaving import CARELESS_CASES, CarelessModel
 from agentlab.weather import lookup
 
 
 @pytest.fixture(scope="module")
-def rows():
-    return recovery_table()
+def rows(recovery_rows):
+    return recovery_rows
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
