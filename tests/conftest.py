@@ -1,3 +1,4 @@
+import functools
 import os
 import sys
 from pathlib import Path
@@ -56,8 +57,7 @@ def _once(config, name: str, build):
     import fcntl
     import pickle
 
-    base = config._tmp_path_factory.getbasetemp()
-    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "computed-once"  # this run's only
+    folder = _run_folder(config, "computed-once")  # this run's only, whatever AGENTLAB_NOTEBOOK_STORE says
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, even if this process dies
@@ -108,22 +108,23 @@ def _store_folder(config):
     (``AGENTLAB_NOTEBOOK_STORE`` names another, e.g. the one ``scripts/live_costs.py --store`` filled)."""
     if os.environ.get("AGENTLAB_NOTEBOOK_STORE"):
         return Path(os.environ["AGENTLAB_NOTEBOOK_STORE"])
+    return _run_folder(config, "executed-notebooks")
+
+
+def _run_folder(config, name: str) -> Path:
+    """``name`` in the controller's base temp dir, which every xdist worker's sits in: one folder for the run."""
     base = config._tmp_path_factory.getbasetemp()
-    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "executed-notebooks"
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
 
 
-_STANDIN: list = []
-
-
+@functools.cache
 def _standin() -> tuple[str, list]:
     """``(base_url, requests answered)`` of this process's one stand-in for the notebooks' live passes (the
     simulator over HTTP on 127.0.0.1, without its own headers), started the first time a notebook runs here."""
-    if not _STANDIN:
-        from live_standin import serve_standin
+    from live_standin import serve_standin
 
-        base, stop = serve_standin()
-        _STANDIN.append((base, stop.seen))
-    return _STANDIN[0]
+    base, stop = serve_standin()
+    return base, stop.seen
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 FIGURE_CALL = re.compile(r"\b(plot_\w+|trace_stepper|city_experiment|experiment_controls)\(")
 """A call that draws a figure (or a widget whose static copy is a figure)."""
+FIGURE_CELL = re.compile(r"^(?!\s*(from|import)\s).*" + FIGURE_CALL.pattern, re.M)
+"""A code cell's source that calls one of those (a call, not an import): it should show at least one image."""
 
 
 def notebook_figure_calls() -> dict[str, list[str]]:

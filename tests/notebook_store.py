@@ -235,13 +235,13 @@ class NotebookStore:
         source = nbformat.read(path, as_version=4)
         nb = nbformat.v4.new_notebook(metadata=source.metadata)
         nb.cells = [nbformat.v4.new_code_cell(RECORD), *source.cells, nbformat.v4.new_code_cell(SAVE % str(values))]
-        offline, live = len(nb.cells), None
+        offline, cassette = len(nb.cells), self.folder / f"{key}.yaml"
         if self.live is not None:
             from notebook_replay import live_cells, sends
 
-            (base_url, seen), cassette = self.live(), self.folder / f"{key}.yaml"
-            live = (seen, len(seen), sends(path), cassette)
-            nb.cells += live_cells(source, base_url, cassette, replay=live[2])
+            base_url, seen = self.live()
+            before = len(seen)
+            nb.cells += live_cells(source, base_url, cassette, replay=sends(path))
         error, t0 = None, time.perf_counter()
         try:
             execute(nb, cwd=path.parent, env=kernel_env())
@@ -254,14 +254,12 @@ class NotebookStore:
         failed_offline = error is not None and (
             not saved.get("execution_count") or any(o.get("output_type") == "error" for o in saved.get("outputs", []))
         )
-        if live is not None and not failed_offline:
+        if self.live is not None and not failed_offline:
             from dataclasses import asdict
 
             from notebook_replay import passes_of
 
-            seen, before, replay, cassette = live
-            passes = passes_of(nb.cells[offline:], source, replay, error)
-            passes.answered, passes.cassette = len(seen) - before, str(cassette)
+            passes = passes_of(nb.cells[offline:], source, error, len(seen) - before, cassette)
             (self.folder / f"{key}.passes.json").write_text(json.dumps(asdict(passes)))
         nb.cells = nb.cells[:offline]
         nbformat.write(nb, self.folder / f"{key}.ipynb")

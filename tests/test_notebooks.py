@@ -7,22 +7,17 @@ edition, then read here, by the claim tests and by the figure tests alike.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import nbformat
 import pytest
+from i18n_cases import FIGURE_CELL
 from notebook_replay import DIALS_BY_DESIGN
 from notebook_store import ADDED_IN_FRONT, xdist_group
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 BOTH_EDITIONS = NOTEBOOKS + sorted((NOTEBOOK_DIR / "zh-CN").glob("*.ipynb"))
-FIGURE_CALL = re.compile(
-    r"^(?!\s*(from|import)\s).*\b(plot_\w+|trace_stepper|city_experiment|experiment_controls)\(", re.M
-)
-"""A code cell that calls one of these (a call, not an import) is expected to show at least one image (a widget
-shows its static copy's)."""
 
 
 def test_there_are_notebooks() -> None:
@@ -58,7 +53,7 @@ def test_notebook_runs_offline(path: Path, notebook_store) -> None:
     imageless = [
         i
         for i, c in enumerate(own)
-        if FIGURE_CALL.search(c.source) and not any("image/png" in o.get("data", {}) for o in c.get("outputs", []))
+        if FIGURE_CELL.search(c.source) and not any("image/png" in o.get("data", {}) for o in c.get("outputs", []))
     ]
     assert not imageless, f"{path.name}: code cells {imageless} draw a figure but show no image"
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from i18n_cases import FIGURE_CELL
 
 from .conftest import ROOT, SHOTS
 
@@ -54,10 +55,6 @@ NOTEBOOKS = sorted(
 )
 RUN_S = 600
 """Longest a notebook may take to run all its cells, in seconds (a bound, not a speed claim)."""
-FIGURE_CALL = re.compile(
-    r"^(?!\s*(from|import)\s).*\b(plot_\w+|trace_stepper|city_experiment|experiment_controls)\(", re.M
-)
-"""A code cell that calls one of these (a call, not an import) is expected to show at least one image."""
 
 SCRATCH_CELLS = [
     "import tempfile\nfrom pathlib import Path\n\nimport agentlab\nfrom agentlab.experiments.city import city_experiment\nfrom agentlab.views.widgets import trace_stepper\n\n"
@@ -235,7 +232,7 @@ def test_notebook_runs_in_jupyterlab_in_chromium(source, lab, lab_page, workdir,
         assert not tracebacks, f"{rel}: tracebacks on stderr {tracebacks}"
         unrun = [i for i, c in enumerate(cells) if not any(ch.isdigit() for ch in c["prompt"])]
         assert not unrun, f"{rel}: code cells {unrun} never ran"
-        missing = [i for i, src in enumerate(code) if FIGURE_CALL.search(src) and cells[i]["images"] == 0]
+        missing = [i for i, src in enumerate(code) if FIGURE_CELL.search(src) and cells[i]["images"] == 0]
         assert not missing, f"{rel}: code cells {missing} draw a figure but show no image"
         first_image = page.locator(f"{PANEL} .jp-OutputArea-output img").first
         if first_image.count():

@@ -85,9 +85,9 @@ class Passes:
     """What each pass's last cell printed: recordings, replays (played, recorded, refused) and blocked dials."""
     error: str | None
     """The failing cell and its traceback, or None when both passes ran to the end."""
-    answered: int = 0
+    answered: int
     """Requests the stand-in answered during the live pass."""
-    cassette: str = ""
+    cassette: str
     """The cassette the live pass recorded."""
 
 
@@ -129,9 +129,11 @@ def live_cells(nb, base_url: str, cassette: Path, replay: bool) -> list:
     return cells
 
 
-def passes_of(cells: list, nb, replay: bool, error: str | None) -> Passes:
-    """The :class:`Passes` in ``cells``, the executed :func:`live_cells` of ``nb``."""
+def passes_of(cells: list, nb, error: str | None, answered: int, cassette: Path) -> Passes:
+    """The :class:`Passes` in ``cells``, the executed :func:`live_cells` of ``nb`` (with a replay pass when they
+    go on past the live pass's check)."""
     n = len(nb.cells)
+    replay = len(cells) > n + 2
     own = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
     first = [cells[1 + i].get("outputs", []) for i in own]
     second = [cells[n + 3 + i].get("outputs", []) for i in own if replay and cells[n + 3 + i].get("execution_count")]
@@ -142,7 +144,7 @@ def passes_of(cells: list, nb, replay: bool, error: str | None) -> Passes:
         for line in out.get("text", "").splitlines()
         if line.startswith(MARK)
     ]
-    return Passes(first, second, checks, error)
+    return Passes(first, second, checks, error, answered, str(cassette))
 
 
 NOTICE = re.compile(r"^agentlab(: |：).*$\n?", re.M)
