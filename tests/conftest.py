@@ -18,6 +18,9 @@ os.environ[CHECK_PARTS_ENV] = "1"
 # Every trace event written in the test run (the same kernels and exercises too) is checked against
 # agentlab.trace.EVENTS: an unknown kind or a missing field raises TraceFormatError where it is written.
 os.environ[CHECK_TRACE_ENV] = "1"
+ROOT = Path(__file__).resolve().parents[1]
+_OFFLINE_UNSET = ("AGENTLAB_MODEL", "AGENTLAB_OTLP")
+"""Besides ANTHROPIC_*, what ``_offline`` unsets for each test (a subprocess a session fixture starts unsets them too)."""
 
 
 @pytest.fixture(autouse=True)
@@ -26,8 +29,8 @@ def _offline(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
-    monkeypatch.delenv("AGENTLAB_MODEL", raising=False)
-    monkeypatch.delenv("AGENTLAB_OTLP", raising=False)  # no test sends spans unless it starts its own receiver
+    for name in _OFFLINE_UNSET:  # no model chosen by the environment; no spans sent unless a test starts a receiver
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture(autouse=True)
@@ -83,6 +86,43 @@ def recovery_rows(pytestconfig):
     from agentlab.experiments.recovery import recovery_table
 
     return _once(pytestconfig, "recovery_table", recovery_table)
+
+
+@pytest.fixture(scope="session")
+def compare_cli(pytestconfig) -> dict:
+    """``agentlab compare`` run once for the whole test run, in a fresh interpreter, as the README tells a newcomer
+    to: ``{"returncode", "stdout", "stderr", "packages": the top-level packages it had imported, "png": files it drew}``.
+    Read by the README's demo-table test and the lazy-import test (one interpreter start and run, not one each)."""
+    return _once(pytestconfig, "compare_cli", lambda: _compare_cli(_run_folder(pytestconfig, "compare-cli")))
+
+
+def _compare_cli(folder: Path) -> dict:
+    import subprocess
+
+    folder.mkdir(parents=True, exist_ok=True)
+    code = (
+        "import sys; from agentlab.cli import main; code = main(sys.argv[1:]); "
+        "print('LOADED ' + ' '.join(sorted({m.split('.')[0] for m in sys.modules}))); sys.exit(code)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_") and k not in _OFFLINE_UNSET}
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    out = subprocess.run(
+        [sys.executable, "-c", code, "compare", "--out", str(folder / "runs")],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=600,
+        env=env,
+    )
+    said = [ln for ln in out.stdout.splitlines() if ln.startswith("LOADED")]
+    return {
+        "returncode": out.returncode,
+        "stdout": "\n".join(ln for ln in out.stdout.splitlines() if not ln.startswith("LOADED")),
+        "stderr": out.stderr,
+        "packages": set(said[-1].split()[1:]) if said else None,
+        "png": sorted(p.name for p in folder.rglob("*.png")),
+    }
 
 
 @pytest.fixture(scope="session")

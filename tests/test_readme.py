@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,17 +18,10 @@ def _demo_block() -> list[str]:
     return [ln for ln in block.group(1).splitlines() if ln.strip() and ln.strip() != "..."]
 
 
-def test_readme_demo_table_matches_agentlab_compare(tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-m", "agentlab", "compare", "--png", str(tmp_path / "c.png")],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        encoding="utf-8",
-    )
-    assert out.returncode == 0, out.stderr
-    printed = out.stdout.splitlines()
+def test_readme_demo_table_matches_agentlab_compare(compare_cli):
+    """What `agentlab compare` prints in a fresh interpreter (run once for this and the lazy-import test)."""
+    assert compare_cli["returncode"] == 0, compare_cli["stderr"]
+    printed = compare_cli["stdout"].splitlines()
     stale = [ln for ln in _demo_block() if ln.rstrip() not in (p.rstrip() for p in printed)]
     assert not stale, f"README demo lines that `agentlab compare` no longer prints: {stale}"
 

@@ -1,4 +1,7 @@
-"""The small validator agrees with jsonschema on @tool schemas, and keeps jsonschema out of start-up."""
+"""The small validator agrees with jsonschema on @tool schemas, and keeps jsonschema out of start-up.
+
+That connecting and running an agent, or ``agentlab compare`` (every workflow pattern), imports no jsonschema is
+held by tests/test_lazy_imports.py, with the other slow imports."""
 
 import subprocess
 import sys
@@ -52,26 +55,6 @@ def test_other_schemas_go_to_jsonschema():
     assert not covered(schema)
     assert first_error(schema, {"n": 0}).validator == "minimum"
     assert first_error(schema, {"n": 2}) is None
-
-
-def test_connecting_and_running_a_tool_does_not_import_jsonschema(tmp_path):
-    code = (
-        "import sys, agentlab; c = agentlab.connect('sim', quiet=True); "
-        "agentlab.run_agent(c, agentlab.city_task(['Paris', 'London']), agentlab.task_tools('notes'));"
-        "print('jsonschema' in sys.modules)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
-    assert out.stdout.strip() == "False"
-
-
-def test_the_compare_demo_does_not_import_jsonschema(tmp_path):
-    """`agentlab compare` imports the workflow patterns; reading a model's JSON must not pull jsonschema in."""
-    code = (
-        "import sys, agentlab, agentlab.experiments.comparison, agentlab.workflows; c = agentlab.connect('sim', quiet=True); "
-        "agentlab.compare(c, ['Paris', 'London'], 'notes'); print('jsonschema' in sys.modules)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
-    assert out.stdout.strip() == "False"
 
 
 def test_a_schema_beyond_the_small_checker_imports_jsonschema_without_the_iri_grammar(tmp_path):
