@@ -91,11 +91,15 @@ def gradebook(
 
         try:
             with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo)))) as executor:
-                for future in as_completed([executor.submit(one, s) for s in todo]):
-                    row = future.result()
-                    rows[row.student] = row
-                    writer.add(row)
-                    clock.end(row)
+                try:
+                    for future in as_completed([executor.submit(one, s) for s in todo]):
+                        row = future.result()
+                        rows[row.student] = row
+                        writer.add(row)
+                        clock.end(row)
+                except BaseException:  # a worker failed: the class stops here, no student more is started
+                    executor.shutdown(cancel_futures=True)
+                    raise
         finally:
             clock.close()
     ordered = [rows[s.student] for s in submissions if s.student in rows]

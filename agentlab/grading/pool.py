@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 import os
 import queue
+import select
+import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +30,13 @@ gradebooks running at once never share a uid (and never kill each other's proces
 MAX_WORKERS = 64
 """Most workers one gradebook starts."""
 
+
+ANSWER_GRACE_S = 60.0
+"""Seconds past a student's own deadline (``budget``, which the worker enforces itself, sandbox start included)
+that ``Pool.grade`` waits for the worker's answer. A worker silent that long (stopped, wedged) is killed and the
+class stops with a message: the rows already graded stay in the CSV, and ``--resume`` grades the rest."""
+STARTUP_S = 900.0
+"""Seconds a worker may take to collect the instructor's tests and warm up before the gradebook gives up on it."""
 
 TRUSTED_OFFSET = 1 << 30
 """The trusted test process of worker ``i`` runs as ``student_uids()[i] + TRUSTED_OFFSET``: unprivileged, and
@@ -57,7 +67,11 @@ class Pool:
         self.reveal = [p for p in stage.python_paths() if confine.barred(p)]
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._workers = [_Worker(stage, i) for i in range(max(1, min(jobs, MAX_WORKERS)))]
-        ready = [w.ready() for w in self._workers]  # they start in parallel; wait for all
+        try:
+            ready = [w.ready() for w in self._workers]  # they start in parallel; wait for all
+        except BaseException:
+            self.__exit__()  # one that failed to start: none is left running
+            raise
         self.ready = ready[0]
         for w in self._workers:
             self._idle.put(w)
@@ -157,11 +171,44 @@ class _Worker:
             start_new_session=True,
         )
         os.close(write_end)
-        self.answers = os.fdopen(read_end, "r", encoding="utf-8")
+        self.answers, self._buffer = read_end, b""
         self.lock = threading.Lock()
 
+    def _line(self, seconds: float) -> str:
+        """The worker's next line ("" once it has closed its end); TimeoutError if it says none within ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while b"\n" not in self._buffer:  # bounded by the deadline
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.answers], [], [], left)[0]:
+                raise TimeoutError
+            chunk = os.read(self.answers, 1 << 16)
+            if not chunk:
+                return ""
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        """Kill the worker and its process group; as root, every process of its two uids too (its trusted test
+        process and the student's sandbox run in sessions of their own)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        for uid in (self.trusted_uid, self.uid):
+            if uid is not None:
+                reap.reap(uid, children=False)
+
     def ready(self) -> Ready:
-        line = self.answers.readline()
+        try:
+            line = self._line(STARTUP_S)
+        except TimeoutError:
+            self.kill()
+            raise RuntimeError(
+                f"the grading worker did not finish starting (collecting the instructor's tests) within {STARTUP_S:g} s;"
+                " it was stopped. It said:\n" + self.log_path.read_text(errors="replace")[-3000:]
+            ) from None
         if not line:
             self.proc.wait()
             raise RuntimeError(
@@ -176,7 +223,14 @@ class _Worker:
             try:
                 self.proc.stdin.write(json.dumps(job) + "\n")
                 self.proc.stdin.flush()
-                line = self.answers.readline()
+                line = self._line(float(job["budget"]) + ANSWER_GRACE_S)
+            except TimeoutError:  # before OSError, whose subclass it is
+                self.kill()
+                raise RuntimeError(
+                    f"the grading worker did not answer for {job['student']} within {job['budget']:g} s (the "
+                    f"student's limit) + {ANSWER_GRACE_S:g} s; it was stopped, and the class with it. The students "
+                    "graded so far are in the CSV: run the gradebook again with --resume to grade the rest"
+                ) from None
             except OSError:
                 line = ""
         if not line:
@@ -203,7 +257,10 @@ class _Worker:
         except (OSError, subprocess.TimeoutExpired):
             self.proc.kill()
             self.proc.wait()
-        self.answers.close()
+        try:
+            os.close(self.answers)
+        except OSError:
+            pass
         self.log.close()
 
 

@@ -318,3 +318,53 @@ def test_a_worker_that_cannot_start_reports_what_it_printed(course, tmp_path):
     with pytest.raises(RuntimeError, match="stopped before collecting") as raised:
         gradebook(tmp_path / "class", course, tmp_path / "grades.csv", jobs=1, progress=lambda line: None)
     assert "the course conftest is broken: fix it" in str(raised.value)
+
+
+@pytest.mark.timeout(600)
+def test_a_worker_that_stops_answering_ends_the_class_at_its_deadline_and_keeps_the_rows(course, tmp_path, monkeypatch):
+    """A grading worker stopped mid-student (SIGSTOP: wedged, or frozen by a debugger) would leave the gradebook
+    waiting on it for ever. The parent waits the student's limit and a grace; then it kills the worker and stops
+    the class with a message, the students graded before it in the CSV."""
+    import os
+    import signal
+    import time
+
+    from agentlab.grading import pool
+
+    monkeypatch.setattr(pool, "ANSWER_GRACE_S", 2.0)
+    EX01, EX02 = solutions(course)
+    write(
+        tmp_path / "class",
+        {
+            f"{s}/exercises/{n}": t
+            for s in ("alice", "bob")
+            for n, t in (("ex01_basics.py", EX01), ("ex02_loop.py", EX02))
+        },
+    )
+    stopped: list[int] = []
+    stopped_at: list[float] = []
+
+    def progress(line: str) -> None:
+        if line.strip().startswith("start bob ("):  # one job at a time: alice is graded; stop the worker now
+            for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+                try:
+                    cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+                    ppid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+                except OSError:
+                    continue
+                if b"--grade-worker" in cmd and ppid == os.getpid():
+                    os.kill(pid, signal.SIGSTOP)
+                    stopped.append(pid)
+                    stopped_at.append(time.monotonic())
+
+    out = tmp_path / "gradebook.csv"
+    with pytest.raises(RuntimeError) as raised:
+        gradebook(tmp_path / "class", course, out, jobs=1, per_student_timeout=10, test_floor=FLOOR, progress=progress)
+    waited = time.monotonic() - stopped_at[0] if stopped_at else None
+    assert stopped, "the test found no grading worker to stop"
+    assert 10 + 2 - 1 < waited < 10 + 2 + 60, f"the class ended {waited:.1f} s after its worker stopped"
+    assert "did not answer for bob within 10 s (the student's limit) + 2 s" in str(raised.value)
+    assert "--resume" in str(raised.value)
+    rows = [(r["student"], r["total"]) for r in csv.DictReader(out.open(newline="", encoding="utf-8"))]
+    assert rows == [("alice", "8")], rows
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in stopped), "the worker was left stopped, not killed"
