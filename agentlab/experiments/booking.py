@@ -17,8 +17,8 @@ SEATS = ("1A", "1B", "1C", "2A", "2B", "2C")
 """The seats every flight starts with."""
 BOOKING_DELAY_S = 0.05
 """How long a booking takes before the seat is gone: long enough that a count run beside it reads the old number
-and exercise 7.2's test catches a run_turn that runs every call at once (measured 2026-12-07: with no delay such a
-run_turn passed 2 times in 12; with 0.005 s it failed 12 of 12; with 0.05 s, 20 of 20 beside 4 busy processes).
+and exercise 7.2's test catches a run_turn that runs every call at once (measured 2026-12-07: with no delay it caught
+such a run_turn 10 times in 12; with 0.005 s, 12 of 12; with 0.05 s, 20 of 20 beside 4 busy processes).
 Short enough that those tests wait 0.2 s a student, not 0.8 s (make grade, and each student of a gradebook)."""
 PROBE_WAIT_S = 5.0
 """How long a probe waits for the others of its group before it answers "alone"."""

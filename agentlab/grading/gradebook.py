@@ -14,6 +14,7 @@ Markdown feedback file per student, a class summary and a plot of the totals (``
 from __future__ import annotations
 
 import os
+import threading
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -85,23 +86,32 @@ def gradebook(
             f"{max(limits.values()):g} s; the whole submission at {per_student_timeout:g} s)",
         )
 
-        def one(submission: Submission) -> Row:
+        stopping = threading.Event()  # set at the first failure: no student is started after it
+
+        def one(submission: Submission) -> Row | None:
+            if stopping.is_set():
+                return None
             clock.start(submission.student)
             return _grade(submission, taken[submission.student], stage, pool, baseline, limits, per_student_timeout)
 
+        failure: BaseException | None = None
         try:
             with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo)))) as executor:
-                try:
-                    for future in as_completed([executor.submit(one, s) for s in todo]):
+                for future in as_completed([executor.submit(one, s) for s in todo]):
+                    try:
                         row = future.result()
+                    except BaseException as e:  # a worker failed: the students being graded still get their rows
+                        failure = failure or e
+                        stopping.set()
+                        continue
+                    if row is not None:
                         rows[row.student] = row
                         writer.add(row)
                         clock.end(row)
-                except BaseException:  # a worker failed: the class stops here, no student more is started
-                    executor.shutdown(cancel_futures=True)
-                    raise
         finally:
             clock.close()
+        if failure is not None:
+            raise failure
     ordered = [rows[s.student] for s in submissions if s.student in rows]
     write_csv(out_csv, ordered, possible)
     write_reports(

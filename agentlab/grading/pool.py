@@ -66,11 +66,15 @@ class Pool:
         self.stage, self.hide = stage, hide
         self.reveal = [p for p in stage.python_paths() if confine.barred(p)]
         self._idle: queue.Queue[_Worker] = queue.Queue()
-        self._workers = [_Worker(stage, i) for i in range(max(1, min(jobs, MAX_WORKERS)))]
+        self._workers: list[_Worker] = []
         try:
+            for i in range(max(1, min(jobs, MAX_WORKERS))):
+                self._workers.append(_Worker(stage, i))
             ready = [w.ready() for w in self._workers]  # they start in parallel; wait for all
         except BaseException:
-            self.__exit__()  # one that failed to start: none is left running
+            for w in self._workers:  # one failed to start: none is left running, and none is waited for
+                w.kill()
+                w.close()
             raise
         self.ready = ready[0]
         for w in self._workers:
@@ -173,14 +177,20 @@ class _Worker:
         os.close(write_end)
         self.answers, self._buffer = read_end, b""
         self.lock = threading.Lock()
+        self.dead = False
+        """True once killed (``kill``): a job for it fails at once."""
 
     def _line(self, seconds: float) -> str:
         """The worker's next line ("" once it has closed its end); TimeoutError if it says none within ``seconds``."""
         deadline = time.monotonic() + seconds
+        poller = select.poll()
+        poller.register(self.answers, select.POLLIN)
         while b"\n" not in self._buffer:  # bounded by the deadline
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.answers], [], [], left)[0]:
+            if left <= 0:
                 raise TimeoutError
+            if not poller.poll(min(left, 3600.0) * 1000):  # at most an hour a wait: any --timeout fits
+                continue
             chunk = os.read(self.answers, 1 << 16)
             if not chunk:
                 return ""
@@ -190,7 +200,8 @@ class _Worker:
 
     def kill(self) -> None:
         """Kill the worker and its process group; as root, every process of its two uids too (its trusted test
-        process and the student's sandbox run in sessions of their own)."""
+        process and the student's sandbox run in sessions of their own). It takes no job after this."""
+        self.dead = True
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -219,6 +230,8 @@ class _Worker:
         return Ready([GradedTest(**t) for t in data["tests"]], data["load_errors"])
 
     def run(self, job: dict) -> list[dict]:
+        if self.dead:
+            raise RuntimeError(f"not grading {job['student']}: the class was stopped when its grading worker was")
         with self.lock:
             try:
                 self.proc.stdin.write(json.dumps(job) + "\n")
@@ -226,10 +239,15 @@ class _Worker:
                 line = self._line(float(job["budget"]) + ANSWER_GRACE_S)
             except TimeoutError:  # before OSError, whose subclass it is
                 self.kill()
+                waited = f"within {job['budget']:g} s (the limit) + {ANSWER_GRACE_S:g} s; it was stopped, and the class"
+                if job.get("only") is not None:  # a share of the instructor's own solutions: no student graded yet
+                    raise RuntimeError(
+                        f"the grading worker did not answer for the instructor's solutions {waited} with it, "
+                        "before any student was graded"
+                    ) from None
                 raise RuntimeError(
-                    f"the grading worker did not answer for {job['student']} within {job['budget']:g} s (the "
-                    f"student's limit) + {ANSWER_GRACE_S:g} s; it was stopped, and the class with it. The students "
-                    "graded so far are in the CSV: run the gradebook again with --resume to grade the rest"
+                    f"the grading worker did not answer for {job['student']} {waited} with it. The students graded "
+                    "so far are in the CSV: run the gradebook again with --resume to grade the rest"
                 ) from None
             except OSError:
                 line = ""

@@ -153,3 +153,28 @@ def test_sample_class_grades_into_the_expected_csv(student, tmp_path, monkeypatc
     assert "SyntaxError" in rows["dana_syntax_error"]["notes"]
     assert "2.2: took longer than " in rows["erin_infinite_loop"]["notes"]  # N: 5 s or 20x the reference's time
     assert "an endless loop, or a very busy machine; run it again to check" in rows["erin_infinite_loop"]["notes"]
+
+
+@pytest.mark.timeout(300)
+def test_a_run_turn_that_runs_every_call_at_once_loses_the_conflict_test(tmp_path):
+    """Exercise 7.2's booking waits ``BOOKING_DELAY_S`` before it writes, so a count run beside it reads the old
+    number: the only way the graded tests see a schedule that ignores conflicts. Held here against that schedule."""
+    shutil.copytree(ROOT / "exercises", tmp_path / "exercises", ignore=shutil.ignore_patterns("__pycache__"))
+    module = tmp_path / "exercises" / "ex07_parallel.py"
+    naive = "        wave.append(0)  # every call in the first wave: conflicts ignored\n"
+    source = module.read_text()
+    honest = "        wave.append(max((wave[j] + 1 for j in range(i) if conflict(calls[j], call)), default=0))\n"
+    assert honest in source, "the reference run_turn changed: update this test's mutation"
+    module.write_text(source.replace(honest, naive))
+    report = tmp_path / "grade.json"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "exercises/tests/test_ex07_parallel.py"]
+        + ["--grade-json", str(report)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    failed = {t["name"]: t["reason"] for t in json.loads(report.read_text())["tests"] if t["outcome"] != "passed"}
+    assert list(failed) == ["test_a_call_after_a_conflicting_one_sees_its_effect_and_one_before_does_not"], failed
+    assert "a stale read" in failed["test_a_call_after_a_conflicting_one_sees_its_effect_and_one_before_does_not"]
