@@ -198,6 +198,10 @@ class _Worker:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line.decode("utf-8", "replace")
 
+    def _said(self) -> str:
+        """The end of what the worker printed (its log), for an error that says why it stopped."""
+        return self.log_path.read_text(errors="replace")[-3000:]
+
     def kill(self) -> None:
         """Kill the worker and its process group; as root, every process of its two uids too (its trusted test
         process and the student's sandbox run in sessions of their own). It takes no job after this."""
@@ -218,13 +222,12 @@ class _Worker:
             self.kill()
             raise RuntimeError(
                 f"the grading worker did not finish starting (collecting the instructor's tests) within {STARTUP_S:g} s;"
-                " it was stopped. It said:\n" + self.log_path.read_text(errors="replace")[-3000:]
+                " it was stopped. It said:\n" + self._said()
             ) from None
         if not line:
             self.proc.wait()
             raise RuntimeError(
-                "the grading worker stopped before collecting the instructor's tests; it said:\n"
-                + self.log_path.read_text(errors="replace")[-3000:]
+                "the grading worker stopped before collecting the instructor's tests; it said:\n" + self._said()
             )
         data = json.loads(line)
         return Ready([GradedTest(**t) for t in data["tests"]], data["load_errors"])
@@ -252,10 +255,7 @@ class _Worker:
             except OSError:
                 line = ""
         if not line:
-            raise RuntimeError(
-                f"the grading worker died while grading {job['student']}; it said:\n"
-                + self.log_path.read_text(errors="replace")[-3000:]
-            )
+            raise RuntimeError(f"the grading worker died while grading {job['student']}; it said:\n" + self._said())
         answer = json.loads(line)
         if answer.get("student") != job["student"]:
             raise RuntimeError(f"the grading worker answered for {answer.get('student')!r}, not {job['student']!r}")

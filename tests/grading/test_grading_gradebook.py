@@ -346,16 +346,10 @@ def test_a_worker_that_stops_answering_ends_the_class_at_its_deadline_and_keeps_
 
     def progress(line: str) -> None:
         if line.strip().startswith("start bob ("):  # one job at a time: alice is graded; stop the worker now
-            for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
-                try:
-                    cmd = open(f"/proc/{pid}/cmdline", "rb").read()
-                    ppid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
-                except OSError:
-                    continue
-                if b"--grade-worker" in cmd and ppid == os.getpid():
-                    os.kill(pid, signal.SIGSTOP)
-                    stopped.append(pid)
-                    stopped_at.append(time.monotonic())
+            for pid in _grade_workers_of(os.getpid()):
+                os.kill(pid, signal.SIGSTOP)
+                stopped.append(pid)
+                stopped_at.append(time.monotonic())
 
     out = tmp_path / "gradebook.csv"
     with pytest.raises(RuntimeError) as raised:
@@ -381,11 +375,20 @@ def test_workers_that_do_not_finish_starting_stop_the_class_and_none_is_left_run
     write(tmp_path / "class", {"alice/exercises/ex01_basics.py": EX01, "alice/exercises/ex02_loop.py": EX02})
     with pytest.raises(RuntimeError, match="did not finish starting .* within 0.2 s; it was stopped"):
         gradebook(tmp_path / "class", course, tmp_path / "g.csv", jobs=2, test_floor=FLOOR, progress=lambda _: None)
-    workers = []
+    assert _grade_workers_of(os.getpid()) == [], "a grading worker of this gradebook is still running"
+
+
+def _grade_workers_of(parent: int) -> list[int]:
+    """The pids of the grading workers (``pytest ... --grade-worker=FD``) whose parent is ``parent``."""
+    import os
+
+    found = []
     for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
         try:
-            if b"--grade-worker" in open(f"/proc/{pid}/cmdline", "rb").read():
-                workers.append(int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1]))
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+            ppid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
         except OSError:
             continue
-    assert os.getpid() not in workers, "a grading worker of this gradebook is still running"
+        if b"--grade-worker" in cmd and ppid == parent:
+            found.append(pid)
+    return found
