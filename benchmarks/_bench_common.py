@@ -120,13 +120,17 @@ class PassThrough(anthropic.Middleware):
         return call_next(request)
 
 
-def make_client(handler: CannedModel, middleware: list[Any] | None = None) -> anthropic.Anthropic:
+def make_client(
+    handler: CannedModel, middleware: list[Any] | None = None, wrap: Callable[[Any], Any] | None = None
+) -> anthropic.Anthropic:
+    """A client over the canned model; ``wrap`` (optional) wraps its transport."""
     extra: dict[str, Any] = {"middleware": middleware} if middleware else {}
+    transport: Any = httpx2.MockTransport(handler)
     return anthropic.Anthropic(
         api_key="x",
         base_url=BASE_URL,
         max_retries=0,
-        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+        http_client=httpx2.Client(transport=wrap(transport) if wrap else transport),
         **extra,
     )
 
@@ -171,10 +175,11 @@ class Variant:
         fn: Callable[[anthropic.Anthropic, int], str | None],
         middleware: list[Any] | None = None,
         before: Callable[[], Any] | None = None,
+        wrap: Callable[[Any], Any] | None = None,
     ) -> None:
         self.name, self.fn, self.before = name, fn, before
         self.handler = CannedModel()
-        self.client = make_client(self.handler, middleware)
+        self.client = make_client(self.handler, middleware, wrap)
 
     def run(self, n: int, profiler: cProfile.Profile | None = None) -> dict[str, list[float]]:
         """One run of ``n`` turns: per clock, the seconds of each turn (request k to k+1; last: to return)."""

@@ -10,8 +10,11 @@ Same variants, transport and clocks as ``loop_overhead.py`` (``_bench_common.py`
 - cProfile attribution of agentlab+trace's extra time to its parts (trace events, tool execution,
   Meter, SDK middleware path), and the functions with the most extra own time;
 - what-if, without a profiler: agentlab's costs removed one after the other (the trace file, the
-  Meter's own work, then the worker thread each timed tool call runs on), next to a plain loop with a
-  do-nothing SDK middleware: the floor for any loop metered by SDK middleware. (Price lookups and a
+  Meter's own work, then the worker thread each timed tool call runs on), next to two floors: a plain
+  loop with a do-nothing SDK middleware (any loop metered by SDK middleware pays at least that) and a
+  plain loop whose transport reads each request's and response's JSON, the least a Meter moved from
+  the middleware onto the transport would do (the request arrives there as bytes, the whole history
+  re-sent, so reading it grows with the history). (Price lookups and a
   jsonschema validator per tool call are no longer what-ifs: agentlab prices lazily on
   ``Turn.cost_usd`` and compiles each tool's validator once, so neither happens in the loop.)
 """
@@ -19,6 +22,7 @@ Same variants, transport and clocks as ``loop_overhead.py`` (``_bench_common.py`
 from __future__ import annotations
 
 import cProfile
+import json
 import os
 import pstats
 import random
@@ -28,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import httpx2
 from _bench_common import (
     MAX_TOKENS,
     MODEL,
@@ -65,6 +70,22 @@ class NullMeter(agentlab.Meter):
 
     def record_of(self, message_id):  # type: ignore[override]
         return self.EMPTY
+
+
+class ReadingTransport(httpx2.BaseTransport):
+    """A transport that reads what a Meter needs of each call and passes the call on (what-if only): the request's
+    JSON (its first message and the reply it re-sends, as ``Meter.handle`` reads them) and the response's usage."""
+
+    def __init__(self, inner: httpx2.BaseTransport) -> None:
+        self.inner = inner
+        self.last: tuple = ()
+        """What it read of the last call: first message, the reply re-sent, the usage."""
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        messages = json.loads(request.read())["messages"]
+        response = self.inner.handle_request(request)
+        self.last = (messages[0], messages[-2:-1], json.loads(response.read())["usage"])
+        return response
 
 
 def call_counts(by: dict[str, Variant], ns: tuple[int, ...]) -> None:
@@ -210,6 +231,7 @@ def what_if(by: dict[str, Variant], ns: tuple[int, ...], reps: int, clock: str) 
     """Remove agentlab's costs one at a time (cumulatively) and measure again, without a profiler."""
     null_meter = Variant("agentlab(null meter)", lambda c, n: agentlab_loop(c, n, None), [NullMeter()])
     passthrough = Variant("plain+middleware", plain_loop, [PassThrough()])
+    reading = Variant("plain+reading transport", plain_loop, wrap=ReadingTransport)
     inline = Variant(
         "agentlab(null meter, tools inline)",
         lambda c, n: (
@@ -231,9 +253,10 @@ def what_if(by: dict[str, Variant], ns: tuple[int, ...], reps: int, clock: str) 
         (" - Meter's own work (a Meter that records nothing)", null_meter),
         (" - the tool's worker thread (no timeout: tools run inline)", inline),
         ("reference: plain loop + a do-nothing SDK middleware", passthrough),
+        ("reference: plain loop + a transport reading the JSON", reading),
     ]
     for n in ns:
-        null_meter.run(n), inline.run(n), passthrough.run(n)  # warm
+        null_meter.run(n), inline.run(n), passthrough.run(n), reading.run(n)  # warm
     base: dict[int, list[float]] = {n: [] for n in ns}
     runs: dict[tuple[int, int], list[float]] = {(i, n): [] for i in range(len(steps)) for n in ns}
     order = list(range(len(steps)))

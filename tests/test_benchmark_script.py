@@ -59,6 +59,7 @@ def test_quick_profile_run_exits_0_and_prints_each_diagnostic():
         " - Meter's own work",
         " - the tool's worker thread",
         "reference: plain loop + a do-nothing SDK middleware",
+        "reference: plain loop + a transport reading the JSON",
     ):
         assert re.search(rf"^  {re.escape(step)}.*?( +\d+\.\d+x \( *[+-]\d+\.\d\)){{2}}$", out, re.MULTILINE), (
             f"no what-if row {step!r} with a cell per N in:\n{out}"
