@@ -73,18 +73,16 @@ class NullMeter(agentlab.Meter):
 
 
 class ReadingTransport(httpx2.BaseTransport):
-    """A transport that reads what a Meter needs of each call and passes the call on (what-if only): the request's
-    JSON (its first message and the reply it re-sends, as ``Meter.handle`` reads them) and the response's usage."""
+    """A transport that parses each call's request and response JSON and passes the call on (what-if only): what a
+    Meter on the transport must do before it can read the first message, the reply re-sent and the usage."""
 
     def __init__(self, inner: httpx2.BaseTransport) -> None:
         self.inner = inner
-        self.last: tuple = ()
-        """What it read of the last call: first message, the reply re-sent, the usage."""
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        messages = json.loads(request.read())["messages"]
+        json.loads(request.read())
         response = self.inner.handle_request(request)
-        self.last = (messages[0], messages[-2:-1], json.loads(response.read())["usage"])
+        json.loads(response.read())
         return response
 
 
