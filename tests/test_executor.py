@@ -152,6 +152,64 @@ def test_a_tool_that_exits_its_thread_is_an_error_and_the_worker_serves_the_next
         assert ok["content"] == "ok"
 
 
+pinnable = pytest.mark.skipif(
+    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2, reason="needs Linux and two cores"
+)
+
+
+@pinnable
+def test_a_lone_timed_call_holds_its_caller_on_one_core_only_while_the_call_runs():
+    caller, release = threading.get_native_id(), threading.Event()
+    cores = os.sched_getaffinity(0)
+
+    @tool(timeout=5)
+    def look() -> str:
+        """The caller's cores while this runs."""
+        return str(sorted(os.sched_getaffinity(caller)))
+
+    @tool(timeout=0.05)
+    def hang() -> str:
+        """Never answers in time."""
+        release.wait(10)
+        return "late"
+
+    try:
+        for k in range(5):
+            (seen,) = Executor()([{"type": "tool_use", "id": f"t{k}", "name": "look", "input": {}}], [look])
+            assert len(eval(seen["content"])) == 1  # held on one core for the hand-over (the worker on the same)
+            assert os.sched_getaffinity(0) == cores  # and given back after it
+        (late,) = Executor()([{"type": "tool_use", "id": "t9", "name": "hang", "input": {}}], [hang])
+        assert late["is_error"] and os.sched_getaffinity(0) == cores  # given back after a timeout too
+    finally:
+        release.set()
+
+
+@pinnable
+@pytest.mark.parametrize("calls", [1, 3], ids=["alone", "a parallel wave"])
+def test_a_timed_tool_runs_on_its_callers_own_cores_so_nothing_it_starts_is_pinned(calls):
+    cores = os.sched_getaffinity(0)
+
+    @tool(timeout=5)
+    def mine() -> str:
+        """This thread's cores."""
+        return str(sorted(os.sched_getaffinity(0)))
+
+    def cores_seen_by_the_tool() -> list[int]:
+        turn = [{"type": "tool_use", "id": f"t{k}", "name": "mine", "input": {}} for k in range(calls)]
+        seen = {out["content"] for out in Executor(parallel=True)(turn, [mine])}
+        assert len(seen) == 1, seen
+        return eval(seen.pop())
+
+    try:
+        for _ in range(3):  # kept workers, held on one core by each hand-over, take the caller's cores back
+            assert cores_seen_by_the_tool() == sorted(cores)
+        os.sched_setaffinity(0, {max(cores)})  # a caller of one core of its own: its tool runs on that one
+        assert cores_seen_by_the_tool() == [max(cores)]
+    finally:
+        os.sched_setaffinity(0, cores)
+    assert cores_seen_by_the_tool() == sorted(cores)
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_forked_child_runs_timed_tools_on_workers_of_its_own():
     @tool(timeout=5)
