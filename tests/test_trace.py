@@ -209,3 +209,10 @@ def test_a_refusals_stop_details_and_cache_diagnostics_reach_the_trace_typed_or_
     assert reply_details(SimpleNamespace(stop_details=None)) == {} == reply_details(SimpleNamespace())
     why = {"cache_miss_reason": {"type": "system_changed", "cache_missed_input_tokens": 40}}
     assert reply_details(SimpleNamespace(stop_details=None, diagnostics=Diagnostics(**why))) == {"diagnostics": why}
+
+
+def test_a_trace_makes_the_folders_of_its_path_and_writes_into_an_existing_one(tmp_path):
+    for path in (tmp_path / "a" / "b" / "run.jsonl", tmp_path / "a" / "b" / "again.jsonl"):
+        with Trace(path, kind="agent") as t:
+            t.stop("end_turn")
+        assert read_trace(path)[-1]["event"] == "stop"
