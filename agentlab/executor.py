@@ -80,91 +80,6 @@ def not_run(content: list[dict], stopped: Any, lang: str = "en") -> list[dict]:
     ]
 
 
-class _Workers:
-    """Daemon threads kept between tool calls. Starting a thread for every call cost about 400 µs of CPU a
-    turn, more than the rest of the harness (``benchmarks/loop_overhead.py``); a kept worker is handed the
-    call through its queue. A worker whose call times out is abandoned as before, still running; it rejoins
-    the idle ones only if its tool ever returns.
-
-    A caller waiting for one call alone holds itself and the worker on its own core for the hand-over
-    (``_pin_here``, Linux): a worker woken on the other core cost about 50 µs of CPU a call on this 2-core
-    machine, on the caller's about 14 µs. Every tool runs on its caller's own cores (as it would on the
-    caller's thread), so nothing it starts is pinned."""
-
-    def __init__(self) -> None:
-        self._idle: queue.SimpleQueue = queue.SimpleQueue()
-
-    def start(self, call: Callable[[], None], pin: tuple[int | None, set[int]] | None = None) -> threading.Lock:
-        """Run ``call`` on an idle worker (a new one if none is idle), handed over on core ``pin[0]`` if given
-        and run on the caller's cores ``pin[1]``; the lock returned is released once it has run."""
-        done = threading.Lock()
-        done.acquire()
-        try:
-            inbox, tid = self._idle.get_nowait()
-        except queue.Empty:
-            inbox, tid = queue.SimpleQueue(), None  # a new thread starts on the caller's cores, pinned or not
-            threading.Thread(target=self._work, args=(inbox,), daemon=True, name="agentlab-tool").start()
-        if pin is not None and pin[0] is not None and tid is not None:
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(tid, {pin[0]})
-        inbox.put((call, done, None if pin is None else pin[1]))
-        return done
-
-    def _work(self, inbox: queue.SimpleQueue) -> None:
-        me = threading.get_native_id()
-        while True:  # a kept daemon worker: one call a round, waiting in between; it ends with the process
-            call, done, cores = inbox.get()
-            if cores is not None:  # the caller's own cores, before the tool starts anything
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(0, cores)
-            try:
-                call()
-            finally:
-                self._idle.put((inbox, me))  # before the release: once the caller runs again, this thread only waits
-                done.release()
-
-
-@functools.cache
-def _sched_getcpu() -> Callable[[], int] | None:
-    """The C library's ``sched_getcpu`` (the core the calling thread is on), or None where there is none."""
-    if not hasattr(os, "sched_setaffinity"):
-        return None
-    import ctypes  # only here: about 2 ms to import, and only Linux gets this far
-
-    try:
-        return ctypes.CDLL(None).sched_getcpu
-    except (OSError, AttributeError):
-        return None
-
-
-def _pin_here(alone: bool) -> tuple[int | None, set[int]] | None:
-    """(the core this thread is on, its own cores), holding it on that core if ``alone`` (one call alone in
-    its wave; else the core is None), or None where cores cannot be read or set. ``_unpin`` gives them back."""
-    getcpu = _sched_getcpu()
-    if getcpu is None:
-        return None
-    try:
-        cores = os.sched_getaffinity(0)
-        if not alone:
-            return None, cores
-        core = getcpu()
-        os.sched_setaffinity(0, {core})
-    except OSError:
-        return None
-    return core, cores
-
-
-def _unpin(pin: tuple[int | None, set[int]] | None) -> None:
-    if pin is not None and pin[0] is not None:
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, pin[1])
-
-
-_workers = _Workers()
-# A forked child (the gradebook forks) has none of its parent's threads: it starts with no idle workers.
-os.register_at_fork(after_in_child=lambda: globals().update(_workers=_Workers()))
-
-
 @dataclass(frozen=True)
 class Executor:
     """Runs the ``tool_use`` blocks of one turn and returns their ``tool_result`` blocks, in order."""
@@ -323,3 +238,91 @@ class Executor:
         return ToolOutcome(
             hint(f"{name} did not answer within {limit:g} s and was abandoned; try again", self.lang), True
         )
+
+
+# The kept worker threads a timed or concurrent call runs on: machinery the lesson above does not need.
+
+
+class _Workers:
+    """Daemon threads kept between tool calls. Starting a thread for every call cost about 400 µs of CPU a
+    turn, more than the rest of the harness (``benchmarks/loop_overhead.py``); a kept worker is handed the
+    call through its queue. A worker whose call times out is abandoned as before, still running; it rejoins
+    the idle ones only if its tool ever returns.
+
+    A caller waiting for one call alone holds itself and the worker on its own core for the hand-over
+    (``_pin_here``, Linux): a worker woken on the other core cost about 50 µs of CPU a call on this 2-core
+    machine, on the caller's about 14 µs. Every tool runs on its caller's own cores (as it would on the
+    caller's thread), so nothing it starts is pinned."""
+
+    def __init__(self) -> None:
+        self._idle: queue.SimpleQueue = queue.SimpleQueue()
+
+    def start(self, call: Callable[[], None], pin: tuple[int | None, set[int]] | None = None) -> threading.Lock:
+        """Run ``call`` on an idle worker (a new one if none is idle), handed over on core ``pin[0]`` if given
+        and run on the caller's cores ``pin[1]``; the lock returned is released once it has run."""
+        done = threading.Lock()
+        done.acquire()
+        try:
+            inbox, tid = self._idle.get_nowait()
+        except queue.Empty:
+            inbox, tid = queue.SimpleQueue(), None  # a new thread starts on the caller's cores, pinned or not
+            threading.Thread(target=self._work, args=(inbox,), daemon=True, name="agentlab-tool").start()
+        if pin is not None and pin[0] is not None and tid is not None:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(tid, {pin[0]})
+        inbox.put((call, done, None if pin is None else pin[1]))
+        return done
+
+    def _work(self, inbox: queue.SimpleQueue) -> None:
+        me = threading.get_native_id()
+        while True:  # a kept daemon worker: one call a round, waiting in between; it ends with the process
+            call, done, cores = inbox.get()
+            if cores is not None:  # the caller's own cores, before the tool starts anything
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(0, cores)
+            try:
+                call()
+            finally:
+                self._idle.put((inbox, me))  # before the release: once the caller runs again, this thread only waits
+                done.release()
+
+
+@functools.cache
+def _sched_getcpu() -> Callable[[], int] | None:
+    """The C library's ``sched_getcpu`` (the core the calling thread is on), or None where there is none."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    import ctypes  # only here: about 2 ms to import, and only Linux gets this far
+
+    try:
+        return ctypes.CDLL(None).sched_getcpu
+    except (OSError, AttributeError):
+        return None
+
+
+def _pin_here(alone: bool) -> tuple[int | None, set[int]] | None:
+    """(the core this thread is on, its own cores), holding it on that core if ``alone`` (one call alone in
+    its wave; else the core is None), or None where cores cannot be read or set. ``_unpin`` gives them back."""
+    getcpu = _sched_getcpu()
+    if getcpu is None:
+        return None
+    try:
+        cores = os.sched_getaffinity(0)
+        if not alone:
+            return None, cores
+        core = getcpu()
+        os.sched_setaffinity(0, {core})
+    except OSError:
+        return None
+    return core, cores
+
+
+def _unpin(pin: tuple[int | None, set[int]] | None) -> None:
+    if pin is not None and pin[0] is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, pin[1])
+
+
+_workers = _Workers()
+# A forked child (the gradebook forks) has none of its parent's threads: it starts with no idle workers.
+os.register_at_fork(after_in_child=lambda: globals().update(_workers=_Workers()))
