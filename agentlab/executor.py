@@ -163,10 +163,17 @@ class Executor:
         if len(wave) == 1 and limits[wave[0]] is None:
             outcomes[wave[0]] = self._one(by_name, blocks[wave[0]])
             return
-        pin = _pin_here(alone=len(wave) == 1)  # one call alone: hand it over on this core
+        here = _where_am_i()  # this thread's core and cores (None where they cannot be read: not Linux)
+        hold = here is not None and len(wave) == 1  # one call alone: hand it over on this core
         try:
+            if hold:
+                _set_cores({here[0]})
             running = {
-                i: _workers.start(lambda i=i: outcomes.__setitem__(i, self._kept(by_name, blocks[i])), pin)
+                i: _workers.start(
+                    lambda i=i: outcomes.__setitem__(i, self._kept(by_name, blocks[i])),
+                    core=here[0] if hold else None,
+                    cores=here[1] if here else None,
+                )
                 for i in wave
             }
             t0 = time.monotonic()
@@ -175,7 +182,8 @@ class Executor:
                 if not done.acquire(timeout=-1 if limit is None else max(0.0, limit - (time.monotonic() - t0))):
                     outcomes[i] = self._timed_out(blocks[i]["name"], limit)
         finally:
-            _unpin(pin)
+            if hold:  # its own cores back, however the wait ended (a timeout, Ctrl-C)
+                _set_cores(here[1])
 
     def _kept(self, by_name: dict[str, Tool], block: dict) -> ToolOutcome:
         """``_one`` on a kept worker: a tool that ends its thread (``sys.exit()``) is answered as an error, and the
@@ -250,27 +258,26 @@ class _Workers:
     the idle ones only if its tool ever returns.
 
     A caller waiting for one call alone holds itself and the worker on its own core for the hand-over
-    (``_pin_here``, Linux): a worker woken on the other core cost about 50 µs of CPU a call on this 2-core
-    machine, on the caller's about 14 µs. Every tool runs on its caller's own cores (as it would on the
-    caller's thread), so nothing it starts is pinned."""
+    (Linux): a worker woken on the other core cost about 50 µs of CPU a call on this 2-core machine, on
+    the caller's about 14 µs. Every tool runs on its caller's own cores (as it would on the caller's
+    thread), so nothing it starts is pinned."""
 
     def __init__(self) -> None:
         self._idle: queue.SimpleQueue = queue.SimpleQueue()
 
-    def start(self, call: Callable[[], None], pin: tuple[int | None, set[int]] | None = None) -> threading.Lock:
-        """Run ``call`` on an idle worker (a new one if none is idle), handed over on core ``pin[0]`` if given
-        and run on the caller's cores ``pin[1]``; the lock returned is released once it has run."""
+    def start(self, call: Callable[[], None], core: int | None = None, cores: set[int] | None = None) -> threading.Lock:
+        """Run ``call`` on an idle worker (a new one if none is idle): woken on ``core`` if given, run on the
+        caller's ``cores`` if given; the lock returned is released once it has run."""
         done = threading.Lock()
         done.acquire()
         try:
             inbox, tid = self._idle.get_nowait()
         except queue.Empty:
-            inbox, tid = queue.SimpleQueue(), None  # a new thread starts on the caller's cores, pinned or not
+            inbox, tid = queue.SimpleQueue(), None  # a new thread starts on the caller's cores, held or not
             threading.Thread(target=self._work, args=(inbox,), daemon=True, name="agentlab-tool").start()
-        if pin is not None and pin[0] is not None and tid is not None:
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(tid, {pin[0]})
-        inbox.put((call, done, None if pin is None else pin[1]))
+        if core is not None and tid is not None:
+            _set_cores({core}, tid)
+        inbox.put((call, done, cores))
         return done
 
     def _work(self, inbox: queue.SimpleQueue) -> None:
@@ -278,8 +285,7 @@ class _Workers:
         while True:  # a kept daemon worker: one call a round, waiting in between; it ends with the process
             call, done, cores = inbox.get()
             if cores is not None:  # the caller's own cores, before the tool starts anything
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(0, cores)
+                _set_cores(cores)
             try:
                 call()
             finally:
@@ -300,27 +306,21 @@ def _sched_getcpu() -> Callable[[], int] | None:
         return None
 
 
-def _pin_here(alone: bool) -> tuple[int | None, set[int]] | None:
-    """(the core this thread is on, its own cores), holding it on that core if ``alone`` (one call alone in
-    its wave; else the core is None), or None where cores cannot be read or set. ``_unpin`` gives them back."""
+def _where_am_i() -> tuple[int, set[int]] | None:
+    """(the core this thread runs on, the cores it may run on), or None where they cannot be read."""
     getcpu = _sched_getcpu()
     if getcpu is None:
         return None
     try:
-        cores = os.sched_getaffinity(0)
-        if not alone:
-            return None, cores
-        core = getcpu()
-        os.sched_setaffinity(0, {core})
+        return getcpu(), os.sched_getaffinity(0)
     except OSError:
         return None
-    return core, cores
 
 
-def _unpin(pin: tuple[int | None, set[int]] | None) -> None:
-    if pin is not None and pin[0] is not None:
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, pin[1])
+def _set_cores(cores: set[int], tid: int = 0) -> None:
+    """Let this thread (or the thread ``tid``) run on ``cores`` only, where the OS lets it be set."""
+    with contextlib.suppress(OSError):
+        os.sched_setaffinity(tid, cores)
 
 
 _workers = _Workers()
