@@ -158,13 +158,14 @@ class Executor:
         return results
 
     def _run_wave(self, wave: list[int], blocks: list[dict], by_name: dict[str, Tool], outcomes: list) -> None:
-        """Run the calls of one wave, each on a worker thread when concurrent or timed, and wait for each."""
+        """Run the calls of one wave, each on a worker thread when concurrent or timed, and wait for each (a call
+        alone in its wave is handed over on this thread's core: ``_Workers``)."""
         limits = {i: self._limit(by_name, blocks[i]["name"]) for i in wave}
         if len(wave) == 1 and limits[wave[0]] is None:
             outcomes[wave[0]] = self._one(by_name, blocks[wave[0]])
             return
-        here = _where_am_i()  # this thread's core and cores (None where they cannot be read: not Linux)
-        hold = here is not None and len(wave) == 1  # one call alone: hand it over on this core
+        here = _where_am_i()  # this thread's core and cores, or None (machinery at the end of this file)
+        hold = here is not None and len(wave) == 1  # one call alone: handed over on this thread's core
         try:
             if hold:
                 _set_cores({here[0]})
@@ -181,9 +182,15 @@ class Executor:
                 limit = limits[i]
                 if not done.acquire(timeout=-1 if limit is None else max(0.0, limit - (time.monotonic() - t0))):
                     outcomes[i] = self._timed_out(blocks[i]["name"], limit)
+                elif outcomes[i] is None:  # a fault of the harness's own on the worker: answered all the same
+                    said = f"{blocks[i]['name']} stopped with RuntimeError: the harness failed to run it"
+                    outcomes[i] = ToolOutcome(hint(said, self.lang), True)
         finally:
-            if hold:  # its own cores back, however the wait ended (a timeout, Ctrl-C)
-                _set_cores(here[1])
+            if hold:  # its own cores back after a timeout or Ctrl-C too (the builtin first: the least to interrupt)
+                try:
+                    os.sched_setaffinity(0, here[1])
+                except OSError:
+                    pass
 
     def _kept(self, by_name: dict[str, Tool], block: dict) -> ToolOutcome:
         """``_one`` on a kept worker: a tool that ends its thread (``sys.exit()``) is answered as an error, and the
@@ -191,7 +198,11 @@ class Executor:
         try:
             return self._one(by_name, block)
         except BaseException as e:  # noqa: BLE001 (SystemExit from a tool: a worker must outlive any tool)
-            return ToolOutcome(hint(f"{block['name']} stopped with {type(e).__name__}: {e}", self.lang), True)
+            try:
+                said = f"{type(e).__name__}: {e}"
+            except Exception:  # noqa: BLE001 (an exception whose str() raises: Python's own words for it)
+                said = f"{type(e).__name__}: <exception str() failed>"
+            return ToolOutcome(hint(f"{block['name']} stopped with {said}", self.lang), True)
 
     def _limit(self, by_name: dict[str, Tool], name: str) -> float | None:
         """Seconds the named tool may take: its own ``timeout=``, else the default (an unknown tool is not run)."""
@@ -259,8 +270,8 @@ class _Workers:
 
     A caller waiting for one call alone holds itself and the worker on its own core for the hand-over
     (Linux): a worker woken on the other core cost about 50 µs of CPU a call on this 2-core machine, on
-    the caller's about 14 µs. Every tool runs on its caller's own cores (as it would on the caller's
-    thread), so nothing it starts is pinned."""
+    the caller's about 14 µs. Every tool runs on its caller's own cores, as it would on the caller's
+    thread: the hand-over pins nothing the tool starts."""
 
     def __init__(self) -> None:
         self._idle: queue.SimpleQueue = queue.SimpleQueue()
@@ -287,7 +298,9 @@ class _Workers:
             if cores is not None:  # the caller's own cores, before the tool starts anything
                 _set_cores(cores)
             try:
-                call()
+                call()  # _kept answers whatever a tool raises
+            except BaseException:  # noqa: BLE001 (a fault of ours: the caller finds no outcome and says so)
+                pass
             finally:
                 self._idle.put((inbox, me))  # before the release: once the caller runs again, this thread only waits
                 done.release()
@@ -312,14 +325,15 @@ def _where_am_i() -> tuple[int, set[int]] | None:
     if getcpu is None:
         return None
     try:
-        return getcpu(), os.sched_getaffinity(0)
+        core, cores = getcpu(), os.sched_getaffinity(0)
     except OSError:
         return None
+    return (core, cores) if core >= 0 else None  # -1: the C library could not say (a seccomp filter, say)
 
 
 def _set_cores(cores: set[int], tid: int = 0) -> None:
     """Let this thread (or the thread ``tid``) run on ``cores`` only, where the OS lets it be set."""
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, ValueError):
         os.sched_setaffinity(tid, cores)
 
 

@@ -1,7 +1,10 @@
 """The executor: concurrency where it is safe, order where state is shared, timeouts as errors, both error styles."""
 
+import json
 import os
+import signal
 import threading
+import time
 
 import pytest
 
@@ -152,9 +155,24 @@ def test_a_tool_that_exits_its_thread_is_an_error_and_the_worker_serves_the_next
         assert ok["content"] == "ok"
 
 
-pinnable = pytest.mark.skipif(
-    not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2, reason="needs Linux and two cores"
-)
+def _can_pin() -> bool:
+    """Whether this thread's core and cores can be read and set here (Linux, and no sandbox refusing it)."""
+    from agentlab.executor import _where_am_i
+
+    try:
+        return _where_am_i() is not None and os.sched_setaffinity(0, os.sched_getaffinity(0)) is None
+    except OSError:
+        return False
+
+
+pinnable = pytest.mark.skipif(not _can_pin(), reason="needs a thread's cores to be readable and settable (Linux)")
+
+
+def _cores_seen(tool_, calls: int = 1) -> list[int]:
+    turn = [{"type": "tool_use", "id": f"t{k}", "name": tool_.name, "input": {}} for k in range(calls)]
+    seen = {out["content"] for out in Executor(parallel=True)(turn, [tool_])}
+    assert len(seen) == 1, seen
+    return json.loads(seen.pop())
 
 
 @pinnable
@@ -163,9 +181,9 @@ def test_a_lone_timed_call_holds_its_caller_on_one_core_only_while_the_call_runs
     cores = os.sched_getaffinity(0)
 
     @tool(timeout=5)
-    def look() -> str:
+    def look() -> list:
         """The caller's cores while this runs."""
-        return str(sorted(os.sched_getaffinity(caller)))
+        return sorted(os.sched_getaffinity(caller))
 
     @tool(timeout=0.05)
     def hang() -> str:
@@ -174,9 +192,8 @@ def test_a_lone_timed_call_holds_its_caller_on_one_core_only_while_the_call_runs
         return "late"
 
     try:
-        for k in range(5):
-            (seen,) = Executor()([{"type": "tool_use", "id": f"t{k}", "name": "look", "input": {}}], [look])
-            assert len(eval(seen["content"])) == 1  # held on one core for the hand-over (the worker on the same)
+        for _ in range(5):
+            assert len(_cores_seen(look)) == 1  # held on one core for the hand-over (the worker on the same)
             assert os.sched_getaffinity(0) == cores  # and given back after it
         (late,) = Executor()([{"type": "tool_use", "id": "t9", "name": "hang", "input": {}}], [hang])
         assert late["is_error"] and os.sched_getaffinity(0) == cores  # given back after a timeout too
@@ -185,29 +202,66 @@ def test_a_lone_timed_call_holds_its_caller_on_one_core_only_while_the_call_runs
 
 
 @pinnable
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="Ctrl-C reaches the main thread")
+def test_ctrl_c_during_a_timed_call_gives_the_caller_its_cores_back():
+    cores, main = os.sched_getaffinity(0), threading.main_thread().ident
+
+    @tool(timeout=5)
+    def interrupted() -> str:
+        """Presses Ctrl-C while the caller waits."""
+        signal.pthread_kill(main, signal.SIGINT)
+        time.sleep(0.3)
+        return "too late"
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # pytest-xdist's workers may ignore it
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            Executor()([{"type": "tool_use", "id": "t1", "name": "interrupted", "input": {}}], [interrupted])
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert os.sched_getaffinity(0) == cores
+
+
+@pinnable
 @pytest.mark.parametrize("calls", [1, 3], ids=["alone", "a parallel wave"])
 def test_a_timed_tool_runs_on_its_callers_own_cores_so_nothing_it_starts_is_pinned(calls):
     cores = os.sched_getaffinity(0)
 
     @tool(timeout=5)
-    def mine() -> str:
+    def mine() -> list:
         """This thread's cores."""
-        return str(sorted(os.sched_getaffinity(0)))
-
-    def cores_seen_by_the_tool() -> list[int]:
-        turn = [{"type": "tool_use", "id": f"t{k}", "name": "mine", "input": {}} for k in range(calls)]
-        seen = {out["content"] for out in Executor(parallel=True)(turn, [mine])}
-        assert len(seen) == 1, seen
-        return eval(seen.pop())
+        return sorted(os.sched_getaffinity(0))
 
     try:
         for _ in range(3):  # kept workers, held on one core by each hand-over, take the caller's cores back
-            assert cores_seen_by_the_tool() == sorted(cores)
+            assert _cores_seen(mine, calls) == sorted(cores)
         os.sched_setaffinity(0, {max(cores)})  # a caller of one core of its own: its tool runs on that one
-        assert cores_seen_by_the_tool() == [max(cores)]
+        assert _cores_seen(mine, calls) == [max(cores)]
     finally:
         os.sched_setaffinity(0, cores)
-    assert cores_seen_by_the_tool() == sorted(cores)
+    assert _cores_seen(mine, calls) == sorted(cores)
+
+
+def test_a_tool_raising_an_unprintable_exit_is_an_error_and_its_worker_serves_the_next_call():
+    class Unprintable(SystemExit):
+        def __str__(self) -> str:
+            raise RuntimeError("no words")
+
+    @tool(timeout=5)
+    def quits() -> str:
+        """Exits with an exception whose str() fails."""
+        raise Unprintable(1)
+
+    @tool(timeout=5)
+    def quick() -> str:
+        """Answers at once."""
+        return "ok"
+
+    for _ in range(3):  # the worker that ran `quits` must answer the next call, not be left dead on the idle queue
+        (bad,) = Executor()([{"type": "tool_use", "id": "t1", "name": "quits", "input": {}}], [quits])
+        assert bad["is_error"] and "Unprintable" in bad["content"]
+        (ok,) = Executor()([{"type": "tool_use", "id": "t2", "name": "quick", "input": {}}], [quick])
+        assert ok["content"] == "ok"
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
