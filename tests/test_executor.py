@@ -165,7 +165,18 @@ def _can_pin() -> bool:
         return False
 
 
-pinnable = pytest.mark.skipif(not _can_pin(), reason="needs a thread's cores to be readable and settable (Linux)")
+_CAN_PIN = _can_pin()
+_CORES_AT_START = os.sched_getaffinity(0) if _CAN_PIN else None
+pinnable = pytest.mark.skipif(not _CAN_PIN, reason="needs a thread's cores to be readable and settable (Linux)")
+
+
+@pytest.fixture(autouse=True)
+def _cores_back_after_each_test():
+    """A test that fails with this thread held on one core must not leave it there: the next test would then
+    compare with a one-core mask and could pass without checking anything."""
+    yield
+    if _CORES_AT_START is not None:
+        os.sched_setaffinity(0, _CORES_AT_START)
 
 
 def _cores_seen(tool_, calls: int = 1) -> list[int]:
